@@ -1,0 +1,3 @@
+module github.com/dvvhq/dvv
+
+go 1.26.8

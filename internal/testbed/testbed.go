@@ -1,0 +1,180 @@
+// Package testbed starts the real servers that dvv's tests drive (Xvnc,
+// Xvfb+x11vnc, sshd, RDP servers, keyrings…) on 127.0.0.1, and reads ground
+// truth back from them. Every process is started by the test and ended by
+// its PID in t.Cleanup.
+//
+// When a server binary is missing the test is skipped, unless
+// DVV_REQUIRE_SERVERS=1 (set by `make test`), where it fails: CI must never
+// pass by skipping.
+package testbed
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Need skips (or, under DVV_REQUIRE_SERVERS=1, fails) unless every named
+// program is on PATH (or is an absolute path that exists).
+func Need(t testing.TB, programs ...string) {
+	t.Helper()
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("DVV_REQUIRE_SERVERS") == "1" {
+				t.Fatalf("required program %q is not installed (run `make testdeps`)", p)
+			}
+			t.Skipf("%s not installed; run `make testdeps` (or `make test`, which installs it)", p)
+		}
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Proc is a started server process.
+type Proc struct {
+	Cmd *exec.Cmd
+	Log string // path of its combined stdout/stderr
+}
+
+// Start runs cmd in the background with its output in a log file under a
+// temporary directory, and stops it (SIGTERM, then SIGKILL) at cleanup.
+func Start(t testing.TB, name string, cmd *exec.Cmd) *Proc {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), name+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &Proc{Cmd: cmd, Log: logPath}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); f.Close(); close(done) }()
+	t.Cleanup(func() {
+		p.stop(done)
+		if t.Failed() {
+			if b, err := os.ReadFile(logPath); err == nil && len(b) > 0 {
+				t.Logf("--- %s log (last 2 KiB) ---\n%s", name, tail(b, 2048))
+			}
+		}
+	})
+	return p
+}
+
+func (p *Proc) stop(done chan struct{}) {
+	pid := p.Cmd.Process.Pid
+	syscall.Kill(-pid, syscall.SIGTERM) // its own process group, started above
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		syscall.Kill(-pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// Kill ends the process at once (SIGKILL) and waits for it, for tests of a
+// server dying under a client.
+func (p *Proc) Kill() {
+	syscall.Kill(-p.Cmd.Process.Pid, syscall.SIGKILL)
+	for i := 0; i < 200 && p.Cmd.ProcessState == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// WaitTCP waits until something accepts connections on addr.
+func WaitTCP(t testing.TB, addr string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing listening on %s after %v: %v", addr, timeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitFile waits until path exists.
+func WaitFile(t testing.TB, path string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear within %v", path, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Eventually polls cond until it holds or the timeout passes.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// readDisplayFD reads the display number an X server writes to -displayfd.
+func readDisplayFD(t testing.TB, r *os.File, timeout time.Duration) int {
+	t.Helper()
+	ch := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		ch <- strings.TrimSpace(line)
+	}()
+	select {
+	case s := <-ch:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("X server gave display %q", s)
+		}
+		return n
+	case <-time.After(timeout):
+		t.Fatalf("X server did not report its display within %v", timeout)
+	}
+	return 0
+}
+
+// Env returns os.Environ with DISPLAY set.
+func displayEnv(display int) []string {
+	return append(os.Environ(), fmt.Sprintf("DISPLAY=:%d", display))
+}

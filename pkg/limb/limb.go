@@ -1,0 +1,138 @@
+// Package limb defines what the daemon needs from one live connection to a
+// machine, whatever the protocol: a Desktop (VNC, RDP) feeding a shared
+// framebuffer, or a Terminal (SSH). Adapters in sub-packages (limb/vnc,
+// limb/rdp, limb/ssh) wrap the stand-alone protocol clients and translate
+// their failures into coded *wire.Error values; the daemon only sees these
+// interfaces.
+package limb
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Target is where and how to connect. Secrets stay inside dvvd.
+type Target struct {
+	Protocol string // wire.ProtoVNC, ProtoRDP, ProtoSSH
+	Address  string // host name or IP; for VNC also ws:// or wss:// URLs
+	Port     int
+	Slot     int
+	User     string
+	Domain   string
+	Password string // from the keychain; never logged
+	Perceive bool
+
+	// SSH sidecar for desktop limbs' files (0/"" = defaults).
+	SSHPort int
+	SSHUser string
+}
+
+// Session is one live connection. It ends on its own when the connection
+// drops (Done closes, Err says why) or when Close is called.
+type Session interface {
+	Done() <-chan struct{}
+	// Err is why the session ended, as a *wire.Error where the cause is
+	// known (AUTH_FAILED, UNREACHABLE, PROTOCOL_ERROR…).
+	Err() error
+	Close() error
+	// Signals reports the negotiated signals, every entry live, absent or
+	// unknown with a reason.
+	Signals() wire.Signals
+}
+
+// Buttons is a pointer button mask with RFB's bit meanings.
+type Buttons uint8
+
+const (
+	ButtonLeft Buttons = 1 << iota
+	ButtonMiddle
+	ButtonRight
+	WheelUp
+	WheelDown
+	WheelLeft
+	WheelRight
+)
+
+// Desktop is a live graphical session writing into the framebuffer given to
+// its dialer.
+type Desktop interface {
+	Session
+	// Pointer moves the pointer to (x, y) with the given buttons down.
+	Pointer(x, y int, b Buttons) error
+	// Key presses (down) or releases an X11 keysym.
+	Key(keysym uint32, down bool) error
+	// TypeRune types one character by the protocol's most faithful route
+	// (keysyms with the right shift state on VNC, Unicode events on RDP).
+	TypeRune(r rune) error
+	// SetClipboard puts text on the remote clipboard.
+	SetClipboard(text string) (ClipboardInfo, error)
+	// Clipboard is what the remote last copied.
+	Clipboard() (text string, info ClipboardInfo, ok bool)
+	DesktopName() string
+}
+
+// ClipboardInfo says how a clipboard text travelled.
+type ClipboardInfo struct {
+	Via     string   // "extended-utf8" or "latin1"
+	Dropped []string // characters the route could not carry
+}
+
+// DesktopDialer connects a desktop session that writes into buf. It returns
+// once the session is established (handshake done) or has failed.
+type DesktopDialer func(ctx context.Context, t Target, buf *fb.Buffer) (Desktop, error)
+
+// Terminal is a live shell session behind a VT emulator.
+type Terminal interface {
+	Session
+	// Send writes bytes to the PTY.
+	Send(b []byte) error
+	// Read returns output from the scrollback ring after cursor since
+	// (0 = from the start), at most max bytes, and the next cursor. When the
+	// ring has overwritten part of what was asked, lost says how many bytes.
+	Read(since uint64, max int) (data []byte, next uint64, lost int64, err error)
+	// Grid is the emulator's visible screen and cursor.
+	Grid() (rows []string, cursorX, cursorY int)
+	// Changed closes at the next output; LastOutput is when output last came.
+	Changed() <-chan struct{}
+	LastOutput() time.Time
+	// Exited reports the shell's exit status once it ended.
+	Exited() (code int, exited bool)
+	Size() (cols, rows int)
+	// Runner and files over the same SSH connection.
+	Exec
+	FilesProvider
+}
+
+// TerminalDialer connects a terminal session.
+type TerminalDialer func(ctx context.Context, t Target) (Terminal, error)
+
+// Exec runs one command on a fresh channel.
+type Exec interface {
+	Run(ctx context.Context, command, cwd string, maxOutput int) (*wire.RunResult, error)
+}
+
+// FilesProvider opens an SFTP session.
+type FilesProvider interface {
+	Files(ctx context.Context) (Files, error)
+}
+
+// FilesDialer opens SFTP over a sidecar SSH connection for desktop limbs.
+type FilesDialer func(ctx context.Context, t Target) (Files, error)
+
+// Files is remote file access. Paths may start with ~ (the remote home).
+// Errors are *wire.Error (NOT_FOUND, FILES_UNAVAILABLE, BAD_REQUEST…).
+type Files interface {
+	List(path string) ([]wire.FileEntry, error)
+	Get(path string, w io.Writer, max int64) (int64, error)
+	Put(path string, r io.Reader, mode uint32) (int64, error)
+	Mkdir(path string) error
+	Remove(path string, recursive bool) error
+	Rename(from, to string) error
+	Home() (string, error)
+	Resolve(path string) (string, error)
+	Close() error
+}

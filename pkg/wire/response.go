@@ -1,0 +1,268 @@
+package wire
+
+import "encoding/json"
+
+// Result tags that are not op names.
+const (
+	ResultError = "error"
+	ResultEvent = "event"
+)
+
+// Response is every answer: "result" is the op's name on success, "error"
+// on failure (then Error's fields are set) or "event" on a subscription.
+type Response struct {
+	Result string          `json:"result"`
+	ID     json.RawMessage `json:"id,omitempty"`
+
+	// error
+	Code    Code   `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	Next    string `json:"next,omitempty"`
+
+	// hello / attach
+	Daemon *DaemonInfo `json:"daemon,omitempty"`
+
+	// most limb ops
+	LimbID      string       `json:"limbId,omitempty"`
+	Observation *Observation `json:"observation,omitempty"`
+
+	Limbs     []LimbSummary `json:"limbs,omitempty"`
+	Available []LimbSummary `json:"available,omitempty"`
+	Lease     *Lease        `json:"lease,omitempty"`
+	Signals   Signals       `json:"signals,omitempty"`
+
+	// acts: what was dispatched (never "verified": input is proven only by a later screen)
+	Dispatched string `json:"dispatched,omitempty"`
+
+	Screen  *Screen      `json:"screen,omitempty"`
+	Wait    *WaitResult  `json:"wait,omitempty"`
+	Run     *RunResult   `json:"run,omitempty"`
+	Term    *TermRead    `json:"term,omitempty"`
+	Files   *FilesResult `json:"files,omitempty"`
+	Clip    *Clipboard   `json:"clipboard,omitempty"`
+	Transfer *Transfer   `json:"transfer,omitempty"`
+
+	Hosts      []Host     `json:"hosts,omitempty"`
+	Discovered []Host     `json:"discovered,omitempty"`
+	DiscoveryNote string  `json:"discoveryNote,omitempty"`
+
+	Group   *Group         `json:"group,omitempty"`
+	Groups  []Group        `json:"groups,omitempty"`
+	Members []MemberResult `json:"members,omitempty"`
+
+	Token  string      `json:"token,omitempty"` // token_create only, shown once
+	Tokens []TokenInfo `json:"tokens,omitempty"`
+
+	History []HistoryEntry `json:"history,omitempty"`
+	Event   *Event         `json:"event,omitempty"`
+}
+
+// Err returns the answer's error, or nil for a success.
+func (r *Response) Err() *Error {
+	if r.Result != ResultError {
+		return nil
+	}
+	return &Error{Code: r.Code, Message: r.Message, Next: r.Next, Observation: r.Observation}
+}
+
+// DaemonInfo answers hello/attach.
+type DaemonInfo struct {
+	Version    string   `json:"version"`
+	Protocol   int      `json:"protocol"`
+	ID         string   `json:"id"`         // instance name
+	PID        int      `json:"pid"`
+	Attachment string   `json:"attachment"` // this connection's attachment name
+	Role       string   `json:"role"`
+	Caps       []string `json:"caps"`
+}
+
+// LimbSummary is one row of `limbs`.
+type LimbSummary struct {
+	LimbID   string   `json:"limbId"`
+	Protocol string   `json:"protocol"`
+	Address  string   `json:"address"`
+	Port     int      `json:"port"`
+	Slot     int      `json:"slot"`
+	State    string   `json:"state"`
+	Width    int      `json:"width,omitempty"`
+	Height   int      `json:"height,omitempty"`
+	Caps     []string `json:"capabilities"`
+	Lease    Lease    `json:"lease"`
+}
+
+// Screen is a pixel read. Image bytes come inline (base64) unless Path says
+// where they were written.
+type Screen struct {
+	Mime       string     `json:"mime"`
+	DataBase64 string     `json:"dataBase64,omitempty"`
+	Path       string     `json:"path,omitempty"`
+	Width      int        `json:"width"`  // image pixels
+	Height     int        `json:"height"` // image pixels
+	ImageSpace ImageSpace `json:"imageSpace"`
+	// ImageSpaceLine is the human/agent-readable form of ImageSpace.
+	ImageSpaceLine string  `json:"imageSpaceLine"`
+	Coverage       float64 `json:"coverage"`
+	Generation     uint64  `json:"generation"`
+	Unchanged      bool    `json:"unchanged,omitempty"` // damage-crop with no damage: no image
+	// Text is a terminal limb's screen grid, one string per row.
+	Text   []string `json:"text,omitempty"`
+	Cursor *Point   `json:"cursor,omitempty"`
+}
+
+// ImageSpace maps image pixels back to framebuffer pixels:
+// native = region.origin + image / scale.
+type ImageSpace struct {
+	Region Region  `json:"region"` // native region shown
+	Scale  float64 `json:"scale"`
+	Native Size    `json:"native"` // whole framebuffer
+}
+
+// Point is a position (terminal cursor: column X, row Y, zero based).
+type Point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// Size is a width and height.
+type Size struct {
+	W int `json:"w"`
+	H int `json:"h"`
+}
+
+// WaitResult answers wait.
+type WaitResult struct {
+	Until     string `json:"until"`
+	Settled   bool   `json:"settled"`
+	ElapsedMs int64  `json:"elapsedMs"`
+	Detail    string `json:"detail,omitempty"`
+	ExitCode  *int   `json:"exitCode,omitempty"` // until: exit
+}
+
+// RunResult answers run. Stdout/Stderr are UTF-8 when valid; otherwise the
+// field is empty and the *Base64 field carries the exact bytes.
+type RunResult struct {
+	ExitCode      *int   `json:"exitCode,omitempty"`
+	Signal        string `json:"signal,omitempty"`
+	TimedOut      bool   `json:"timedOut,omitempty"`
+	Stdout        string `json:"stdout"`
+	Stderr        string `json:"stderr"`
+	StdoutBase64  string `json:"stdoutBase64,omitempty"`
+	StderrBase64  string `json:"stderrBase64,omitempty"`
+	StdoutDropped int64  `json:"stdoutDropped,omitempty"`
+	StderrDropped int64  `json:"stderrDropped,omitempty"`
+	Cwd           string `json:"cwd"`
+	ElapsedMs     int64  `json:"elapsedMs"`
+	Note          string `json:"note,omitempty"`
+}
+
+// TermRead answers term_read: output since a cursor and the next cursor.
+type TermRead struct {
+	Data       string `json:"data"`
+	DataBase64 string `json:"dataBase64,omitempty"` // set instead of Data when not valid UTF-8
+	Cursor     string `json:"cursor"`
+	Lost       int64  `json:"lost,omitempty"`
+}
+
+// FileEntry is one listed file.
+type FileEntry struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Kind    string `json:"kind"` // file, dir, link, other
+	Size    int64  `json:"size"`
+	Mode    string `json:"mode"` // octal
+	ModTime int64  `json:"modified"`
+}
+
+// FilesResult answers files.
+type FilesResult struct {
+	Action        string      `json:"action"`
+	Path          string      `json:"path,omitempty"`
+	Entries       []FileEntry `json:"entries,omitempty"`
+	Bytes         int64       `json:"bytes,omitempty"`
+	ContentBase64 string      `json:"contentBase64,omitempty"`
+	To            string      `json:"to,omitempty"`
+	Home          string      `json:"home,omitempty"`
+	Via           string      `json:"via,omitempty"` // "ssh" or "sidecar"
+}
+
+// Clipboard answers clipboard.
+type Clipboard struct {
+	Action  string `json:"action"`
+	Text    string `json:"text,omitempty"`
+	Present bool   `json:"present"`
+	Via     string `json:"via,omitempty"`       // extended-utf8 or latin1
+	Dropped []string `json:"unrepresentable,omitempty"` // characters Latin-1 cannot carry
+}
+
+// Transfer answers transfer: nothing is ever in flight.
+type Transfer struct {
+	Action   string `json:"action"`
+	InFlight int    `json:"inFlight"`
+	Note     string `json:"note"`
+}
+
+// Host is a saved or discovered machine. No secret is ever in it.
+type Host struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Protocol      string `json:"protocol"`
+	Address       string `json:"address"`
+	Port          int    `json:"port"`
+	User          string `json:"user,omitempty"`
+	SSHPort       int    `json:"sshPort,omitempty"`
+	SSHUser       string `json:"sshUser,omitempty"`
+	HasCredential bool   `json:"hasCredential"`
+	Source        string `json:"source"` // saved, ssh_config, mdns
+}
+
+// Group is an open group.
+type Group struct {
+	GroupID string        `json:"groupId"`
+	Size    int           `json:"size"`
+	Members []GroupMember `json:"members,omitempty"`
+}
+
+// GroupMember is one member of a group.
+type GroupMember struct {
+	Index  int    `json:"index"`
+	LimbID string `json:"limbId"`
+	Host   string `json:"host"`
+	State  string `json:"state"`
+}
+
+// MemberResult is one member's answer inside group_run.
+type MemberResult struct {
+	Index    int       `json:"index"`
+	LimbID   string    `json:"limbId"`
+	Response *Response `json:"response"`
+}
+
+// TokenInfo describes a token without its secret.
+type TokenInfo struct {
+	ID      string   `json:"id"`
+	Role    string   `json:"role"`
+	Caps    []string `json:"caps"`
+	Created int64    `json:"created"`
+	Label   string   `json:"label,omitempty"`
+}
+
+// HistoryEntry is one past operation on a limb. It never holds typed text,
+// pixels or secrets.
+type HistoryEntry struct {
+	Seq        uint64 `json:"seq"`
+	Op         string `json:"op"`
+	Attachment string `json:"attachment"`
+	Outcome    string `json:"outcome"` // "ok" or an error code
+	Detail     string `json:"detail,omitempty"`
+	StartedMs  int64  `json:"startedMs"` // unix milliseconds
+	ElapsedMs  int64  `json:"elapsedMs"`
+}
+
+// Event is pushed to subscribers.
+type Event struct {
+	Kind   string `json:"kind"` // limb.state, limb.resize, lease, op.start, op.end
+	LimbID string `json:"limbId,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	Seq    uint64 `json:"seq"`
+	AtUs   int64  `json:"atUs"` // unix microseconds
+}
