@@ -22,24 +22,24 @@ const (
 // Observation is the dvv.observation.v1 object: everything cheap to know
 // about one limb. It reads no pixels.
 type Observation struct {
-	Schema     string    `json:"schema"`
-	LimbID     string    `json:"limbId"`
-	Protocol   string    `json:"protocol"`
-	Kind       string    `json:"kind"` // desktop or terminal
-	Address    string    `json:"address"`
-	Port       int       `json:"port"`
-	Slot       int       `json:"slot"`
-	State      string    `json:"state"`
-	Perceive   bool      `json:"perceive"`
-	Size       Size      `json:"size"`
-	Geometry   Geometry  `json:"geometry"`
-	Coverage   float64   `json:"coverage"`
-	Lease      Lease     `json:"lease"`
-	Signals    Signals   `json:"signals"`
-	Fence      *Fence    `json:"fence,omitempty"` // this attachment's typing fence (desktop limbs)
-	DesktopName string   `json:"desktopName,omitempty"`
-	Reconnects int       `json:"reconnects"`
-	LastError  *LimbError `json:"lastError,omitempty"`
+	Schema      string     `json:"schema"`
+	LimbID      string     `json:"limbId"`
+	Protocol    string     `json:"protocol"`
+	Kind        string     `json:"kind"` // desktop or terminal
+	Address     string     `json:"address"`
+	Port        int        `json:"port"`
+	Slot        int        `json:"slot"`
+	State       string     `json:"state"`
+	Perceive    bool       `json:"perceive"`
+	Size        Size       `json:"size"`
+	Geometry    Geometry   `json:"geometry"`
+	Coverage    float64    `json:"coverage"`
+	Lease       Lease      `json:"lease"`
+	Signals     Signals    `json:"signals"`
+	Fence       *Fence     `json:"fence,omitempty"` // this attachment's typing fence (desktop limbs)
+	DesktopName string     `json:"desktopName,omitempty"`
+	Reconnects  int        `json:"reconnects"`
+	LastError   *LimbError `json:"lastError,omitempty"`
 	// LastChangeMs is how long ago the screen (or terminal) last changed.
 	LastChangeMs int64 `json:"lastChangeMs"`
 }
@@ -64,11 +64,11 @@ type Lease struct {
 
 // Fence is the asking attachment's typing-fence state.
 type Fence struct {
-	Armed      bool    `json:"armed"` // type/key would answer SCREEN_CHANGED now
-	Reason     string  `json:"reason,omitempty"`
-	Damage     float64 `json:"damage"`    // share of the frame repainted since the last read
-	Threshold  float64 `json:"threshold"` // share above which the fence arms
-	NeverRead  bool    `json:"neverRead,omitempty"`
+	Armed     bool    `json:"armed"` // type/key would answer SCREEN_CHANGED now
+	Reason    string  `json:"reason,omitempty"`
+	Damage    float64 `json:"damage"`    // share of the frame repainted since the last read
+	Threshold float64 `json:"threshold"` // share above which the fence arms
+	NeverRead bool    `json:"neverRead,omitempty"`
 }
 
 // LimbError is why a limb is reconnecting or failed.

@@ -34,17 +34,17 @@ type Response struct {
 	// acts: what was dispatched (never "verified": input is proven only by a later screen)
 	Dispatched string `json:"dispatched,omitempty"`
 
-	Screen  *Screen      `json:"screen,omitempty"`
-	Wait    *WaitResult  `json:"wait,omitempty"`
-	Run     *RunResult   `json:"run,omitempty"`
-	Term    *TermRead    `json:"term,omitempty"`
-	Files   *FilesResult `json:"files,omitempty"`
-	Clip    *Clipboard   `json:"clipboard,omitempty"`
-	Transfer *Transfer   `json:"transfer,omitempty"`
+	Screen   *Screen      `json:"screen,omitempty"`
+	Wait     *WaitResult  `json:"wait,omitempty"`
+	Run      *RunResult   `json:"run,omitempty"`
+	Term     *TermRead    `json:"term,omitempty"`
+	Files    *FilesResult `json:"files,omitempty"`
+	Clip     *Clipboard   `json:"clipboard,omitempty"`
+	Transfer *Transfer    `json:"transfer,omitempty"`
 
-	Hosts      []Host     `json:"hosts,omitempty"`
-	Discovered []Host     `json:"discovered,omitempty"`
-	DiscoveryNote string  `json:"discoveryNote,omitempty"`
+	Hosts         []Host `json:"hosts,omitempty"`
+	Discovered    []Host `json:"discovered,omitempty"`
+	DiscoveryNote string `json:"discoveryNote,omitempty"`
 
 	Group   *Group         `json:"group,omitempty"`
 	Groups  []Group        `json:"groups,omitempty"`
@@ -69,7 +69,7 @@ func (r *Response) Err() *Error {
 type DaemonInfo struct {
 	Version    string   `json:"version"`
 	Protocol   int      `json:"protocol"`
-	ID         string   `json:"id"`         // instance name
+	ID         string   `json:"id"` // instance name
 	PID        int      `json:"pid"`
 	Attachment string   `json:"attachment"` // this connection's attachment name
 	Role       string   `json:"role"`
@@ -187,10 +187,10 @@ type FilesResult struct {
 
 // Clipboard answers clipboard.
 type Clipboard struct {
-	Action  string `json:"action"`
-	Text    string `json:"text,omitempty"`
-	Present bool   `json:"present"`
-	Via     string `json:"via,omitempty"`       // extended-utf8 or latin1
+	Action  string   `json:"action"`
+	Text    string   `json:"text,omitempty"`
+	Present bool     `json:"present"`
+	Via     string   `json:"via,omitempty"`             // extended-utf8 or latin1
 	Dropped []string `json:"unrepresentable,omitempty"` // characters Latin-1 cannot carry
 }
 
