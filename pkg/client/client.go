@@ -1,0 +1,222 @@
+// Package client is the typed Go client of dvvd's control socket. The dvv
+// CLI, the dvvmcp bridge and the tests all talk to dvvd through it.
+//
+// A Client holds one connection (one attachment) and may carry many
+// requests at once: each gets an id and answers are matched to it.
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// SocketPath is the socket of instance id ("" = "default") for this user.
+func SocketPath(id string) string {
+	if id == "" {
+		id = "default"
+	}
+	return fmt.Sprintf("/tmp/dvv%d/%s.sock", os.Getuid(), id)
+}
+
+// DefaultSocket is $DVV_SOCKET, else the default instance's socket.
+func DefaultSocket() string {
+	if p := os.Getenv("DVV_SOCKET"); p != "" {
+		return p
+	}
+	return SocketPath("")
+}
+
+// Options describe the attachment this client makes.
+type Options struct {
+	Name    string // attachment name shown as lease holder (e.g. "claude-code", "shell")
+	Token   string // policy token (DVV_TOKEN); empty = the socket owner's own access
+	Session string // shell session key: CLI calls with the same key share one attachment
+}
+
+// Client is one attachment to dvvd.
+type Client struct {
+	conn net.Conn
+	wmu  sync.Mutex
+	w    *bufio.Writer
+
+	mu      sync.Mutex
+	pending map[string]chan *wire.Response
+	events  chan *wire.Event
+	err     error
+	done    chan struct{}
+	nextID  atomic.Uint64
+
+	Info *wire.DaemonInfo
+}
+
+// Dial connects to the socket at path and attaches. A socket nobody answers
+// on gives a DAEMON_UNAVAILABLE *wire.Error saying how to start dvvd.
+func Dial(ctx context.Context, path string, o Options) (*Client, error) {
+	if path == "" {
+		path = DefaultSocket()
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, &wire.Error{Code: wire.DaemonUnavailable,
+			Message: fmt.Sprintf("no dvvd answers on %s (%v)", path, errors.Unwrap(err)),
+			Next:    "start it with `dvvd &` (or `systemctl --user start dvvd`), or point --socket/DVV_SOCKET at a running one"}
+	}
+	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Response{},
+		events: make(chan *wire.Event, 256), done: make(chan struct{})}
+	go c.readLoop()
+	resp, err := c.Do(ctx, &wire.Request{Op: wire.OpAttach, Name: o.Name, Token: o.Token, Session: o.Session})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.Info = resp.Daemon
+	return c, nil
+}
+
+// Close ends the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Done is closed when the connection has ended.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Events delivers subscription events (after a subscribe request).
+func (c *Client) Events() <-chan *wire.Event { return c.events }
+
+func (c *Client) readLoop() {
+	r := bufio.NewReaderSize(c.conn, 64<<10)
+	var err error
+	for {
+		var line []byte
+		line, err = readLine(r)
+		if err != nil {
+			break
+		}
+		var resp wire.Response
+		if json.Unmarshal(line, &resp) != nil {
+			continue
+		}
+		if resp.Result == wire.ResultEvent && resp.Event != nil {
+			select {
+			case c.events <- resp.Event:
+			default: // a slow reader loses events, never blocks answers
+			}
+			continue
+		}
+		c.mu.Lock()
+		ch := c.pending[string(resp.ID)]
+		delete(c.pending, string(resp.ID))
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- &resp
+		}
+	}
+	c.mu.Lock()
+	c.err = err
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+	close(c.done)
+}
+
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, chunk...)
+		if len(buf) > wire.MaxLine*2 {
+			return nil, errors.New("answer line too long")
+		}
+		if !isPrefix {
+			return buf, nil
+		}
+	}
+}
+
+// ErrClosed is returned for requests on a connection that has ended.
+var ErrClosed = &wire.Error{Code: wire.DaemonUnavailable, Message: "the connection to dvvd ended",
+	Next: "reconnect; if dvvd restarted, leases were lost and must be acquired again"}
+
+// Do sends a request and waits for its answer. A coded failure comes back
+// as a *wire.Error (with the answer's observation, if any); the Response is
+// returned too so callers can read extra fields.
+func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, error) {
+	id := strconv.FormatUint(c.nextID.Add(1), 10)
+	r := *req
+	r.ID = json.RawMessage(id)
+	line, err := json.Marshal(&r)
+	if err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "encode request: %v", err)
+	}
+	ch := make(chan *wire.Response, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	c.wmu.Lock()
+	c.w.Write(line)
+	c.w.WriteByte('\n')
+	err = c.w.Flush()
+	c.wmu.Unlock()
+	if err != nil {
+		c.forget(id)
+		return nil, ErrClosed
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			return nil, ErrClosed
+		}
+		if e := resp.Err(); e != nil {
+			return resp, e
+		}
+		return resp, nil
+	case <-ctx.Done():
+		c.forget(id)
+		return nil, &wire.Error{Code: wire.Timeout, Message: "no answer before the client's deadline: " + ctx.Err().Error(),
+			Next: "the op may still complete in dvvd; read `history` for the limb to learn what happened"}
+	}
+}
+
+func (c *Client) forget(id string) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// Code returns err's wire code, or "" when err is not a coded error.
+func Code(err error) wire.Code {
+	var e *wire.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// IsCode reports whether err carries the code.
+func IsCode(err error, code wire.Code) bool { return Code(err) == code }
+
+// IsGeometryChanged etc. are shorthands for the agent loop's four codes.
+func IsGeometryChanged(err error) bool { return IsCode(err, wire.GeometryChanged) }
+func IsScreenChanged(err error) bool   { return IsCode(err, wire.ScreenChanged) }
+func IsLeaseRevoked(err error) bool    { return IsCode(err, wire.LeaseRevoked) }
+func IsLimbGone(err error) bool        { return IsCode(err, wire.LimbGone) }
