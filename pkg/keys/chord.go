@@ -1,0 +1,178 @@
+package keys
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// NamedKey is one row of the fixed key-name table.
+type NamedKey struct {
+	Name    string   // canonical spelling
+	Aliases []string // other accepted spellings
+	Sym     uint32
+}
+
+// MaxChordLen bounds a chord string; no real chord comes near it.
+const MaxChordLen = 128
+
+// maxChordParts bounds the keys in one chord (all modifiers plus one key).
+const maxChordParts = 8
+
+var table = buildTable()
+
+func buildTable() []NamedKey {
+	t := []NamedKey{
+		{"ctrl", []string{"control"}, XK_Control_L},
+		{"alt", nil, XK_Alt_L},
+		{"shift", nil, XK_Shift_L},
+		{"super", []string{"win", "meta", "cmd"}, XK_Super_L},
+		{"altgr", nil, XK_ISO_Level3_Shift},
+		{"Enter", []string{"Return"}, XK_Return},
+		{"Escape", []string{"Esc"}, XK_Escape},
+		{"Tab", nil, XK_Tab},
+		{"BackSpace", nil, XK_BackSpace},
+		{"Delete", []string{"Del"}, XK_Delete},
+		{"Insert", nil, XK_Insert},
+		{"Home", nil, XK_Home},
+		{"End", nil, XK_End},
+		{"PageUp", []string{"Page_Up", "Prior"}, XK_Page_Up},
+		{"PageDown", []string{"Page_Down", "Next"}, XK_Page_Down},
+		{"Up", nil, XK_Up},
+		{"Down", nil, XK_Down},
+		{"Left", nil, XK_Left},
+		{"Right", nil, XK_Right},
+		{"Space", nil, XK_space},
+		{"plus", nil, '+'},
+		{"Menu", nil, XK_Menu},
+		{"Print", nil, XK_Print},
+		{"Pause", nil, XK_Pause},
+		{"CapsLock", nil, XK_Caps_Lock},
+		{"NumLock", nil, XK_Num_Lock},
+		{"ScrollLock", nil, XK_Scroll_Lock},
+	}
+	for n := 1; n <= 24; n++ {
+		t = append(t, NamedKey{Name: "F" + strconv.Itoa(n), Sym: F(n)})
+	}
+	return t
+}
+
+var byName = func() map[string]uint32 {
+	m := make(map[string]uint32)
+	for _, k := range table {
+		m[strings.ToLower(k.Name)] = k.Sym
+		for _, a := range k.Aliases {
+			m[strings.ToLower(a)] = k.Sym
+		}
+	}
+	return m
+}()
+
+// Table returns the fixed key-name table in documentation order.
+func Table() []NamedKey {
+	out := make([]NamedKey, len(table))
+	for i, k := range table {
+		k.Aliases = append([]string(nil), k.Aliases...)
+		out[i] = k
+	}
+	return out
+}
+
+// Names returns every accepted key name (canonical names first, then their
+// aliases, in table order). Names are matched case-insensitively; a single
+// printable character is also a key name.
+func Names() []string {
+	var out []string
+	for _, k := range table {
+		out = append(out, k.Name)
+		out = append(out, k.Aliases...)
+	}
+	return out
+}
+
+// UnknownKeyError reports a chord part that is not a key name, or a chord
+// that is malformed. The daemon answers it with UNKNOWN_KEY.
+type UnknownKeyError struct {
+	Name   string // the offending part ("" for an empty part)
+	Chord  string // the whole chord as given
+	Reason string // what is wrong, when more than "not in the table"
+}
+
+func (e *UnknownKeyError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("key chord %q: %s", e.Chord, e.Reason)
+	}
+	return fmt.Sprintf("unknown key %q in %q: use a name from the key table (Enter, Escape, Tab, ctrl, alt, shift, super, F1..F24, ...), a single character, or \"plus\" for '+'", e.Name, e.Chord)
+}
+
+// lookup resolves one chord part: a table name or a single printable
+// character.
+func lookup(part string) (uint32, bool) {
+	if sym, ok := byName[strings.ToLower(part)]; ok {
+		return sym, true
+	}
+	r, size := utf8.DecodeRuneInString(part)
+	if size == len(part) && r != utf8.RuneError && unicode.IsPrint(r) {
+		sym, _ := RuneKeysym(r)
+		return sym, sym != 0
+	}
+	return 0, false
+}
+
+// ParseChord turns a key name or a chord ("Enter", "ctrl+c", "alt+F4",
+// "ctrl+alt+Delete", "super+r", "A") into keysyms in press order: modifiers
+// first, in the order written, the main key last. The caller releases them
+// in reverse order.
+//
+// Parts are separated by '+' and may be padded with spaces. A chord has at
+// most one non-modifier key; a chord of modifiers only ("ctrl") presses just
+// them. Repeated modifiers count once. '+' itself is named "plus" (so
+// "ctrl+plus"); a lone "+" or an empty part ("ctrl++") is an error.
+// A letter is sent as its own keysym ("A" is keysym 'A', not shift+a).
+func ParseChord(s string) ([]uint32, error) {
+	if len(s) > MaxChordLen {
+		return nil, &UnknownKeyError{Chord: s[:MaxChordLen] + "...", Reason: fmt.Sprintf("longer than %d bytes", MaxChordLen)}
+	}
+	parts := strings.Split(s, "+")
+	if len(parts) > maxChordParts {
+		return nil, &UnknownKeyError{Chord: s, Reason: fmt.Sprintf("more than %d keys", maxChordParts)}
+	}
+	var mods []uint32
+	var main uint32
+	haveMain := false
+	for _, p := range parts {
+		name := strings.TrimSpace(p)
+		if name == "" {
+			return nil, &UnknownKeyError{Chord: s, Reason: `empty key name (write '+' as "plus", e.g. ctrl+plus)`}
+		}
+		sym, ok := lookup(name)
+		if !ok {
+			return nil, &UnknownKeyError{Name: name, Chord: s}
+		}
+		if IsModifier(sym) {
+			if !containsSym(mods, sym) {
+				mods = append(mods, sym)
+			}
+			continue
+		}
+		if haveMain {
+			return nil, &UnknownKeyError{Name: name, Chord: s, Reason: "more than one non-modifier key; send keys one chord at a time"}
+		}
+		main, haveMain = sym, true
+	}
+	if haveMain {
+		mods = append(mods, main)
+	}
+	return mods, nil
+}
+
+func containsSym(list []uint32, sym uint32) bool {
+	for _, v := range list {
+		if v == sym {
+			return true
+		}
+	}
+	return false
+}
