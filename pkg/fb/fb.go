@@ -27,6 +27,8 @@ var ErrTooLarge = errors.New("fb: framebuffer size out of range")
 type Buffer struct {
 	mu      sync.RWMutex
 	w, h    int
+	lastW   int
+	lastH   int
 	pix     []byte
 	resizes uint64
 	seq     uint64
@@ -47,8 +49,9 @@ func New() *Buffer {
 	return &Buffer{trackers: map[*Tracker]struct{}{}, changed: make(chan struct{}), last: time.Now()}
 }
 
-// Resize sets a new size, clears the pixels to black, resets coverage and
-// counts one more resize. Every tracker sees the whole new frame as damaged.
+// Resize sets a size, clears the pixels to black and resets coverage (a
+// reconnect calls it again with the same size). Only a real change of size
+// counts as a resize. Every tracker sees the whole frame as damaged.
 func (b *Buffer) Resize(w, h int) error {
 	if w < 0 || h < 0 || w > MaxDim || h > MaxDim {
 		return ErrTooLarge
@@ -69,11 +72,17 @@ func (b *Buffer) Resize(w, h int) error {
 	b.covWords = (w + 63) / 64
 	b.cov = make([]uint64, b.covWords*h)
 	b.covered = 0
-	b.resizes++
+	changed := w != b.lastW || h != b.lastH || b.resizes == 0
+	if changed {
+		b.resizes++
+	}
+	b.lastW, b.lastH = w, h
 	full := image.Rect(0, 0, w, h)
 	for t := range b.trackers {
-		t.resized = true
-		t.add(full)
+		t.resized = t.resized || changed
+		if !full.Empty() {
+			t.add(full)
+		}
 	}
 	b.bumpLocked()
 	return nil
@@ -86,8 +95,8 @@ func (b *Buffer) Size() (w, h int) {
 	return b.w, b.h
 }
 
-// Resizes counts calls to Resize since New. The daemon's geometry generation
-// is derived from it.
+// Resizes counts size changes since New (the first Resize counts as one).
+// The daemon's geometry generation is derived from it.
 func (b *Buffer) Resizes() uint64 {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -210,11 +219,18 @@ func (b *Buffer) Read(fn func(pix []byte, stride, w, h int, seq uint64)) {
 	fn(b.pix, b.w*4, b.w, b.h, b.seq)
 }
 
-// Tracker accumulates damage from one reader's point of view: how many
-// pixels changed since it last looked, and their bounding box.
+// TileSize is the side of the square tiles trackers count damage in.
+const TileSize = 16
+
+// Tracker accumulates damage from one reader's point of view: which tiles
+// of the frame changed since it last looked, and their bounding box.
+// Counting tiles rather than summing rectangle areas means a blinking cursor
+// repainting the same spot a thousand times still counts as one tile.
 type Tracker struct {
 	b       *Buffer
-	area    int64
+	tiles   []uint64 // bitset, row-major over tile columns
+	cols    int
+	count   int
 	bounds  image.Rectangle
 	resized bool
 }
@@ -229,13 +245,28 @@ func (b *Buffer) NewTracker() *Tracker {
 }
 
 func (t *Tracker) add(r image.Rectangle) {
-	t.area += int64(r.Dx()) * int64(r.Dy())
+	cols := (t.b.w + TileSize - 1) / TileSize
+	rows := (t.b.h + TileSize - 1) / TileSize
+	if cols != t.cols || len(t.tiles) != (cols*rows+63)/64 {
+		t.cols = cols
+		t.tiles = make([]uint64, (cols*rows+63)/64)
+		t.count = 0
+	}
 	t.bounds = t.bounds.Union(r)
+	for ty := r.Min.Y / TileSize; ty <= (r.Max.Y-1)/TileSize; ty++ {
+		for tx := r.Min.X / TileSize; tx <= (r.Max.X-1)/TileSize; tx++ {
+			i := ty*cols + tx
+			if t.tiles[i/64]&(1<<(i%64)) == 0 {
+				t.tiles[i/64] |= 1 << (i % 64)
+				t.count++
+			}
+		}
+	}
 }
 
 // Damage is what a tracker accumulated.
 type Damage struct {
-	Area    int64           // changed pixels, overlaps counted again, capped at the frame
+	Share   float64         // share of the frame's tiles that changed, 0..1
 	Bounds  image.Rectangle // bounding box of all changes; empty when none
 	Resized bool            // a resize happened
 }
@@ -248,8 +279,13 @@ func (t *Tracker) Peek() Damage {
 }
 
 func (t *Tracker) peekLocked() Damage {
-	full := int64(t.b.w) * int64(t.b.h)
-	return Damage{Area: min(t.area, full), Bounds: t.bounds, Resized: t.resized}
+	cols := (t.b.w + TileSize - 1) / TileSize
+	rows := (t.b.h + TileSize - 1) / TileSize
+	d := Damage{Bounds: t.bounds, Resized: t.resized}
+	if cols*rows > 0 {
+		d.Share = float64(t.count) / float64(cols*rows)
+	}
+	return d
 }
 
 // Take reports the accumulated damage and clears it.
@@ -257,7 +293,8 @@ func (t *Tracker) Take() Damage {
 	t.b.mu.Lock()
 	defer t.b.mu.Unlock()
 	d := t.peekLocked()
-	t.area, t.bounds, t.resized = 0, image.Rectangle{}, false
+	clear(t.tiles)
+	t.count, t.bounds, t.resized = 0, image.Rectangle{}, false
 	return d
 }
 

@@ -1,0 +1,81 @@
+package fb
+
+import (
+	"image"
+	"testing"
+)
+
+func TestCoverageAndResizes(t *testing.T) {
+	b := New()
+	if err := b.Resize(100, 50); err != nil {
+		t.Fatal(err)
+	}
+	if b.Resizes() != 1 || b.Coverage() != 0 {
+		t.Fatalf("resizes=%d coverage=%v", b.Resizes(), b.Coverage())
+	}
+	_, _, _, _ = b.BeginWrite()
+	b.EndWrite(image.Rect(0, 0, 50, 50), image.Rect(40, 0, 70, 50)) // overlap counted once
+	if got := b.Coverage(); got != 0.7 {
+		t.Fatalf("coverage %v, want 0.7", got)
+	}
+	b.BeginWrite()
+	b.EndWrite(image.Rect(-10, -10, 200, 200)) // clipped
+	if b.Coverage() != 1 {
+		t.Fatalf("coverage %v, want 1", b.Coverage())
+	}
+	b.Resize(100, 50) // same size: a reconnect, not a geometry change
+	if b.Resizes() != 1 || b.Coverage() != 0 {
+		t.Fatalf("same-size resize: resizes=%d coverage=%v", b.Resizes(), b.Coverage())
+	}
+	b.Resize(120, 50)
+	if b.Resizes() != 2 {
+		t.Fatalf("resizes=%d", b.Resizes())
+	}
+	if err := b.Resize(MaxDim+1, 10); err != ErrTooLarge {
+		t.Fatalf("oversize: %v", err)
+	}
+}
+
+func TestTrackerCountsTilesOnce(t *testing.T) {
+	b := New()
+	b.Resize(160, 160) // 10x10 tiles
+	tr := b.NewTracker()
+	defer tr.Close()
+	for i := 0; i < 1000; i++ { // a blinking cursor
+		b.BeginWrite()
+		b.EndWrite(image.Rect(3, 3, 9, 12))
+	}
+	d := tr.Take()
+	if d.Share != 0.01 || d.Bounds != image.Rect(3, 3, 9, 12) {
+		t.Fatalf("damage %+v", d)
+	}
+	b.BeginWrite()
+	b.EndWrite(image.Rect(0, 0, 80, 160))
+	if d := tr.Peek(); d.Share != 0.5 {
+		t.Fatalf("share %v", d.Share)
+	}
+	if d := tr.Take(); d.Share != 0.5 || tr.Peek().Share != 0 {
+		t.Fatalf("take did not clear: %+v", d)
+	}
+}
+
+func TestSnapshotAndChanged(t *testing.T) {
+	b := New()
+	b.Resize(4, 3)
+	ch := b.Changed()
+	pix, stride, _, _ := b.BeginWrite()
+	copy(pix[1*stride+2*4:], []byte{10, 20, 30, 255})
+	b.EndWrite(image.Rect(2, 1, 3, 2))
+	select {
+	case <-ch:
+	default:
+		t.Fatal("Changed not closed by damage")
+	}
+	img, seq := b.Snapshot(image.Rect(1, 1, 4, 3))
+	if seq != b.Seq() || img.Bounds() != image.Rect(0, 0, 3, 2) {
+		t.Fatalf("snapshot bounds %v", img.Bounds())
+	}
+	if c := img.RGBAAt(1, 0); c.R != 10 || c.G != 20 || c.B != 30 || c.A != 255 {
+		t.Fatalf("pixel %v", c)
+	}
+}
