@@ -1,0 +1,247 @@
+package sshx
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Output caps per stream. A command may print without limit; what is kept
+// is bounded and the rest is counted, never buffered.
+const (
+	DefaultMaxOutput = 1 << 20  // 1 MiB per stream when the caller names no cap
+	MaxOutputLimit   = 64 << 20 // no caller may ask for more per stream
+)
+
+// RunOptions shape one command.
+type RunOptions struct {
+	Cwd       string // "": the login directory (home); "~" and "~/x" are home-relative
+	MaxOutput int    // per stream; <= 0: DefaultMaxOutput; clamped to MaxOutputLimit
+}
+
+// RunResult is what one command did. ExitCode is nil when it was killed
+// by a signal (Signal set) or still running at the deadline (TimedOut).
+type RunResult struct {
+	ExitCode      *int
+	Signal        string // "KILL", "TERM"… as SSH names it
+	TimedOut      bool
+	Stdout        []byte
+	Stderr        []byte
+	StdoutDropped int64
+	StderrDropped int64
+	Elapsed       time.Duration
+	Note          string
+}
+
+// CwdError says the working directory could not be entered; the command
+// did not run.
+type CwdError struct {
+	Cwd    string
+	Reason string // what the remote shell said
+}
+
+func (e *CwdError) Error() string {
+	return fmt.Sprintf("cannot change to directory %q on the remote: %s", e.Cwd, e.Reason)
+}
+
+// ConnLostError says the connection ended while a command ran.
+type ConnLostError struct{ Err error }
+
+func (e *ConnLostError) Error() string {
+	return fmt.Sprintf("the SSH connection ended while the command ran: %v", e.Err)
+}
+func (e *ConnLostError) Unwrap() error { return e.Err }
+
+// Run executes command on a fresh exec channel. It starts in the login
+// directory with the server's fresh environment; a given cwd is entered
+// first with `cd -- <cwd>` (the command does not run if that fails). When
+// ctx ends first the command is sent KILL and its channel closed, and the
+// result has TimedOut and no status.
+func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunResult, error) {
+	start := time.Now()
+	limit := o.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	limit = min(limit, MaxOutputLimit)
+	sess, err := c.newSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	stdout, stderr := &capWriter{max: limit}, &capWriter{max: limit}
+	sess.Stdout, sess.Stderr = stdout, stderr
+
+	script, nonce := command, ""
+	if o.Cwd != "" {
+		nonce = newNonce()
+		// The marker line tells a failed cd from the command's own exit 1.
+		script = fmt.Sprintf("cd -- %s || { printf '\\n%%s\\n' %s >&2; exit 1; }\n%s", quoteCwd(o.Cwd), nonce, command)
+	}
+	if err := sess.Start(script); err != nil {
+		return nil, c.connErr(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- sess.Wait() }()
+
+	res := &RunResult{}
+	select {
+	case err = <-waited:
+	case <-ctx.Done():
+		sess.Signal(ssh.SIGKILL)
+		sess.Close()
+		select { // let the copying goroutines settle before reading buffers
+		case <-waited:
+		case <-time.After(time.Second):
+		}
+		res.TimedOut = true
+		res.Note = fmt.Sprintf("the deadline (%v) ended the command while it was still running: no exit status exists; it was sent KILL and its channel closed", time.Since(start).Round(time.Millisecond))
+		res.fill(stdout, stderr, start)
+		return res, nil
+	case <-c.done:
+		return nil, &ConnLostError{Err: c.err}
+	}
+	res.fill(stdout, stderr, start)
+	var ee *ssh.ExitError
+	var missing *ssh.ExitMissingError
+	switch {
+	case err == nil:
+		zero := 0
+		res.ExitCode = &zero
+	case errors.As(err, &ee):
+		if ee.Signal() != "" {
+			res.Signal = ee.Signal()
+			res.Note = "killed by signal " + ee.Signal() + "; no exit code exists"
+		} else {
+			code := ee.ExitStatus()
+			res.ExitCode = &code
+		}
+	case errors.As(err, &missing):
+		// A dropped connection closes every channel just before the
+		// client notices; give it the moment to tell.
+		select {
+		case <-c.done:
+			return nil, &ConnLostError{Err: c.err}
+		case <-time.After(time.Second):
+		}
+		res.Note = "the server closed the channel without an exit status or signal"
+	default:
+		return nil, c.connErr(err)
+	}
+	if nonce != "" && res.ExitCode != nil && *res.ExitCode == 1 {
+		marker := "\n" + nonce + "\n"
+		if bytes.HasSuffix(res.Stderr, []byte(marker)) {
+			reason := strings.TrimSpace(string(bytes.TrimSuffix(res.Stderr, []byte(marker))))
+			if reason == "" {
+				reason = "cd failed"
+			}
+			return nil, &CwdError{Cwd: o.Cwd, Reason: reason}
+		}
+	}
+	return res, nil
+}
+
+func (r *RunResult) fill(stdout, stderr *capWriter, start time.Time) {
+	r.Stdout, r.StdoutDropped = stdout.result()
+	r.Stderr, r.StderrDropped = stderr.result()
+	r.Elapsed = time.Since(start)
+}
+
+// newSession opens a channel, giving up when ctx ends or the connection
+// is gone rather than waiting on a server that does not answer.
+func (c *Client) newSession(ctx context.Context) (*ssh.Session, error) {
+	type opened struct {
+		s   *ssh.Session
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		s, err := c.SSH.NewSession()
+		ch <- opened{s, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, c.connErr(o.err)
+		}
+		return o.s, nil
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.s != nil {
+				o.s.Close()
+			}
+		}()
+		return nil, fmt.Errorf("opening an SSH channel: %w", ctx.Err())
+	case <-c.done:
+		return nil, &ConnLostError{Err: c.err}
+	}
+}
+
+// connErr prefers the connection's own death as the reason.
+func (c *Client) connErr(err error) error {
+	select {
+	case <-c.done:
+		return &ConnLostError{Err: c.err}
+	case <-time.After(50 * time.Millisecond):
+		return err
+	}
+}
+
+// capWriter keeps the first max bytes and counts the rest.
+type capWriter struct {
+	mu      sync.Mutex
+	buf     []byte
+	max     int
+	dropped int64
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	room := w.max - len(w.buf)
+	if room > len(p) {
+		room = len(p)
+	}
+	if room > 0 {
+		w.buf = append(w.buf, p[:room]...)
+	}
+	w.dropped += int64(len(p) - max(room, 0))
+	return len(p), nil
+}
+
+func (w *capWriter) result() ([]byte, int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.buf), w.dropped
+}
+
+// ShellQuote quotes s for a POSIX shell.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// quoteCwd quotes a directory, letting a leading ~ mean $HOME.
+func quoteCwd(cwd string) string {
+	switch {
+	case cwd == "~":
+		return `"$HOME"`
+	case strings.HasPrefix(cwd, "~/"):
+		return `"$HOME"/` + ShellQuote(cwd[2:])
+	default:
+		return ShellQuote(cwd)
+	}
+}
+
+func newNonce() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return "dvv-cwd-failed-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,51 @@
+package sshx
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// TrustResult is what Trust recorded.
+type TrustResult struct {
+	Fingerprint string
+	KeyType     string
+	File        string
+	Hashed      bool
+	Already     bool // the key was trusted already; nothing was written
+}
+
+// Trust fetches the host key that o's endpoint presents and appends it to
+// the first known_hosts file, hashed when HashKnownHosts says so (OpenSSH's
+// own default is plain). A key that differs from a recorded one is not
+// replaced: that is a HostKeyError with Changed set.
+func Trust(ctx context.Context, o Options) (*TrustResult, error) {
+	ep, err := Resolve(o)
+	if err != nil {
+		return nil, err
+	}
+	checker, err := newHostKeyChecker(ep.KnownHosts)
+	if err != nil {
+		return nil, err
+	}
+	// Ask for a recorded key type first, so a host already trusted under
+	// one type is compared like for like.
+	key, err := FetchHostKey(ctx, ep.HostName, ep.Port, checker.knownAlgorithms(ep.Addr(), fakeAddr(ep.Addr())))
+	if err != nil {
+		return nil, err
+	}
+	res := &TrustResult{Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), File: ep.KnownHosts[0], Hashed: ep.HashKnownHosts}
+	err = checker.check(ep.Addr(), fakeAddr(ep.Addr()), key)
+	if err == nil {
+		res.Already = true
+		return res, nil
+	}
+	if he, ok := err.(*HostKeyError); !ok || he.Changed {
+		return nil, err
+	}
+	if err := AppendKnownHost(res.File, ep.HostName, ep.Port, key, ep.HashKnownHosts); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", res.File, err)
+	}
+	return res, nil
+}
