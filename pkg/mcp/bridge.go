@@ -1,0 +1,132 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Options configure a bridge.
+type Options struct {
+	Socket string // dvvd's socket; "" = $DVV_SOCKET, else the default instance
+	Token  string // policy token (DVV_TOKEN); "" = the socket owner's own access
+	// JPEG asks dvvd for JPEG screens instead of PNG: far fewer tokens for an
+	// agent, at the cost of exact pixels.
+	JPEG bool
+	// DefaultName names the attachment when the MCP client gives no name.
+	DefaultName string
+	// DialTimeout bounds one attempt to reach dvvd (default 3 s).
+	DialTimeout time.Duration
+}
+
+// attachment is the bridge's one connection to dvvd. It is dialled on the
+// first tool call (when the MCP client's name is known) and dialled again,
+// transparently, when the connection has ended (dvvd restarted).
+type attachment struct {
+	opts Options
+
+	mu      sync.Mutex
+	c       *client.Client
+	name    string
+	lastPID int  // pid of the dvvd last attached to
+	dropped bool // a connection existed and ended: leases went with it
+}
+
+// get returns a live client, dialling if needed. note is non-empty when
+// this call re-established a lost connection: the agent must hear that its
+// leases are gone.
+func (a *attachment) get(ctx context.Context, name string) (c *client.Client, note string, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.c != nil {
+		select {
+		case <-a.c.Done():
+			a.c.Close()
+			a.c, a.dropped = nil, true
+		default:
+			return a.c, "", nil
+		}
+	}
+	if name == "" {
+		name = a.opts.DefaultName
+	}
+	timeout := a.opts.DialTimeout
+	if timeout <= 0 {
+		timeout = 3 * time.Second
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, err = client.Dial(dctx, a.opts.Socket, client.Options{Name: name, Token: a.opts.Token})
+	if err != nil {
+		return nil, "", err
+	}
+	a.c, a.name = c, name
+	if a.dropped {
+		a.dropped = false
+		note = "The connection to dvvd was lost and has been re-established"
+		if c.Info != nil && a.lastPID != 0 && c.Info.PID != a.lastPID {
+			note = fmt.Sprintf("dvvd restarted (pid %d, was %d); the bridge reconnected", c.Info.PID, a.lastPID)
+		}
+		note += ": every lease this bridge held is gone and typing fences start armed. " +
+			"Acquire again with dvv_control and read dvv_screen before typing."
+	}
+	if c.Info != nil {
+		a.lastPID = c.Info.PID
+	}
+	return c, note, nil
+}
+
+// drop forgets a client whose connection failed, so the next call redials.
+func (a *attachment) drop(c *client.Client) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.c == c {
+		a.c.Close()
+		a.c, a.dropped = nil, true
+	}
+}
+
+func (a *attachment) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.c != nil {
+		a.c.Close()
+		a.c = nil
+	}
+}
+
+// retrySafe ops change nothing remote, so a call that met a dead connection
+// may be sent again once on a fresh one.
+var retrySafe = map[string]bool{
+	wire.OpHosts: true, wire.OpLimbs: true, wire.OpStatus: true, wire.OpSignals: true,
+	wire.OpGroupList: true, wire.OpTransfer: true, wire.OpScreen: true, wire.OpWait: true,
+}
+
+// do sends req through the attachment, reconnecting when dvvd restarted.
+func (a *attachment) do(ctx context.Context, name string, req *wire.Request) (*wire.Response, string, error) {
+	var notes string
+	for attempt := 0; ; attempt++ {
+		c, note, err := a.get(ctx, name)
+		if note != "" {
+			notes = note
+		}
+		if err != nil {
+			return nil, notes, err
+		}
+		resp, err := c.Do(ctx, req)
+		if err == client.ErrClosed {
+			a.drop(c)
+			if attempt == 0 && retrySafe[req.Op] {
+				continue
+			}
+			return nil, notes, &wire.Error{Code: wire.DaemonUnavailable,
+				Message: "the connection to dvvd ended during the call; whether it took effect is unknown",
+				Next:    "call dvv_status (or dvv_limbs) to see the current state; the next call reconnects, and leases held before are gone"}
+		}
+		return resp, notes, err
+	}
+}

@@ -1,0 +1,94 @@
+package mcp
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// DocsCommand regenerates docs/tools.md; a test fails when the file is stale.
+const DocsCommand = "go run ./cmd/dvvmcp --gen-docs > docs/tools.md"
+
+// WriteToolsDoc writes docs/tools.md from the manifest.
+func WriteToolsDoc(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# MCP tools\n\n")
+	b.WriteString("<!-- Generated from pkg/mcp's manifest by `" + DocsCommand + "`. Do not edit by hand. -->\n\n")
+	fmt.Fprintf(&b, "`dvvmcp` exposes exactly %d tools over MCP (stdio). Each forwards to the dvvd operation of the same "+
+		"name without the `dvv_` prefix, with the same argument names. How to configure a client: [mcp-clients.md](mcp-clients.md).\n\n", ToolCount)
+	b.WriteString("## Conventions\n\n")
+	b.WriteString("- **Selector trio.** Limb tools take `limbId`, or `groupId` plus `member`, so a tool reads the same for one machine or a hundred.\n")
+	b.WriteString("- **Generation.** Every coordinate carries the `geometry.generation` it was computed against; a click without it is refused (UNFENCED).\n")
+	b.WriteString("- **Dispatch is not proof.** Acts answer `dispatched`; only a later `dvv_screen` or `dvv_wait` shows their effect.\n")
+	b.WriteString("- **Results.** Every call returns a text block and `structuredContent` (dvvd's answer). `dvv_screen` adds an image block " +
+		"(PNG; JPEG when dvvmcp runs with `--jpeg` or `DVV_MCP_IMAGE=jpeg`) with the `imageSpace` line beside it.\n")
+	b.WriteString("- **Errors** are tool results with `isError: true`: `CODE: reason`, then `Next: what to do`, and `structuredContent.error` " +
+		"with `code`, `message`, `next` (plus the fresh observation when dvvd sent one). Bad arguments are reported the same way " +
+		"(BAD_REQUEST or TOO_LARGE) before anything reaches dvvd; only an unknown tool name is a JSON-RPC error (-32602), as MCP prescribes.\n")
+	b.WriteString("- **Attachment.** One per dvvmcp process, named after the MCP client (`clientInfo.name`), with `DVV_TOKEN` when set. " +
+		"If dvvd is not running every tool answers DAEMON_UNAVAILABLE and dvvmcp stays up; if dvvd restarts, the next call reconnects " +
+		"and its answer carries `bridgeNote` saying leases were lost.\n")
+	fmt.Fprintf(&b, "- **Bounds.** Strings up to %d KiB; `text` and `bytesHex` up to %d MiB (hex: %d MiB); `contentBase64` up to %d MiB; "+
+		"arrays up to %d items; all arguments together up to %d MiB. A JSON-RPC frame over %d MiB ends the stdio session.\n\n",
+		DefaultMaxString>>10, MaxText>>20, (2*MaxText)>>20, MaxContentBase64>>20, MaxArrayItems, MaxArgumentBytes>>20, MaxFrameBytes>>20)
+
+	b.WriteString("## Tools\n\n")
+	for i := range Tools {
+		t := &Tools[i]
+		fmt.Fprintf(&b, "- [`%s`](#%s) — %s\n", t.Name, t.Name, t.Title)
+	}
+	b.WriteString("\n")
+	for i := range Tools {
+		writeTool(&b, &Tools[i])
+	}
+	b.WriteString("## The four codes of the loop\n\n")
+	for _, c := range []wire.Code{wire.LimbGone, wire.GeometryChanged, wire.ScreenChanged, wire.LeaseRevoked} {
+		i := c.Info()
+		fmt.Fprintf(&b, "- **%s** — %s Next: %s\n", c, i.Meaning, toolNames(i.Next))
+	}
+	b.WriteString("\nEvery other code, its meaning and its next move: [protocol.md](protocol.md).\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeTool(b *strings.Builder, t *Tool) {
+	fmt.Fprintf(b, "### %s\n\n%s\n\n", t.Name, t.Doc)
+	if len(t.Args) == 0 {
+		b.WriteString("No arguments.\n\n")
+	} else {
+		b.WriteString("| argument | type | required | values | meaning |\n| --- | --- | --- | --- | --- |\n")
+		for i := range t.Args {
+			writeArgRow(b, "", &t.Args[i])
+		}
+		b.WriteString("\n")
+	}
+	if len(t.Raises) > 0 {
+		codes := make([]string, len(t.Raises))
+		for i, c := range t.Raises {
+			codes[i] = string(c)
+		}
+		fmt.Fprintf(b, "Raises: %s.\n\n", strings.Join(codes, ", "))
+	}
+	if t.Shell != "" {
+		fmt.Fprintf(b, "Shell: `%s`\n\n", t.Shell)
+	}
+}
+
+func writeArgRow(b *strings.Builder, prefix string, a *Arg) {
+	typ := a.Type
+	if a.Type == TArray {
+		typ = "array of " + a.Items + "s"
+	}
+	req := ""
+	if a.Required {
+		req = "yes"
+	}
+	fmt.Fprintf(b, "| `%s%s` | %s | %s | %s | %s |\n", prefix, a.Name, typ, req, strings.Join(a.Enum, ", "), escapeCell(a.Doc))
+	for i := range a.Props {
+		writeArgRow(b, prefix+a.Name+".", &a.Props[i])
+	}
+}
+
+func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

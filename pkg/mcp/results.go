@@ -1,0 +1,187 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// structured is a tool's structuredContent: dvvd's answer as it came over
+// the socket (image bytes moved to an image block), plus the bridge's note.
+type structured struct {
+	*wire.Response
+	BridgeNote string `json:"bridgeNote,omitempty"`
+}
+
+// errorContent is a failed tool's structuredContent.
+type errorContent struct {
+	Error       *wire.Error       `json:"error"`
+	Observation *wire.Observation `json:"observation,omitempty"`
+	BridgeNote  string            `json:"bridgeNote,omitempty"`
+}
+
+// errorResult turns a failure into a tool result with isError set: the
+// code, a one-line reason and the next move, as text and as structure.
+func errorResult(err error, note string) *sdk.CallToolResult {
+	var we *wire.Error
+	if !errors.As(err, &we) {
+		we = wire.Errorf(wire.Internal, "%v", err)
+	}
+	e := *we
+	if e.Next == "" {
+		e.Next = e.Code.Info().Next
+	}
+	obs := e.Observation
+	e.Observation = nil
+	var b strings.Builder
+	if note != "" {
+		b.WriteString("NOTE: " + note + "\n")
+	}
+	fmt.Fprintf(&b, "%s: %s\nNext: %s", e.Code, oneLine(e.Message), e.Next)
+	if obs != nil {
+		if j, err := json.Marshal(obs); err == nil {
+			b.WriteString("\nobservation: ")
+			b.Write(j)
+		}
+	}
+	return &sdk.CallToolResult{
+		IsError:           true,
+		Content:           []sdk.Content{&sdk.TextContent{Text: b.String()}},
+		StructuredContent: &errorContent{Error: &e, Observation: obs, BridgeNote: note},
+	}
+}
+
+// successResult turns dvvd's answer into text plus structuredContent, and
+// for a screen read an image block with the imageSpace line beside it.
+func successResult(tool *Tool, resp *wire.Response, note string) *sdk.CallToolResult {
+	r := *resp
+	r.ID = nil
+	var images []sdk.Content
+	if r.Screen != nil {
+		var img sdk.Content
+		r.Screen, img = splitScreen(r.Screen)
+		if img != nil {
+			images = append(images, img)
+		}
+	}
+	if len(r.Members) > 0 {
+		r.Members = append([]wire.MemberResult(nil), r.Members...)
+		for i := range r.Members {
+			m := &r.Members[i]
+			if m.Response == nil || m.Response.Screen == nil {
+				continue
+			}
+			mr := *m.Response
+			var img sdk.Content
+			mr.Screen, img = splitScreen(mr.Screen)
+			m.Response = &mr
+			if img != nil {
+				images = append(images, &sdk.TextContent{Text: fmt.Sprintf("member %d (%s): %s", m.Index, m.LimbID, mr.Screen.ImageSpaceLine)}, img)
+			}
+		}
+	}
+	sc := &structured{Response: &r, BridgeNote: note}
+	body, err := json.Marshal(sc)
+	if err != nil {
+		return errorResult(wire.Errorf(wire.Internal, "encode the answer: %v", err), note)
+	}
+	var text strings.Builder
+	if note != "" {
+		text.WriteString("NOTE: " + note + "\n")
+	}
+	text.WriteString(summary(tool, &r))
+	text.WriteString("\n")
+	text.Write(body)
+
+	content := make([]sdk.Content, 0, 3+len(images))
+	if r.Screen != nil && r.Screen.ImageSpaceLine != "" && len(images) > 0 && len(r.Members) == 0 {
+		// The picture first, its mapping right beside it, then the rest.
+		content = append(content, images[0], &sdk.TextContent{Text: r.Screen.ImageSpaceLine})
+		images = images[1:]
+	}
+	content = append(content, images...)
+	content = append(content, &sdk.TextContent{Text: text.String()})
+	return &sdk.CallToolResult{Content: content, StructuredContent: sc}
+}
+
+// splitScreen takes the image bytes out of a screen answer (they travel as
+// an image block, not twice) and returns the block.
+func splitScreen(s *wire.Screen) (*wire.Screen, sdk.Content) {
+	cp := *s
+	if cp.DataBase64 == "" {
+		return &cp, nil
+	}
+	data, err := base64.StdEncoding.DecodeString(cp.DataBase64)
+	cp.DataBase64 = ""
+	if err != nil {
+		cp.ImageSpaceLine += " (dvvd sent image data that is not base64; no image)"
+		return &cp, nil
+	}
+	mime := cp.Mime
+	if mime == "" {
+		mime = "image/png"
+	}
+	return &cp, &sdk.ImageContent{Data: data, MIMEType: mime}
+}
+
+// summary is the first line of a success's text: what happened, in words,
+// and what it does not prove.
+func summary(tool *Tool, r *wire.Response) string {
+	o := r.Observation
+	switch {
+	case r.Screen != nil && len(r.Screen.Text) > 0:
+		return fmt.Sprintf("%s: terminal screen, %d rows:\n%s", tool.Name, len(r.Screen.Text), strings.Join(r.Screen.Text, "\n"))
+	case r.Screen != nil && r.Screen.Unchanged:
+		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, r.Screen.Generation, r.Screen.Coverage)
+	case r.Screen != nil:
+		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage, r.Screen.ImageSpaceLine)
+	case r.Dispatched != "":
+		return fmt.Sprintf("%s: dispatched %s (dispatch only: read dvv_screen or dvv_wait to see the effect)", tool.Name, r.Dispatched)
+	case r.Wait != nil:
+		if r.Wait.Settled {
+			return fmt.Sprintf("%s: %s settled after %d ms", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)
+		}
+		return fmt.Sprintf("%s: %s did not settle within %d ms (settled: false; not an error)", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)
+	case r.Run != nil:
+		return runSummary(tool, r.Run)
+	case o != nil:
+		lease := "free"
+		if o.Lease.Held {
+			lease = "held by you"
+		} else if o.Lease.Holder != "" {
+			lease = "held by " + o.Lease.Holder
+		}
+		if o.Lease.HumanTookOver {
+			lease += ", a person took over"
+		}
+		return fmt.Sprintf("%s: limb %s (%s) %s, %dx%d, generation %d, lease %s", tool.Name, o.LimbID, o.Protocol, o.State,
+			o.Geometry.Width, o.Geometry.Height, o.Geometry.Generation, lease)
+	}
+	return tool.Name + ": ok"
+}
+
+func runSummary(tool *Tool, run *wire.RunResult) string {
+	switch {
+	case run.ExitCode != nil:
+		return fmt.Sprintf("%s: exited with status %d after %d ms", tool.Name, *run.ExitCode, run.ElapsedMs)
+	case run.Signal != "":
+		return fmt.Sprintf("%s: killed by signal %s (no exit status)", tool.Name, run.Signal)
+	case run.TimedOut:
+		return fmt.Sprintf("%s: still running when timeoutMs passed; no exit status", tool.Name)
+	}
+	return tool.Name + ": finished without an exit status"
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}

@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Version is the bridge's version as initialize reports it.
+var Version = "dev"
+
+// Bridge is dvvmcp: an MCP server whose tools forward to dvvd.
+type Bridge struct {
+	Server *sdk.Server
+	att    *attachment
+	opts   Options
+}
+
+// New builds the bridge with the 25 tools registered. It dials nothing
+// until the first tool call.
+func New(opts Options) *Bridge {
+	if opts.DefaultName == "" {
+		opts.DefaultName = "dvvmcp"
+	}
+	b := &Bridge{att: &attachment{opts: opts}, opts: opts}
+	b.Server = sdk.NewServer(&sdk.Implementation{Name: "dvvmcp", Title: "dvv", Version: Version}, &sdk.ServerOptions{
+		Instructions: Instructions(),
+		// Tools are fixed for the life of the process; resources and
+		// prompts are advertised so their lists answer (empty) rather than
+		// leaving a client to guess.
+		Capabilities: &sdk.ServerCapabilities{
+			Tools:     &sdk.ToolCapabilities{},
+			Resources: &sdk.ResourceCapabilities{},
+			Prompts:   &sdk.PromptCapabilities{},
+		},
+	})
+	for i := range Tools {
+		t := &Tools[i]
+		b.Server.AddTool(t.sdkTool(), b.handler(t))
+	}
+	b.Server.AddReceivingMiddleware(unknownToolMiddleware)
+	return b
+}
+
+// Run serves MCP on the transport until the client goes away.
+func (b *Bridge) Run(ctx context.Context, t sdk.Transport) error {
+	defer b.att.close()
+	return b.Server.Run(ctx, t)
+}
+
+// Close ends the attachment to dvvd.
+func (b *Bridge) Close() { b.att.close() }
+
+func (t *Tool) sdkTool() *sdk.Tool {
+	destructive := !t.ReadOnly
+	openWorld := true
+	return &sdk.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description(),
+		InputSchema: t.InputSchema(),
+		Annotations: &sdk.ToolAnnotations{
+			Title:           t.Title,
+			ReadOnlyHint:    t.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  t.Idem,
+			OpenWorldHint:   &openWorld,
+		},
+	}
+}
+
+// handler forwards one tool's calls. Every problem, down to bad arguments,
+// is a tool result with isError set; the SDK's protocol errors are kept for
+// protocol problems.
+func (b *Bridge) handler(t *Tool) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		wreq, werr := t.Decode(req.Params.Arguments)
+		if werr != nil {
+			return errorResult(werr, ""), nil
+		}
+		if b.opts.JPEG {
+			preferJPEG(wreq)
+		}
+		resp, note, err := b.att.do(ctx, clientName(req), wreq)
+		if err != nil {
+			return errorResult(err, note), nil
+		}
+		return successResult(t, resp, note), nil
+	}
+}
+
+// preferJPEG asks for JPEG wherever the request reads a screen.
+func preferJPEG(r *wire.Request) {
+	switch {
+	case r.Op == wire.OpScreen:
+		r.Format = "jpeg"
+	case r.Op == wire.OpGroupRun && r.Action == wire.OpScreen:
+		args := strings.TrimSpace(string(r.Arguments))
+		if args == "" || args == "null" || args == "{}" {
+			r.Arguments = []byte(`{"format":"jpeg"}`)
+		} else if strings.HasPrefix(args, "{") {
+			r.Arguments = []byte(`{"format":"jpeg",` + args[1:])
+		}
+	}
+}
+
+// clientName is the MCP client's name from initialize, which names the
+// attachment (and so the lease holder a person sees).
+func clientName(req *sdk.CallToolRequest) string {
+	if req.Session == nil {
+		return ""
+	}
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return p.ClientInfo.Name
+	}
+	return ""
+}
+
+// unknownToolMiddleware keeps the protocol error MCP prescribes for an
+// unknown tool (-32602) but makes its message say what exists.
+func unknownToolMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "tools/call" {
+			if ctr, ok := req.(*sdk.CallToolRequest); ok && ctr.Params != nil {
+				if _, known := Lookup(ctr.Params.Name); !known {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+						Message: fmt.Sprintf("unknown tool %q: dvvmcp has exactly %d tools: %s", ctr.Params.Name, ToolCount, toolList())}
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func toolList() string {
+	names := make([]string, len(Tools))
+	for i, t := range Tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
