@@ -1,0 +1,386 @@
+package rdp
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+)
+
+// Config describes one connection.
+type Config struct {
+	// Addr is host:port.
+	Addr string
+	// User, Domain and Password authenticate: through NLA when the server
+	// asks for it, else as an auto-logon in the Client Info PDU.
+	User, Domain, Password string
+	// Width and Height are the desktop size we ask for; servers may force
+	// their own (the framebuffer follows). 0 means 1024x768.
+	Width, Height int
+	// ColorDepth is 32 (default), 24, 16 or 15.
+	ColorDepth int
+	// ClientName is shown on the server; default "dvv".
+	ClientName string
+	// Framebuffer receives the pixels; required.
+	Framebuffer *fb.Buffer
+	// VerifyCert decides whether to trust the server's TLS certificate,
+	// given its DER bytes and SHA-256 fingerprint (hex with colons). Return
+	// a *CertError for unknown or changed certificates. nil trusts any
+	// certificate, which only tests should do.
+	VerifyCert func(hostport string, der []byte, fingerprint string) error
+	// Dial opens the TCP connection; default net.Dialer.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// HandshakeTimeout bounds connecting when ctx has no deadline; default 30 s.
+	HandshakeTimeout time.Duration
+}
+
+// Fingerprint is the SHA-256 of a DER certificate, hex pairs with colons.
+func Fingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	var sb strings.Builder
+	for i, c := range sum {
+		if i > 0 {
+			sb.WriteByte(':')
+		}
+		fmt.Fprintf(&sb, "%02X", c)
+	}
+	return sb.String()
+}
+
+// Client is one live RDP session.
+type Client struct {
+	cfg  Config
+	conn net.Conn
+	br   *bufio.Reader
+
+	wmu      sync.Mutex // serialises writes
+	user     uint16
+	io       uint16
+	msgChan  uint16
+	protocol uint32
+
+	// Fields the read loop owns.
+	shareID atomic.Uint32
+	caps    atomic.Pointer[serverCaps]
+	paint   painter
+	ra      reassembler
+	readBuf []byte
+
+	mu        sync.Mutex
+	ptr       pointerState
+	leds      uint16
+	ledsKnown bool
+	errInfo   uint32
+	cursorSeq uint64
+
+	ready     chan struct{}
+	readyOnce sync.Once
+	done      chan struct{}
+	doneOnce  sync.Once
+	err       error
+	closed    atomic.Bool
+	activated atomic.Int32 // activations seen (1 at first, more after reactivation)
+}
+
+// Dial connects, authenticates and activates a session. It returns once the
+// server has finished the connection sequence (font map received).
+func Dial(ctx context.Context, cfg Config) (*Client, error) {
+	if cfg.Framebuffer == nil {
+		return nil, errors.New("rdp: Config.Framebuffer is required")
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		cfg.Width, cfg.Height = 1024, 768
+	}
+	switch cfg.ColorDepth {
+	case 15, 16, 24, 32:
+	default:
+		cfg.ColorDepth = 32
+	}
+	if cfg.ClientName == "" {
+		cfg.ClientName = "dvv"
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = 30 * time.Second
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.HandshakeTimeout)
+		defer cancel()
+	}
+	dial := cfg.Dial
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	raw, err := dial(ctx, "tcp", cfg.Addr)
+	if err != nil {
+		return nil, &UnreachableError{Addr: cfg.Addr, Err: err}
+	}
+	c := &Client{cfg: cfg, conn: raw, ready: make(chan struct{}), done: make(chan struct{})}
+	c.paint.buf = cfg.Framebuffer
+	// Abort blocking reads and writes when ctx ends during set-up.
+	stop := context.AfterFunc(ctx, func() { raw.SetDeadline(time.Unix(1, 0)) })
+	if err := c.handshake(ctx); err != nil {
+		stop()
+		raw.Close()
+		if ctx.Err() != nil && !isTyped(err) {
+			return nil, &UnreachableError{Addr: cfg.Addr, Err: fmt.Errorf("connection set-up did not finish: %w", ctx.Err())}
+		}
+		return nil, c.classify(err)
+	}
+	go c.loop()
+	select {
+	case <-c.ready:
+	case <-c.done:
+	case <-ctx.Done():
+	}
+	stop()
+	select {
+	case <-c.ready:
+		raw.SetDeadline(time.Time{})
+		return c, nil
+	default:
+	}
+	c.conn.Close()
+	<-c.done
+	if c.err != nil && !errors.Is(c.err, ErrClosed) && (ctx.Err() == nil || isTyped(c.err)) {
+		return nil, c.err
+	}
+	return nil, &UnreachableError{Addr: cfg.Addr, Err: fmt.Errorf("the server did not finish activating the session: %w", ctx.Err())}
+}
+
+// UnreachableError means the TCP connection failed or broke.
+type UnreachableError struct {
+	Addr string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("rdp: %s: %v", e.Addr, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+func isTyped(err error) bool {
+	var (
+		pe *ProtocolError
+		ae *AuthError
+		ue *UnsupportedError
+		ne *NegotiationError
+		ce *CertError
+		de *DisconnectError
+	)
+	return errors.As(err, &pe) || errors.As(err, &ae) || errors.As(err, &ue) || errors.As(err, &ne) ||
+		errors.As(err, &ce) || errors.As(err, &de)
+}
+
+// classify wraps network failures as UnreachableError and keeps typed ones.
+func (c *Client) classify(err error) error {
+	if err == nil || isTyped(err) {
+		return err
+	}
+	var ue *UnreachableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &UnreachableError{Addr: c.cfg.Addr, Err: err}
+}
+
+func isConnReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+func (c *Client) handshake(ctx context.Context) error {
+	cfg := &c.cfg
+	protocols := uint32(ProtocolSSL)
+	if cfg.Password != "" {
+		protocols |= ProtocolHybrid
+	}
+	if _, err := c.conn.Write(connectionRequest(cookieName(cfg.User), protocols)); err != nil {
+		return err
+	}
+	c.br = bufio.NewReaderSize(c.conn, 64<<10)
+	kind, _, body, err := readPDU(c.br, nil)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
+			return &UnreachableError{Addr: cfg.Addr, Err: errors.New("the server closed the connection at the first request; is this an RDP server?")}
+		}
+		return err
+	}
+	if kind != pduX224 {
+		return protoErr("X.224 connection confirm", "fast-path PDU before the connection confirm")
+	}
+	selected, err := parseConnectionConfirm(body)
+	if err != nil {
+		var ne *NegotiationError
+		if errors.As(err, &ne) && ne.Code == NegHybridRequired && cfg.Password == "" {
+			return &AuthError{Msg: "the server requires NLA; give a user name and password"}
+		}
+		return err
+	}
+	switch selected {
+	case ProtocolSSL, ProtocolHybrid:
+	case ProtocolRDP:
+		return &UnsupportedError{Msg: "the server speaks only standard RDP security (legacy RC4), which this client does not; enable TLS or NLA on the server"}
+	default:
+		return &UnsupportedError{Msg: fmt.Sprintf("the server selected security protocol 0x%X, which we did not offer", selected)}
+	}
+	c.protocol = selected
+
+	tc := tls.Client(c.conn, &tls.Config{
+		InsecureSkipVerify: true, // trust is decided by VerifyCert (pin on first use)
+		MinVersion:         tls.VersionTLS10,
+		ServerName:         hostOf(cfg.Addr),
+	})
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return fmt.Errorf("TLS handshake: %w", err)
+	}
+	certs := tc.ConnectionState().PeerCertificates
+	if len(certs) == 0 {
+		return protoErr("TLS handshake", "the server sent no certificate")
+	}
+	der := certs[0].Raw
+	if cfg.VerifyCert != nil {
+		if err := cfg.VerifyCert(cfg.Addr, der, Fingerprint(der)); err != nil {
+			return err
+		}
+	}
+	c.conn = tc
+	c.br = bufio.NewReaderSize(tc, 64<<10)
+
+	if selected == ProtocolHybrid {
+		pub, err := subjectPublicKey(der)
+		if err != nil {
+			return err
+		}
+		if err := credSSP(struct {
+			io.Reader
+			io.Writer
+		}{c.br, tc}, pub, cfg.User, cfg.Domain, cfg.Password); err != nil {
+			return err
+		}
+	}
+	return c.mcsConnect()
+}
+
+func cookieName(user string) string {
+	if i := strings.IndexAny(user, "\\@"); i >= 0 {
+		user = user[:i]
+	}
+	if len(user) > 9 {
+		user = user[:9]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x21 || r > 0x7E {
+			return -1
+		}
+		return r
+	}, user)
+}
+
+func hostOf(addr string) string {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil || net.ParseIP(h) != nil {
+		return ""
+	}
+	return h
+}
+
+// readX224 reads the next TPKT-framed PDU and returns its X.224 payload,
+// skipping nothing: during connection only slow-path PDUs are legal.
+func (c *Client) readX224(where string) ([]byte, error) {
+	kind, _, body, err := readPDU(c.br, c.readBuf)
+	if err != nil {
+		return nil, err
+	}
+	if kind != pduX224 {
+		return nil, protoErr(where, "fast-path PDU during connection set-up")
+	}
+	return x224Payload(body)
+}
+
+func (c *Client) write(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.conn.Write(b)
+	return err
+}
+
+func (c *Client) sendMCS(b []byte) error { return c.write(x224Data(b)) }
+
+// sendIO sends data on the I/O channel.
+func (c *Client) sendIO(b []byte) error { return c.sendMCS(mcsSendData(c.user, c.io, b)) }
+
+func (c *Client) mcsConnect() error {
+	cfg := &c.cfg
+	var ud []byte
+	ud = append(ud, clientCoreData(cfg.Width, cfg.Height, cfg.ColorDepth, cfg.ClientName, c.protocol)...)
+	ud = append(ud, clientSecurityData()...)
+	ud = append(ud, clientNetworkData(nil)...)
+	if err := c.sendMCS(mcsConnectInitial(gccConferenceCreateRequest(ud))); err != nil {
+		return err
+	}
+	p, err := c.readX224("MCS connect response")
+	if err != nil {
+		return c.authHint(err)
+	}
+	sd, err := parseConnectResponse(p)
+	if err != nil {
+		return err
+	}
+	c.io, c.msgChan = sd.IOChannel, sd.MsgChannel
+	if err := c.sendMCS(mcsErectDomainRequest()); err != nil {
+		return err
+	}
+	if err := c.sendMCS(mcsAttachUserRequest()); err != nil {
+		return err
+	}
+	p, err = c.readX224("MCS attach user confirm")
+	if err != nil {
+		return err
+	}
+	if c.user, err = parseAttachUserConfirm(p); err != nil {
+		return err
+	}
+	join := []uint16{c.user, c.io}
+	if c.msgChan != 0 {
+		join = append(join, c.msgChan)
+	}
+	for _, ch := range join {
+		if err := c.sendMCS(mcsChannelJoinRequest(c.user, ch)); err != nil {
+			return err
+		}
+		p, err := c.readX224("MCS channel join confirm")
+		if err != nil {
+			return err
+		}
+		got, err := parseChannelJoinConfirm(p)
+		if err != nil {
+			return err
+		}
+		if got != ch {
+			return protoErr("MCS channel join confirm", "joined channel %d, asked for %d", got, ch)
+		}
+	}
+	return c.sendIO(clientInfo(cfg.User, cfg.Domain, cfg.Password, c.conn.LocalAddr()))
+}
+
+// authHint turns a connection closed right after NLA into an AuthError:
+// some servers accept CredSSP and then drop a user they cannot log on.
+func (c *Client) authHint(err error) error {
+	if c.protocol == ProtocolHybrid && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err)) {
+		return &AuthError{Msg: "the server closed the connection after NLA (wrong user name or password?)"}
+	}
+	return err
+}
