@@ -20,6 +20,7 @@ const avahiLock = "/tmp/dvv-testbed-avahi.lock"
 type Avahi struct {
 	Dir        string
 	BusAddress string // DBUS_SYSTEM_BUS_ADDRESS
+	Daemon     *Proc  // the running avahi-daemon (replaced by StartDaemon)
 }
 
 // StartAvahi starts a private system bus and avahi-daemon on it (IPv4, lo
@@ -58,6 +59,7 @@ func (a *Avahi) StartDaemon(t testing.TB, conf string) *Proc {
 	cmd.Env = a.Env()
 	p := Start(t, "avahi-daemon", cmd)
 	waitBusName(t, a.BusAddress, "org.freedesktop.Avahi", 10*time.Second)
+	a.Daemon = p
 	return p
 }
 
