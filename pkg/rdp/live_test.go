@@ -2,12 +2,17 @@ package rdp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"image"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/keys"
 )
 
 func dialTest(t *testing.T, srv *testbed.RDP, mod func(*Config)) (*Client, *fb.Buffer) {
@@ -27,17 +32,174 @@ func dialTest(t *testing.T, srv *testbed.RDP, mod func(*Config)) (*Client, *fb.B
 	return c, buf
 }
 
-func TestShadowConnect(t *testing.T) {
+// frameDiff counts pixels whose channels differ from the ground truth by
+// more than tol (tol 8 absorbs 5/6/5-bit quantisation of 16 bpp sessions).
+func frameDiff(buf *fb.Buffer, truth *image.RGBA, tol int) (bad int, first string) {
+	w, h := buf.Size()
+	img, _ := buf.Snapshot(image.Rect(0, 0, w, h))
+	if truth.Bounds().Dx() != w || truth.Bounds().Dy() != h {
+		return w * h, fmt.Sprintf("size %dx%d vs truth %v", w, h, truth.Bounds())
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			a := img.Pix[y*img.Stride+4*x:]
+			b := truth.Pix[y*truth.Stride+4*x:]
+			for c := 0; c < 3; c++ {
+				d := int(a[c]) - int(b[c])
+				if d < -tol || d > tol {
+					if bad == 0 {
+						first = fmt.Sprintf("(%d,%d) got %v want %v", x, y, a[:3], b[:3])
+					}
+					bad++
+					break
+				}
+			}
+		}
+	}
+	return bad, first
+}
+
+// waitMatch waits until the framebuffer equals the display's capture.
+func waitMatch(t *testing.T, srv *testbed.RDP, buf *fb.Buffer, tol int) {
+	t.Helper()
+	var bad int
+	var first string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if buf.Coverage() >= 1 {
+			bad, first = frameDiff(buf, srv.Capture(t), tol)
+			if bad == 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("framebuffer differs from the X display in %d pixels (coverage %.3f); first %s", bad, buf.Coverage(), first)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func TestShadowPixelsMatchDisplay(t *testing.T) {
 	t.Parallel()
 	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600})
-	c, buf := dialTest(t, srv, nil)
+	_, buf := dialTest(t, srv, nil)
 	w, h := buf.Size()
 	if w != 800 || h != 600 {
 		t.Fatalf("framebuffer %dx%d, want the server's 800x600", w, h)
 	}
-	srv.Run(t, "xsetroot", "-solid", "#ff0000")
-	testbed.Eventually(t, 15*time.Second, "full coverage", func() bool { return buf.Coverage() >= 1 })
-	img, _ := buf.Snapshot(image.Rect(0, 0, w, h))
-	_ = img
-	_ = c
+	srv.Run(t, "xsetroot", "-solid", "#3070b0")
+	srv.Background(t, "xterm", "-geometry", "60x10+40+30", "-bg", "white", "-fg", "black", "-e", "sh", "-c", "echo hello from rdp; seq 1 5; sleep 600")
+	waitMatch(t, srv, buf, 0)
+}
+
+func TestShadowNLA(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480, NLA: true})
+	c, buf := dialTest(t, srv, nil)
+	if c.protocol != ProtocolHybrid {
+		t.Fatalf("selected protocol %d, want HYBRID", c.protocol)
+	}
+	srv.Run(t, "xsetroot", "-solid", "#20a040")
+	waitMatch(t, srv, buf, 0)
+}
+
+func TestShadowWrongPassword(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480, NLA: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, Config{Addr: srv.Addr, User: srv.User, Password: "wrong", Framebuffer: fb.New()})
+	var ae *AuthError
+	if !errors.As(err, &ae) {
+		t.Fatalf("Dial with a wrong password: %v (%T), want *AuthError", err, err)
+	}
+}
+
+func TestShadowPointerAndTyping(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600})
+	c, _ := dialTest(t, srv, nil)
+	file := srv.CatTerm(t)
+	for _, p := range []image.Point{{300, 200}, {10, 20}, {555, 444}} {
+		if err := c.Pointer(p.X, p.Y, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		testbed.Eventually(t, 5*time.Second, fmt.Sprintf("pointer at %v", p), func() bool {
+			x, y := srv.MouseLocation(t)
+			return x == p.X && y == p.Y
+		})
+	}
+	// Focus the xterm (top left) and type.
+	if err := c.Pointer(100, 100, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	text := "Hello_World-42 (a>b)"
+	if c.UnicodeInput() {
+		for _, r := range text {
+			if err := c.TypeUnicode(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	} else {
+		t.Log("server takes no Unicode input; typing with scancodes")
+		typeScancodes(t, c, text)
+	}
+	testbed.Eventually(t, 10*time.Second, "typed text in the xterm", func() bool {
+		b, _ := os.ReadFile(file)
+		return string(b) == text
+	})
+}
+
+func typeScancodes(t *testing.T, c *Client, s string) {
+	t.Helper()
+	for _, r := range s {
+		sym, _ := keys.RuneKeysym(r)
+		code, shift, ok := keys.Scancode(sym)
+		if !ok {
+			t.Fatalf("no scancode for %q", r)
+		}
+		if shift {
+			c.Scancode(0x2A, true)
+		}
+		c.Scancode(code, true)
+		c.Scancode(code, false)
+		if shift {
+			c.Scancode(0x2A, false)
+		}
+	}
+}
+
+func TestShadowKilledMidSession(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
+	c, _ := dialTest(t, srv, nil)
+	srv.Server.Kill()
+	select {
+	case <-c.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("session did not end after the server died")
+	}
+	var ue *UnreachableError
+	if !errors.As(c.Err(), &ue) {
+		t.Fatalf("Err() = %v (%T), want *UnreachableError", c.Err(), c.Err())
+	}
+	if err := c.Pointer(1, 1, 0, 0); err == nil {
+		t.Fatal("input after the session ended succeeded")
+	}
+}
+
+func TestUnknownCertificate(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
+	var seen string
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, Config{Addr: srv.Addr, Framebuffer: fb.New(), VerifyCert: func(hp string, der []byte, fp string) error {
+		seen = fp
+		return &CertError{HostPort: hp, Fingerprint: fp}
+	}})
+	var ce *CertError
+	if !errors.As(err, &ce) || ce.Changed || ce.Fingerprint != seen || !strings.Contains(seen, ":") {
+		t.Fatalf("Dial = %v, want an unknown-certificate CertError with fingerprint %q", err, seen)
+	}
 }
