@@ -1,0 +1,187 @@
+// Package ssh is the SSH limb adapter: terminal limbs (a PTY shell behind a
+// VT emulator with a scrollback ring), run on fresh exec channels, and
+// files over SFTP, including the SFTP sidecar that gives VNC and RDP limbs
+// their disk. Every failure it returns is a *wire.Error.
+package ssh
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/pkg/sftp"
+
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/sshx"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Options are the knobs of the adapter; the zero value is what dvvd uses:
+// the local user's ~/.ssh (found through os.UserHomeDir, so HOME decides)
+// and the agent at SSH_AUTH_SOCK.
+type Options struct {
+	Home        string        // local home holding .ssh; "": os.UserHomeDir()
+	ConfigFiles []string      // nil: ~/.ssh/config then /etc/ssh/ssh_config
+	AgentSocket string        // "": SSH_AUTH_SOCK; "none": no agent
+	KeepAlive   time.Duration // 0: 10 s
+	Cols, Rows  int           // terminal size; 0: 120x40
+	Scrollback  int           // ring bytes; 0: DefaultScrollback (4 MiB)
+}
+
+// DialTerminal opens a terminal limb with default options.
+func DialTerminal(ctx context.Context, t limb.Target) (limb.Terminal, error) {
+	return Options{}.DialTerminal(ctx, t)
+}
+
+// DialFiles opens the SFTP sidecar with default options.
+func DialFiles(ctx context.Context, t limb.Target) (limb.Files, error) {
+	return Options{}.DialFiles(ctx, t)
+}
+
+// TrustHostKey fetches the host key at address[:port] (a ~/.ssh/config
+// alias works too) and appends it to ~/.ssh/known_hosts, plain unless
+// HashKnownHosts is set in the ssh configuration (OpenSSH's default is
+// plain; Debian's /etc/ssh/ssh_config turns hashing on). A key differing
+// from a recorded one is never replaced: HOSTKEY_CHANGED.
+func TrustHostKey(address string, port int) (string, error) {
+	return Options{}.TrustHostKey(address, port)
+}
+
+var (
+	_ limb.TerminalDialer = DialTerminal
+	_ limb.FilesDialer    = DialFiles
+)
+
+func (o Options) sshOptions(address string, port int, user, password string) sshx.Options {
+	return sshx.Options{Address: address, Port: port, User: user, Password: password, Home: o.Home,
+		ConfigFiles: o.ConfigFiles, AgentSocket: o.AgentSocket, KeepAlive: o.KeepAlive}
+}
+
+// DialTerminal connects, then opens a login shell on a PTY. Every call is
+// a fresh connection and session; the daemon decides which slot it is.
+func (o Options) DialTerminal(ctx context.Context, t limb.Target) (limb.Terminal, error) {
+	if t.Protocol != "" && t.Protocol != wire.ProtoSSH {
+		return nil, wire.Errorf(wire.WrongProtocol, "a terminal limb needs protocol ssh, not %q", t.Protocol)
+	}
+	c, err := sshx.Dial(ctx, o.sshOptions(t.Address, t.Port, t.User, t.Password))
+	if err != nil {
+		return nil, dialError(err, t.Address, t.Port)
+	}
+	cn := &conn{client: c}
+	term, err := newTerminal(ctx, cn, o)
+	if err != nil {
+		c.Close()
+		return nil, cn.opError(err, "opening a shell")
+	}
+	return term, nil
+}
+
+// DialFiles opens SFTP over a second SSH connection to a desktop limb's
+// machine: t.SSHPort and t.SSHUser when set, else ~/.ssh/config's, else
+// 22 and the local user. The desktop's password is not offered to SSH.
+// Failures are FILES_UNAVAILABLE with the reason.
+func (o Options) DialFiles(ctx context.Context, t limb.Target) (limb.Files, error) {
+	c, err := sshx.Dial(ctx, o.sshOptions(t.Address, t.SSHPort, t.SSHUser, ""))
+	if err != nil {
+		return nil, filesUnavailable(err, t.Address, t.SSHPort)
+	}
+	cn := &conn{client: c, ownsClient: true}
+	f, err := cn.files(ctx)
+	if err != nil {
+		c.Close()
+		return nil, wire.Errorf(wire.FilesUnavailable, "the SSH server at %s offers no SFTP: %v", t.Address, err)
+	}
+	return f, nil
+}
+
+// TrustHostKey records the host key; see the package function.
+func (o Options) TrustHostKey(address string, port int) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	r, err := sshx.Trust(ctx, o.sshOptions(address, port, "", ""))
+	if err != nil {
+		return "", dialError(err, address, port)
+	}
+	return r.Fingerprint, nil
+}
+
+// conn is one SSH connection shared by a terminal's shell, its runs and
+// its SFTP session.
+type conn struct {
+	client     *sshx.Client
+	ownsClient bool // a sidecar: closing its Files closes the connection
+
+	mu   sync.Mutex
+	sftp *sftp.Client
+}
+
+func (c *conn) err() error {
+	if err := c.client.Err(); err != nil {
+		return wire.Errorf(wire.NotConnected, "the SSH connection to %s ended: %v", c.client.Endpoint.Addr(), err)
+	}
+	return nil
+}
+
+func (c *conn) close() error {
+	c.mu.Lock()
+	if c.sftp != nil {
+		c.sftp.Close()
+	}
+	c.mu.Unlock()
+	return c.client.Close()
+}
+
+// opError prefers NOT_CONNECTED when the connection itself is gone.
+func (c *conn) opError(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := c.client.Err(); cerr != nil {
+		return wire.Errorf(wire.NotConnected, "%s: the SSH connection to %s ended (%v)", what, c.client.Endpoint.Addr(), cerr)
+	}
+	return opError(err, what)
+}
+
+// run executes one command on a fresh exec channel of the warm connection.
+func (c *conn) run(ctx context.Context, command, cwd string, maxOutput int) (*wire.RunResult, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		return nil, badRequest("run needs timeoutMs: a deadline bounds every command")
+	}
+	if command == "" {
+		return nil, badRequest("run needs a command")
+	}
+	r, err := c.client.Run(ctx, command, sshx.RunOptions{Cwd: cwd, MaxOutput: maxOutput})
+	if err != nil {
+		return nil, c.opError(err, "run")
+	}
+	shown := cwd
+	if shown == "" {
+		shown = "~"
+	}
+	return runResult(r, shown), nil
+}
+
+// files returns the connection's SFTP session, opening it on first use.
+func (c *conn) files(ctx context.Context) (limb.Files, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sftp == nil {
+		type opened struct {
+			s   *sftp.Client
+			err error
+		}
+		ch := make(chan opened, 1)
+		go func() { s, err := c.client.SFTP(); ch <- opened{s, err} }()
+		select {
+		case o := <-ch:
+			if o.err != nil {
+				return nil, c.opError(fmt.Errorf("starting the sftp subsystem: %w", o.err), "files")
+			}
+			c.sftp = o.s
+		case <-ctx.Done():
+			return nil, wire.Errorf(wire.Timeout, "the SFTP subsystem did not start before the deadline")
+		}
+	}
+	return &files{conn: c, sc: c.sftp}, nil
+}

@@ -1,0 +1,306 @@
+package ssh
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/pkg/sftp"
+
+	"github.com/dvvhq/dvv/pkg/sshx"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// files is limb.Files over one SFTP session. Transfers stream through
+// pkg/sftp's concurrent reads and writes: memory stays at the request
+// window (sshx.SFTPConcurrency packets of sshx.SFTPPacket bytes) whatever
+// the file's size.
+type files struct {
+	conn *conn
+	sc   *sftp.Client
+	home string
+}
+
+// maxListEntries bounds one listing so a huge directory cannot exhaust
+// the daemon's memory.
+const maxListEntries = 100000
+
+func (f *files) err(err error, what string) error { return f.conn.opError(err, what) }
+
+func (f *files) Home() (string, error) {
+	if f.home != "" {
+		return f.home, nil
+	}
+	// The SFTP server starts in the login directory.
+	h, err := f.sc.RealPath(".")
+	if err != nil {
+		return "", f.err(err, "finding the remote home directory")
+	}
+	f.home = h
+	return h, nil
+}
+
+// Resolve makes p absolute: ~ and ~/x against the remote home, relative
+// paths against the home too (where the SFTP server starts).
+func (f *files) Resolve(p string) (string, error) {
+	if p == "" {
+		return "", badRequest("a remote path is required")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", badRequest("a remote path cannot contain a NUL byte")
+	}
+	if strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
+		return "", badRequest("%q: only ~ and ~/path are understood (the remote user's home), not ~otheruser", p)
+	}
+	if path.IsAbs(p) {
+		return path.Clean(p), nil
+	}
+	home, err := f.Home()
+	if err != nil {
+		return "", err
+	}
+	rest := strings.TrimPrefix(strings.TrimPrefix(p, "~"), "/")
+	return path.Join(home, rest), nil
+}
+
+func (f *files) List(p string) ([]wire.FileEntry, error) {
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.sc.Lstat(abs)
+	if err != nil {
+		return nil, f.err(err, "list "+abs)
+	}
+	if !st.IsDir() {
+		// A symbolic link to a directory lists the directory, as ls does.
+		if st.Mode()&fs.ModeSymlink != 0 {
+			if t, err := f.sc.Stat(abs); err == nil && t.IsDir() {
+				st = t
+			}
+		}
+		if !st.IsDir() {
+			return []wire.FileEntry{entry(path.Dir(abs), st)}, nil
+		}
+	}
+	infos, err := f.sc.ReadDir(abs)
+	if err != nil {
+		return nil, f.err(err, "list "+abs)
+	}
+	if len(infos) > maxListEntries {
+		return nil, wire.Errorf(wire.TooLarge, "%s holds %d entries, over the %d a listing returns; list a narrower directory or use run with ls/find", abs, len(infos), maxListEntries)
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
+	out := make([]wire.FileEntry, 0, len(infos))
+	for _, fi := range infos {
+		out = append(out, entry(abs, fi))
+	}
+	return out, nil
+}
+
+func entry(dir string, fi os.FileInfo) wire.FileEntry {
+	kind := "other"
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		kind = "file"
+	case m.IsDir():
+		kind = "dir"
+	case m&fs.ModeSymlink != 0:
+		kind = "link"
+	}
+	return wire.FileEntry{Name: fi.Name(), Path: path.Join(dir, fi.Name()), Kind: kind, Size: fi.Size(),
+		Mode: fmt.Sprintf("%04o", unixMode(fi.Mode())), ModTime: fi.ModTime().Unix()}
+}
+
+// unixMode gives the permission bits with setuid, setgid and sticky in
+// their Unix places.
+func unixMode(m fs.FileMode) uint32 {
+	u := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		u |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		u |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		u |= 0o1000
+	}
+	return u
+}
+
+// Get streams the remote file into w. With max > 0 a file larger than max
+// is refused before anything is written (TOO_LARGE), and one that grows
+// past max while being read stops there with TOO_LARGE.
+func (f *files) Get(p string, w io.Writer, max int64) (int64, error) {
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return 0, err
+	}
+	st, err := f.sc.Stat(abs)
+	if err != nil {
+		return 0, f.err(err, "get "+abs)
+	}
+	if st.IsDir() {
+		return 0, badRequest("%s is a directory; get copies one file (list it to see its files)", abs)
+	}
+	if max > 0 && st.Size() > max {
+		return 0, wire.Errorf(wire.TooLarge, "%s is %d bytes, over the %d this get may return; save it to a local path instead", abs, st.Size(), max)
+	}
+	src, err := f.sc.Open(abs)
+	if err != nil {
+		return 0, f.err(err, "get "+abs)
+	}
+	defer src.Close()
+	if max > 0 {
+		w = &limitWriter{w: w, left: max}
+	}
+	n, err := src.WriteTo(w)
+	if errors.Is(err, errTooLarge) {
+		return n, wire.Errorf(wire.TooLarge, "%s grew past %d bytes while being read; save it to a local path instead", abs, max)
+	}
+	if err != nil {
+		return n, f.err(err, "get "+abs)
+	}
+	return n, nil
+}
+
+var errTooLarge = errors.New("over the size limit")
+
+type limitWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > l.left {
+		return 0, errTooLarge
+	}
+	n, err := l.w.Write(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// Put streams r into the remote file, creating or truncating it. A mode
+// (permission bits, 0..07777) is applied explicitly, so the remote umask
+// does not change it; mode 0 keeps an existing file's mode and gives a new
+// file the server's default.
+func (f *files) Put(p string, r io.Reader, mode uint32) (int64, error) {
+	if mode > 0o7777 {
+		return 0, badRequest("mode %o has bits beyond 07777; give permission bits only, e.g. 420 (0644)", mode)
+	}
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return 0, err
+	}
+	if st, err := f.sc.Stat(abs); err == nil && st.IsDir() {
+		return 0, badRequest("%s is a directory; put needs a file path (e.g. %s/name)", abs, abs)
+	}
+	dst, err := f.sc.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err != nil {
+		return 0, f.err(err, "put "+abs)
+	}
+	n, err := dst.ReadFromWithConcurrency(r, sshx.SFTPConcurrency)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, f.err(err, fmt.Sprintf("put %s (after %d bytes)", abs, n))
+	}
+	if mode != 0 {
+		if err := f.sc.Chmod(abs, fs.FileMode(mode&0o777)|modeBits(mode)); err != nil {
+			return n, f.err(err, "setting the mode of "+abs)
+		}
+	}
+	return n, nil
+}
+
+func modeBits(m uint32) fs.FileMode {
+	var out fs.FileMode
+	if m&0o4000 != 0 {
+		out |= fs.ModeSetuid
+	}
+	if m&0o2000 != 0 {
+		out |= fs.ModeSetgid
+	}
+	if m&0o1000 != 0 {
+		out |= fs.ModeSticky
+	}
+	return out
+}
+
+// Mkdir creates a directory and any missing parents; an existing
+// directory is success.
+func (f *files) Mkdir(p string) error {
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return err
+	}
+	if st, err := f.sc.Stat(abs); err == nil {
+		if st.IsDir() {
+			return nil
+		}
+		return badRequest("%s exists and is not a directory", abs)
+	}
+	return f.err(f.sc.MkdirAll(abs), "mkdir "+abs)
+}
+
+// Remove deletes a file, link or empty directory; a non-empty directory
+// only with recursive.
+func (f *files) Remove(p string, recursive bool) error {
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return err
+	}
+	if abs == "/" {
+		return badRequest("refusing to remove /")
+	}
+	st, err := f.sc.Lstat(abs)
+	if err != nil {
+		return f.err(err, "remove "+abs)
+	}
+	if !st.IsDir() {
+		return f.err(f.sc.Remove(abs), "remove "+abs)
+	}
+	if recursive {
+		return f.err(f.sc.RemoveAll(abs), "remove "+abs)
+	}
+	entries, err := f.sc.ReadDir(abs)
+	if err != nil {
+		return f.err(err, "remove "+abs)
+	}
+	if len(entries) > 0 {
+		return badRequest("%s is a directory that is not empty (%d entries); nothing was removed. Pass recursive: true to remove it with everything in it", abs, len(entries))
+	}
+	return f.err(f.sc.RemoveDirectory(abs), "remove "+abs)
+}
+
+// Rename moves from to to, replacing to when the server supports POSIX
+// rename (OpenSSH does).
+func (f *files) Rename(from, to string) error {
+	a, err := f.Resolve(from)
+	if err != nil {
+		return err
+	}
+	b, err := f.Resolve(to)
+	if err != nil {
+		return err
+	}
+	if _, ok := f.sc.HasExtension("posix-rename@openssh.com"); ok {
+		return f.err(f.sc.PosixRename(a, b), "rename "+a)
+	}
+	return f.err(f.sc.Rename(a, b), "rename "+a)
+}
+
+// Close ends a sidecar's connection; a terminal's SFTP session lives as
+// long as the terminal.
+func (f *files) Close() error {
+	if f.conn.ownsClient {
+		return f.conn.close()
+	}
+	return nil
+}
