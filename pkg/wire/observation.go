@@ -9,6 +9,7 @@ const (
 	StateConnected    = "connected"
 	StateReconnecting = "reconnecting"
 	StateFailed       = "failed"
+	StateExited       = "exited" // a terminal's shell ended; reconnect opens a new one
 	StateClosed       = "closed"
 )
 

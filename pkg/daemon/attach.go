@@ -1,0 +1,147 @@
+package daemon
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// An attachment is one client identity: an MCP bridge, or a shell. It sees
+// the limbs it opened or attached, and it is what holds a lease.
+//
+// Lifetime: an attachment made without a session key lives as long as its
+// connection; when the connection ends its leases are released at once (a
+// crashed agent holds nothing). An attachment made with a session key (the
+// dvv CLI sends one per shell) outlives its connections, so a lease survives
+// between two commands typed in the same shell; it ends when the shell
+// process named in the key exits, or after SessionIdle without a request.
+type attachment struct {
+	key      string
+	name     string
+	session  string
+	grant    Grant
+	limbs    map[string]bool // attached limb ids
+	conns    int
+	lastSeen time.Time
+	person   bool // took control as a person (takeover)
+}
+
+func (d *Daemon) attach(c *conn, req *wire.Request) (*attachment, error) {
+	grant, err := d.grantFor(req.Token)
+	if err != nil {
+		return nil, err
+	}
+	name := req.Name
+	if name == "" {
+		name = "client"
+	}
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	key := fmt.Sprintf("conn:%p", c)
+	if req.Session != "" {
+		if len(req.Session) > 128 {
+			return nil, wire.Errorf(wire.BadRequest, "session key longer than 128 bytes")
+		}
+		key = "session:" + name + ":" + req.Session + ":" + grant.TokenID
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a := d.attachments[key]
+	if a == nil {
+		a = &attachment{key: key, name: name, session: req.Session, grant: grant, limbs: map[string]bool{}}
+		d.attachments[key] = a
+	}
+	a.conns++
+	a.lastSeen = time.Now()
+	return a, nil
+}
+
+// detach ends a connection's use of an attachment. Connection-bound
+// attachments die with their connection.
+func (d *Daemon) detach(a *attachment) {
+	d.mu.Lock()
+	a.conns--
+	a.lastSeen = time.Now()
+	dead := a.conns <= 0 && a.session == ""
+	if dead {
+		delete(d.attachments, a.key)
+	}
+	d.mu.Unlock()
+	if dead {
+		d.releaseAllLeases(a, "the attachment's connection ended")
+	}
+}
+
+// expireAttachments ends session attachments whose shell exited or that
+// idled past SessionIdle with no connection.
+func (d *Daemon) expireAttachments() {
+	var dead []*attachment
+	d.mu.Lock()
+	for k, a := range d.attachments {
+		if a.session == "" || a.conns > 0 {
+			continue
+		}
+		if time.Since(a.lastSeen) > d.cfg.SessionIdle || !sessionAlive(a.session) {
+			delete(d.attachments, k)
+			dead = append(dead, a)
+		}
+	}
+	d.mu.Unlock()
+	for _, a := range dead {
+		d.releaseAllLeases(a, "the shell session ended or sat idle")
+	}
+}
+
+// sessionAlive checks a session key of the form "pid:<pid>:<start>" (what
+// the CLI derives from its parent shell): alive while that process exists
+// with that start time. Other keys ($DVV_SESSION) live until idle.
+func sessionAlive(key string) bool {
+	parts := strings.Split(key, ":")
+	if len(parts) != 3 || parts[0] != "pid" {
+		return true
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
+		return true
+	}
+	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
+		return false
+	}
+	if st := ProcessStart(pid); st != "" && st != parts[2] {
+		return false // the pid was reused
+	}
+	return true
+}
+
+// ProcessStart is a process's start time in clock ticks since boot (Linux
+// /proc), "" where unknown. The CLI and the daemon use it to tell a shell
+// from a later process that reuses its pid.
+func ProcessStart(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}
+
+// touch records activity on an attachment.
+func (d *Daemon) touch(a *attachment) {
+	d.mu.Lock()
+	a.lastSeen = time.Now()
+	d.mu.Unlock()
+}

@@ -1,0 +1,205 @@
+package daemon
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func socketPathFor(id string) string { return client.SocketPath(id) }
+
+// writeTimeout bounds how long a client that stopped reading can hold an
+// answer; past it the connection is dropped.
+const writeTimeout = 30 * time.Second
+
+// conn is one socket connection. It starts unattached; the first request
+// that needs an attachment (or hello/attach) makes one.
+type conn struct {
+	d     *Daemon
+	nc    net.Conn
+	att   *attachment
+	attMu sync.Mutex
+
+	out    chan []byte
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// Requests without an id are answered in order: each waits for the one
+	// before it, so `printf … | nc -U` scripts read answers in sequence.
+	seq chan struct{}
+}
+
+func (d *Daemon) serveConn(nc net.Conn) {
+	ctx, cancel := context.WithCancel(d.ctx)
+	c := &conn{d: d, nc: nc, out: make(chan []byte, 64), ctx: ctx, cancel: cancel, seq: make(chan struct{}, 1)}
+	c.seq <- struct{}{}
+	writerDone := make(chan struct{})
+	go c.writer(writerDone)
+	var inflight sync.WaitGroup
+	r := bufio.NewReaderSize(nc, 64<<10)
+	for {
+		line, err := readRequestLine(r, wire.MaxLine)
+		if errors.Is(err, errLineTooLong) {
+			c.send(&wire.Response{Result: wire.ResultError, Code: wire.BadRequest,
+				Message: fmt.Sprintf("request line longer than %d bytes; skipped", wire.MaxLine),
+				Next:    "send large files by local path (from/to) instead of contentBase64"})
+			continue
+		}
+		if err != nil {
+			break
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var req wire.Request
+		if err := decodeRequest(line, &req); err != nil {
+			c.send(errorResponse(nil, err))
+			continue
+		}
+		if len(req.ID) == 0 {
+			<-c.seq
+			inflight.Add(1)
+			go func() {
+				defer inflight.Done()
+				defer func() { c.seq <- struct{}{} }()
+				c.handle(&req)
+			}()
+			continue
+		}
+		inflight.Add(1)
+		go func() { defer inflight.Done(); c.handle(&req) }()
+	}
+	// The client is gone: withdraw what it started, then release its
+	// connection-bound attachment.
+	cancel()
+	inflight.Wait()
+	close(c.out)
+	<-writerDone
+	nc.Close()
+	c.attMu.Lock()
+	att := c.att
+	c.attMu.Unlock()
+	if att != nil {
+		d.detach(att)
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readRequestLine reads one line of at most max bytes. An over-long line is
+// consumed to its end and reported, so the connection stays usable.
+func readRequestLine(r *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > max+1 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF && len(buf) > 0 && !tooLong {
+				return buf, nil
+			}
+			return nil, err
+		}
+		if tooLong {
+			return nil, errLineTooLong
+		}
+		return buf, nil
+	}
+}
+
+// decodeRequest parses strictly: unknown fields and wrong types are
+// BAD_REQUEST with the offending field named.
+func decodeRequest(line []byte, req *wire.Request) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(req); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return wire.Errorf(wire.BadRequest, "field %q must be %s, not a JSON %s", te.Field, te.Type, te.Value)
+		}
+		return wire.Errorf(wire.BadRequest, "malformed request: %v", err)
+	}
+	if dec.More() {
+		return wire.Errorf(wire.BadRequest, "one JSON object per line; found more after it")
+	}
+	if req.Op == "" {
+		return wire.Errorf(wire.BadRequest, `request has no "op"`)
+	}
+	return nil
+}
+
+func (c *conn) writer(done chan struct{}) {
+	defer close(done)
+	w := bufio.NewWriter(c.nc)
+	broken := false
+	for line := range c.out {
+		if broken {
+			continue
+		}
+		c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		w.Write(line)
+		if len(c.out) == 0 {
+			if err := w.Flush(); err != nil {
+				broken = true
+				c.nc.Close() // ends the read loop too
+			}
+		}
+	}
+	if !broken {
+		w.Flush()
+	}
+}
+
+func (c *conn) send(r *wire.Response) {
+	line, err := json.Marshal(r)
+	if err != nil {
+		line, _ = json.Marshal(&wire.Response{Result: wire.ResultError, ID: r.ID, Code: wire.Internal,
+			Message: "answer could not be encoded"})
+	}
+	line = append(line, '\n')
+	select {
+	case c.out <- line:
+	case <-c.ctx.Done():
+	}
+}
+
+func writeRaw(nc net.Conn, r *wire.Response) {
+	b, _ := json.Marshal(r)
+	nc.SetWriteDeadline(time.Now().Add(time.Second))
+	nc.Write(append(b, '\n'))
+}
+
+// errorResponse turns any error into a coded answer. Uncoded errors are
+// INTERNAL and keep only their text (which never holds a secret: secrets
+// are never formatted into errors anywhere in dvvd).
+func errorResponse(id json.RawMessage, err error) *wire.Response {
+	var we *wire.Error
+	if !errors.As(err, &we) {
+		we = wire.Errorf(wire.Internal, "%v", err)
+	}
+	next := we.Next
+	if next == "" {
+		next = we.Code.Info().Next
+	}
+	return &wire.Response{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next,
+		Observation: we.Observation}
+}

@@ -1,0 +1,203 @@
+// Package daemon is dvvd's core: the control socket, attachments, the op
+// dispatch table with its access check, the limb registry, leases, fences,
+// groups and operation history. It knows the limb interfaces (pkg/limb), not
+// the protocols behind them, and speaks pkg/wire types, not bytes.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Version is dvvd's version, reported by hello.
+var Version = "0.1.0-dev"
+
+// Config is what dvvd is started with.
+type Config struct {
+	ID         string // instance name; the socket is /tmp/dvv<uid>/<ID>.sock
+	SocketPath string // overrides the path derived from ID (tests)
+	Logger     *slog.Logger
+
+	// Dialers by protocol. A protocol without a dialer answers UNSUPPORTED.
+	Desktop  map[string]limb.DesktopDialer
+	Terminal limb.TerminalDialer
+	Files    limb.FilesDialer // sidecar SFTP for desktop limbs
+
+	// Services from the hosts/policy layer (nil = feature off).
+	Services Services
+
+	// FenceThreshold is the share of the frame's tiles that must change
+	// since an attachment's last pixel read for type/key to be refused.
+	FenceThreshold float64
+	// SessionIdle is how long a shell session's attachment keeps its leases
+	// without any request.
+	SessionIdle time.Duration
+	// MaxConns bounds concurrent socket connections.
+	MaxConns int
+}
+
+// Daemon is a running dvvd.
+type Daemon struct {
+	cfg Config
+	log *slog.Logger
+
+	mu          sync.Mutex
+	limbs       map[string]*Limb
+	attachments map[string]*attachment
+	groups      map[string]*group
+	nextGroup   int
+	closing     bool
+
+	events *eventHub
+	ln     *net.UnixListener
+	conns  sync.WaitGroup
+	nconns int
+
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// New builds a daemon; Serve starts it.
+func New(cfg Config) *Daemon {
+	if cfg.ID == "" {
+		cfg.ID = "default"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.FenceThreshold == 0 {
+		cfg.FenceThreshold = DefaultFenceThreshold
+	}
+	if cfg.SessionIdle == 0 {
+		cfg.SessionIdle = 30 * time.Minute
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = 1024
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Daemon{cfg: cfg, log: cfg.Logger, limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
+		groups: map[string]*group{}, events: newEventHub(), ctx: ctx, cancel: cancel}
+}
+
+// Listen opens the control socket (see socket.go for the rules it enforces).
+func (d *Daemon) Listen() error {
+	path := d.SocketPath()
+	ln, err := listen(path)
+	if err != nil {
+		return err
+	}
+	d.ln = ln
+	d.log.Info("listening", "socket", path, "pid", os.Getpid())
+	return nil
+}
+
+// SocketPath is where this daemon listens.
+func (d *Daemon) SocketPath() string {
+	if d.cfg.SocketPath != "" {
+		return d.cfg.SocketPath
+	}
+	return socketPathFor(d.cfg.ID)
+}
+
+// Serve accepts connections until Shutdown. Listen must have succeeded.
+func (d *Daemon) Serve() error {
+	go d.janitor()
+	for {
+		c, err := d.ln.AcceptUnix()
+		if err != nil {
+			if d.ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		uid, err := peerUID(c)
+		if err != nil || uid != os.Getuid() {
+			d.log.Warn("refused connection from another user", "peer_uid", uid)
+			c.Close()
+			continue
+		}
+		d.mu.Lock()
+		full := d.nconns >= d.cfg.MaxConns
+		if !full {
+			d.nconns++
+		}
+		d.mu.Unlock()
+		if full {
+			writeRaw(c, &wire.Response{Result: wire.ResultError, Code: wire.Busy,
+				Message: "too many connections to dvvd", Next: "close idle clients and retry"})
+			c.Close()
+			continue
+		}
+		d.conns.Add(1)
+		go func() {
+			defer d.conns.Done()
+			d.serveConn(c)
+			d.mu.Lock()
+			d.nconns--
+			d.mu.Unlock()
+		}()
+	}
+}
+
+// Shutdown closes every limb (withdrawing in-flight intents first), stops
+// accepting, removes the socket and waits for connections to end.
+func (d *Daemon) Shutdown() {
+	d.mu.Lock()
+	if d.closing {
+		d.mu.Unlock()
+		return
+	}
+	d.closing = true
+	limbs := make([]*Limb, 0, len(d.limbs))
+	for _, l := range d.limbs {
+		limbs = append(limbs, l)
+	}
+	d.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, l := range limbs {
+		wg.Add(1)
+		go func() { defer wg.Done(); l.close() }()
+	}
+	wg.Wait()
+	d.cancel()
+	if d.ln != nil {
+		d.ln.Close()
+	}
+	done := make(chan struct{})
+	go func() { d.conns.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+	}
+	d.log.Info("stopped", "limbs_closed", len(limbs))
+}
+
+// Done is closed once Shutdown has begun.
+func (d *Daemon) Done() <-chan struct{} { return d.ctx.Done() }
+
+// janitor expires leases of attachments whose shell session ended or that
+// sat idle past SessionIdle.
+func (d *Daemon) janitor() {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-t.C:
+			d.expireAttachments()
+		}
+	}
+}

@@ -1,0 +1,371 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// group is an ordered set of limbs addressed together.
+type group struct {
+	id      string
+	members []groupMember
+}
+
+type groupMember struct {
+	limbID string
+	host   string
+}
+
+// groupOpenWait bounds how long group_open waits for every member's first
+// connection attempt.
+const groupOpenWait = 20 * time.Second
+
+// groupRunInlineMax bounds the inline image bytes of one group_run screen
+// answer; beyond it the agent is told to scale down or use outDir.
+const groupRunInlineMax = 48 << 20
+
+var groupRunActions = map[string]bool{"wait": true, "screen": true, "status": true, "signals": true,
+	"type": true, "key": true, "click": true, "run": true}
+
+func (d *Daemon) groupMember(gid string, member int) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	g := d.groups[gid]
+	if g == nil {
+		return "", wire.Errorf(wire.LimbGone, "no group %q; call group_list for the open groups", gid)
+	}
+	if member < 0 || member >= len(g.members) {
+		return "", wire.Errorf(wire.LimbGone, "group %s has no member %d (it has %d, indexes 0..%d)", gid, member, len(g.members), len(g.members)-1)
+	}
+	return g.members[member].limbID, nil
+}
+
+// openMembers opens limbs for hostIds and addresses and waits for each
+// one's first connection attempt. On any failure, the limbs this call
+// created are closed again and the error names the failing member.
+func (d *Daemon) openMembers(c *call) ([]groupMember, error) {
+	req := c.req
+	var targets []limb.Target
+	var names []string
+	perceive := req.Perceive != nil && *req.Perceive
+	for _, id := range req.HostIDs {
+		t, err := d.hostTarget(id)
+		if err != nil {
+			return nil, fmt.Errorf("member %q: %w", id, err)
+		}
+		t.Perceive = perceive
+		targets, names = append(targets, t), append(names, id)
+	}
+	if len(req.Addresses) > 0 && req.Protocol == "" {
+		return nil, wire.Errorf(wire.BadRequest, "protocol is required with addresses")
+	}
+	for _, a := range req.Addresses {
+		host, portStr, err := net.SplitHostPort(a)
+		port := 0
+		if err != nil {
+			host = a
+		} else if port, err = strconv.Atoi(portStr); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "member %q: port is not a number", a)
+		}
+		p := port
+		t, err := d.targetFor(&wire.Request{Address: host, Port: &p, Protocol: req.Protocol, Perceive: &perceive})
+		if err != nil {
+			return nil, err
+		}
+		targets, names = append(targets, t), append(names, a)
+	}
+	if len(targets) == 0 {
+		return nil, wire.Errorf(wire.BadRequest, "give hostIds and/or addresses")
+	}
+	d.mu.Lock()
+	existed := map[string]bool{}
+	for _, t := range targets {
+		id := LimbID(t.Protocol, t.Address, t.Port, t.Slot)
+		existed[id] = d.limbs[id] != nil
+	}
+	d.mu.Unlock()
+
+	limbs := make([]*Limb, len(targets))
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := d.openLimb(t)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			limbs[i] = l
+			errs[i] = l.firstAttempt(c.ctx, groupOpenWait)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		for _, l := range limbs {
+			if l != nil && !existed[l.id] {
+				l.close()
+			}
+		}
+		we := asWireError(err)
+		return nil, &wire.Error{Code: we.Code, Message: fmt.Sprintf("member %d (%s) failed: %s; the members this call opened were closed again", i, names[i], we.Message), Next: we.Next}
+	}
+	out := make([]groupMember, len(limbs))
+	for i, l := range limbs {
+		d.attachLimb(c.att, l)
+		out[i] = groupMember{limbID: l.id, host: names[i]}
+	}
+	return out, nil
+}
+
+// firstAttempt waits until the limb connected or its first dial failed.
+func (l *Limb) firstAttempt(ctx context.Context, timeout time.Duration) error {
+	deadline := time.After(timeout)
+	for {
+		l.mu.Lock()
+		st, le, ch := l.state, l.lastErr, l.stateCh
+		l.mu.Unlock()
+		if st == wire.StateConnected {
+			return nil
+		}
+		if le != nil {
+			return &wire.Error{Code: le.Code, Message: le.Message, Next: le.Code.Info().Next}
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return wire.Errorf(wire.Timeout, "no connection within %v", timeout)
+		case <-ctx.Done():
+			return wire.Errorf(wire.Timeout, "the client went away")
+		}
+	}
+}
+
+func opGroupOpen(c *call) (*wire.Response, error) {
+	members, err := c.d.openMembers(c)
+	if err != nil {
+		return nil, err
+	}
+	c.d.mu.Lock()
+	c.d.nextGroup++
+	g := &group{id: fmt.Sprintf("grp-%d", c.d.nextGroup), members: members}
+	c.d.groups[g.id] = g
+	c.d.mu.Unlock()
+	r := ok(wire.OpGroupOpen)
+	r.Group = c.d.groupView(g)
+	return r, nil
+}
+
+func (d *Daemon) groupView(g *group) *wire.Group {
+	out := &wire.Group{GroupID: g.id, Size: len(g.members), Members: []wire.GroupMember{}}
+	d.mu.Lock()
+	members := append([]groupMember(nil), g.members...)
+	d.mu.Unlock()
+	for i, m := range members {
+		state := wire.StateClosed
+		d.mu.Lock()
+		l := d.limbs[m.limbID]
+		d.mu.Unlock()
+		if l != nil {
+			state = l.stateName()
+		}
+		out.Members = append(out.Members, wire.GroupMember{Index: i, LimbID: m.limbID, Host: m.host, State: state})
+	}
+	return out
+}
+
+func (d *Daemon) group(gid string) (*group, error) {
+	if gid == "" {
+		return nil, wire.Errorf(wire.BadRequest, "groupId is required")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	g := d.groups[gid]
+	if g == nil {
+		return nil, wire.Errorf(wire.NotFound, "no group %q; call group_list for the open groups", gid)
+	}
+	return g, nil
+}
+
+func opGroupList(c *call) (*wire.Response, error) {
+	r := ok(wire.OpGroupList)
+	if c.req.GroupID != "" {
+		g, err := c.d.group(c.req.GroupID)
+		if err != nil {
+			return nil, err
+		}
+		r.Group = c.d.groupView(g)
+		return r, nil
+	}
+	c.d.mu.Lock()
+	r.Groups = []wire.Group{}
+	for _, g := range c.d.groups {
+		r.Groups = append(r.Groups, wire.Group{GroupID: g.id, Size: len(g.members)})
+	}
+	c.d.mu.Unlock()
+	sort.Slice(r.Groups, func(i, j int) bool { return r.Groups[i].GroupID < r.Groups[j].GroupID })
+	return r, nil
+}
+
+func opGroupGrow(c *call) (*wire.Response, error) {
+	g, err := c.d.group(c.req.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	members, err := c.d.openMembers(c)
+	if err != nil {
+		return nil, err
+	}
+	c.d.mu.Lock()
+	g.members = append(g.members, members...)
+	c.d.mu.Unlock()
+	r := ok(wire.OpGroupGrow)
+	r.Group = c.d.groupView(g)
+	return r, nil
+}
+
+func opGroupShrink(c *call) (*wire.Response, error) {
+	g, err := c.d.group(c.req.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	if c.req.N == nil || *c.req.N < 1 {
+		return nil, wire.Errorf(wire.BadRequest, "n (how many of the most recent members to close) must be 1 or more")
+	}
+	n := *c.req.N
+	c.d.mu.Lock()
+	size := len(g.members)
+	if n > size {
+		c.d.mu.Unlock()
+		return nil, wire.Errorf(wire.BadRequest, "group %s has %d members; shrinking by %d would close more than it holds (no clamping: use group_close to close all)", g.id, size, n)
+	}
+	gone := append([]groupMember(nil), g.members[size-n:]...)
+	g.members = g.members[:size-n]
+	c.d.mu.Unlock()
+	c.d.closeMembers(gone)
+	r := ok(wire.OpGroupShrnk)
+	r.Group = c.d.groupView(g)
+	return r, nil
+}
+
+func opGroupClose(c *call) (*wire.Response, error) {
+	g, err := c.d.group(c.req.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	c.d.mu.Lock()
+	delete(c.d.groups, g.id)
+	members := g.members
+	c.d.mu.Unlock()
+	c.d.closeMembers(members)
+	return ok(wire.OpGroupClose), nil
+}
+
+// closeMembers closes limbs concurrently; a member already gone is fine.
+func (d *Daemon) closeMembers(ms []groupMember) {
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		d.mu.Lock()
+		l := d.limbs[m.limbID]
+		d.mu.Unlock()
+		if l == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); l.close() }()
+	}
+	wg.Wait()
+}
+
+type barrierKey struct{}
+
+// opGroupRun runs one action on every member concurrently. Every member
+// starts (its op.start event is published) before any member's action runs,
+// and one member failing never stops the others.
+func opGroupRun(c *call) (*wire.Response, error) {
+	g, err := c.d.group(c.req.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	action := c.req.Action
+	if !groupRunActions[action] {
+		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of wait, screen, status, signals, type, key, click, run", action)
+	}
+	var args wire.Request
+	if len(bytes.TrimSpace(c.req.Arguments)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(c.req.Arguments))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&args); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %v", action, err)
+		}
+	}
+	if args.Op != "" || args.LimbID != "" || args.GroupID != "" || args.Member != nil {
+		return nil, wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
+	}
+	outDir := c.req.OutDir
+	if outDir != "" {
+		if action != "screen" || !filepath.IsAbs(outDir) {
+			return nil, wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")
+		}
+		if err := os.MkdirAll(outDir, 0o700); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "create %s: %v", outDir, err)
+		}
+	}
+	c.d.mu.Lock()
+	members := append([]groupMember(nil), g.members...)
+	c.d.mu.Unlock()
+
+	results := make([]wire.MemberResult, len(members))
+	var started, finished sync.WaitGroup
+	started.Add(len(members))
+	finished.Add(len(members))
+	ctx := context.WithValue(c.ctx, barrierKey{}, &started)
+	for i, m := range members {
+		req := args
+		req.Op, req.LimbID = action, m.limbID
+		if outDir != "" {
+			req.Out = filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[req.Format == "jpeg"]))
+		}
+		go func() {
+			defer finished.Done()
+			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatch(ctx, c.c, c.att, &req)}
+		}()
+	}
+	finished.Wait()
+	inline := 0
+	for _, r := range results {
+		if r.Response.Screen != nil {
+			inline += len(r.Response.Screen.DataBase64)
+		}
+	}
+	if inline > groupRunInlineMax {
+		return nil, wire.Errorf(wire.TooLarge, "the %d screens come to %d bytes inline (limit %d); pass arguments {scale: 0.25} or use outDir to have them written to files", len(results), inline, groupRunInlineMax)
+	}
+	r := ok(wire.OpGroupRun)
+	r.Members = results
+	return r, nil
+}
+
+// waitBarrier holds a group_run member until every member has started.
+func waitBarrier(ctx context.Context) {
+	if b, ok := ctx.Value(barrierKey{}).(*sync.WaitGroup); ok {
+		b.Done()
+		b.Wait()
+	}
+}

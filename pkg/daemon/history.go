@@ -1,0 +1,40 @@
+package daemon
+
+import (
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// historySize is how many recent operations each limb remembers.
+const historySize = 128
+
+// history is a limb's ring of recent operations: op, attachment, outcome
+// and timings. It never holds typed text, pixels or secrets, so an agent
+// whose call timed out can safely learn what happened.
+type history struct {
+	mu   sync.Mutex
+	ring [historySize]wire.HistoryEntry
+	n    uint64
+}
+
+func (h *history) add(op, attachment, outcome, detail string, start time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.n++
+	h.ring[(h.n-1)%historySize] = wire.HistoryEntry{Seq: h.n, Op: op, Attachment: attachment, Outcome: outcome,
+		Detail: detail, StartedMs: start.UnixMilli(), ElapsedMs: time.Since(start).Milliseconds()}
+}
+
+// list returns the remembered entries, oldest first.
+func (h *history) list() []wire.HistoryEntry {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	count := min(h.n, historySize)
+	out := make([]wire.HistoryEntry, 0, count)
+	for i := h.n - count; i < h.n; i++ {
+		out = append(out, h.ring[i%historySize])
+	}
+	return out
+}

@@ -1,0 +1,178 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// leaseState is a limb's control lease. Guarded by Limb.mu.
+type leaseState struct {
+	holder  *attachment
+	since   time.Time
+	reason  string
+	human   bool                 // the holder took over as a person
+	revoked map[*attachment]bool // lost the lease under them; their next act hears LEASE_REVOKED
+	freed   chan struct{}        // closed when the lease is released
+}
+
+func (l *Limb) leaseView(a *attachment) wire.Lease {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.leaseViewLocked(a)
+}
+
+func (l *Limb) leaseViewLocked(a *attachment) wire.Lease {
+	ls := &l.lease
+	v := wire.Lease{HumanTookOver: ls.human, Reason: ls.reason}
+	if ls.holder != nil {
+		v.Holder = ls.holder.name
+		v.Held = ls.holder == a
+		v.SinceMs = ls.since.UnixMilli()
+	}
+	return v
+}
+
+// acquire grants the lease to a, waiting up to wait for another agent to
+// release it. A person's hold is never waited for: agent input is refused,
+// not queued, while a person drives.
+func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		l.mu.Lock()
+		ls := &l.lease
+		switch {
+		case ls.holder == nil || ls.holder == a:
+			if ls.holder == nil {
+				ls.since = time.Now()
+			}
+			ls.holder, ls.reason, ls.human = a, reason, a.person
+			delete(ls.revoked, a)
+			l.mu.Unlock()
+			l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "acquired by " + a.name})
+			return nil
+		case ls.human && !a.person:
+			holder := ls.holder.name
+			l.mu.Unlock()
+			return wire.Errorf(wire.LeaseNotHeld, "a person (%s) is driving limb %s; agent input is refused while they hold control", holder, l.id)
+		}
+		if ls.freed == nil {
+			ls.freed = make(chan struct{})
+		}
+		freed, holder := ls.freed, ls.holder.name
+		l.mu.Unlock()
+		left := time.Until(deadline)
+		if left <= 0 {
+			return wire.Errorf(wire.LeaseNotHeld, "limb %s's lease is held by %s", l.id, holder)
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-freed:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return wire.Errorf(wire.Timeout, "gave up waiting for the lease of limb %s", l.id)
+		}
+		t.Stop()
+	}
+}
+
+// release gives the lease back when a holds it. It is not an error to
+// release a lease one does not hold (release is idempotent).
+func (l *Limb) release(a *attachment, reason string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ls := &l.lease
+	if ls.holder != a {
+		return false
+	}
+	l.freeLocked(reason)
+	return true
+}
+
+func (l *Limb) freeLocked(reason string) {
+	ls := &l.lease
+	ls.holder, ls.human, ls.reason = nil, false, reason
+	if ls.freed != nil {
+		close(ls.freed)
+		ls.freed = nil
+	}
+	l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "released"})
+}
+
+// takeover gives the lease to a person at once. The agent that held it is
+// revoked: its in-flight intents are withdrawn and its next act answers
+// LEASE_REVOKED.
+func (l *Limb) takeover(a *attachment, reason string) {
+	l.d.mu.Lock()
+	a.person = true
+	l.d.mu.Unlock()
+	l.mu.Lock()
+	ls := &l.lease
+	if prev := ls.holder; prev != nil && prev != a {
+		if ls.revoked == nil {
+			ls.revoked = map[*attachment]bool{}
+		}
+		ls.revoked[prev] = true
+		// Withdraw every intent in flight, then start a fresh act context.
+		l.actCancel()
+		l.actCtx, l.actCancel = context.WithCancel(l.ctx)
+	}
+	ls.holder, ls.human, ls.since = a, true, time.Now()
+	if reason == "" {
+		reason = "a person took over"
+	}
+	ls.reason = reason
+	l.mu.Unlock()
+	l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "taken over by " + a.name})
+}
+
+// checkLease is the gate of every act: LEASE_REVOKED once after the lease
+// was taken away from a, then LEASE_NOT_HELD.
+func (l *Limb) checkLease(a *attachment) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ls := &l.lease
+	if ls.holder == a {
+		return nil
+	}
+	if ls.revoked[a] {
+		delete(ls.revoked, a)
+		by := "the lease was revoked"
+		if ls.human && ls.holder != nil {
+			by = fmt.Sprintf("a person (%s) took over", ls.holder.name)
+		}
+		e := wire.Errorf(wire.LeaseRevoked, "%s on limb %s; nothing was delivered", by, l.id)
+		return e
+	}
+	holder := "nobody"
+	if ls.holder != nil {
+		holder = ls.holder.name
+	}
+	return wire.Errorf(wire.LeaseNotHeld, "acting on limb %s needs the control lease (held by %s)", l.id, holder)
+}
+
+// releaseAllLeases frees every lease a holds (its connection or session
+// ended). Agents waiting in acquire wake up.
+func (d *Daemon) releaseAllLeases(a *attachment, reason string) {
+	d.mu.Lock()
+	limbs := make([]*Limb, 0, len(d.limbs))
+	for _, l := range d.limbs {
+		limbs = append(limbs, l)
+	}
+	d.mu.Unlock()
+	for _, l := range limbs {
+		l.mu.Lock()
+		if l.lease.holder == a {
+			l.freeLocked(reason)
+		}
+		delete(l.lease.revoked, a)
+		if f := l.fences[a]; f != nil {
+			f.close()
+			delete(l.fences, a)
+		}
+		l.mu.Unlock()
+	}
+}

@@ -1,0 +1,236 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// inlineFileMax bounds a file carried inside an answer or a request as
+// contentBase64; bigger files go by local path (from/to), streamed.
+const inlineFileMax = 16 << 20
+
+// filesFor opens (once) the limb's SFTP route: the SSH connection itself
+// for a terminal limb, the sidecar SSH connection for a desktop limb.
+func (l *Limb) filesFor(c *call) (limb.Files, string, error) {
+	l.filesMu.Lock()
+	defer l.filesMu.Unlock()
+	via := "ssh"
+	if l.kind == kindDesktop {
+		via = "sidecar"
+	}
+	if l.files != nil {
+		return l.files, via, nil
+	}
+	var f limb.Files
+	var err error
+	if l.kind == kindTerminal {
+		term, terr := l.terminal()
+		if terr != nil {
+			return nil, via, terr
+		}
+		f, err = term.Files(c.ctx)
+	} else {
+		if l.d.cfg.Files == nil {
+			return nil, via, wire.Errorf(wire.FilesUnavailable, "this dvvd was built without the SFTP sidecar")
+		}
+		l.mu.Lock()
+		t := l.target
+		l.mu.Unlock()
+		f, err = l.d.cfg.Files(c.ctx, t)
+	}
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return nil, via, we
+		}
+		return nil, via, wire.Errorf(wire.FilesUnavailable, "%v", err)
+	}
+	l.files = f
+	return f, via, nil
+}
+
+// dropFiles forgets a broken SFTP route so the next call dials again.
+func (l *Limb) dropFiles(err error) {
+	var we *wire.Error
+	if errors.As(err, &we) && (we.Code == wire.FilesUnavailable || we.Code == wire.NotConnected || we.Code == wire.Unreachable) {
+		l.filesMu.Lock()
+		if l.files != nil {
+			l.files.Close()
+			l.files = nil
+		}
+		l.filesMu.Unlock()
+	}
+}
+
+func opFiles(c *call) (*wire.Response, error) {
+	req := c.req
+	switch req.Action {
+	case "list", "get", "put", "mkdir", "remove", "rename", "home":
+	case "":
+		return nil, wire.Errorf(wire.BadRequest, "action is required: list, get, put, mkdir, remove, rename or home")
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of list, get, put, mkdir, remove, rename, home", req.Action)
+	}
+	f, via, err := c.l.filesFor(c)
+	if err != nil {
+		return nil, err
+	}
+	res, err := doFiles(f, req)
+	if err != nil {
+		c.l.dropFiles(err)
+		return nil, err
+	}
+	res.Action, res.Via = req.Action, via
+	r := ok(wire.OpFiles)
+	r.Files = res
+	return r, nil
+}
+
+func doFiles(f limb.Files, req *wire.Request) (*wire.FilesResult, error) {
+	path := req.Path
+	needPath := func() error {
+		if path == "" {
+			return wire.Errorf(wire.BadRequest, "%s needs path", req.Action)
+		}
+		return nil
+	}
+	res := &wire.FilesResult{Path: path}
+	switch req.Action {
+	case "home":
+		h, err := f.Home()
+		res.Home, res.Path = h, h
+		return res, err
+	case "list":
+		if path == "" {
+			path = "~"
+		}
+		entries, err := f.List(path)
+		res.Entries, res.Path = entries, path
+		if res.Entries == nil {
+			res.Entries = []wire.FileEntry{}
+		}
+		return res, err
+	case "mkdir":
+		if err := needPath(); err != nil {
+			return nil, err
+		}
+		return res, f.Mkdir(path)
+	case "remove":
+		if err := needPath(); err != nil {
+			return nil, err
+		}
+		return res, f.Remove(path, req.Recursive)
+	case "rename":
+		if err := needPath(); err != nil {
+			return nil, err
+		}
+		if req.To == "" {
+			return nil, wire.Errorf(wire.BadRequest, "rename needs to (the new remote path)")
+		}
+		res.To = req.To
+		return res, f.Rename(path, req.To)
+	case "get":
+		if err := needPath(); err != nil {
+			return nil, err
+		}
+		if req.To == "" {
+			var buf bytes.Buffer
+			n, err := f.Get(path, &buf, inlineFileMax)
+			if err != nil {
+				return nil, err
+			}
+			res.Bytes, res.ContentBase64 = n, base64.StdEncoding.EncodeToString(buf.Bytes())
+			return res, nil
+		}
+		if !filepath.IsAbs(req.To) {
+			return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
+		}
+		n, err := getToFile(f, path, req.To)
+		res.Bytes, res.To = n, req.To
+		return res, err
+	case "put":
+		if err := needPath(); err != nil {
+			return nil, err
+		}
+		mode := uint32(0o644)
+		if req.Mode != nil {
+			if *req.Mode < 0 || *req.Mode > 0o7777 {
+				return nil, wire.Errorf(wire.BadRequest, "mode must be permission bits (0..07777)")
+			}
+			mode = uint32(*req.Mode)
+		}
+		switch {
+		case req.From != "" && req.ContentBase64 != "":
+			return nil, wire.Errorf(wire.BadRequest, "put takes from or contentBase64, not both")
+		case req.From != "":
+			if !filepath.IsAbs(req.From) {
+				return nil, wire.Errorf(wire.BadRequest, "from must be an absolute local path")
+			}
+			src, err := os.Open(req.From)
+			if err != nil {
+				return nil, wire.Errorf(wire.NotFound, "open %s: %v", req.From, err)
+			}
+			defer src.Close()
+			n, err := f.Put(path, src, mode)
+			res.Bytes = n
+			return res, err
+		default:
+			data, err := base64.StdEncoding.DecodeString(req.ContentBase64)
+			if err != nil {
+				return nil, wire.Errorf(wire.BadRequest, "contentBase64 is not valid base64")
+			}
+			if len(data) > inlineFileMax {
+				return nil, wire.Errorf(wire.TooLarge, "inline content is limited to %d bytes; use from with a local path", inlineFileMax)
+			}
+			n, err := f.Put(path, bytes.NewReader(data), mode)
+			res.Bytes = n
+			return res, err
+		}
+	}
+	return nil, wire.Errorf(wire.BadRequest, "unknown files action")
+}
+
+// getToFile streams a remote file into a local one, replacing it only when
+// the whole file arrived.
+func getToFile(f limb.Files, path, to string) (int64, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(to), ".dvv-get-*")
+	if err != nil {
+		return 0, wire.Errorf(wire.BadRequest, "cannot write beside %s: %v", to, err)
+	}
+	defer os.Remove(tmp.Name())
+	n, err := f.Get(path, tmp, -1)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = wire.Errorf(wire.Internal, "write %s: %v", to, cerr)
+	}
+	if err != nil {
+		return n, err
+	}
+	if err := os.Rename(tmp.Name(), to); err != nil {
+		return n, wire.Errorf(wire.BadRequest, "rename into %s: %v", to, err)
+	}
+	return n, nil
+}
+
+// opTransfer: files moves everything inside its own call, so there is never
+// a transfer in flight. These are ordinary answers, not errors.
+func opTransfer(c *call) (*wire.Response, error) {
+	r := ok(wire.OpTransfer)
+	switch c.req.Action {
+	case "status":
+		r.Transfer = &wire.Transfer{Action: "status", Note: "no transfer is in flight: files get and put run to completion inside their own call and answer with what they moved"}
+	case "cancel":
+		r.Transfer = &wire.Transfer{Action: "cancel", Note: "nothing to cancel: no transfer is ever queued; a files call in progress ends when its own call ends"}
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "action must be status or cancel")
+	}
+	if c.req.TransferID != "" {
+		r.Transfer.Note += "; transfer id " + c.req.TransferID + " names nothing"
+	}
+	return r, nil
+}

@@ -1,0 +1,342 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/keys"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// act runs fn as an intent on l: the lease is checked, and fn's context is
+// cancelled when the intent is withdrawn (close, takeover) or the client
+// goes away.
+func (c *call) act(fn func(ctx context.Context, desk limb.Desktop) error) error {
+	l := c.l
+	if err := l.checkLease(c.att); err != nil {
+		return err
+	}
+	desk, err := l.desktop()
+	if err != nil {
+		return err
+	}
+	actCtx, done, err := l.beginAct()
+	if err != nil {
+		return err
+	}
+	defer done()
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	stop := context.AfterFunc(actCtx, cancel)
+	defer stop()
+	if err := fn(ctx, desk); err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return we
+		}
+		if actCtx.Err() != nil {
+			return wire.Errorf(wire.LeaseRevoked, "the intent on limb %s was withdrawn (lease revoked or limb closing): %v", l.id, err)
+		}
+		if ctx.Err() != nil {
+			return wire.Errorf(wire.Timeout, "the client went away; the intent was withdrawn: %v", err)
+		}
+		return wire.Errorf(wire.NotConnected, "limb %s dropped while sending input: %v", l.id, err)
+	}
+	return nil
+}
+
+func need(p *int, name string) (int, error) {
+	if p == nil {
+		return 0, wire.Errorf(wire.BadRequest, "%s is required", name)
+	}
+	return *p, nil
+}
+
+func opClick(c *call) (*wire.Response, error) {
+	req := c.req
+	l := c.l
+	if l.kind != kindDesktop {
+		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; click needs a desktop limb", l.id)
+	}
+	action := req.Action
+	if action == "" {
+		return nil, wire.Errorf(wire.BadRequest, "action is required: move, click, double, right, middle, drag or scroll")
+	}
+	x, err := need(req.X, "x")
+	if err != nil {
+		return nil, err
+	}
+	y, err := need(req.Y, "y")
+	if err != nil {
+		return nil, err
+	}
+	points := [][2]int{{x, y}}
+	var toX, toY int
+	if action == "drag" {
+		if toX, err = need(req.ToX, "toX (drag)"); err != nil {
+			return nil, err
+		}
+		if toY, err = need(req.ToY, "toY (drag)"); err != nil {
+			return nil, err
+		}
+		points = append(points, [2]int{toX, toY})
+	}
+	var wheel limb.Buttons
+	clicks := 1
+	switch action {
+	case "move", "click", "double", "right", "middle", "drag":
+	case "scroll":
+		wheel = map[string]limb.Buttons{"up": limb.WheelUp, "down": limb.WheelDown, "left": limb.WheelLeft, "right": limb.WheelRight}[req.Direction]
+		if wheel == 0 {
+			return nil, wire.Errorf(wire.BadRequest, "scroll needs direction: up, down, left or right")
+		}
+		if req.Clicks != nil {
+			clicks = *req.Clicks
+		}
+		if clicks < 1 || clicks > 100 {
+			return nil, wire.Errorf(wire.BadRequest, "clicks must be 1..100")
+		}
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of move, click, double, right, middle, drag, scroll", action)
+	}
+	button := limb.ButtonLeft
+	switch req.Button {
+	case "", "left":
+	case "middle":
+		button = limb.ButtonMiddle
+	case "right":
+		button = limb.ButtonRight
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "button %q is not one of left, middle, right", req.Button)
+	}
+	mods, err := modifierKeysyms(req.Modifiers)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.checkLease(c.att); err != nil {
+		return nil, err
+	}
+	if err := l.checkGeometry(req.Generation, points...); err != nil {
+		return nil, err
+	}
+	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
+		for _, m := range mods {
+			if err := desk.Key(m, true); err != nil {
+				return err
+			}
+		}
+		defer func() {
+			for i := len(mods) - 1; i >= 0; i-- {
+				desk.Key(mods[i], false)
+			}
+		}()
+		press := func(b limb.Buttons, n int) error {
+			for i := 0; i < n; i++ {
+				if err := desk.Pointer(x, y, b); err != nil {
+					return err
+				}
+				if err := desk.Pointer(x, y, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := desk.Pointer(x, y, 0); err != nil {
+			return err
+		}
+		switch action {
+		case "click":
+			return press(limb.ButtonLeft, 1)
+		case "double":
+			return press(limb.ButtonLeft, 2)
+		case "right":
+			return press(limb.ButtonRight, 1)
+		case "middle":
+			return press(limb.ButtonMiddle, 1)
+		case "scroll":
+			return press(wheel, clicks)
+		case "drag":
+			return drag(ctx, desk, x, y, toX, toY, button)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := ok(wire.OpClick)
+	r.Dispatched = fmt.Sprintf("%s at (%d,%d) sent; not verified: read the screen to see its effect", action, x, y)
+	return r, nil
+}
+
+// drag presses at the start, moves in steps (so applications see motion),
+// and releases at the end.
+func drag(ctx context.Context, desk limb.Desktop, x, y, toX, toY int, b limb.Buttons) error {
+	if err := desk.Pointer(x, y, b); err != nil {
+		return err
+	}
+	const steps = 12
+	for i := 1; i <= steps; i++ {
+		if ctx.Err() != nil {
+			desk.Pointer(x+(toX-x)*(i-1)/steps, y+(toY-y)*(i-1)/steps, 0)
+			return ctx.Err()
+		}
+		if err := desk.Pointer(x+(toX-x)*i/steps, y+(toY-y)*i/steps, b); err != nil {
+			return err
+		}
+		time.Sleep(8 * time.Millisecond)
+	}
+	return desk.Pointer(toX, toY, 0)
+}
+
+func modifierKeysyms(names []string) ([]uint32, error) {
+	var out []uint32
+	for _, n := range names {
+		syms, err := keys.ParseChord(n)
+		if err != nil || len(syms) != 1 || !keys.IsModifier(syms[0]) {
+			return nil, wire.Errorf(wire.UnknownKey, "modifier %q is not one of ctrl, alt, shift, super, altgr", n)
+		}
+		out = append(out, syms[0])
+	}
+	return out, nil
+}
+
+func opType(c *call) (*wire.Response, error) {
+	l := c.l
+	if c.req.Text == nil {
+		return nil, wire.Errorf(wire.BadRequest, "text is required")
+	}
+	text := []rune(*c.req.Text)
+	if l.kind == kindTerminal {
+		return termSendText(c, *c.req.Text)
+	}
+	var delay time.Duration
+	if c.req.Wpm != nil {
+		if *c.req.Wpm <= 0 || *c.req.Wpm > 100000 {
+			return nil, wire.Errorf(wire.BadRequest, "wpm must be 1..100000")
+		}
+		delay = time.Minute / time.Duration(*c.req.Wpm*5) // a word is five characters
+	}
+	if err := l.checkLease(c.att); err != nil {
+		return nil, err
+	}
+	if err := l.checkTypingFence(c.att); err != nil {
+		return nil, err
+	}
+	sent := 0
+	err := c.act(func(ctx context.Context, desk limb.Desktop) error {
+		for _, r := range text {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := desk.TypeRune(r); err != nil {
+				return err
+			}
+			sent++
+			if delay > 0 {
+				select {
+				case <-time.After(delay):
+				case <-ctx.Done():
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) && sent > 0 {
+			we.Message += fmt.Sprintf(" (%d of %d characters had been sent)", sent, len(text))
+		}
+		return nil, err
+	}
+	r := ok(wire.OpType)
+	r.Dispatched = fmt.Sprintf("%d characters sent; not verified: read the screen to see them", len(text))
+	return r, nil
+}
+
+func opKey(c *call) (*wire.Response, error) {
+	l := c.l
+	if c.req.Keys == "" {
+		return nil, wire.Errorf(wire.BadRequest, "keys is required (e.g. Enter, ctrl+c, super+r)")
+	}
+	syms, err := keys.ParseChord(c.req.Keys)
+	if err != nil {
+		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
+	}
+	if l.kind == kindTerminal {
+		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; send bytes with term_send (e.g. bytesHex 03 for ctrl+c)", l.id)
+	}
+	if err := l.checkLease(c.att); err != nil {
+		return nil, err
+	}
+	if err := l.checkTypingFence(c.att); err != nil {
+		return nil, err
+	}
+	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
+		pressed := 0
+		defer func() {
+			for i := pressed - 1; i >= 0; i-- {
+				desk.Key(syms[i], false)
+			}
+		}()
+		for _, s := range syms {
+			if err := desk.Key(s, true); err != nil {
+				return err
+			}
+			pressed++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := ok(wire.OpKey)
+	r.Dispatched = c.req.Keys + " sent; not verified: read the screen to see its effect"
+	return r, nil
+}
+
+// clipboardLimit bounds clipboard text either way.
+const clipboardLimit = 1 << 20
+
+func opClipboard(c *call) (*wire.Response, error) {
+	l := c.l
+	if l.kind != kindDesktop {
+		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; it has no clipboard (use run or files)", l.id)
+	}
+	r := ok(wire.OpClipboard)
+	switch c.req.Action {
+	case "get":
+		desk, err := l.desktop()
+		if err != nil {
+			return nil, err
+		}
+		text, info, present := desk.Clipboard()
+		r.Clip = &wire.Clipboard{Action: "get", Text: text, Present: present, Via: info.Via}
+		return r, nil
+	case "set":
+		if c.req.Text == nil {
+			return nil, wire.Errorf(wire.BadRequest, "set needs text")
+		}
+		if len(*c.req.Text) > clipboardLimit {
+			return nil, wire.Errorf(wire.TooLarge, "clipboard text is limited to %d bytes", clipboardLimit)
+		}
+		var info limb.ClipboardInfo
+		err := c.act(func(ctx context.Context, desk limb.Desktop) error {
+			var err error
+			info, err = desk.SetClipboard(*c.req.Text)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.Clip = &wire.Clipboard{Action: "set", Present: true, Via: info.Via, Dropped: info.Dropped}
+		r.Dispatched = "clipboard text sent"
+		if len(info.Dropped) > 0 {
+			r.Dispatched += fmt.Sprintf("; %d characters could not be carried by %s and were left out", len(info.Dropped), info.Via)
+		}
+		return r, nil
+	}
+	return nil, wire.Errorf(wire.BadRequest, "action must be get or set")
+}

@@ -1,0 +1,328 @@
+package daemon
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func opHello(c *call) (*wire.Response, error) {
+	r := ok(c.req.Op)
+	r.Daemon = &wire.DaemonInfo{Version: Version, Protocol: wire.ProtocolVersion, ID: c.d.cfg.ID, PID: os.Getpid(),
+		Attachment: c.att.name, Role: c.att.grant.Role, Caps: c.att.grant.List()}
+	return r, nil
+}
+
+func opPing(c *call) (*wire.Response, error) { return ok(wire.OpPing), nil }
+
+func opShutdown(c *call) (*wire.Response, error) {
+	go c.d.Shutdown()
+	return ok(wire.OpShutdown), nil
+}
+
+// observe builds the dvv.observation.v1 object for a (which may be nil).
+func (l *Limb) observe(a *attachment) *wire.Observation {
+	l.mu.Lock()
+	o := &wire.Observation{Schema: wire.ObservationSchema, LimbID: l.id, Protocol: l.target.Protocol, Kind: l.kind,
+		Address: l.target.Address, Port: l.target.Port, Slot: l.target.Slot, State: l.state, Perceive: l.perceive,
+		Reconnects: l.reconnects, LastError: l.lastErr, Lease: l.leaseViewLocked(a)}
+	desk, term := l.desk, l.term
+	l.mu.Unlock()
+	var last time.Time
+	switch {
+	case l.buf != nil:
+		w, h := l.buf.Size()
+		o.Size = wire.Size{W: w, H: h}
+		o.Geometry = wire.Geometry{Generation: l.generation(), Width: w, Height: h}
+		o.Coverage = round3(l.buf.Coverage())
+		last = l.buf.LastChange()
+		o.Fence = l.fenceView(a)
+		if desk != nil {
+			o.DesktopName = desk.DesktopName()
+		}
+	case term != nil:
+		cols, rows := term.Size()
+		o.Size = wire.Size{W: cols, H: rows}
+		o.Geometry = wire.Geometry{Generation: 1, Width: cols, Height: rows}
+		o.Coverage = 1
+		last = term.LastOutput()
+	}
+	if !last.IsZero() {
+		o.LastChangeMs = time.Since(last).Milliseconds()
+	}
+	o.Signals = l.signals(desk, term)
+	return o
+}
+
+// signals never defaults: with no live session every entry is unknown with
+// the reason, except window_structure, which no protocol here carries.
+func (l *Limb) signals(desk limb.Desktop, term limb.Terminal) wire.Signals {
+	var s wire.Signals
+	switch {
+	case desk != nil:
+		s = desk.Signals()
+	case term != nil:
+		s = term.Signals()
+	}
+	out := wire.Signals{}
+	for k, v := range s {
+		out[k] = v
+	}
+	if len(out) == 0 {
+		reason := "the limb is " + l.stateName() + "; signals are negotiated on connect"
+		for _, name := range []string{wire.SigLEDState, wire.SigClipboard, wire.SigDesktopResize, wire.SigCursorShape} {
+			out[name] = wire.Signal{State: wire.SignalUnknown, Reason: reason}
+		}
+	}
+	out[wire.SigWindowStructure] = wire.Signal{State: wire.SignalAbsent,
+		Reason: "no protocol dvv speaks carries window structure; read the pixels"}
+	return out
+}
+
+func (l *Limb) stateName() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.state
+}
+
+func (l *Limb) summary(a *attachment) wire.LimbSummary {
+	o := l.observe(a)
+	caps := []string{"status", "signals", "wait"}
+	if l.kind == kindDesktop {
+		caps = append(caps, "click", "type", "key", "clipboard", "files")
+		if o.Perceive {
+			caps = append(caps, "screen")
+		}
+	} else {
+		caps = append(caps, "run", "term_read", "term_send", "screen", "files")
+	}
+	return wire.LimbSummary{LimbID: l.id, Protocol: o.Protocol, Address: o.Address, Port: o.Port, Slot: o.Slot,
+		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
+}
+
+func opLimbs(c *call) (*wire.Response, error) {
+	r := ok(wire.OpLimbs)
+	r.Limbs, r.Available = []wire.LimbSummary{}, []wire.LimbSummary{}
+	c.d.mu.Lock()
+	all := make([]*Limb, 0, len(c.d.limbs))
+	for _, l := range c.d.limbs {
+		all = append(all, l)
+	}
+	mine := map[string]bool{}
+	for id := range c.att.limbs {
+		mine[id] = true
+	}
+	c.d.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	for _, l := range all {
+		if mine[l.id] {
+			r.Limbs = append(r.Limbs, l.summary(c.att))
+		} else {
+			r.Available = append(r.Available, l.summary(c.att))
+		}
+	}
+	return r, nil
+}
+
+func opOpen(c *call) (*wire.Response, error) {
+	t, err := c.d.targetFor(c.req)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.d.openLimb(t)
+	if err != nil {
+		return nil, err
+	}
+	c.d.attachLimb(c.att, l)
+	r := ok(wire.OpOpen)
+	r.LimbID = l.id
+	r.Observation = l.observe(c.att)
+	return r, nil
+}
+
+// targetFor builds a dial target from open's arguments (an address and
+// protocol, or a saved host whose credential is read inside dvvd).
+func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
+	var t limb.Target
+	if req.Slot != nil {
+		if *req.Slot < 0 {
+			return t, wire.Errorf(wire.BadRequest, "slot must be 0 or more")
+		}
+		t.Slot = *req.Slot
+	}
+	t.Perceive = req.Perceive != nil && *req.Perceive
+	if req.HostID != "" {
+		if req.Protocol != "" {
+			return t, wire.Errorf(wire.BadRequest, "protocol comes from the saved host; do not pass it beside hostId")
+		}
+		if req.Address != "" {
+			return t, wire.Errorf(wire.BadRequest, "pass hostId or address, not both")
+		}
+		ht, err := d.hostTarget(req.HostID)
+		if err != nil {
+			return t, err
+		}
+		ht.Slot, ht.Perceive = t.Slot, t.Perceive
+		if req.Port != nil {
+			ht.Port = *req.Port
+		}
+		t = ht
+	} else {
+		if req.Address == "" {
+			return t, wire.Errorf(wire.BadRequest, "open needs hostId, or address with protocol")
+		}
+		if req.Protocol == "" {
+			return t, wire.Errorf(wire.BadRequest, "protocol (vnc, rdp or ssh) is required with address")
+		}
+		t.Protocol, t.Address = req.Protocol, req.Address
+		if req.Port != nil {
+			t.Port = *req.Port
+		}
+	}
+	switch t.Protocol {
+	case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
+	default:
+		return t, wire.Errorf(wire.BadRequest, "protocol %q is not one of vnc, rdp, ssh", t.Protocol)
+	}
+	if strings.ContainsAny(t.Address, " \t\n") || len(t.Address) > 255 {
+		return t, wire.Errorf(wire.BadRequest, "address %q is not a host name, IP or ws:// URL", t.Address)
+	}
+	if t.Port == 0 && !strings.Contains(t.Address, "://") {
+		t.Port = defaultPort(t.Protocol)
+	}
+	if t.Port < 0 || t.Port > 65535 {
+		return t, wire.Errorf(wire.BadRequest, "port %d is out of range", t.Port)
+	}
+	if t.Protocol == wire.ProtoVNC && t.Slot > 0 {
+		return t, wire.Errorf(wire.SlotRefused, "VNC shares one session per server; open with slot 0")
+	}
+	return t, nil
+}
+
+func (d *Daemon) attachLimb(a *attachment, l *Limb) {
+	d.mu.Lock()
+	a.limbs[l.id] = true
+	d.mu.Unlock()
+}
+
+// resolve finds the limb a request names by limbId, or groupId + member.
+// Naming an available limb attaches it.
+func (d *Daemon) resolve(a *attachment, req *wire.Request) (*Limb, error) {
+	id := req.LimbID
+	switch {
+	case id != "" && (req.GroupID != "" || req.Member != nil):
+		return nil, wire.Errorf(wire.BadRequest, "pass limbId, or groupId with member, not both")
+	case id == "" && req.GroupID != "":
+		if req.Member == nil {
+			return nil, wire.Errorf(wire.BadRequest, "groupId needs member (the member's index)")
+		}
+		var err error
+		if id, err = d.groupMember(req.GroupID, *req.Member); err != nil {
+			return nil, err
+		}
+	case id == "" && req.Member != nil:
+		return nil, wire.Errorf(wire.BadRequest, "member needs groupId")
+	case id == "":
+		return nil, wire.Errorf(wire.BadRequest, "limbId (or groupId with member) is required")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	l := d.limbs[id]
+	if l == nil {
+		return nil, wire.Errorf(wire.LimbGone, "no limb %q; call limbs for the current ids", id)
+	}
+	a.limbs[id] = true
+	return l, nil
+}
+
+// limbFor is the limb dispatch resolved for a limb op.
+func (d *Daemon) limbFor(c *call) *Limb { return c.l }
+
+func opClose(c *call) (*wire.Response, error) {
+	if l := c.d.limbFor(c); l != nil {
+		l.close()
+	}
+	return ok(wire.OpClose), nil
+}
+
+func opStatus(c *call) (*wire.Response, error) {
+	l := c.d.limbFor(c)
+	r := ok(wire.OpStatus)
+	r.Observation = l.observe(c.att)
+	return r, nil
+}
+
+func opSignals(c *call) (*wire.Response, error) {
+	l := c.d.limbFor(c)
+	r := ok(wire.OpSignals)
+	r.Signals = l.observe(c.att).Signals
+	return r, nil
+}
+
+func opReconnect(c *call) (*wire.Response, error) {
+	l := c.d.limbFor(c)
+	timeout := 20 * time.Second
+	if c.req.TimeoutMs != nil {
+		timeout = clampMs(*c.req.TimeoutMs, 60000)
+	}
+	l.mu.Lock()
+	ch := l.stateCh
+	l.mu.Unlock()
+	l.requestRedial()
+	// Wait for the drop to be noticed, then for connected (or a failure).
+	deadline := time.After(timeout)
+	sawDrop := false
+	for {
+		select {
+		case <-ch:
+		case <-deadline:
+			r := ok(wire.OpReconnect)
+			r.Observation = l.observe(c.att)
+			return r, wire.Errorf(wire.Timeout, "limb %s did not come back within %v (state %s)", l.id, timeout, r.Observation.State)
+		case <-c.ctx.Done():
+			return nil, wire.Errorf(wire.Timeout, "the client went away")
+		}
+		l.mu.Lock()
+		st := l.state
+		ch = l.stateCh
+		l.mu.Unlock()
+		if st != wire.StateConnected {
+			sawDrop = true
+		}
+		if sawDrop && st == wire.StateConnected {
+			r := ok(wire.OpReconnect)
+			r.Observation = l.observe(c.att)
+			return r, nil
+		}
+		if st == wire.StateFailed || st == wire.StateClosed {
+			o := l.observe(c.att)
+			e := asWireError(wire.Errorf(wire.NotConnected, "limb %s failed to reconnect", l.id))
+			if o.LastError != nil {
+				e = &wire.Error{Code: o.LastError.Code, Message: o.LastError.Message, Next: o.LastError.Code.Info().Next}
+			}
+			e.Observation = o
+			return nil, e
+		}
+	}
+}
+
+func opHistory(c *call) (*wire.Response, error) {
+	l := c.d.limbFor(c)
+	r := ok(wire.OpHistory)
+	r.History = l.history.list()
+	return r, nil
+}
+
+func clampMs(ms, max int) time.Duration {
+	if ms < 0 {
+		ms = 0
+	}
+	if ms > max {
+		ms = max
+	}
+	return time.Duration(ms) * time.Millisecond
+}

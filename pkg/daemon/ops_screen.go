@@ -1,0 +1,190 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/dvvhq/dvv/pkg/imaging"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// encodedFrame caches the last encode of a limb, so reading an unchanged
+// frame twice costs one encode.
+type encodedFrame struct {
+	mu   sync.Mutex
+	key  string
+	data []byte
+	w, h int
+}
+
+func opScreen(c *call) (*wire.Response, error) {
+	l := c.l
+	if l.kind == kindTerminal {
+		return terminalScreen(c)
+	}
+	req := c.req
+	l.mu.Lock()
+	perceive, state := l.perceive, l.state
+	l.mu.Unlock()
+	if !perceive {
+		return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("limb %s was opened without perceive, so it keeps no framebuffer mirror", l.id),
+			Next: "call open again for this machine with perceive: true"}
+	}
+	if state != wire.StateConnected {
+		l.mu.Lock()
+		err := l.notConnectedLocked()
+		l.mu.Unlock()
+		return nil, err
+	}
+	w, h := l.buf.Size()
+	if w == 0 || h == 0 {
+		return nil, wire.Errorf(wire.NotReady, "limb %s has no frame yet; wait until connected", l.id)
+	}
+	full := image.Rect(0, 0, w, h)
+	region := full
+	scale := 1.0
+	form := req.Form
+	if form == "" {
+		form = "full"
+	}
+	if req.Region != nil && form != "region" {
+		return nil, wire.Errorf(wire.BadRequest, "region is used with form: region only")
+	}
+	switch form {
+	case "full":
+		if req.Scale != nil {
+			scale = *req.Scale
+			if !(scale > 0 && scale <= 1) {
+				return nil, wire.Errorf(wire.BadRequest, "scale must be in (0, 1]")
+			}
+		}
+	case "region":
+		if req.Scale != nil {
+			return nil, wire.Errorf(wire.BadRequest, "scale is for the whole frame only; it is refused beside a region")
+		}
+		if req.Region == nil {
+			return nil, wire.Errorf(wire.BadRequest, "form region needs region {x, y, w, h}")
+		}
+		g := req.Region
+		region = image.Rect(g.X, g.Y, g.X+g.W, g.Y+g.H)
+		if g.W <= 0 || g.H <= 0 || !region.In(full) {
+			return nil, wire.Errorf(wire.OutOfBounds, "region %dx%d+%d+%d is not inside the %dx%d framebuffer", g.W, g.H, g.X, g.Y, w, h)
+		}
+	case "damage-crop":
+		if req.Scale != nil {
+			return nil, wire.Errorf(wire.BadRequest, "scale is for the whole frame only")
+		}
+		l.mu.Lock()
+		f := l.fenceForLocked(c.att)
+		read := f.read
+		l.mu.Unlock()
+		dmg := f.tracker.Peek()
+		if read && dmg.Bounds.Empty() {
+			r := ok(wire.OpScreen)
+			r.Screen = &wire.Screen{Unchanged: true, Coverage: round3(l.buf.Coverage()), Generation: l.generation(),
+				ImageSpace:     wire.ImageSpace{Scale: 1, Native: wire.Size{W: w, H: h}},
+				ImageSpaceLine: "unchanged: nothing repainted since this attachment's last read; no image"}
+			r.Observation = l.observe(c.att)
+			return r, nil
+		}
+		if read && !dmg.Resized {
+			region = dmg.Bounds.Intersect(full)
+		}
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "form %q is not one of full, region, damage-crop", form)
+	}
+	format := req.Format
+	if format == "" {
+		format = "png"
+	}
+	if format != "png" && format != "jpeg" {
+		return nil, wire.Errorf(wire.BadRequest, "format must be png or jpeg")
+	}
+	if req.Out != "" && !filepath.IsAbs(req.Out) {
+		return nil, wire.Errorf(wire.BadRequest, "out must be an absolute path")
+	}
+
+	gen := l.generation()
+	data, iw, ih, err := l.encode(region, scale, format)
+	if err != nil {
+		return nil, err
+	}
+	l.markRead(c.att, gen)
+	scr := &wire.Screen{Mime: "image/" + format, Width: iw, Height: ih, Coverage: round3(l.buf.Coverage()), Generation: gen,
+		ImageSpace: wire.ImageSpace{Region: wire.Region{X: region.Min.X, Y: region.Min.Y, W: region.Dx(), H: region.Dy()},
+			Scale: scale, Native: wire.Size{W: w, H: h}}}
+	scr.ImageSpaceLine = imageSpaceLine(scr)
+	if req.Out != "" {
+		if err := os.WriteFile(req.Out, data, 0o600); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "write %s: %v", req.Out, err)
+		}
+		scr.Path = req.Out
+	} else {
+		scr.DataBase64 = base64.StdEncoding.EncodeToString(data)
+	}
+	r := ok(wire.OpScreen)
+	r.Screen = scr
+	r.Observation = l.observe(c.att)
+	return r, nil
+}
+
+// imageSpaceLine tells an agent how to map a point on the picture back to
+// the framebuffer.
+func imageSpaceLine(s *wire.Screen) string {
+	g := s.ImageSpace
+	return fmt.Sprintf("imageSpace: image %dx%d shows native region x=%d y=%d w=%d h=%d of %dx%d at scale %g; native = (%d + imageX/%g, %d + imageY/%g); generation %d; coverage %.0f%%",
+		s.Width, s.Height, g.Region.X, g.Region.Y, g.Region.W, g.Region.H, g.Native.W, g.Native.H, g.Scale,
+		g.Region.X, g.Scale, g.Region.Y, g.Scale, s.Generation, s.Coverage*100)
+}
+
+// encode copies the region out of the mirror (so the decoder is never
+// blocked by an encode) and encodes it, reusing the last encode when the
+// frame has not changed since.
+func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]byte, int, int, error) {
+	seq := l.buf.Seq()
+	key := fmt.Sprintf("%d|%v|%g|%s", seq, region, scale, format)
+	l.enc.mu.Lock()
+	defer l.enc.mu.Unlock()
+	if l.enc.key == key {
+		return l.enc.data, l.enc.w, l.enc.h, nil
+	}
+	img, snapSeq := l.buf.Snapshot(region)
+	pix, stride, iw, ih := img.Pix, img.Stride, img.Rect.Dx(), img.Rect.Dy()
+	if scale != 1 {
+		s := imaging.Scale(pix, stride, iw, ih, scale)
+		pix, stride, iw, ih = s.Pix, s.Stride, s.Rect.Dx(), s.Rect.Dy()
+	}
+	var out bytes.Buffer
+	var err error
+	if format == "jpeg" {
+		err = imaging.EncodeJPEG(&out, pix, stride, iw, ih, 80)
+	} else {
+		err = imaging.EncodePNG(&out, pix, stride, iw, ih, imaging.PNGOptions{})
+	}
+	if err != nil {
+		return nil, 0, 0, wire.Errorf(wire.Internal, "encode %s: %v", format, err)
+	}
+	if snapSeq == seq {
+		l.enc.key, l.enc.data, l.enc.w, l.enc.h = key, out.Bytes(), iw, ih
+	}
+	return out.Bytes(), iw, ih, nil
+}
+
+func terminalScreen(c *call) (*wire.Response, error) {
+	term, err := c.l.terminal()
+	if err != nil {
+		return nil, err
+	}
+	rows, cx, cy := term.Grid()
+	cols, nrows := term.Size()
+	r := ok(wire.OpScreen)
+	r.Screen = &wire.Screen{Mime: "text/plain", Text: rows, Cursor: &wire.Point{X: cx, Y: cy}, Width: cols, Height: nrows,
+		Coverage: 1, Generation: 1, ImageSpaceLine: fmt.Sprintf("terminal %dx%d, cursor at column %d row %d (zero based)", cols, nrows, cx, cy)}
+	r.Observation = c.l.observe(c.att)
+	return r, nil
+}

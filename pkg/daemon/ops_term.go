@@ -1,0 +1,134 @@
+package daemon
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+const (
+	// termReadMax bounds one term_read answer; the cursor continues.
+	termReadMax = 1 << 20
+	// termSendMax bounds one term_send.
+	termSendMax = 1 << 20
+	// runMaxTimeout bounds run's timeoutMs.
+	runMaxTimeout = 24 * 60 * 60 * 1000
+)
+
+func opRun(c *call) (*wire.Response, error) {
+	req := c.req
+	if req.Command == "" {
+		return nil, wire.Errorf(wire.BadRequest, "command is required (one string, run by the remote user's shell)")
+	}
+	if req.TimeoutMs == nil {
+		return nil, wire.Errorf(wire.BadRequest, "timeoutMs is required: run has no default deadline")
+	}
+	if *req.TimeoutMs <= 0 {
+		return nil, wire.Errorf(wire.BadRequest, "timeoutMs must be positive")
+	}
+	max := 0
+	if req.MaxOutputBytes != nil {
+		if *req.MaxOutputBytes < 0 {
+			return nil, wire.Errorf(wire.BadRequest, "maxOutputBytes must be 0 or more")
+		}
+		max = *req.MaxOutputBytes
+	}
+	term, err := c.l.terminal()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, clampMs(*req.TimeoutMs, runMaxTimeout))
+	defer cancel()
+	res, err := term.Run(ctx, req.Command, req.Cwd, max)
+	if err != nil {
+		return nil, err
+	}
+	r := ok(wire.OpRun)
+	r.Run = res
+	return r, nil
+}
+
+func opTermRead(c *call) (*wire.Response, error) {
+	term, err := c.l.terminal()
+	if err != nil {
+		return nil, err
+	}
+	var since uint64
+	if c.req.Since != "" {
+		since, err = strconv.ParseUint(c.req.Since, 10, 64)
+		if err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "since %q is not a cursor from term_read", c.req.Since)
+		}
+	}
+	data, next, lost, err := term.Read(since, termReadMax)
+	if err != nil {
+		return nil, err
+	}
+	if lost > 0 && c.req.Since != "" {
+		oldest := since + uint64(lost)
+		return nil, &wire.Error{Code: wire.CursorExpired,
+			Message: fmt.Sprintf("cursor %d is older than the scrollback ring: %d bytes were overwritten and are lost", since, lost),
+			Next:    fmt.Sprintf("read again with since %q (the oldest output still held), or without since", strconv.FormatUint(oldest, 10))}
+	}
+	r := ok(wire.OpTermRead)
+	t := &wire.TermRead{Cursor: strconv.FormatUint(next, 10), Lost: lost}
+	if utf8.Valid(data) {
+		t.Data = string(data)
+	} else {
+		t.DataBase64 = base64.StdEncoding.EncodeToString(data)
+	}
+	r.Term = t
+	return r, nil
+}
+
+func opTermSend(c *call) (*wire.Response, error) {
+	req := c.req
+	var b []byte
+	switch {
+	case req.Text != nil && req.BytesHex != "":
+		return nil, wire.Errorf(wire.BadRequest, "pass text or bytesHex, not both")
+	case req.Text != nil:
+		b = []byte(*req.Text)
+	case req.BytesHex != "":
+		var err error
+		if b, err = hex.DecodeString(req.BytesHex); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "bytesHex must be hex, two characters a byte, no separators (03 is ctrl+c)")
+		}
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "term_send needs text or bytesHex")
+	}
+	return termSend(c, b)
+}
+
+func termSendText(c *call, text string) (*wire.Response, error) {
+	r, err := termSend(c, []byte(text))
+	if r != nil {
+		r.Result = c.req.Op
+	}
+	return r, err
+}
+
+func termSend(c *call, b []byte) (*wire.Response, error) {
+	if len(b) > termSendMax {
+		return nil, wire.Errorf(wire.TooLarge, "term_send is limited to %d bytes a call", termSendMax)
+	}
+	if err := c.l.checkLease(c.att); err != nil {
+		return nil, err
+	}
+	term, err := c.l.terminal()
+	if err != nil {
+		return nil, err
+	}
+	if err := term.Send(b); err != nil {
+		return nil, asWireError(err)
+	}
+	r := ok(wire.OpTermSend)
+	r.Dispatched = fmt.Sprintf("%d bytes sent at %s; not verified: pair with wait or term_read", len(b), time.Now().Format(time.RFC3339Nano))
+	return r, nil
+}

@@ -1,0 +1,213 @@
+package daemon
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Wait limits from the reference: timeoutMs defaults to 8000 and is clamped
+// to 25000 so a wait never outlives the agent's own call; quietMs 750.
+const (
+	waitDefault = 8000
+	waitMax     = 25000
+	quietDef    = 750
+)
+
+func opWait(c *call) (*wire.Response, error) {
+	l, req := c.l, c.req
+	timeout := clampMs(waitDefault, waitMax)
+	if req.TimeoutMs != nil {
+		timeout = clampMs(*req.TimeoutMs, waitMax)
+	}
+	quiet := clampMs(quietDef, waitMax)
+	if req.QuietMs != nil {
+		quiet = clampMs(*req.QuietMs, waitMax)
+	}
+	start := time.Now()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+
+	var cond func() (settled bool, detail string, err error)
+	var changed func() <-chan struct{}
+	stateChanged := func() <-chan struct{} { l.mu.Lock(); defer l.mu.Unlock(); return l.stateCh }
+
+	switch req.Until {
+	case "connected":
+		cond = func() (bool, string, error) {
+			l.mu.Lock()
+			st, le := l.state, l.lastErr
+			l.mu.Unlock()
+			switch st {
+			case wire.StateConnected:
+				return true, "connected", nil
+			case wire.StateFailed, wire.StateClosed:
+				if le != nil {
+					return false, "", &wire.Error{Code: le.Code, Message: "limb " + l.id + " failed: " + le.Message, Next: le.Code.Info().Next}
+				}
+				return false, "", wire.Errorf(wire.NotConnected, "limb %s is %s", l.id, st)
+			}
+			return false, "", nil
+		}
+		changed = stateChanged
+	case "screen-stable", "idle", "screen-changed":
+		src, err := l.changeSource(req.Until)
+		if err != nil {
+			return nil, err
+		}
+		startSeq := src.seq()
+		cond = func() (bool, string, error) {
+			if err := l.mustBeConnected(); err != nil {
+				return false, "", err
+			}
+			if req.Until == "screen-changed" {
+				if src.seq() != startSeq {
+					return true, "the screen changed", nil
+				}
+				return false, "", nil
+			}
+			if q := time.Since(src.last()); q >= quiet {
+				return true, fmt.Sprintf("no change for %d ms", q.Milliseconds()), nil
+			}
+			return false, "", nil
+		}
+		changed = src.changed
+	case "text", "text-gone":
+		if req.Text == nil || *req.Text == "" {
+			return nil, wire.Errorf(wire.BadRequest, "until %s needs text", req.Until)
+		}
+		if l.kind != kindTerminal {
+			return nil, wire.Errorf(wire.WrongProtocol, "until %s reads a terminal's text grid; on a desktop limb call screen and read the pixels", req.Until)
+		}
+		want := *req.Text
+		cond = func() (bool, string, error) {
+			term, err := l.terminal()
+			if err != nil {
+				return false, "", err
+			}
+			rows, _, _ := term.Grid()
+			found := strings.Contains(strings.Join(rows, "\n"), want)
+			if found == (req.Until == "text") {
+				return true, fmt.Sprintf("text %s the screen", map[bool]string{true: "is on", false: "is gone from"}[found]), nil
+			}
+			return false, "", nil
+		}
+		changed = l.termChanged
+	case "exit":
+		if l.kind != kindTerminal {
+			return nil, wire.Errorf(wire.WrongProtocol, "until exit waits for a terminal's shell to end")
+		}
+		cond = func() (bool, string, error) {
+			if code, exited := l.lastExit(); exited {
+				return true, fmt.Sprintf("the shell exited with status %d", code), nil
+			}
+			return false, "", nil
+		}
+		changed = l.termChanged
+	case "":
+		return nil, wire.Errorf(wire.BadRequest, "until is required: connected, screen-stable, screen-changed, text, text-gone, idle or exit")
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "until %q is not one of connected, screen-stable, screen-changed, text, text-gone, idle, exit", req.Until)
+	}
+
+	for {
+		ch, sch := changed(), stateChanged()
+		settled, detail, err := cond()
+		if err != nil {
+			return nil, err
+		}
+		if settled {
+			return waitAnswer(c, true, detail, start), nil
+		}
+		// Quiet-based waits must also wake when the quiet period ends.
+		var tick <-chan time.Time
+		if req.Until == "screen-stable" || req.Until == "idle" {
+			t := time.NewTimer(quiet / 4)
+			tick = t.C
+			defer t.Stop()
+		}
+		select {
+		case <-ch:
+		case <-sch:
+		case <-tick:
+		case <-deadline.C:
+			return waitAnswer(c, false, "the deadline passed before it settled", start), nil
+		case <-c.ctx.Done():
+			return nil, wire.Errorf(wire.Timeout, "the client went away")
+		}
+	}
+}
+
+func waitAnswer(c *call, settled bool, detail string, start time.Time) *wire.Response {
+	r := ok(wire.OpWait)
+	r.Wait = &wire.WaitResult{Until: c.req.Until, Settled: settled, ElapsedMs: time.Since(start).Milliseconds(), Detail: detail}
+	if c.req.Until == "exit" && settled {
+		if code, ok := c.l.lastExit(); ok {
+			r.Wait.ExitCode = &code
+		}
+	}
+	r.Observation = c.l.observe(c.att)
+	return r
+}
+
+// changeSource is what screen/idle waits watch: the framebuffer for a
+// desktop, the output stream for a terminal.
+type changeSource struct {
+	seq     func() uint64
+	last    func() time.Time
+	changed func() <-chan struct{}
+}
+
+func (l *Limb) changeSource(until string) (*changeSource, error) {
+	if l.kind == kindDesktop {
+		l.mu.Lock()
+		perceive := l.perceive
+		l.mu.Unlock()
+		if !perceive {
+			return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("until %s watches the framebuffer, and limb %s was opened without perceive", until, l.id),
+				Next: "call open again for this machine with perceive: true"}
+		}
+		return &changeSource{seq: l.buf.Seq, last: l.buf.LastChange, changed: l.buf.Changed}, nil
+	}
+	var n uint64
+	var lastSeen <-chan struct{}
+	return &changeSource{
+		seq: func() uint64 {
+			ch := l.termChanged()
+			if ch != lastSeen {
+				if lastSeen != nil {
+					n++
+				}
+				lastSeen = ch
+			}
+			return n
+		},
+		last: func() time.Time {
+			if term, err := l.terminal(); err == nil {
+				return term.LastOutput()
+			}
+			return time.Now()
+		},
+		changed: l.termChanged,
+	}, nil
+}
+
+// termChanged closes at the terminal's next output (or never, when there is
+// no live session; the state channel wakes the wait then).
+func (l *Limb) termChanged() <-chan struct{} {
+	if term, err := l.terminal(); err == nil {
+		return term.Changed()
+	}
+	return nil
+}
+
+func (l *Limb) mustBeConnected() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state != wire.StateConnected {
+		return l.notConnectedLocked()
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dvvhq/dvv/pkg/discovery"
+	"github.com/dvvhq/dvv/pkg/hosts"
+	"github.com/dvvhq/dvv/pkg/keychain"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/policy"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Grant is what an attachment may do.
+type Grant = policy.Grant
+
+// Services are the hosts/keychain/discovery/policy layer. Any may be nil:
+// the ops that need it then answer with the reason.
+type Services struct {
+	Hosts     *hosts.Store
+	SSHConfig string // path of ~/.ssh/config whose hosts are listed too ("" = none)
+	Keychain  keychain.Keychain
+	Discovery *discovery.Browser
+	Tokens    *policy.TokenStore
+	// Trust fetches a machine's SSH host key or TLS certificate and trusts
+	// it, returning its fingerprint (dvv hosts trust).
+	Trust func(protocol, address string, port int) (string, error)
+}
+
+// grantFor resolves an attach request's token. No token is the socket's
+// owner (see docs/security.md for why).
+func (d *Daemon) grantFor(token string) (Grant, error) {
+	if token == "" {
+		return policy.Owner(), nil
+	}
+	if d.cfg.Services.Tokens == nil {
+		return Grant{}, wire.Errorf(wire.PolicyDenied, "this dvvd keeps no tokens, so none can be verified")
+	}
+	g, err := d.cfg.Services.Tokens.Verify(token)
+	if err != nil {
+		return Grant{}, wire.Errorf(wire.PolicyDenied, "%v", err)
+	}
+	return g, nil
+}
+
+// authorize is the one access check every op passes: the attachment's grant
+// must carry what the request needs, and its token must still be valid.
+func (d *Daemon) authorize(a *attachment, req *wire.Request) error {
+	if a.grant.TokenID != "" && d.cfg.Services.Tokens != nil && !d.cfg.Services.Tokens.Valid(a.grant.TokenID) {
+		return wire.Errorf(wire.PolicyDenied, "token %s was revoked", a.grant.TokenID)
+	}
+	if e := a.grant.Allow(req); e != nil {
+		return e
+	}
+	return nil
+}
+
+func (d *Daemon) hostsStore() (*hosts.Store, error) {
+	if d.cfg.Services.Hosts == nil {
+		return nil, wire.Errorf(wire.Unsupported, "this dvvd runs without saved hosts")
+	}
+	return d.cfg.Services.Hosts, nil
+}
+
+// findHost looks a host up among saved hosts, ~/.ssh/config entries and
+// discovered machines.
+func (d *Daemon) findHost(id string) (hosts.Host, bool) {
+	if s := d.cfg.Services.Hosts; s != nil {
+		if h, ok := s.Get(id); ok {
+			return h, true
+		}
+	}
+	if d.cfg.Services.SSHConfig != "" {
+		for _, h := range hosts.SSHConfigHosts(d.cfg.Services.SSHConfig) {
+			if h.ID == id || h.Name == id {
+				return h, true
+			}
+		}
+	}
+	if b := d.cfg.Services.Discovery; b != nil {
+		if h, ok := b.Get(id); ok {
+			return hosts.Host{ID: h.ID, Name: h.Name, Protocol: h.Protocol, Address: h.Address, Port: h.Port, Source: hosts.SourceMDNS}, true
+		}
+	}
+	return hosts.Host{}, false
+}
+
+// hostTarget builds a dial target for a saved host, reading its credential
+// from the keychain here, inside dvvd.
+func (d *Daemon) hostTarget(id string) (limb.Target, error) {
+	h, found := d.findHost(id)
+	if !found {
+		return limb.Target{}, wire.Errorf(wire.NotFound, "no saved host %q; list them with hosts", id)
+	}
+	t := limb.Target{Protocol: h.Protocol, Address: h.Address, Port: h.Port, User: h.User, Domain: h.Domain,
+		SSHPort: h.SSHPort, SSHUser: h.SSHUser}
+	if kc := d.cfg.Services.Keychain; kc != nil && h.Source != hosts.SourceSSHConfig && h.Source != hosts.SourceMDNS {
+		secret, err := kc.Get(h.ID)
+		switch {
+		case err == nil:
+			t.Password = secret
+		case errors.Is(err, keychain.ErrNotFound):
+		default:
+			return t, keychain.WireError(err)
+		}
+	}
+	if h.Source == hosts.SourceSSHConfig {
+		// Let the SSH layer resolve the alias through ~/.ssh/config itself.
+		t.Address = h.Name
+	}
+	return t, nil
+}
+
+func opHosts(c *call) (*wire.Response, error) {
+	d := c.d
+	r := ok(wire.OpHosts)
+	r.Hosts = []wire.Host{}
+	if c.req.Discovered {
+		r.Discovered = []wire.Host{}
+		if d.cfg.Services.Discovery == nil {
+			r.DiscoveryNote = "discovery is off in this dvvd"
+			return r, nil
+		}
+		list, note := d.cfg.Services.Discovery.List()
+		r.Discovered = append(r.Discovered, list...)
+		r.DiscoveryNote = note
+		return r, nil
+	}
+	kc := d.cfg.Services.Keychain
+	if s := d.cfg.Services.Hosts; s != nil {
+		for _, h := range s.List() {
+			r.Hosts = append(r.Hosts, h.Wire(kc != nil && kc.Has(h.ID)))
+		}
+	}
+	if d.cfg.Services.SSHConfig != "" {
+		for _, h := range hosts.SSHConfigHosts(d.cfg.Services.SSHConfig) {
+			r.Hosts = append(r.Hosts, h.Wire(false))
+		}
+	}
+	return r, nil
+}
+
+func opHostAdd(c *call) (*wire.Response, error) {
+	s, err := c.d.hostsStore()
+	if err != nil {
+		return nil, err
+	}
+	if c.req.Host == nil {
+		return nil, wire.Errorf(wire.BadRequest, "host_add needs host {name, protocol, address, …}")
+	}
+	h := hosts.FromSpec(*c.req.Host)
+	kc := c.d.cfg.Services.Keychain
+	if c.req.Password != "" && kc == nil {
+		return nil, wire.Errorf(wire.KeychainMissing, "no keychain is configured, and dvv never stores a password anywhere else")
+	}
+	saved, err := s.Add(h)
+	if err != nil {
+		return nil, asBadRequest(err)
+	}
+	if c.req.Password != "" {
+		if err := kc.Set(saved.ID, fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address), c.req.Password); err != nil {
+			s.Remove(saved.ID)
+			return nil, keychain.WireError(err)
+		}
+	}
+	r := ok(wire.OpHostAdd)
+	r.Hosts = []wire.Host{saved.Wire(kc != nil && kc.Has(saved.ID))}
+	return r, nil
+}
+
+func opHostRemove(c *call) (*wire.Response, error) {
+	s, err := c.d.hostsStore()
+	if err != nil {
+		return nil, err
+	}
+	id := c.req.HostID
+	if id == "" {
+		id = c.req.Name
+	}
+	h, err := s.RemoveHost(id)
+	if errors.Is(err, hosts.ErrNotFound) {
+		return nil, wire.Errorf(wire.NotFound, "no saved host %q", id)
+	}
+	if err != nil {
+		return nil, asBadRequest(err)
+	}
+	if kc := c.d.cfg.Services.Keychain; kc != nil {
+		if err := kc.Delete(h.ID); err != nil {
+			return nil, keychain.WireError(err)
+		}
+	}
+	r := ok(wire.OpHostRemove)
+	r.Hosts = []wire.Host{h.Wire(false)}
+	return r, nil
+}
+
+// opHostTrust trusts a machine's SSH host key (or TLS certificate), after
+// the user has checked the fingerprint an earlier HOSTKEY_UNKNOWN showed.
+func opHostTrust(c *call) (*wire.Response, error) {
+	if c.d.cfg.Services.Trust == nil {
+		return nil, wire.Errorf(wire.Unsupported, "this dvvd cannot trust host keys")
+	}
+	addr := c.req.Address
+	if addr == "" {
+		return nil, wire.Errorf(wire.BadRequest, "host_trust needs address (and port, protocol)")
+	}
+	proto := c.req.Protocol
+	if proto == "" {
+		proto = wire.ProtoSSH
+	}
+	port := 0
+	if c.req.Port != nil {
+		port = *c.req.Port
+	}
+	if port == 0 {
+		port = defaultPort(proto)
+	}
+	fp, err := c.d.cfg.Services.Trust(proto, addr, port)
+	if err != nil {
+		return nil, err
+	}
+	r := ok(wire.OpHostTrust)
+	r.Dispatched = fmt.Sprintf("trusted %s %s:%d with fingerprint %s", proto, addr, port, fp)
+	return r, nil
+}
+
+func asBadRequest(err error) error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return wire.Errorf(wire.BadRequest, "%v", err)
+}
+
+func opTokenCreate(c *call) (*wire.Response, error) {
+	ts := c.d.cfg.Services.Tokens
+	if ts == nil {
+		return nil, wire.Errorf(wire.Unsupported, "this dvvd keeps no tokens")
+	}
+	caps, err := policy.ParseCapabilities(c.req.Caps)
+	if err != nil {
+		return nil, asBadRequest(err)
+	}
+	role := c.req.Role
+	if role == "" {
+		return nil, wire.Errorf(wire.BadRequest, "role is required: %s", strings.Join(policy.Roles, ", "))
+	}
+	if e := policy.CheckDelegation(c.att.grant, role, caps); e != nil {
+		return nil, e
+	}
+	secret, info, err := ts.Create(role, caps, c.req.Name)
+	if err != nil {
+		return nil, asBadRequest(err)
+	}
+	r := ok(wire.OpTokenNew)
+	r.Token = secret
+	r.Tokens = []wire.TokenInfo{info.Wire()}
+	return r, nil
+}
+
+func opTokenList(c *call) (*wire.Response, error) {
+	ts := c.d.cfg.Services.Tokens
+	r := ok(wire.OpTokenList)
+	r.Tokens = []wire.TokenInfo{}
+	if ts != nil {
+		for _, t := range ts.List() {
+			r.Tokens = append(r.Tokens, t.Wire())
+		}
+	}
+	return r, nil
+}
+
+func opTokenRevoke(c *call) (*wire.Response, error) {
+	ts := c.d.cfg.Services.Tokens
+	if ts == nil {
+		return nil, wire.Errorf(wire.Unsupported, "this dvvd keeps no tokens")
+	}
+	if c.req.TokenID == "" {
+		return nil, wire.Errorf(wire.BadRequest, "token_revoke needs tokenId")
+	}
+	if err := ts.Revoke(c.req.TokenID); err != nil {
+		if errors.Is(err, policy.ErrNotFound) {
+			return nil, wire.Errorf(wire.NotFound, "no token %q", c.req.TokenID)
+		}
+		return nil, asBadRequest(err)
+	}
+	return ok(wire.OpTokenRevok), nil
+}

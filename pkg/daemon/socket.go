@@ -1,0 +1,71 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// prepareDir makes sure dir is a private directory of this user: created
+// 0700 when missing; refused when it is a symlink, owned by someone else, or
+// open to group or others. A socket in a shared directory could be replaced
+// by another user's.
+func prepareDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; refusing it (remove it and start again)", dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory; refusing it", dir)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d); refusing it", dir, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s has mode %04o; it must be 0700 (chmod 700 %s)", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}
+
+// listen creates the socket at path: refuses when a live dvvd answers there,
+// removes a stale file otherwise, and leaves the socket at mode 0600.
+func listen(path string) (*net.UnixListener, error) {
+	if err := prepareDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	if c, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("a dvvd is already running on %s (stop it, or start this one with another --id)", path)
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket; refusing to remove it", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove stale socket %s: %w", path, err)
+		}
+	}
+	old := syscall.Umask(0o177)
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	syscall.Umask(old)
+	if err != nil {
+		return nil, err
+	}
+	l.SetUnlinkOnClose(true)
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
