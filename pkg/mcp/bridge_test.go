@@ -1,0 +1,257 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func texts(res *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func structuredOf(t *testing.T, res *sdk.CallToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		t.Fatalf("structuredContent %s is not an object", b)
+	}
+	return m
+}
+
+func errorCode(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("want isError, got success: %s", texts(res))
+	}
+	e, _ := structuredOf(t, res)["error"].(map[string]any)
+	if e == nil || e["next"] == "" || e["message"] == "" {
+		t.Fatalf("structured error lacks code/message/next: %v", res.StructuredContent)
+	}
+	code, _ := e["code"].(string)
+	if !strings.HasPrefix(texts(res), code+": ") && !strings.Contains(texts(res), "\n"+code+": ") {
+		t.Errorf("text does not lead with the code %s: %q", code, texts(res))
+	}
+	if !strings.Contains(texts(res), "Next: ") {
+		t.Errorf("text has no next move: %q", texts(res))
+	}
+	return code
+}
+
+func TestProtocolSurface(t *testing.T) {
+	t.Parallel()
+	_, cs := connectBridge(t, Options{Socket: sockPath(t)}, "surface-test")
+	ctx := context.Background()
+	init := cs.InitializeResult()
+	if !strings.Contains(init.Instructions, "GEOMETRY_CHANGED") || init.ServerInfo.Name != "dvvmcp" {
+		t.Errorf("initialize: %+v", init)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != ToolCount {
+		t.Fatalf("tools/list: %d tools, %v", len(tools.Tools), err)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil || res == nil || len(res.Resources) != 0 {
+		t.Errorf("resources/list: %+v, %v", res, err)
+	}
+	pr, err := cs.ListPrompts(ctx, nil)
+	if err != nil || pr == nil || len(pr.Prompts) != 0 {
+		t.Errorf("prompts/list: %+v, %v", pr, err)
+	}
+}
+
+func TestProtocolVersions(t *testing.T) {
+	have := sdk.SupportedProtocolVersions()
+	for _, v := range []string{"2025-06-18", "2025-03-26", "2024-11-05"} {
+		found := false
+		for _, h := range have {
+			found = found || h == v
+		}
+		if !found {
+			t.Errorf("the SDK no longer speaks MCP %s", v)
+		}
+	}
+}
+
+func TestMappingOverFakeDaemon(t *testing.T) {
+	t.Parallel()
+	path := sockPath(t)
+	d := startFake(t, path, 100)
+	_, cs := connectBridge(t, Options{Socket: path, Token: "tok-123"}, "claude-code")
+
+	res := call(t, cs, "dvv_status", map[string]any{"limbId": "vnc-1"})
+	if res.IsError {
+		t.Fatalf("status: %s", texts(res))
+	}
+	obs, _ := structuredOf(t, res)["observation"].(map[string]any)
+	if obs == nil || obs["schema"] != "dvv.observation.v1" {
+		t.Errorf("structuredContent lacks the observation: %v", res.StructuredContent)
+	}
+	if !strings.Contains(texts(res), "generation 3") {
+		t.Errorf("status text: %q", texts(res))
+	}
+	att, _ := d.seen()
+	if len(att) != 1 || att[0].Name != "claude-code" || att[0].Token != "tok-123" {
+		t.Errorf("attachment: %+v (want one, named after the client, with the token)", att)
+	}
+
+	if code := errorCode(t, call(t, cs, "dvv_status", map[string]any{"limbId": "nope"})); code != "LIMB_GONE" {
+		t.Errorf("unknown limb: %s", code)
+	}
+	if code := errorCode(t, call(t, cs, "dvv_click", map[string]any{"limbId": "vnc-1", "action": "click", "x": 1, "y": 1})); code != "UNFENCED" {
+		t.Errorf("click without generation: %s", code)
+	}
+	stale := call(t, cs, "dvv_click", map[string]any{"limbId": "vnc-1", "action": "click", "x": 1, "y": 1, "generation": 2})
+	if code := errorCode(t, stale); code != "GEOMETRY_CHANGED" {
+		t.Errorf("stale generation: %s", code)
+	}
+	if structuredOf(t, stale)["observation"] == nil {
+		t.Errorf("GEOMETRY_CHANGED lost the fresh observation dvvd sent")
+	}
+	ok := call(t, cs, "dvv_click", map[string]any{"limbId": "vnc-1", "action": "click", "x": 1, "y": 1, "generation": 3})
+	if ok.IsError || !strings.Contains(texts(ok), "dispatch only") {
+		t.Errorf("click: %s", texts(ok))
+	}
+
+	scr := call(t, cs, "dvv_screen", map[string]any{"limbId": "vnc-1"})
+	img, ok2 := scr.Content[0].(*sdk.ImageContent)
+	if !ok2 || img.MIMEType != "image/png" {
+		t.Fatalf("screen: first block is %T", scr.Content[0])
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil || cfg.Width != 64 || cfg.Height != 48 {
+		t.Errorf("image decodes to %+v, %v", cfg, err)
+	}
+	if line, _ := scr.Content[1].(*sdk.TextContent); line == nil || !strings.HasPrefix(line.Text, "imageSpace:") {
+		t.Errorf("no imageSpace line beside the image: %+v", scr.Content[1])
+	}
+	sc, _ := structuredOf(t, scr)["screen"].(map[string]any)
+	if sc == nil || sc["dataBase64"] != nil || sc["imageSpaceLine"] == "" {
+		t.Errorf("structured screen should carry the mapping but not the bytes: %v", sc)
+	}
+
+	grp := call(t, cs, "dvv_group_run", map[string]any{"groupId": "g", "action": "screen"})
+	if grp.IsError || len(grp.Content) != 3 {
+		t.Errorf("group_run screen: %d blocks: %s", len(grp.Content), texts(grp))
+	}
+	_, reqs := d.seen()
+	for _, r := range reqs {
+		if r.Format != "" {
+			t.Errorf("PNG is the default; %s asked for %q", r.Op, r.Format)
+		}
+	}
+}
+
+func TestJPEGOption(t *testing.T) {
+	t.Parallel()
+	path := sockPath(t)
+	d := startFake(t, path, 1)
+	_, cs := connectBridge(t, Options{Socket: path, JPEG: true}, "jpeg-test")
+	call(t, cs, "dvv_screen", map[string]any{"limbId": "vnc-1"})
+	call(t, cs, "dvv_group_run", map[string]any{"groupId": "g", "action": "screen", "arguments": map[string]any{"form": "full"}})
+	_, reqs := d.seen()
+	if len(reqs) != 2 || reqs[0].Format != "jpeg" || !strings.Contains(string(reqs[1].Arguments), `"format":"jpeg"`) {
+		t.Errorf("requests: %+v", reqs)
+	}
+}
+
+func TestDaemonUnavailableThenStarted(t *testing.T) {
+	t.Parallel()
+	path := sockPath(t)
+	_, cs := connectBridge(t, Options{Socket: path}, "early-bird")
+	res := call(t, cs, "dvv_limbs", nil)
+	if code := errorCode(t, res); code != "DAEMON_UNAVAILABLE" || !strings.Contains(texts(res), "dvvd &") {
+		t.Fatalf("without dvvd: %s %q", code, texts(res))
+	}
+	startFake(t, path, 7)
+	if res := call(t, cs, "dvv_status", map[string]any{"limbId": "vnc-1"}); res.IsError {
+		t.Fatalf("after dvvd started: %s", texts(res))
+	}
+}
+
+func TestReconnectAfterDaemonRestart(t *testing.T) {
+	t.Parallel()
+	path := sockPath(t)
+	d1 := startFake(t, path, 41)
+	_, cs := connectBridge(t, Options{Socket: path}, "survivor")
+	if res := call(t, cs, "dvv_status", map[string]any{"limbId": "vnc-1"}); res.IsError {
+		t.Fatal(texts(res))
+	}
+	d1.stop()
+	d2 := startFake(t, path, 42)
+	res := call(t, cs, "dvv_status", map[string]any{"limbId": "vnc-1"})
+	if res.IsError {
+		t.Fatalf("after restart: %s", texts(res))
+	}
+	note, _ := structuredOf(t, res)["bridgeNote"].(string)
+	if !strings.Contains(note, "restarted") || !strings.Contains(note, "lease") || !strings.Contains(texts(res), "NOTE: ") {
+		t.Errorf("the agent was not told leases were lost: note %q, text %q", note, texts(res))
+	}
+	if att, _ := d2.seen(); len(att) != 1 || att[0].Name != "survivor" {
+		t.Errorf("reattached as %+v", att)
+	}
+	// The note is said once, not on every later call.
+	if again := call(t, cs, "dvv_status", map[string]any{"limbId": "vnc-1"}); strings.Contains(texts(again), "NOTE: ") {
+		t.Errorf("note repeated: %s", texts(again))
+	}
+}
+
+// TestBadInput: every kind of bad input is a clear error and the bridge
+// keeps answering.
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	path := sockPath(t)
+	d := startFake(t, path, 1)
+	_, cs := connectBridge(t, Options{Socket: path}, "fumbler")
+	ctx := context.Background()
+
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "dvv_teleport", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), "unknown tool") || !strings.Contains(err.Error(), "dvv_screen") {
+		t.Errorf("unknown tool: %v", err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		code string
+	}{
+		{"dvv_click", map[string]any{"action": "click", "x": "ten"}, "BAD_REQUEST"},
+		{"dvv_click", map[string]any{"x": 1}, "BAD_REQUEST"},
+		{"dvv_run", map[string]any{"command": "ls"}, "BAD_REQUEST"},
+		{"dvv_wait", map[string]any{"until": "forever"}, "BAD_REQUEST"},
+		{"dvv_type", map[string]any{"text": strings.Repeat("x", MaxText+10)}, "TOO_LARGE"},
+		{"dvv_group_open", map[string]any{"hostIds": make([]string, MaxArrayItems+1)}, "TOO_LARGE"},
+	} {
+		if code := errorCode(t, call(t, cs, c.tool, c.args)); code != c.code {
+			t.Errorf("%s %v: %s, want %s", c.tool, clip(strings.Join(strings.Fields(jsonString(c.args)), "")), code, c.code)
+		}
+	}
+	if _, reqs := d.seen(); len(reqs) != 0 {
+		t.Errorf("bad input reached dvvd: %+v", reqs)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Fatalf("bridge stopped answering: %v", err)
+	}
+	if res := call(t, cs, "dvv_status", map[string]any{"limbId": "vnc-1"}); res.IsError {
+		t.Errorf("bridge no longer forwards: %s", texts(res))
+	}
+}
+
+func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }

@@ -1,0 +1,179 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/png"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// fakeDaemon answers socket requests with canned wire.Responses. It tests
+// only the bridge's own mapping (arguments in, results out, reconnects);
+// protocol behaviour is tested against the real dvvd in e2e_test.go.
+type fakeDaemon struct {
+	t    *testing.T
+	path string
+	pid  int
+	ln   net.Listener
+
+	mu       sync.Mutex
+	conns    []net.Conn
+	attaches []wire.Request
+	requests []wire.Request
+}
+
+func startFake(t *testing.T, path string, pid int) *fakeDaemon {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &fakeDaemon{t: t, path: path, pid: pid, ln: ln}
+	go d.serve()
+	t.Cleanup(d.stop)
+	return d
+}
+
+func (d *fakeDaemon) serve() {
+	for {
+		c, err := d.ln.Accept()
+		if err != nil {
+			return
+		}
+		d.mu.Lock()
+		d.conns = append(d.conns, c)
+		d.mu.Unlock()
+		go d.handle(c)
+	}
+}
+
+// stop closes the listener and every connection, as a dying dvvd would.
+func (d *fakeDaemon) stop() {
+	d.ln.Close()
+	d.mu.Lock()
+	for _, c := range d.conns {
+		c.Close()
+	}
+	d.conns = nil
+	d.mu.Unlock()
+}
+
+func (d *fakeDaemon) handle(c net.Conn) {
+	r := bufio.NewReaderSize(c, 1<<20)
+	w := bufio.NewWriter(c)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req wire.Request
+		if err := json.Unmarshal(line, &req); err != nil {
+			d.t.Errorf("fake dvvd got a malformed line: %v", err)
+			return
+		}
+		resp := d.answer(&req)
+		resp.ID = req.ID
+		b, _ := json.Marshal(resp)
+		w.Write(append(b, '\n'))
+		w.Flush()
+	}
+}
+
+func (d *fakeDaemon) seen() (attaches, requests []wire.Request) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]wire.Request(nil), d.attaches...), append([]wire.Request(nil), d.requests...)
+}
+
+func fakeObservation(limb string) *wire.Observation {
+	return &wire.Observation{Schema: wire.ObservationSchema, LimbID: limb, Protocol: "vnc", Kind: "desktop", State: "connected",
+		Size: wire.Size{W: 64, H: 48}, Geometry: wire.Geometry{Generation: 3, Width: 64, Height: 48}, Coverage: 1}
+}
+
+func testPNG(w, h int) string {
+	var b bytes.Buffer
+	png.Encode(&b, image.NewRGBA(image.Rect(0, 0, w, h)))
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+func (d *fakeDaemon) answer(req *wire.Request) *wire.Response {
+	d.mu.Lock()
+	if req.Op == wire.OpAttach {
+		d.attaches = append(d.attaches, *req)
+	} else {
+		d.requests = append(d.requests, *req)
+	}
+	d.mu.Unlock()
+	errorf := func(code wire.Code, msg string) *wire.Response {
+		return &wire.Response{Result: wire.ResultError, Code: code, Message: msg, Next: code.Info().Next}
+	}
+	switch req.Op {
+	case wire.OpAttach:
+		return &wire.Response{Result: req.Op, Daemon: &wire.DaemonInfo{PID: d.pid, Attachment: req.Name, Protocol: wire.ProtocolVersion}}
+	case wire.OpStatus:
+		if req.LimbID != "vnc-1" {
+			return errorf(wire.LimbGone, "no limb "+req.LimbID)
+		}
+		return &wire.Response{Result: req.Op, LimbID: req.LimbID, Observation: fakeObservation(req.LimbID)}
+	case wire.OpClick:
+		if req.Generation == nil {
+			return errorf(wire.Unfenced, "click without a generation")
+		}
+		if *req.Generation != 3 {
+			r := errorf(wire.GeometryChanged, "generation 2 is stale; the framebuffer is now generation 3")
+			r.Observation = fakeObservation(req.LimbID)
+			return r
+		}
+		return &wire.Response{Result: req.Op, Dispatched: "click at 1,1", Observation: fakeObservation(req.LimbID)}
+	case wire.OpScreen:
+		return &wire.Response{Result: req.Op, Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(64, 48), Width: 64, Height: 48,
+			ImageSpaceLine: "imageSpace: region 0,0 64x48 of native 64x48, scale 1", Generation: 3, Coverage: 1,
+			ImageSpace: wire.ImageSpace{Region: wire.Region{W: 64, H: 48}, Scale: 1, Native: wire.Size{W: 64, H: 48}}}}
+	case wire.OpGroupRun:
+		return &wire.Response{Result: req.Op, Members: []wire.MemberResult{
+			{Index: 0, LimbID: "vnc-1", Response: &wire.Response{Result: "screen", Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(8, 8), Width: 8, Height: 8, ImageSpaceLine: "m0"}}},
+			{Index: 1, LimbID: "vnc-2", Response: errorf(wire.NotReady, "still connecting")},
+		}}
+	}
+	return &wire.Response{Result: req.Op}
+}
+
+// connectBridge runs a bridge on an in-memory transport and returns an SDK
+// client session to it.
+func connectBridge(t *testing.T, opts Options, clientName string) (*Bridge, *sdk.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ct, st := sdk.NewInMemoryTransports()
+	b := New(opts)
+	done := make(chan struct{})
+	go func() { b.Run(ctx, st); close(done) }()
+	c := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1"}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); cancel(); <-done })
+	return b, cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	return res
+}
+
+func sockPath(t *testing.T) string { return filepath.Join(t.TempDir(), "d.sock") }
