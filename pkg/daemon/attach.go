@@ -2,12 +2,12 @@ package daemon
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -113,30 +113,10 @@ func sessionAlive(key string) bool {
 	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
 		return false
 	}
-	if st := ProcessStart(pid); st != "" && st != parts[2] {
+	if st := client.ProcessStart(pid); st != "" && st != parts[2] {
 		return false // the pid was reused
 	}
 	return true
-}
-
-// ProcessStart is a process's start time in clock ticks since boot (Linux
-// /proc), "" where unknown. The CLI and the daemon use it to tell a shell
-// from a later process that reuses its pid.
-func ProcessStart(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return ""
-	}
-	return f[19]
 }
 
 // touch records activity on an attachment.

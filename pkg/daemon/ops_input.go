@@ -119,7 +119,17 @@ func opClick(c *call) (*wire.Response, error) {
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err
 	}
-	if err := l.checkGeometry(req.Generation, points...); err != nil {
+	gen := req.Generation
+	if gen == nil && req.GenerationFrom == "last-read" {
+		if g := l.lastReadGeneration(c.att); g != 0 {
+			gen = &g
+		} else {
+			return nil, wire.Errorf(wire.Unfenced, "this session has not read limb %s's screen yet, so there is no generation to fence with; run dvv screen first (or pass --generation)", l.id)
+		}
+	} else if req.GenerationFrom != "" && req.GenerationFrom != "last-read" {
+		return nil, wire.Errorf(wire.BadRequest, `generationFrom must be "last-read"`)
+	}
+	if err := l.checkGeometry(gen, points...); err != nil {
 		return nil, err
 	}
 	err = c.act(func(ctx context.Context, desk limb.Desktop) error {

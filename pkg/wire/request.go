@@ -97,15 +97,19 @@ type Request struct {
 	WaitMs *int   `json:"waitMs,omitempty"`
 
 	// click
-	Generation *uint64  `json:"generation,omitempty"`
-	X          *int     `json:"x,omitempty"`
-	Y          *int     `json:"y,omitempty"`
-	ToX        *int     `json:"toX,omitempty"`
-	ToY        *int     `json:"toY,omitempty"`
-	Button     string   `json:"button,omitempty"`
-	Direction  string   `json:"direction,omitempty"`
-	Clicks     *int     `json:"clicks,omitempty"`
-	Modifiers  []string `json:"modifiers,omitempty"`
+	Generation *uint64 `json:"generation,omitempty"`
+	// GenerationFrom "last-read" fences a coordinate with the generation of
+	// this attachment's last pixel read (what the dvv CLI sends when no
+	// --generation is given). Not an MCP tool argument.
+	GenerationFrom string   `json:"generationFrom,omitempty"`
+	X              *int     `json:"x,omitempty"`
+	Y              *int     `json:"y,omitempty"`
+	ToX            *int     `json:"toX,omitempty"`
+	ToY            *int     `json:"toY,omitempty"`
+	Button         string   `json:"button,omitempty"`
+	Direction      string   `json:"direction,omitempty"`
+	Clicks         *int     `json:"clicks,omitempty"`
+	Modifiers      []string `json:"modifiers,omitempty"`
 
 	// type / key / term_send / clipboard / wait
 	Text     *string `json:"text,omitempty"`
