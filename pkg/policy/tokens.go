@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/hosts/configfile"
@@ -81,7 +82,11 @@ type TokenStore struct {
 	stamp  fileStamp
 }
 
+// fileStamp tells whether the file changed since it was read. Every write
+// is a rename of a new file, so the inode alone changes on each; size and
+// time are kept for file systems that reuse inodes.
 type fileStamp struct {
+	ino     uint64
 	size    int64
 	modTime time.Time
 	ok      bool
@@ -106,7 +111,11 @@ func stampOf(path string) fileStamp {
 	if err != nil {
 		return fileStamp{}
 	}
-	return fileStamp{size: st.Size(), modTime: st.ModTime(), ok: true}
+	fs := fileStamp{size: st.Size(), modTime: st.ModTime(), ok: true}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		fs.ino = uint64(sys.Ino)
+	}
+	return fs
 }
 
 // load reads the file; s.mu is held.
