@@ -2,10 +2,13 @@ package testbed
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -73,4 +76,182 @@ func startShadowOn(t testing.TB, d *Display, o ShadowOptions) *RDP {
 	r.Server = Start(t, "freerdp-shadow", cmd)
 	WaitTCP(t, r.Addr, 15*time.Second)
 	return r
+}
+
+// XrdpOptions configure StartXrdp.
+type XrdpOptions struct {
+	// User and Password of the local account sessions log in as; created
+	// (useradd) when missing. Defaults dvvrdp / Dvv-rdp-42.
+	User, Password string
+	// XSession is the account's ~/.xsession; default paints the root
+	// window and keeps the session open.
+	XSession string
+}
+
+// xrdpLock serialises xrdp servers machine-wide: xrdp always reaches its
+// session manager on the port named in /etc/xrdp/sesman.ini (3350).
+const xrdpLock = "/tmp/dvv-testbed-xrdp.lock"
+
+// StartXrdp starts xrdp and xrdp-sesman on 127.0.0.1 with the Xvnc back end
+// and a local account. The session's X display exists only once a client
+// has logged in: call WaitDisplay after connecting.
+func StartXrdp(t testing.TB, o XrdpOptions) *RDP {
+	t.Helper()
+	Need(t, "xrdp", "xrdp-sesman", "Xvnc", "useradd", "chpasswd")
+	if os.Geteuid() != 0 {
+		t.Skip("xrdp tests create a local account and need root")
+	}
+	if o.User == "" {
+		o.User, o.Password = "dvvrdp", "Dvv-rdp-42"
+	}
+	lock, err := os.OpenFile(xrdpLock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close() })
+	ensureAccount(t, o)
+
+	dir := t.TempDir()
+	port := FreePort(t)
+	display := freeDisplay(t)
+	xrdpIni := rewriteIni(t, "/etc/xrdp/xrdp.ini", map[string]string{
+		"port=3389":         "port=tcp://127.0.0.1:" + strconv.Itoa(port),
+		"fork=true":         "fork=false",
+		"autorun=":          "autorun=Xvnc",
+		"LogFile=xrdp.log":  "LogFile=" + filepath.Join(dir, "xrdp.log"),
+		"EnableSyslog=true": "EnableSyslog=false",
+		"LogLevel=INFO":     "LogLevel=INFO",
+	})
+	sesIni := rewriteIni(t, "/etc/xrdp/sesman.ini", map[string]string{
+		"LogFile=xrdp-sesman.log": "LogFile=" + filepath.Join(dir, "sesman.log"),
+		"EnableSyslog=true":       "EnableSyslog=false",
+		"X11DisplayOffset=10":     "X11DisplayOffset=" + strconv.Itoa(display),
+		"KillDisconnected=false":  "KillDisconnected=true",
+		// -ac lets the test read the session's display as ground truth.
+		"param=-localhost": "param=-localhost\nparam=-ac",
+	})
+	xi, si := filepath.Join(dir, "xrdp.ini"), filepath.Join(dir, "sesman.ini")
+	if err := os.WriteFile(xi, []byte(xrdpIni), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(si, []byte(sesIni), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sh", "/usr/share/xrdp/socksetup").CombinedOutput(); err != nil {
+		t.Fatalf("xrdp socksetup: %v\n%s", err, out)
+	}
+	ses := Start(t, "xrdp-sesman", exec.Command("xrdp-sesman", "-n", "-c", si))
+	t.Cleanup(func() { killDisplayProcs(display) })
+	srv := Start(t, "xrdp", exec.Command("xrdp", "-n", "-c", xi))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	WaitTCP(t, addr, 15*time.Second)
+	waitSesman(t, 10*time.Second)
+	d := &Display{Num: display, Dir: dir, Proc: ses}
+	return &RDP{Display: d, Port: port, Addr: addr, User: o.User, Password: o.Password, Server: srv}
+}
+
+// WaitDisplay waits until the session's X server (started by the session
+// manager after a login) accepts clients.
+func (r *RDP) WaitDisplay(t testing.TB) {
+	t.Helper()
+	sock := fmt.Sprintf("/tmp/.X11-unix/X%d", r.Num)
+	WaitFile(t, sock, 20*time.Second)
+	Eventually(t, 20*time.Second, "session X display", func() bool {
+		return r.Command("xdpyinfo").Run() == nil || r.Command("xset", "q").Run() == nil
+	})
+}
+
+func ensureAccount(t testing.TB, o XrdpOptions) {
+	t.Helper()
+	if exec.Command("id", o.User).Run() != nil {
+		if out, err := exec.Command("useradd", "-m", "-s", "/bin/sh", o.User).CombinedOutput(); err != nil {
+			t.Fatalf("useradd %s: %v\n%s", o.User, err, out)
+		}
+	}
+	cmd := exec.Command("chpasswd")
+	cmd.Stdin = strings.NewReader(o.User + ":" + o.Password + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chpasswd: %v\n%s", err, out)
+	}
+	home := "/home/" + o.User
+	xs := o.XSession
+	if xs == "" {
+		xs = "#!/bin/sh\nxsetroot -solid '#336699'\nexec sleep 100000\n"
+	}
+	path := filepath.Join(home, ".xsession")
+	if err := os.WriteFile(path, []byte(xs), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exec.Command("chown", o.User, path).Run()
+}
+
+func rewriteIni(t testing.TB, path string, repl map[string]string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if r, ok := repl[strings.TrimSpace(l)]; ok {
+			lines[i] = r
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// freeDisplay picks an X display number in 60..99 with no server.
+func freeDisplay(t testing.TB) int {
+	t.Helper()
+	for n := 60 + os.Getpid()%20; n < 100; n++ {
+		_, e1 := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n))
+		_, e2 := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
+		if os.IsNotExist(e1) && os.IsNotExist(e2) {
+			return n
+		}
+	}
+	t.Fatal("no free X display number in 60..99")
+	return 0
+}
+
+func waitSesman(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	Eventually(t, timeout, "xrdp-sesman on port 3350", func() bool {
+		for _, a := range []string{"127.0.0.1:3350", "[::1]:3350"} {
+			if c, err := net.DialTimeout("tcp", a, 200*time.Millisecond); err == nil {
+				c.Close()
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// killDisplayProcs ends the session processes our session manager started
+// for display n (they leave its process group): the X server and every
+// process running with DISPLAY=:n.
+func killDisplayProcs(n int) {
+	want := fmt.Sprintf("DISPLAY=:%d", n)
+	xv := fmt.Sprintf("Xvnc\x00:%d\x00", n)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		hit := strings.HasPrefix(string(cmdline), xv)
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == want {
+				hit = true
+			}
+		}
+		if hit {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
 }

@@ -74,6 +74,8 @@ type Client struct {
 	shareID atomic.Uint32
 	caps    atomic.Pointer[serverCaps]
 	paint   painter
+	lic     licensing
+	licDone bool
 	ra      reassembler
 	readBuf []byte
 
@@ -129,6 +131,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, conn: raw, ready: make(chan struct{}), done: make(chan struct{})}
 	c.paint.buf = cfg.Framebuffer
+	c.lic.user, c.lic.machine = cfg.User, cfg.ClientName
 	// Abort blocking reads and writes when ctx ends during set-up.
 	stop := context.AfterFunc(ctx, func() { raw.SetDeadline(time.Unix(1, 0)) })
 	if err := c.handshake(ctx); err != nil {

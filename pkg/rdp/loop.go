@@ -83,14 +83,16 @@ func (c *Client) channelData(ch uint16, data []byte) error {
 	if ch != c.io {
 		return nil // message channel (auto-detect, multitransport) and virtual channels: unused
 	}
-	if c.activated.Load() == 0 && len(data) >= 4 {
+	if !c.licDone && c.activated.Load() == 0 && isLicensePDU(data) {
 		// Before activation the server may send licensing PDUs, which carry
-		// a basic security header.
-		flags := uint16(data[0]) | uint16(data[1])<<8
-		if flags&secLicensePkt != 0 {
-			_, err := parseLicense(data[4:])
-			return err
+		// a basic security header; some servers skip the final alert and
+		// go straight to the Demand Active.
+		reply, done, err := c.lic.handle(data[4:])
+		if err == nil && reply != nil {
+			err = c.sendIO(reply)
 		}
+		c.licDone = done
+		return err
 	}
 	for len(data) > 0 {
 		sc, rest, err := parseShareControl(data)
@@ -280,4 +282,20 @@ func errorInfoText(v uint32) string {
 		return "the server found our protocol data invalid"
 	}
 	return "see MS-RDPBCGR 2.2.5.1.1 for the code"
+}
+
+// isLicensePDU tells a licensing PDU (security header with the licence
+// flag, then a known message type and preamble version) from a share
+// control PDU, whose leading length field may happen to carry that flag.
+func isLicensePDU(b []byte) bool {
+	if len(b) < 8 || b[0]&secLicensePkt == 0 {
+		return false
+	}
+	switch b[4] {
+	case licenseRequest, licensePlatformChal, licenseNewLicense, licenseUpgrade, licenseErrorAlert:
+	default:
+		return false
+	}
+	v := b[5] & 0x0F
+	return v == 2 || v == 3
 }
