@@ -233,3 +233,59 @@ func TestEncodeCacheConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// The strip-parallel JPEG must decode to exactly what one image/jpeg
+// encoding decodes to.
+func TestEncodeJPEGStripsMatchSingle(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{1024, 768}, {700, 1000}, {333, 2000}} {
+		img := desktopScene(sz[0], sz[1], 13)
+		var single bytes.Buffer
+		if err := jpeg.Encode(&single, img, &jpeg.Options{Quality: 80}); err != nil {
+			t.Fatal(err)
+		}
+		want, err := jpeg.Decode(&single)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, strips := range []int{2, 3, 10} {
+			var buf bytes.Buffer
+			if err := encodeJPEGStrips(&buf, img, &jpeg.Options{Quality: 80}, strips); err != nil {
+				t.Fatal(err)
+			}
+			got, err := jpeg.Decode(&buf)
+			if err != nil {
+				t.Fatalf("%v %d strips: %v", sz, strips, err)
+			}
+			if got.Bounds() != want.Bounds() {
+				t.Fatalf("%v: bounds %v, want %v", sz, got.Bounds(), want.Bounds())
+			}
+			g, w := got.(*image.YCbCr), want.(*image.YCbCr)
+			if !bytes.Equal(g.Y, w.Y) || !bytes.Equal(g.Cb, w.Cb) || !bytes.Equal(g.Cr, w.Cr) {
+				t.Errorf("%v %d strips: decoded pixels differ from a single encoding", sz, strips)
+			}
+		}
+	}
+}
+
+func TestJPEGStrips(t *testing.T) {
+	tests := []struct{ w, h, workers, want int }{
+		{1920, 1080, 1, 1},
+		{1920, 1080, 2, 2},
+		{1920, 1080, 64, 23}, // 31 strips of pixels, rounded to whole MCU rows
+		{100, 100, 8, 1},     // too small to split
+		{32768, 4096, 4, 9},  // the 16-bit restart interval forces more strips
+		{32768, 32768, 1, 1},
+	}
+	for _, tt := range tests {
+		got := jpegStrips(tt.w, tt.h, tt.workers)
+		if got != tt.want {
+			t.Errorf("jpegStrips(%d, %d, %d) = %d, want %d", tt.w, tt.h, tt.workers, got, tt.want)
+		}
+		mcuRows := (tt.h + 15) / 16
+		perStrip := (mcuRows + got - 1) / got
+		if got > 1 && (tt.w+15)/16*perStrip > 0xffff {
+			t.Errorf("%dx%d: restart interval overflows", tt.w, tt.h)
+		}
+	}
+}
