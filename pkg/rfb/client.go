@@ -1,0 +1,455 @@
+package rfb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+)
+
+// Config configures a connection. The zero value connects without
+// credentials into a fresh framebuffer.
+type Config struct {
+	Password string // VNC authentication, VeNCrypt Plain/X509Plain, ARD
+	Username string // VeNCrypt Plain/X509Plain, ARD
+	Shared   bool   // leave other viewers connected
+
+	// Encodings in preference order; nil means DefaultEncodings. The
+	// pseudo-encodings this client understands are always added.
+	Encodings []int32
+	// Framebuffer receives decoded pixels (RGBA, alpha 0xff) with damage.
+	// nil allocates one (see Client.Framebuffer).
+	Framebuffer *fb.Buffer
+	// TLS decides trust in VeNCrypt X509 certificates and wss:// servers.
+	TLS *TLSPolicy
+	// Origin is sent as the WebSocket Origin header (ws:// and wss://).
+	Origin string
+	// HandshakeTimeout bounds dialing plus the whole handshake; 0 means 15 s.
+	HandshakeTimeout time.Duration
+	// JPEGQuality 1..10 lets Tight send lossy JPEG (quality level
+	// JPEGQuality-1); 0 keeps every pixel exact, which screen reading needs.
+	JPEGQuality int
+	// NoContinuousUpdates keeps to request/response updates even when the
+	// server offers continuous updates.
+	NoContinuousUpdates bool
+
+	OnCutText func(text string, utf8 bool) // the remote clipboard changed
+	OnBell    func()
+}
+
+// Caps is what the server proved it supports during this connection.
+// Entries turn true as the server's confirmations arrive.
+type Caps struct {
+	Version             string // "3.3", "3.7" or "3.8"
+	Security            string // negotiated security type
+	Apple               bool   // macOS Screen Sharing
+	ExtendedDesktopSize bool
+	QEMUKeys            bool
+	LEDState            bool // a LED state update has arrived
+	LEDs                LEDs // valid when LEDState
+	ExtendedClipboard   bool // UTF-8 text through the extended clipboard
+	ClipboardMax        int  // server's UTF-8 text limit, when ExtendedClipboard
+	ContinuousUpdates   bool
+	Fence               bool
+	Cursor              bool // a cursor shape has arrived
+	DesktopSizeChanged  bool // a server-side resize happened
+}
+
+// Client is one RFB connection. Writes are safe from any goroutine; Run
+// must be called (once) to read the server's messages.
+type Client struct {
+	conn net.Conn
+	r    *reader
+	cfg  Config
+	buf  *fb.Buffer
+	dec  decoder
+
+	wmu sync.Mutex // serialises writes
+
+	mu         sync.Mutex // guards the fields below
+	caps       Caps
+	name       string
+	cursor     Cursor
+	clip       string // text we offered through the extended clipboard
+	serverClip uint32 // the server's extended clipboard action flags
+	contOn     bool   // continuous updates enabled
+	ready      bool   // handshake done: later resizes are the server's
+	closed     bool
+
+	closeOnce sync.Once
+}
+
+// Dial connects to "host:port" or a ws:// / wss:// URL and completes the
+// handshake. Run must then be called to receive updates.
+func Dial(ctx context.Context, address string, cfg *Config) (*Client, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	c, err := dialOnce(ctx, address, cfg, false)
+	if errors.Is(err, errAnonTLSOnly) {
+		// The server's VeNCrypt offer needs anonymous TLS; if it listed
+		// another type we can use, reconnect with that one instead.
+		if c2, err2 := dialOnce(ctx, address, cfg, true); err2 == nil {
+			return c2, nil
+		} else if !errors.Is(err2, ErrUnsupportedSecurity) {
+			return nil, err2
+		}
+	}
+	return c, err
+}
+
+func dialOnce(ctx context.Context, address string, cfg *Config, avoidVeNCrypt bool) (*Client, error) {
+	timeout := cfg.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var conn net.Conn
+	var err error
+	if strings.HasPrefix(address, "ws://") || strings.HasPrefix(address, "wss://") {
+		conn, err = dialWebSocket(dctx, address, cfg)
+	} else {
+		var d net.Dialer
+		conn, err = d.DialContext(dctx, "tcp", address)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newClient(ctx, conn, cfg, avoidVeNCrypt)
+}
+
+// NewClient runs the handshake on an established connection. On failure
+// the connection is closed.
+func NewClient(ctx context.Context, conn net.Conn, cfg *Config) (*Client, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	return newClient(ctx, conn, cfg, false)
+}
+
+func newClient(ctx context.Context, conn net.Conn, cfg *Config, avoidVeNCrypt bool) (*Client, error) {
+	timeout := cfg.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	conn.SetDeadline(time.Now().Add(timeout))
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	h := newHandshake(conn, cfg)
+	h.avoidVeNCrypt = avoidVeNCrypt
+	err := h.run()
+	if !stop() && err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		h.conn.Close()
+		if ctx.Err() != nil && isTimeout(err) {
+			return nil, fmt.Errorf("rfb: handshake: %w", ctx.Err())
+		}
+		if isTimeout(err) {
+			return nil, fmt.Errorf("rfb: handshake did not finish within %v: %w", timeout, err)
+		}
+		return nil, err
+	}
+	h.conn.SetDeadline(time.Time{})
+	c := &Client{conn: h.conn, r: h.r, cfg: *cfg, buf: cfg.Framebuffer, name: h.name}
+	if c.buf == nil {
+		c.buf = fb.New()
+	}
+	c.caps.Version = fmt.Sprintf("3.%d", h.minor)
+	c.caps.Security = h.security
+	c.caps.Apple = h.apple
+	c.setupDecoder()
+	if err := c.dec.resize(h.width, h.height); err != nil {
+		c.conn.Close()
+		return nil, err
+	}
+	if err := c.start(); err != nil {
+		c.conn.Close()
+		return nil, err
+	}
+	c.mu.Lock()
+	c.ready = true
+	c.mu.Unlock()
+	return c, nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func (c *Client) setupDecoder() {
+	d := &c.dec
+	d.onResize = func(w, h int) {
+		if bw, bh := c.buf.Size(); bw != w || bh != h {
+			c.buf.Resize(w, h)
+		}
+		c.mu.Lock()
+		if c.ready {
+			c.caps.DesktopSizeChanged = true
+		}
+		c.mu.Unlock()
+	}
+	d.onCursor = func(cur Cursor) {
+		c.mu.Lock()
+		c.cursor, c.caps.Cursor = cur, true
+		c.mu.Unlock()
+	}
+	d.onLEDs = func(l LEDs) {
+		c.mu.Lock()
+		c.caps.LEDState, c.caps.LEDs = true, l
+		c.mu.Unlock()
+	}
+	d.onName = func(n string) {
+		c.mu.Lock()
+		c.name = n
+		c.mu.Unlock()
+	}
+	d.onExtDesktop = func() {
+		c.mu.Lock()
+		c.caps.ExtendedDesktopSize = true
+		c.mu.Unlock()
+	}
+	d.onQEMUKeys = func() {
+		c.mu.Lock()
+		c.caps.QEMUKeys = true
+		c.mu.Unlock()
+	}
+}
+
+// start sets our pixel format and encodings and asks for the first frame.
+func (c *Client) start() error {
+	// 32 bpp, depth 24, little-endian true colour, R at bit 0, G at 8, B
+	// at 16: the bytes of a pixel are R, G, B, X, as in image.RGBA.
+	pf := []byte{cmsgSetPixelFormat, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0}
+	encs := c.cfg.Encodings
+	if encs == nil {
+		encs = DefaultEncodings
+	}
+	encs = append(append([]int32(nil), encs...), pseudoEncodings...)
+	if q := c.cfg.JPEGQuality; q >= 1 && q <= 10 {
+		encs = append(encs, EncTightQuality0+int32(q-1))
+	}
+	msg := append(pf, cmsgSetEncodings, 0, byte(len(encs)>>8), byte(len(encs)))
+	for _, e := range encs {
+		msg = append(msg, byte(e>>24), byte(e>>16), byte(e>>8), byte(e))
+	}
+	w, h := c.dec.s.w, c.dec.s.h
+	msg = append(msg, updateRequest(false, 0, 0, w, h)...)
+	return c.send(msg)
+}
+
+func updateRequest(incremental bool, x, y, w, h int) []byte {
+	inc := byte(0)
+	if incremental {
+		inc = 1
+	}
+	return []byte{cmsgUpdateRequest, inc, byte(x >> 8), byte(x), byte(y >> 8), byte(y),
+		byte(w >> 8), byte(w), byte(h >> 8), byte(h)}
+}
+
+// send writes one or more whole messages; writes never interleave.
+func (c *Client) send(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	_, err := c.conn.Write(b)
+	return err
+}
+
+// Framebuffer is the buffer this client writes into.
+func (c *Client) Framebuffer() *fb.Buffer { return c.buf }
+
+// DesktopName is the server's name for the desktop.
+func (c *Client) DesktopName() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name
+}
+
+// Capabilities reports what the server has proved it supports so far.
+func (c *Client) Capabilities() Caps {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.caps
+}
+
+// Cursor is the latest cursor shape (Image nil until one arrives).
+func (c *Client) Cursor() Cursor {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cursor
+}
+
+// Close ends the connection; Run returns.
+func (c *Client) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		err = c.conn.Close()
+	})
+	return err
+}
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("rfb: client closed")
+
+// Run reads server messages until the connection fails or Close is
+// called, and keeps the framebuffer up to date. It returns the reason:
+// ErrClosed, a network error (io.EOF when the server hung up), or a
+// *ProtocolError, after which the connection is closed.
+func (c *Client) Run() error {
+	err := c.loop()
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	c.Close()
+	if closed {
+		return ErrClosed
+	}
+	return err
+}
+
+func (c *Client) loop() error {
+	var t [1]byte
+	for {
+		// Read the type byte outside the sticky reader: an end of stream
+		// here is a clean hang-up, not a truncated message.
+		if _, err := io.ReadFull(c.r.src, t[:]); err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("rfb: server closed the connection: %w", io.EOF)
+			}
+			return err
+		}
+		c.r.n++
+		if err := c.message(t[0]); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *Client) message(t byte) error {
+	r := c.r
+	switch t {
+	case msgFramebufferUpdate:
+		if c.dec.damage == nil {
+			c.dec.damage = make([]image.Rectangle, 0, 16)
+		}
+		if err := c.dec.readUpdate(r); err != nil {
+			return err
+		}
+		c.flush()
+		c.mu.Lock()
+		cont := c.contOn
+		c.mu.Unlock()
+		if !cont {
+			return c.send(updateRequest(true, 0, 0, c.dec.s.w, c.dec.s.h))
+		}
+		return nil
+	case msgSetColourMapEntries:
+		r.u8()
+		r.u16()
+		n := int(r.u16())
+		r.skip(6 * n)
+		return r.err
+	case msgBell:
+		if c.cfg.OnBell != nil {
+			c.cfg.OnBell()
+		}
+		return nil
+	case msgServerCutText:
+		return c.serverCutText()
+	case msgEndOfContinuous:
+		return c.endOfContinuous()
+	case msgServerFence:
+		return c.serverFence()
+	}
+	return protoErr("unknown server message type %d", t)
+}
+
+// flush copies the damaged rectangles of the finished update into the
+// shared framebuffer in one short critical section.
+func (c *Client) flush() {
+	if len(c.dec.damage) == 0 {
+		return
+	}
+	pix, stride, w, h := c.buf.BeginWrite()
+	if w != c.dec.s.w || h != c.dec.s.h {
+		c.buf.EndWrite()
+		c.buf.Resize(c.dec.s.w, c.dec.s.h)
+		pix, stride, _, _ = c.buf.BeginWrite()
+		c.dec.damage = append(c.dec.damage[:0], c.dec.s.bounds())
+	}
+	for _, rc := range c.dec.damage {
+		for y := rc.Min.Y; y < rc.Max.Y; y++ {
+			o := y*stride + rc.Min.X*4
+			copy(pix[o:o+rc.Dx()*4], c.dec.s.row(rc.Min.X, y, rc.Dx()))
+		}
+	}
+	c.buf.EndWrite(c.dec.damage...)
+	c.dec.damage = c.dec.damage[:0]
+}
+
+func (c *Client) endOfContinuous() error {
+	c.mu.Lock()
+	c.caps.ContinuousUpdates = true
+	was := c.contOn
+	enable := !was && !c.cfg.NoContinuousUpdates
+	c.contOn = enable
+	c.mu.Unlock()
+	if enable {
+		w, h := c.dec.s.w, c.dec.s.h
+		return c.send([]byte{cmsgEnableContinuous, 1, 0, 0, 0, 0, byte(w >> 8), byte(w), byte(h >> 8), byte(h)})
+	}
+	if was { // the server stopped them: go back to asking
+		return c.send(updateRequest(true, 0, 0, c.dec.s.w, c.dec.s.h))
+	}
+	return nil
+}
+
+const (
+	fenceBlockBefore = 1 << 0
+	fenceBlockAfter  = 1 << 1
+	fenceSyncNext    = 1 << 2
+	fenceRequest     = 1 << 31
+)
+
+func (c *Client) serverFence() error {
+	r := c.r
+	r.bytes(3)
+	flags := r.u32()
+	n := int(r.u8())
+	if r.err != nil {
+		return r.err
+	}
+	if n > 64 {
+		return protoErr("fence payload of %d bytes", n)
+	}
+	payload := append([]byte(nil), r.bytes(n)...)
+	if r.err != nil {
+		return r.err
+	}
+	c.mu.Lock()
+	c.caps.Fence = true
+	c.mu.Unlock()
+	if flags&fenceRequest != 0 {
+		// Everything before the fence is already processed (we are
+		// sequential), so answering at once honours every flag.
+		reply := flags & (fenceBlockBefore | fenceBlockAfter | fenceSyncNext)
+		msg := []byte{cmsgClientFence, 0, 0, 0, byte(reply >> 24), byte(reply >> 16), byte(reply >> 8), byte(reply), byte(n)}
+		if err := c.send(append(msg, payload...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package rfb
+
+import "image"
+
+// surface is the decoder's own copy of the framebuffer, 4 bytes a pixel in
+// R, G, B, A order (our negotiated pixel format puts R, G, B in the first
+// three bytes, so a row of Raw data copies straight in). Decoders read from
+// the network into it; finished updates are copied into the shared
+// fb.Buffer under its lock, so that lock is never held across a read.
+type surface struct {
+	w, h int
+	pix  []byte
+}
+
+func (s *surface) resize(w, h int) {
+	n := w * h * 4
+	if cap(s.pix) >= n && cap(s.pix) <= 2*n {
+		s.pix = s.pix[:n]
+		clear(s.pix)
+	} else {
+		s.pix = make([]byte, n)
+	}
+	for i := 3; i < n; i += 4 {
+		s.pix[i] = 0xff
+	}
+	s.w, s.h = w, h
+}
+
+func (s *surface) bounds() image.Rectangle { return image.Rect(0, 0, s.w, s.h) }
+
+// row returns the bytes of pixels x..x+w on line y.
+func (s *surface) row(x, y, w int) []byte {
+	o := (y*s.w + x) * 4
+	return s.pix[o : o+w*4]
+}
+
+func (s *surface) fill(x, y, w, h int, c [4]byte) {
+	if w <= 0 || h <= 0 {
+		return
+	}
+	first := s.row(x, y, w)
+	for i := 0; i < len(first); i += 4 {
+		copy(first[i:i+4], c[:])
+	}
+	for j := 1; j < h; j++ {
+		copy(s.row(x, y+j, w), first)
+	}
+}
+
+// setOpaque forces the alpha byte of a run of pixels to 0xff.
+func setOpaque(p []byte) {
+	for i := 3; i < len(p); i += 4 {
+		p[i] = 0xff
+	}
+}

@@ -1,0 +1,184 @@
+package rfb
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"strings"
+)
+
+// VeNCrypt subtypes.
+const (
+	vcPlain     = 256
+	vcTLSNone   = 257
+	vcTLSVnc    = 258
+	vcTLSPlain  = 259
+	vcX509None  = 260
+	vcX509Vnc   = 261
+	vcX509Plain = 262
+)
+
+// TLSPolicy decides whether to trust a VeNCrypt server's certificate.
+// VNC servers use self-signed certificates, so trust is pinned on first
+// use by the caller rather than derived from a CA.
+type TLSPolicy struct {
+	// Verify receives the server's leaf certificate (DER). It returns nil
+	// to trust it, or *UnknownCertError / *CertChangedError (see
+	// Fingerprint). When Verify is nil the certificate must chain to the
+	// system roots and match ServerName.
+	Verify     func(certDER []byte) error
+	ServerName string
+}
+
+// Fingerprint is the SHA-256 of a certificate as colon-separated upper-case
+// hex, the form `openssl x509 -noout -fingerprint -sha256` prints.
+func Fingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	h := strings.ToUpper(hex.EncodeToString(sum[:]))
+	var b strings.Builder
+	for i := 0; i < len(h); i += 2 {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(h[i : i+2])
+	}
+	return b.String()
+}
+
+// errAnonTLSOnly marks a VeNCrypt offer with only anonymous-TLS subtypes,
+// so Dial can retry with another security type the server listed.
+var errAnonTLSOnly = errors.New("anonymous TLS only")
+
+func (h *handshake) veNCrypt() error {
+	r := h.r
+	major, minor := r.u8(), r.u8()
+	if r.err != nil {
+		return r.err
+	}
+	if major != 0 || minor < 2 {
+		return &UnsupportedSecurityError{Offered: []string{"VeNCrypt " + string('0'+major) + "." + string('0'+minor)},
+			Hint: "only VeNCrypt 0.2 is spoken"}
+	}
+	if err := h.write([]byte{0, 2}); err != nil {
+		return err
+	}
+	if r.u8() != 0 {
+		return protoErr("server refused VeNCrypt 0.2")
+	}
+	n := int(r.u8())
+	if r.err != nil {
+		return r.err
+	}
+	subs := make([]uint32, n)
+	names := make([]string, n)
+	for i := range subs {
+		subs[i] = r.u32()
+		names[i] = SecurityName(subs[i])
+	}
+	if r.err != nil {
+		return r.err
+	}
+	has := func(t uint32) bool {
+		for _, s := range subs {
+			if s == t {
+				return true
+			}
+		}
+		return false
+	}
+	pw, user := h.cfg.Password != "", h.cfg.Username != ""
+	var chosen uint32
+	switch {
+	case has(vcX509None) && !pw:
+		chosen = vcX509None
+	case has(vcX509Vnc) && pw:
+		chosen = vcX509Vnc
+	case has(vcX509Plain) && pw && user:
+		chosen = vcX509Plain
+	case has(vcX509None):
+		chosen = vcX509None
+	case has(vcX509Vnc) || has(vcX509Plain):
+		return &AuthError{Reason: "the server requires credentials (" + strings.Join(names, ", ") + ") and none fit those given"}
+	case has(vcPlain) && pw && user:
+		chosen = vcPlain // the server offers no TLS at all
+	default:
+		e := &UnsupportedSecurityError{Offered: append([]string{"VeNCrypt"}, names...),
+			Hint: "anonymous TLS (TLSNone/TLSVnc/TLSPlain) needs anonymous Diffie-Hellman, which Go's TLS lacks; " +
+				"give the server a certificate, e.g. TigerVNC `-SecurityTypes X509Vnc -X509Cert cert.pem -X509Key key.pem` " +
+				"(or add VncAuth to its SecurityTypes)"}
+		return &anonTLSError{e}
+	}
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], chosen)
+	if err := h.write(b[:]); err != nil {
+		return err
+	}
+	h.security = "VeNCrypt " + SecurityName(chosen)
+	if chosen != vcPlain {
+		if ok := r.u8(); r.err != nil || ok != 1 {
+			if r.err != nil {
+				return r.err
+			}
+			return &ServerError{Reason: "the server could not start TLS"}
+		}
+		if err := h.startTLS(); err != nil {
+			return err
+		}
+	}
+	switch chosen {
+	case vcX509Vnc:
+		return h.vncAuth()
+	case vcX509Plain, vcPlain:
+		u, p := h.cfg.Username, h.cfg.Password
+		msg := binary.BigEndian.AppendUint32(nil, uint32(len(u)))
+		msg = binary.BigEndian.AppendUint32(msg, uint32(len(p)))
+		return h.write(append(append(msg, u...), p...))
+	}
+	return nil
+}
+
+// anonTLSError is the unsupported-security error with a marker for Dial.
+type anonTLSError struct{ *UnsupportedSecurityError }
+
+func (e *anonTLSError) Unwrap() []error { return []error{e.UnsupportedSecurityError, errAnonTLSOnly} }
+
+func (h *handshake) startTLS() error {
+	if h.r.src.(*bufio.Reader).Buffered() > 0 {
+		return protoErr("server sent data before the TLS handshake")
+	}
+	pol := h.cfg.TLS
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if pol != nil {
+		tc.ServerName = pol.ServerName
+	}
+	if pol != nil && pol.Verify != nil {
+		tc.InsecureSkipVerify = true // replaced by the pin check below
+		tc.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return protoErr("TLS server sent no certificate")
+			}
+			return pol.Verify(cs.PeerCertificates[0].Raw)
+		}
+	}
+	tconn := tls.Client(h.conn, tc)
+	if err := tconn.Handshake(); err != nil {
+		var unknown *UnknownCertError
+		var changed *CertChangedError
+		var pe *ProtocolError
+		var ue x509.UnknownAuthorityError
+		switch {
+		case errors.As(err, &unknown), errors.As(err, &changed), errors.As(err, &pe):
+			return err
+		case errors.As(err, &ue) && ue.Cert != nil:
+			return &UnknownCertError{Fingerprint: Fingerprint(ue.Cert.Raw), Subject: ue.Cert.Subject.String()}
+		}
+		return &ProtocolError{Msg: "TLS handshake", Err: err}
+	}
+	h.conn = tconn
+	h.r = newReader(bufio.NewReaderSize(tconn, bufSize))
+	return nil
+}
