@@ -37,7 +37,7 @@ func StartAvahi(t testing.TB) *Avahi {
 	a.BusAddress = "unix:path=" + sock
 	Start(t, "dbus-system", exec.Command("dbus-daemon", "--config-file=/usr/share/dbus-1/system.conf",
 		"--nofork", "--nopidfile", "--address="+a.BusAddress))
-	WaitFile(t, sock, 5*time.Second)
+	waitBus(t, a.BusAddress, 5*time.Second)
 	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", a.BusAddress)
 
 	conf := filepath.Join(dir, "avahi-daemon.conf")

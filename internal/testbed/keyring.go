@@ -37,7 +37,7 @@ func StartKeyring(t testing.TB) *Keyring {
 	sock := filepath.Join(dir, "bus")
 	k.BusAddress = "unix:path=" + sock
 	Start(t, "dbus-session", exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address="+k.BusAddress))
-	WaitFile(t, sock, 5*time.Second)
+	waitBus(t, k.BusAddress, 5*time.Second)
 
 	gk := exec.Command("gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets")
 	gk.Env = k.env()
@@ -120,6 +120,24 @@ func StartBareSessionBus(t testing.TB) string {
 		t.Fatal(err)
 	}
 	Start(t, "dbus-bare", exec.Command("dbus-daemon", "--nofork", "--nopidfile", "--config-file="+conf))
-	WaitFile(t, sock, 5*time.Second)
+	waitBus(t, "unix:path="+sock, 5*time.Second)
 	return "unix:path=" + sock
+}
+
+// waitBus waits until a bus accepts a client (its socket file appears a
+// moment before it listens).
+func waitBus(t testing.TB, address string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		conn, err := dbus.Connect(address)
+		if err == nil {
+			conn.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the bus at %s did not answer within %v: %v", address, timeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -278,7 +278,8 @@ func normalize(h *Host) error {
 		return badRequest("a host needs an address (--address)")
 	}
 	if len(h.Address) > 2048 || strings.IndexFunc(h.Address, unicode.IsSpace) >= 0 || hasControl(h.Address) {
-		return badRequest("address %q has spaces or control characters, or is too long", h.Address)
+		// The value is not echoed: a mistaken paste may be a password.
+		return badRequest("the address has spaces or control characters, or is over 2048 bytes; give a host name, IP or ws:// URL")
 	}
 	if h.Port == 0 {
 		h.Port = DefaultPort(h.Protocol)
