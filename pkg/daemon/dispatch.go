@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -132,8 +133,8 @@ func (c *conn) serve(req *wire.Request) (resp *wire.Response) {
 // dispatch runs one request for an attachment: access check, selector,
 // history, handler. group_run uses it for every member.
 func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wire.Request) *wire.Response {
-	info, ok := ops[req.Op]
-	if !ok {
+	info, known := ops[req.Op]
+	if !known {
 		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
 	}
 	d.touch(att)
@@ -160,6 +161,12 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	}
 	l, err := d.resolve(att, req)
 	if err != nil {
+		if req.Op == wire.OpClose && client.IsLimbGone(err) {
+			r := ok(wire.OpClose) // idempotent: already gone is success
+			r.LimbID = req.LimbID
+			r.Dispatched = "the limb was already gone"
+			return r
+		}
 		return errorResponse(nil, err)
 	}
 	cl.l = l

@@ -270,12 +270,11 @@ func opReconnect(c *call) (*wire.Response, error) {
 		timeout = clampMs(*c.req.TimeoutMs, 60000)
 	}
 	l.mu.Lock()
-	ch := l.stateCh
+	ch, before, wasUp := l.stateCh, l.reconnects, l.desk != nil || l.term != nil
 	l.mu.Unlock()
 	l.requestRedial()
-	// Wait for the drop to be noticed, then for connected (or a failure).
+	// Wait for a new session (connected again), or a failure.
 	deadline := time.After(timeout)
-	sawDrop := false
 	for {
 		select {
 		case <-ch:
@@ -287,13 +286,10 @@ func opReconnect(c *call) (*wire.Response, error) {
 			return nil, wire.Errorf(wire.Timeout, "the client went away")
 		}
 		l.mu.Lock()
-		st := l.state
+		st, n := l.state, l.reconnects
 		ch = l.stateCh
 		l.mu.Unlock()
-		if st != wire.StateConnected {
-			sawDrop = true
-		}
-		if sawDrop && st == wire.StateConnected {
+		if st == wire.StateConnected && (n > before || !wasUp) {
 			r := ok(wire.OpReconnect)
 			r.Observation = l.observe(c.att)
 			return r, nil

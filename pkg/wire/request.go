@@ -10,7 +10,7 @@ import "encoding/json"
 
 // MaxLine is the longest request line dvvd reads (a files put with inline
 // content must fit). Longer lines are answered BAD_REQUEST and skipped.
-const MaxLine = 64 << 20
+const MaxLine = 32 << 20
 
 // ProtocolVersion is reported by hello.
 const ProtocolVersion = 1

@@ -1,0 +1,120 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// startDaemon runs a daemon on a private socket for one test.
+func startDaemon(t *testing.T, cfg Config) *Daemon {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "sock")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg.SocketPath = filepath.Join(dir, "test.sock")
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	d := New(cfg)
+	if err := d.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { d.Serve(); close(done) }()
+	t.Cleanup(func() {
+		d.Shutdown()
+		<-done
+	})
+	return d
+}
+
+func dialClient(t *testing.T, d *Daemon, o client.Options) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, d.SocketPath(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func do(t *testing.T, c *client.Client, req *wire.Request) (*wire.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.Do(ctx, req)
+}
+
+func mustDo(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
+	t.Helper()
+	r, err := do(t, c, req)
+	if err != nil {
+		t.Fatalf("%s: %v", req.Op, err)
+	}
+	return r
+}
+
+func wantCode(t *testing.T, err error, code wire.Code) {
+	t.Helper()
+	if client.Code(err) != code {
+		t.Fatalf("want %s, got %v", code, err)
+	}
+}
+
+// rawConn is a bare socket connection for speaking lines by hand.
+type rawConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func dialRaw(t *testing.T, d *Daemon) *rawConn {
+	t.Helper()
+	c, err := net.Dial("unix", d.SocketPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{Conn: c, r: bufio.NewReaderSize(c, 1<<20)}
+}
+
+func (c *rawConn) roundTrip(t *testing.T, line string) *wire.Response {
+	t.Helper()
+	if _, err := io.WriteString(c, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	return c.read(t)
+}
+
+func (c *rawConn) read(t *testing.T) *wire.Response {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := c.r.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("read answer: %v", err)
+	}
+	var r wire.Response
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatalf("answer is not JSON: %q", line)
+	}
+	return &r
+}
+
+func intp(i int) *int         { return &i }
+func strp(s string) *string   { return &s }
+func boolp(b bool) *bool      { return &b }
+func u64p(u uint64) *uint64   { return &u }
+func f64p(f float64) *float64 { return &f }
