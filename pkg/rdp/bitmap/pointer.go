@@ -26,7 +26,11 @@ func DecodePointer(xorBpp, w, h int, xorMask, andMask []byte, pal *Palette) (*im
 	default:
 		return nil, corrupt("pointer XOR mask depth %d bpp unsupported (want 1, 4, 8, 15, 16, 24 or 32)", xorBpp)
 	}
-	xorRow := evenBytes(w * xorBpp)
+	bits := xorBpp
+	if bits == 15 {
+		bits = 16 // 15 bpp pixels take two bytes
+	}
+	xorRow := evenBytes(w * bits)
 	andRow := evenBytes(w)
 	if len(xorMask) < xorRow*h {
 		return nil, corrupt("pointer %dx%d XOR mask at %d bpp needs %d bytes, got %d", w, h, xorBpp, xorRow*h, len(xorMask))
