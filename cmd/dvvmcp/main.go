@@ -13,8 +13,6 @@ import (
 	"strings"
 	"syscall"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/mcp"
 )
@@ -61,7 +59,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	b := mcp.New(mcp.Options{Socket: *socket, Token: os.Getenv("DVV_TOKEN"), JPEG: *jpeg, DefaultName: *name})
-	err := b.Run(ctx, &sdk.IOTransport{Reader: stdin, Writer: stdout, MaxLineLength: mcp.MaxFrameBytes})
+	err := b.ServeStdio(ctx, stdin, stdout)
 	if err != nil && ctx.Err() == nil && !isEOF(err) {
 		fmt.Fprintln(stderr, "dvvmcp:", err)
 		return 1

@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"image/png"
+	"io"
 	"strings"
 	"testing"
 
@@ -255,3 +257,95 @@ func TestBadInput(t *testing.T) {
 }
 
 func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestNegotiatesProtocolVersions speaks raw JSON-RPC, as clients of each
+// protocol version do, and checks the version is accepted as asked.
+func TestNegotiatesProtocolVersions(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			b := New(Options{Socket: sockPath(t)})
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { b.Run(ctx, &sdk.IOTransport{Reader: inR, Writer: outW}); close(done) }()
+			defer func() { cancel(); inW.Close(); outR.Close(); <-done }()
+			lines := bufio.NewScanner(outR)
+			lines.Buffer(nil, 1<<20)
+			send := func(s string) { io.WriteString(inW, s+"\n") }
+			recv := func() map[string]any {
+				if !lines.Scan() {
+					t.Fatalf("no answer: %v", lines.Err())
+				}
+				var m map[string]any
+				json.Unmarshal(lines.Bytes(), &m)
+				return m
+			}
+			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + v + `","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+			res, _ := recv()["result"].(map[string]any)
+			if res["protocolVersion"] != v {
+				t.Fatalf("asked %s, got %v", v, res["protocolVersion"])
+			}
+			if ins, _ := res["instructions"].(string); !strings.Contains(ins, "SCREEN_CHANGED") {
+				t.Errorf("instructions missing: %v", res)
+			}
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			tl, _ := recv()["result"].(map[string]any)
+			if tools, _ := tl["tools"].([]any); len(tools) != ToolCount {
+				t.Errorf("tools/list under %s: %d tools", v, len(tools))
+			}
+			send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"dvv_limbs","arguments":{}}}`)
+			call, _ := recv()["result"].(map[string]any)
+			if call["isError"] != true || call["structuredContent"] == nil {
+				t.Errorf("tools/call without dvvd under %s: %v", v, call)
+			}
+		})
+	}
+}
+
+// TestOversizedFrame sends arguments over the bridge's whole-arguments
+// bound through the stdio framing: a TOO_LARGE tool error, and the session
+// goes on.
+func TestOversizedFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 61 MiB through a pipe")
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	b := New(Options{Socket: sockPath(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.ServeStdio(ctx, inR, outW); close(done) }()
+	defer func() { cancel(); inW.Close(); outR.Close(); <-done }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send := func(s string) {
+		go io.WriteString(inW, s+"\n")
+	}
+	recv := func() map[string]any {
+		if !lines.Scan() {
+			t.Fatalf("no answer: %v", lines.Err())
+		}
+		var m map[string]any
+		json.Unmarshal(lines.Bytes(), &m)
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"big","version":"0"}}}`)
+	recv()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	big := strings.Repeat("A", MaxArgumentBytes+1024)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"dvv_files","arguments":{"action":"put","path":"~/x","contentBase64":"` + big + `"}}}`)
+	res, _ := recv()["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	e, _ := sc["error"].(map[string]any)
+	if res["isError"] != true || e["code"] != "TOO_LARGE" {
+		t.Fatalf("oversized arguments: %v", e)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if m := recv(); m["result"] == nil {
+		t.Fatalf("bridge stopped answering after an oversized call: %v", m)
+	}
+}

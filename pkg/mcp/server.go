@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,6 +52,13 @@ func New(opts Options) *Bridge {
 func (b *Bridge) Run(ctx context.Context, t sdk.Transport) error {
 	defer b.att.close()
 	return b.Server.Run(ctx, t)
+}
+
+// ServeStdio serves MCP on a reader and writer (the process's stdin and
+// stdout), reading frames up to MaxFrameBytes so that an oversized argument
+// gets a TOO_LARGE answer instead of ending the session.
+func (b *Bridge) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	return b.Run(ctx, &sdk.IOTransport{Reader: r, Writer: w, MaxLineLength: MaxFrameBytes})
 }
 
 // Close ends the attachment to dvvd.
@@ -112,11 +120,17 @@ func preferJPEG(r *wire.Request) {
 // clientName is the MCP client's name from initialize, which names the
 // attachment (and so the lease holder a person sees).
 func clientName(req *sdk.CallToolRequest) string {
-	if req.Session == nil {
-		return ""
+	if req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+			return p.ClientInfo.Name
+		}
 	}
-	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-		return p.ClientInfo.Name
+	// Protocol versions without initialize carry the client per request.
+	if req.Params != nil {
+		if info, ok := req.Params.Meta[sdk.MetaKeyClientInfo].(map[string]any); ok {
+			name, _ := info["name"].(string)
+			return name
+		}
 	}
 	return ""
 }
