@@ -29,6 +29,10 @@ type SSHD struct {
 	HostKey   string // the server's ed25519 host private key
 	HostPub   string // "ssh-ed25519 AAAA…" line of the host key
 
+	// RemoteHome is $HOME in the server's sessions (SetEnv), kept empty
+	// so no start-up file of the real user runs.
+	RemoteHome string
+
 	Proc *Proc
 }
 
@@ -61,7 +65,10 @@ func StartSSHD(t testing.TB, opts ...SSHDOption) *SSHD {
 	if os.Geteuid() == 0 {
 		os.MkdirAll("/run/sshd", 0o755) // privilege separation directory
 	}
-	s := &SSHD{Host: "127.0.0.1", Dir: dir, Home: filepath.Join(dir, "home")}
+	s := &SSHD{Host: "127.0.0.1", Dir: dir, Home: filepath.Join(dir, "home"), RemoteHome: filepath.Join(dir, "remote-home")}
+	if err := os.MkdirAll(s.RemoteHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	u, err := user.Current()
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +109,10 @@ func StartSSHD(t testing.TB, opts ...SSHDOption) *SSHD {
 		"MaxStartups 64",
 		"LogLevel ERROR",
 		"Subsystem sftp internal-sftp",
+		// Shells read their start-up files from this empty directory, not
+		// from the real home of the user, whose rc files may be slow or
+		// contended; the login directory stays the user's real home.
+		"SetEnv HOME=" + s.RemoteHome,
 	}
 	cfg = append(setup.extraConfig, cfg...) // first value wins in sshd_config
 	cfgPath := filepath.Join(dir, "sshd_config")
@@ -139,10 +150,15 @@ func (s *SSHD) KnownHostsLine(pub string) string {
 // KillAll ends the listener and every connection it forked (each runs in
 // its own session, so the process group alone does not reach them).
 func (s *SSHD) KillAll() {
-	pids := descendants(s.Proc.Cmd.Process.Pid)
-	s.Proc.Kill()
+	pid := s.Proc.Cmd.Process.Pid
+	pids := descendants(pid)
+	syscall.Kill(-pid, syscall.SIGKILL)
 	for _, p := range pids {
 		syscall.Kill(p, syscall.SIGKILL)
+	}
+	// Start's goroutine reaps the listener; wait until it is gone.
+	for i := 0; i < 200 && syscall.Kill(pid, 0) == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

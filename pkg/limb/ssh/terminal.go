@@ -111,9 +111,11 @@ func (t *terminal) Done() <-chan struct{} { return t.conn.client.Done() }
 func (t *terminal) Err() error            { return t.conn.err() }
 func (t *terminal) Close() error {
 	t.shell.Close()
-	t.mu.Lock()
-	t.emu.Close()
-	t.mu.Unlock()
+	// Closing the emulator's reply pipe ends pumpReplies. (Emulator.Close
+	// would flip a flag its Read checks without a lock.)
+	if c, ok := t.emu.InputPipe().(io.Closer); ok {
+		c.Close()
+	}
 	return t.conn.close()
 }
 
