@@ -58,8 +58,9 @@ type Caps struct {
 	ClipboardMax        int  // server's UTF-8 text limit, when ExtendedClipboard
 	ContinuousUpdates   bool
 	Fence               bool
-	Cursor              bool // a cursor shape has arrived
-	DesktopSizeChanged  bool // a server-side resize happened
+	Cursor              bool   // a cursor shape has arrived
+	DesktopSizeChanged  bool   // a server-side resize happened
+	Updates             uint64 // framebuffer updates received
 }
 
 // Client is one RFB connection. Writes are safe from any goroutine; Run
@@ -350,6 +351,7 @@ func (c *Client) message(t byte) error {
 		}
 		c.flush()
 		c.mu.Lock()
+		c.caps.Updates++
 		cont := c.contOn
 		c.mu.Unlock()
 		if !cont {

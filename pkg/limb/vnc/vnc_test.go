@@ -1,0 +1,106 @@
+package vnc
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func TestMain(m *testing.M) {
+	// xterm writes typed characters in the locale's encoding: make it UTF-8.
+	os.Setenv("LC_ALL", "C.UTF-8")
+	os.Exit(m.Run())
+}
+
+func dial(t *testing.T, v *testbed.VNC) (limb.Desktop, *fb.Buffer) {
+	t.Helper()
+	buf := fb.New()
+	d, err := Dial(context.Background(), limb.Target{Protocol: wire.ProtoVNC, Address: "127.0.0.1", Port: v.Port, Password: v.Password}, buf)
+	if err != nil {
+		t.Fatalf("dial %s: %v", v.Addr, err)
+	}
+	t.Cleanup(func() { d.Close() })
+	testbed.Eventually(t, 10*time.Second, "first frame", func() bool { return buf.Coverage() == 1 })
+	return d, buf
+}
+
+// typed is every printable ASCII character, some Latin-1, a tab and a
+// newline (which a raw-mode terminal reads as a carriage return).
+const typed = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\té ß © ñ Ä\n"
+
+func typeAndCheck(t *testing.T, v *testbed.VNC, d limb.Desktop) {
+	t.Helper()
+	out := v.CatTerm(t)
+	for _, r := range typed {
+		if err := d.TypeRune(r); err != nil {
+			t.Fatalf("TypeRune(%q): %v", r, err)
+		}
+	}
+	want := strings.ReplaceAll(typed, "\n", "\r")
+	var got string
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(out)
+		if got = string(b); got == want {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("typed text differs:\n got %q\nwant %q", got, want)
+}
+
+func TestXvncTypePointerResize(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "Xvnc", "xterm", "xdotool", "xrandr")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 800, Height: 600})
+	d, buf := dial(t, v)
+	typeAndCheck(t, v, d)
+
+	if err := d.Pointer(321, 123, 0); err != nil {
+		t.Fatal(err)
+	}
+	testbed.Eventually(t, 5*time.Second, "pointer at 321,123", func() bool {
+		x, y := v.MouseLocation(t)
+		return x == 321 && y == 123
+	})
+
+	before := buf.Resizes()
+	v.Resize(t, 1024, 768)
+	testbed.Eventually(t, 10*time.Second, "resize to 1024x768", func() bool {
+		w, h := buf.Size()
+		return w == 1024 && h == 768 && buf.Resizes() > before
+	})
+	sig := d.Signals()
+	for name, want := range map[string]string{
+		wire.SigDesktopResize: wire.SignalLive, wire.SigWindowStructure: wire.SignalAbsent,
+		wire.SigClipboard: wire.SignalLive, wire.SigBell: wire.SignalLive,
+	} {
+		if sig[name].State != want {
+			t.Errorf("signal %s = %+v, want %s", name, sig[name], want)
+		}
+	}
+	t.Logf("signals: %+v", sig)
+}
+
+func TestX11vncTypeAndPointer(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "x11vnc", "xterm", "xdotool")
+	v := testbed.StartX11vnc(t, 800, 600)
+	d, _ := dial(t, v)
+	typeAndCheck(t, v, d)
+	if err := d.Pointer(77, 55, 0); err != nil {
+		t.Fatal(err)
+	}
+	testbed.Eventually(t, 5*time.Second, "pointer at 77,55", func() bool {
+		x, y := v.MouseLocation(t)
+		return x == 77 && y == 55
+	})
+	t.Logf("signals: %+v", d.Signals())
+}
