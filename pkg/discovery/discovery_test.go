@@ -3,6 +3,7 @@ package discovery
 import (
 	"context"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +15,12 @@ func fastPolling(t *testing.T) {
 	old := PollInterval
 	PollInterval = 200 * time.Millisecond
 	t.Cleanup(func() { PollInterval = old })
+}
+
+// kill ends a started process group at once. (testbed.Proc.Kill polls
+// ProcessState, which races with the Wait in testbed.Start under -race.)
+func kill(p *testbed.Proc) {
+	syscall.Kill(-p.Cmd.Process.Pid, syscall.SIGKILL)
 }
 
 func find(b *Browser, name, protocol string) (Host, bool) {
@@ -57,7 +64,7 @@ func TestPublishedServicesAppearAndGo(t *testing.T) {
 		t.Fatalf("note while browsing works: %q", note)
 	}
 
-	vnc.Kill()
+	kill(vnc)
 	testbed.Eventually(t, 15*time.Second, "dvv-lab to leave the list", func() bool {
 		_, ok := find(b, "dvv-lab", wire.ProtoVNC)
 		return !ok
@@ -68,7 +75,7 @@ func TestPublishedServicesAppearAndGo(t *testing.T) {
 
 	// avahi-daemon going away empties the list with a reason; coming back
 	// is noticed without restarting the browser.
-	av.Daemon.Kill()
+	kill(av.Daemon)
 	testbed.Eventually(t, 10*time.Second, "a note after avahi-daemon died", func() bool {
 		hosts, note := b.List()
 		return len(hosts) == 0 && strings.Contains(note, "avahi")
