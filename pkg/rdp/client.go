@@ -210,21 +210,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	if cfg.Password != "" {
 		protocols |= ProtocolHybrid
 	}
-	if _, err := c.conn.Write(connectionRequest(cookieName(cfg.User), protocols)); err != nil {
-		return err
-	}
-	c.br = bufio.NewReaderSize(c.conn, 64<<10)
-	kind, _, body, err := readPDU(c.br, nil)
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
-			return &UnreachableError{Addr: cfg.Addr, Err: errors.New("the server closed the connection at the first request; is this an RDP server?")}
-		}
-		return err
-	}
-	if kind != pduX224 {
-		return protoErr("X.224 connection confirm", "fast-path PDU before the connection confirm")
-	}
-	selected, err := parseConnectionConfirm(body)
+	selected, err := negotiate(c.conn, cfg.Addr, cfg.User, protocols)
 	if err != nil {
 		var ne *NegotiationError
 		if errors.As(err, &ne) && ne.Code == NegHybridRequired && cfg.Password == "" {
@@ -232,28 +218,11 @@ func (c *Client) handshake(ctx context.Context) error {
 		}
 		return err
 	}
-	switch selected {
-	case ProtocolSSL, ProtocolHybrid:
-	case ProtocolRDP:
-		return &UnsupportedError{Msg: "the server speaks only standard RDP security (legacy RC4), which this client does not; enable TLS or NLA on the server"}
-	default:
-		return &UnsupportedError{Msg: fmt.Sprintf("the server selected security protocol 0x%X, which we did not offer", selected)}
-	}
 	c.protocol = selected
-
-	tc := tls.Client(c.conn, &tls.Config{
-		InsecureSkipVerify: true, // trust is decided by VerifyCert (pin on first use)
-		MinVersion:         tls.VersionTLS10,
-		ServerName:         hostOf(cfg.Addr),
-	})
-	if err := tc.HandshakeContext(ctx); err != nil {
-		return fmt.Errorf("TLS handshake: %w", err)
+	tc, der, err := upgradeTLS(ctx, c.conn, cfg.Addr)
+	if err != nil {
+		return err
 	}
-	certs := tc.ConnectionState().PeerCertificates
-	if len(certs) == 0 {
-		return protoErr("TLS handshake", "the server sent no certificate")
-	}
-	der := certs[0].Raw
 	if cfg.VerifyCert != nil {
 		if err := cfg.VerifyCert(cfg.Addr, der, Fingerprint(der)); err != nil {
 			return err
@@ -275,6 +244,87 @@ func (c *Client) handshake(ctx context.Context) error {
 		}
 	}
 	return c.mcsConnect()
+}
+
+// negotiate sends the X.224 connection request and reads the server's
+// choice of security protocol; only TLS and NLA are accepted.
+func negotiate(conn net.Conn, addr, user string, protocols uint32) (uint32, error) {
+	if _, err := conn.Write(connectionRequest(cookieName(user), protocols)); err != nil {
+		return 0, err
+	}
+	// Unbuffered on purpose: the TLS handshake follows on the same socket.
+	var hdr [4]byte
+	if _, err := io.ReadFull(conn, hdr[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
+			return 0, &UnreachableError{Addr: addr, Err: errors.New("the server closed the connection at the first request; is this an RDP server?")}
+		}
+		return 0, err
+	}
+	if hdr[0] != tpktVersion {
+		return 0, protoErr("X.224 connection confirm", "not a TPKT header (0x%02X); is this an RDP server?", hdr[0])
+	}
+	n := int(hdr[2])<<8 | int(hdr[3])
+	if n < 4+7 || n > 512 {
+		return 0, protoErr("X.224 connection confirm", "length %d", n)
+	}
+	body := make([]byte, n-4)
+	if _, err := io.ReadFull(conn, body); err != nil {
+		return 0, unexpectedEOF(err)
+	}
+	selected, err := parseConnectionConfirm(body)
+	if err != nil {
+		return 0, err
+	}
+	switch selected {
+	case ProtocolSSL, ProtocolHybrid:
+		return selected, nil
+	case ProtocolRDP:
+		return 0, &UnsupportedError{Msg: "the server speaks only standard RDP security (legacy RC4), which this client does not; enable TLS or NLA on the server"}
+	}
+	return 0, &UnsupportedError{Msg: fmt.Sprintf("the server selected security protocol 0x%X, which we did not offer", selected)}
+}
+
+// upgradeTLS runs the TLS handshake. Certificates are not checked against
+// a CA here: trust is pinned by the caller (Config.VerifyCert).
+func upgradeTLS(ctx context.Context, conn net.Conn, addr string) (*tls.Conn, []byte, error) {
+	tc := tls.Client(conn, &tls.Config{
+		InsecureSkipVerify: true, // pinned on first use by VerifyCert instead
+		MinVersion:         tls.VersionTLS10,
+		ServerName:         hostOf(addr),
+	})
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, nil, fmt.Errorf("TLS handshake: %w", err)
+	}
+	certs := tc.ConnectionState().PeerCertificates
+	if len(certs) == 0 {
+		return nil, nil, protoErr("TLS handshake", "the server sent no certificate")
+	}
+	return tc, certs[0].Raw, nil
+}
+
+// FetchCertificate connects to addr, negotiates TLS and returns the
+// server's certificate (DER) without authenticating, so a person can
+// decide whether to trust it.
+func FetchCertificate(ctx context.Context, addr string) ([]byte, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, &UnreachableError{Addr: addr, Err: err}
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := negotiate(conn, addr, "", ProtocolSSL|ProtocolHybrid); err != nil {
+		if isTyped(err) {
+			return nil, err
+		}
+		return nil, &UnreachableError{Addr: addr, Err: err}
+	}
+	_, der, err := upgradeTLS(ctx, conn, addr)
+	if err != nil {
+		return nil, &UnreachableError{Addr: addr, Err: err}
+	}
+	return der, nil
 }
 
 func cookieName(user string) string {

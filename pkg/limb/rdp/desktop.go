@@ -1,0 +1,320 @@
+// Package rdp is the RDP limb: it wraps the stand-alone client in pkg/rdp
+// as a limb.Desktop and turns its failures into coded *wire.Error values.
+package rdp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/keys"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/rdp"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Options tune Dial. The zero value is what the daemon uses.
+type Options struct {
+	// KnownCerts is the certificate pin file; "" means KnownCertsFile().
+	KnownCerts string
+	// Width and Height are the desktop size asked for (servers may force
+	// their own); 0 means 1280x800.
+	Width, Height int
+}
+
+// Dial connects an RDP desktop limb writing into buf (limb.DesktopDialer).
+func Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, error) {
+	return Options{}.Dial(ctx, t, buf)
+}
+
+// Dial connects with these options.
+func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, error) {
+	hp := hostPort(t.Address, t.Port)
+	pins := o.KnownCerts
+	if pins == "" {
+		pins = KnownCertsFile()
+	}
+	w, h := o.Width, o.Height
+	if w <= 0 || h <= 0 {
+		w, h = 1280, 800
+	}
+	name := "dvv"
+	if t.Slot > 0 {
+		// A distinct client name per slot lets servers and their
+		// administrators tell the parallel sessions apart.
+		name = fmt.Sprintf("dvv-%d", t.Slot)
+	}
+	c, err := rdp.Dial(ctx, rdp.Config{
+		Addr: hp, User: t.User, Domain: t.Domain, Password: t.Password,
+		Width: w, Height: h, ClientName: name, Framebuffer: buf,
+		VerifyCert: checkPin(pins, hp),
+	})
+	if err != nil {
+		return nil, codedError(err, hp)
+	}
+	return &desktop{c: c, hp: hp}, nil
+}
+
+// TrustCert fetches the certificate of the RDP server at address:port and
+// pins it, returning its SHA-256 fingerprint (for `dvv hosts trust`). A
+// different certificate already pinned is refused as HOSTKEY_CHANGED.
+func TrustCert(ctx context.Context, address string, port int) (string, error) {
+	return Options{}.TrustCert(ctx, address, port)
+}
+
+// TrustCert pins with these options' pin file.
+func (o Options) TrustCert(ctx context.Context, address string, port int) (string, error) {
+	hp := hostPort(address, port)
+	pins := o.KnownCerts
+	if pins == "" {
+		pins = KnownCertsFile()
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+	}
+	der, err := rdp.FetchCertificate(ctx, hp)
+	if err != nil {
+		return "", codedError(err, hp)
+	}
+	fp := rdp.Fingerprint(der)
+	if err := pin(pins, hp, fp); err != nil {
+		return fp, codedError(err, hp)
+	}
+	return fp, nil
+}
+
+type desktop struct {
+	c  *rdp.Client
+	hp string
+
+	mu       sync.Mutex
+	buttons  limb.Buttons
+	shiftOn  int             // shift keys the caller holds
+	autoShft map[uint32]bool // keysyms we wrapped in a synthetic shift
+}
+
+func (d *desktop) Done() <-chan struct{} { return d.c.Done() }
+
+func (d *desktop) Err() error {
+	err := d.c.Err()
+	if err == nil {
+		return nil
+	}
+	return codedError(err, d.hp)
+}
+
+func (d *desktop) Close() error {
+	d.c.Close()
+	return nil
+}
+
+func (d *desktop) DesktopName() string { return "" }
+
+// act maps a failure of a live session to its code.
+func (d *desktop) act(err error) error {
+	if err == nil {
+		return nil
+	}
+	if e := d.c.Err(); e != nil {
+		err = e
+	}
+	return codedError(err, d.hp)
+}
+
+// Pointer moves the pointer and sets the buttons; wheel bits set in b that
+// were clear before each scroll one notch (RFB clients pulse them).
+func (d *desktop) Pointer(x, y int, b limb.Buttons) error {
+	d.mu.Lock()
+	prev := d.buttons
+	d.buttons = b
+	d.mu.Unlock()
+	conv := func(m limb.Buttons) rdp.Buttons {
+		var r rdp.Buttons
+		if m&limb.ButtonLeft != 0 {
+			r |= rdp.ButtonLeft
+		}
+		if m&limb.ButtonMiddle != 0 {
+			r |= rdp.ButtonMiddle
+		}
+		if m&limb.ButtonRight != 0 {
+			r |= rdp.ButtonRight
+		}
+		return r
+	}
+	if err := d.c.Pointer(x, y, conv(prev), conv(b)); err != nil {
+		return d.act(err)
+	}
+	rising := b &^ prev
+	dx, dy := 0, 0
+	if rising&limb.WheelUp != 0 {
+		dy++
+	}
+	if rising&limb.WheelDown != 0 {
+		dy--
+	}
+	if rising&limb.WheelRight != 0 {
+		dx++
+	}
+	if rising&limb.WheelLeft != 0 {
+		dx--
+	}
+	if dx != 0 && !d.c.HorizontalWheel() {
+		return wire.Errorf(wire.NotImplemented, "this RDP server does not accept horizontal wheel events; scroll with Shift+wheel or the keyboard instead")
+	}
+	if dx != 0 || dy != 0 {
+		return d.act(d.c.Wheel(x, y, dx, dy))
+	}
+	return nil
+}
+
+const scancodeLShift = 0x2A
+
+// Key presses or releases a keysym as a scancode on a US layout. Symbols
+// that need Shift there get a synthetic Shift unless the caller holds one.
+func (d *desktop) Key(keysym uint32, down bool) error {
+	code, shift, ok := keys.Scancode(keysym)
+	if !ok {
+		if r, isUni := keysymRune(keysym); isUni && d.c.UnicodeInput() {
+			if down {
+				return d.act(d.c.TypeUnicode(r))
+			}
+			return nil
+		}
+		return wire.Errorf(wire.UnknownKey, "keysym 0x%X has no key on a US keyboard; type the character as text instead", keysym)
+	}
+	d.mu.Lock()
+	if keysym == keys.XK_Shift_L || keysym == keys.XK_Shift_R {
+		if down {
+			d.shiftOn++
+		} else if d.shiftOn > 0 {
+			d.shiftOn--
+		}
+	}
+	wrap := false
+	if d.autoShft == nil {
+		d.autoShft = map[uint32]bool{}
+	}
+	if down {
+		wrap = shift && d.shiftOn == 0
+		if wrap {
+			d.autoShft[keysym] = true
+		}
+	} else {
+		wrap = d.autoShft[keysym]
+		delete(d.autoShft, keysym)
+	}
+	d.mu.Unlock()
+	var err error
+	switch {
+	case wrap && down:
+		if err = d.c.Scancode(scancodeLShift, true); err == nil {
+			err = d.c.Scancode(code, true)
+		}
+	case wrap && !down:
+		if err = d.c.Scancode(code, false); err == nil {
+			err = d.c.Scancode(scancodeLShift, false)
+		}
+	default:
+		err = d.c.Scancode(code, down)
+	}
+	return d.act(err)
+}
+
+// keysymRune is the character a keysym stands for, for Latin-1 and
+// Unicode keysyms.
+func keysymRune(sym uint32) (rune, bool) {
+	switch {
+	case sym >= 0x20 && sym <= 0x7E, sym >= 0xA0 && sym <= 0xFF:
+		return rune(sym), true
+	case sym&0xFF000000 == 0x01000000:
+		return rune(sym & 0x00FFFFFF), true
+	}
+	return 0, false
+}
+
+// TypeRune types one character: Unicode keyboard events, so the remote
+// layout does not matter; Enter, Tab and BackSpace as keys. Servers without
+// Unicode input get US-layout scancodes.
+func (d *desktop) TypeRune(r rune) error {
+	var sym uint32
+	switch r {
+	case '\n', '\r':
+		sym = keys.XK_Return
+	case '\t':
+		sym = keys.XK_Tab
+	case '\b':
+		sym = keys.XK_BackSpace
+	case 0x1b:
+		sym = keys.XK_Escape
+	}
+	if sym == 0 && d.c.UnicodeInput() {
+		if r < 0x20 || r == 0x7F {
+			return wire.Errorf(wire.BadRequest, "control character U+%04X cannot be typed; send it with `key` (e.g. ctrl+c)", r)
+		}
+		return d.act(d.c.TypeUnicode(r))
+	}
+	if sym == 0 {
+		var shift bool
+		sym, shift = keys.RuneKeysym(r)
+		_ = shift // Key adds Shift where the US layout needs it
+		if sym == 0 {
+			return wire.Errorf(wire.BadRequest, "control character U+%04X cannot be typed; send it with `key`", r)
+		}
+		if _, _, ok := keys.Scancode(sym); !ok {
+			return wire.Errorf(wire.NotImplemented, "this RDP server accepts no Unicode input and %q has no key on a US keyboard", r)
+		}
+	}
+	if err := d.Key(sym, true); err != nil {
+		return err
+	}
+	return d.Key(sym, false)
+}
+
+const clipboardMsg = "RDP clipboard channel (cliprdr) not supported by this build"
+
+func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
+	return limb.ClipboardInfo{}, wire.Errorf(wire.NotImplemented, "%s; type the text instead", clipboardMsg)
+}
+
+func (d *desktop) Clipboard() (string, limb.ClipboardInfo, bool) {
+	return "", limb.ClipboardInfo{}, false
+}
+
+// Signals reports what this session can tell.
+func (d *desktop) Signals() wire.Signals {
+	s := wire.Signals{
+		wire.SigWindowStructure: {State: wire.SignalAbsent, Reason: "RDP carries no window structure"},
+		wire.SigClipboard:       {State: wire.SignalAbsent, Reason: clipboardMsg},
+		wire.SigDesktopResize:   {State: wire.SignalLive, Reason: "server-forced sizes and reactivations are followed"},
+		wire.SigKeyScancodes:    {State: wire.SignalLive, Reason: "RDP input is by scancode (US layout table) and Unicode"},
+		wire.SigContinuous:      {State: wire.SignalLive, Reason: "RDP servers push updates as the screen changes"},
+		wire.SigBell:            {State: wire.SignalAbsent, Reason: "the RDP play-sound PDU is not tracked"},
+	}
+	if leds, known := d.c.LEDs(); known {
+		s[wire.SigLEDState] = wire.Signal{State: wire.SignalLive, Value: map[string]any{
+			"caps": leds&rdp.SyncCapsLock != 0, "num": leds&rdp.SyncNumLock != 0, "scroll": leds&rdp.SyncScrollLock != 0,
+		}}
+	} else {
+		s[wire.SigLEDState] = wire.Signal{State: wire.SignalUnknown, Reason: "the server has sent no keyboard indicators PDU yet"}
+	}
+	if cur, _ := d.c.Cursor(); cur != nil {
+		v := map[string]any{"hotX": cur.HotX, "hotY": cur.HotY}
+		if cur.Image != nil {
+			v["width"], v["height"] = cur.Image.Rect.Dx(), cur.Image.Rect.Dy()
+		}
+		if cur.System != "" {
+			v["system"] = cur.System
+		}
+		s[wire.SigCursorShape] = wire.Signal{State: wire.SignalLive, Value: v}
+	} else {
+		s[wire.SigCursorShape] = wire.Signal{State: wire.SignalUnknown, Reason: "the server has sent no pointer shape yet"}
+	}
+	return s
+}
+
+var _ limb.Desktop = (*desktop)(nil)
+var _ limb.DesktopDialer = Dial

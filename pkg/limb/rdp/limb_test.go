@@ -1,0 +1,252 @@
+package rdp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/keys"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func code(err error) wire.Code {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we.Code
+	}
+	return ""
+}
+
+func target(srv *testbed.RDP) limb.Target {
+	return limb.Target{Protocol: wire.ProtoRDP, Address: "127.0.0.1", Port: srv.Port, User: srv.User, Password: srv.Password}
+}
+
+// trusted returns options with a fresh pin file that trusts srv.
+func trusted(t *testing.T, srv *testbed.RDP) Options {
+	t.Helper()
+	o := Options{KnownCerts: filepath.Join(t.TempDir(), "known_certs")}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if _, err := o.TrustCert(ctx, "127.0.0.1", srv.Port); err != nil {
+		t.Fatalf("TrustCert: %v", err)
+	}
+	return o
+}
+
+func open(t *testing.T, o Options, tg limb.Target) (limb.Desktop, *fb.Buffer) {
+	t.Helper()
+	buf := fb.New()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := o.Dial(ctx, tg, buf)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, buf
+}
+
+func TestCertificatePinning(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
+	o := Options{KnownCerts: filepath.Join(t.TempDir(), "known_certs")}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	_, err := o.Dial(ctx, target(srv), fb.New())
+	if code(err) != wire.HostKeyUnknown || !strings.Contains(err.Error(), "SHA256 ") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("dvv hosts trust 127.0.0.1:%d", srv.Port)) {
+		t.Fatalf("first Dial: %v, want HOSTKEY_UNKNOWN with fingerprint and trust command", err)
+	}
+	fp, err := o.TrustCert(ctx, "127.0.0.1", srv.Port)
+	if err != nil || len(fp) != 95 {
+		t.Fatalf("TrustCert = %q, %v", fp, err)
+	}
+	d, err := o.Dial(ctx, target(srv), fb.New())
+	if err != nil {
+		t.Fatalf("Dial after trusting: %v", err)
+	}
+	d.Close()
+
+	// Another certificate pinned for the same server: refused as changed.
+	bogus := strings.Repeat("AB:", 31) + "AB"
+	os.WriteFile(o.KnownCerts, []byte(fmt.Sprintf("# pins\n127.0.0.1:%d %s\n", srv.Port, bogus)), 0o600)
+	_, err = o.Dial(ctx, target(srv), fb.New())
+	if code(err) != wire.HostKeyChanged || !strings.Contains(err.Error(), fp) || !strings.Contains(err.Error(), bogus) {
+		t.Fatalf("Dial with a changed certificate: %v, want HOSTKEY_CHANGED naming both fingerprints", err)
+	}
+	if _, err := o.TrustCert(ctx, "127.0.0.1", srv.Port); code(err) != wire.HostKeyChanged {
+		t.Fatalf("TrustCert over a different pin: %v, want HOSTKEY_CHANGED", err)
+	}
+}
+
+func TestWrongPasswordIsAuthFailed(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480, NLA: true})
+	o := trusted(t, srv)
+	tg := target(srv)
+	tg.Password = "not-the-password"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := o.Dial(ctx, tg, fb.New())
+	if code(err) != wire.AuthFailed {
+		t.Fatalf("Dial with a wrong password: %v, want AUTH_FAILED", err)
+	}
+	if strings.Contains(err.Error(), tg.Password) {
+		t.Fatal("the error message carries the password")
+	}
+	tg.Password = ""
+	_, err = o.Dial(ctx, tg, fb.New())
+	if code(err) != wire.AuthFailed {
+		t.Fatalf("Dial without a password to an NLA server: %v, want AUTH_FAILED", err)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	port := testbed.FreePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := Options{KnownCerts: filepath.Join(t.TempDir(), "k")}.Dial(ctx, limb.Target{Address: "127.0.0.1", Port: port}, fb.New())
+	if code(err) != wire.Unreachable {
+		t.Fatalf("Dial to a closed port: %v, want UNREACHABLE", err)
+	}
+}
+
+func TestShadowDesktop(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600, NLA: true})
+	o := trusted(t, srv)
+	d, buf := open(t, o, target(srv))
+	if w, h := buf.Size(); w != 800 || h != 600 {
+		t.Fatalf("framebuffer %dx%d, want the server's 800x600", w, h)
+	}
+	sig := d.Signals()
+	for _, name := range []string{wire.SigWindowStructure, wire.SigClipboard} {
+		if sig[name].State != wire.SignalAbsent || sig[name].Reason == "" {
+			t.Errorf("signal %s = %+v, want absent with a reason", name, sig[name])
+		}
+	}
+	if s := sig[wire.SigLEDState]; s.State == "" || (s.State == wire.SignalUnknown && s.Reason == "") {
+		t.Errorf("led_state = %+v", s)
+	}
+	if _, err := d.SetClipboard("x"); code(err) != wire.NotImplemented || !strings.Contains(err.Error(), "cliprdr") {
+		t.Errorf("SetClipboard: %v, want NOT_IMPLEMENTED naming cliprdr", err)
+	}
+
+	file := srv.CatTerm(t)
+	// A click lands where X says the pointer is.
+	if err := d.Pointer(200, 150, limb.ButtonLeft); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Pointer(200, 150, 0); err != nil {
+		t.Fatal(err)
+	}
+	testbed.Eventually(t, 5*time.Second, "pointer at 200,150", func() bool {
+		x, y := srv.MouseLocation(t)
+		return x == 200 && y == 150
+	})
+	// The shadow server takes no Unicode input: text goes as US scancodes.
+	text := "Hello_World-42 (a>b) ~|\"?"
+	for _, r := range text {
+		if err := d.TypeRune(r); err != nil {
+			t.Fatalf("TypeRune(%q): %v", r, err)
+		}
+	}
+	// A chord through Key: shift+a gives "A".
+	for _, k := range []struct {
+		sym  uint32
+		down bool
+	}{{keys.XK_Shift_L, true}, {'a', true}, {'a', false}, {keys.XK_Shift_L, false}} {
+		if err := d.Key(k.sym, k.down); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := text + "A"
+	testbed.Eventually(t, 10*time.Second, "typed text in the xterm", func() bool {
+		b, _ := os.ReadFile(file)
+		return string(b) == want
+	})
+	if err := d.Key(0x12345678, true); code(err) != wire.UnknownKey {
+		t.Errorf("Key(unknown keysym): %v, want UNKNOWN_KEY", err)
+	}
+}
+
+func TestSlotsAreSeparateConnections(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
+	o := trusted(t, srv)
+	tg := target(srv)
+	a, bufA := open(t, o, tg)
+	tg.Slot = 1
+	b, bufB := open(t, o, tg)
+	srv.Run(t, "xsetroot", "-solid", "#804020")
+	for _, buf := range []*fb.Buffer{bufA, bufB} {
+		testbed.Eventually(t, 15*time.Second, "full frame on both slots", func() bool { return buf.Coverage() >= 1 })
+	}
+	b.Close()
+	select {
+	case <-a.Done():
+		t.Fatalf("closing slot 1 ended slot 0: %v", a.Err())
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func TestServerKilledMidSession(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
+	o := trusted(t, srv)
+	d, _ := open(t, o, target(srv))
+	srv.Server.Kill()
+	select {
+	case <-d.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("limb did not notice the server dying")
+	}
+	if c := code(d.Err()); c != wire.Unreachable {
+		t.Fatalf("Err() = %v, want UNREACHABLE", d.Err())
+	}
+	if err := d.Pointer(1, 1, 0); code(err) == "" {
+		t.Fatalf("Pointer after the end: %v, want a coded error", err)
+	}
+}
+
+func TestXrdpDesktop(t *testing.T) {
+	srv := testbed.StartXrdp(t, testbed.XrdpOptions{})
+	o := trusted(t, srv)
+	d, buf := open(t, o, target(srv))
+	srv.WaitDisplay(t)
+	file := srv.CatTerm(t)
+	d.Pointer(100, 100, 0)
+	if !d.(*desktop).c.UnicodeInput() {
+		t.Fatal("xrdp advertises Unicode input, but the session does not use it")
+	}
+	// Unicode events. xrdp 0.9 turns them back into keys through its own
+	// keymap and drops characters that map has no key for (ü, —, ✓), so
+	// only what a US keyboard can type is checked here (docs/rdp.md).
+	text := "Hello_World-42 (a>b) ~|\"?{}"
+	for _, r := range text {
+		if err := d.TypeRune(r); err != nil {
+			t.Fatalf("TypeRune(%q): %v", r, err)
+		}
+	}
+	var got []byte
+	testbed.Eventually(t, 10*time.Second, "typed text in the xterm", func() bool {
+		got, _ = os.ReadFile(file)
+		return string(got) == text
+	})
+	w, h := buf.Size()
+	img, _ := buf.Snapshot(image.Rect(0, 0, w, h))
+	if img.Bounds().Dx() == 0 {
+		t.Fatal("empty framebuffer")
+	}
+}
