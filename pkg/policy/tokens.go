@@ -79,6 +79,7 @@ type TokenStore struct {
 
 	mu     sync.Mutex
 	tokens []storedToken
+	hashes [][]byte // decoded Hash of each token (nil when malformed)
 	stamp  fileStamp
 }
 
@@ -135,8 +136,19 @@ func (s *TokenStore) load() error {
 		}
 	}
 	s.tokens = f.Tokens
+	s.decodeHashes()
 	s.stamp = stamp
 	return nil
+}
+
+// decodeHashes keeps the binary hashes beside the tokens; s.mu is held.
+func (s *TokenStore) decodeHashes() {
+	s.hashes = make([][]byte, len(s.tokens))
+	for i, t := range s.tokens {
+		if h, err := hex.DecodeString(t.Hash); err == nil && len(h) == sha256.Size {
+			s.hashes[i] = h
+		}
+	}
 }
 
 // refresh re-reads the file if it changed since the last read; s.mu is held.
@@ -160,6 +172,7 @@ func (s *TokenStore) modify(change func() error) error {
 		return err
 	}
 	before := append([]storedToken(nil), s.tokens...)
+	defer s.decodeHashes()
 	if err := change(); err != nil {
 		s.tokens = before
 		return err
@@ -280,12 +293,8 @@ func (s *TokenStore) Verify(secret string) (Grant, error) {
 		return Grant{}, err
 	}
 	match := -1
-	for i, t := range s.tokens {
-		got, err := hex.DecodeString(t.Hash)
-		if err != nil || len(got) != len(want) {
-			continue
-		}
-		if subtle.ConstantTimeCompare(got, want[:]) == 1 {
+	for i, got := range s.hashes {
+		if got != nil && subtle.ConstantTimeCompare(got, want[:]) == 1 {
 			match = i
 		}
 	}

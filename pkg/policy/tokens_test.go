@@ -181,3 +181,24 @@ func BenchmarkAllow(b *testing.B) {
 		_ = g.AllowOp("click", "click")
 	}
 }
+
+func FuzzVerify(f *testing.F) {
+	s, _ := OpenTokenStore(filepath.Join(f.TempDir(), "tokens.json"))
+	good, _, _ := s.Create(RoleObserver, nil, "")
+	f.Add(good)
+	f.Add("dvv_")
+	f.Add("")
+	f.Add("dvv_" + strings.Repeat("A", 300))
+	f.Fuzz(func(t *testing.T, presented string) {
+		g, err := s.Verify(presented)
+		if presented == good {
+			if err != nil || g.Role != RoleObserver {
+				t.Fatalf("good token refused: %v", err)
+			}
+			return
+		}
+		if !errors.Is(err, ErrBadToken) {
+			t.Fatalf("Verify(%q) = %+v, %v", presented, g, err)
+		}
+	})
+}
