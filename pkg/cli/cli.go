@@ -1,0 +1,123 @@
+// Package cli is the dvv command-line client. Every command is one request
+// to dvvd's control socket through pkg/client; this package holds argument
+// parsing, request building and output, one file per command family.
+//
+// Output is human by default (aligned tables for lists, key facts for a
+// limb) and the raw wire.Response as one JSON object with --json. Every
+// failure class has its own exit status (see exit.go and docs/cli.md).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Version is the dvv CLI's version (set at link time with -X).
+var Version = "0.1.0-dev"
+
+// env is what every command shares: global flags and the standard streams.
+type env struct {
+	socket  string
+	json    bool
+	timeout time.Duration
+
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+
+	// getenv reads the environment (DVV_TOKEN, DVV_SESSION); tests replace it.
+	getenv func(string) string
+	// ctx is cancelled on Ctrl+C.
+	ctx context.Context
+	// printed is set once the answer went to stdout as JSON, so a failure
+	// is not printed twice.
+	printed bool
+}
+
+// Run executes the dvv command line args and returns the exit status.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx}
+	root := newRoot(e)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return e.finish(err)
+}
+
+// newRoot builds the whole command tree.
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dvv",
+		Short: "Drive remote machines (VNC, RDP, SSH) through dvvd",
+		Long: "dvv is the command-line client of dvvd, the daemon that holds live connections (limbs) to remote\n" +
+			"machines. Each command is one request to dvvd's socket. Commands typed in the same shell share one\n" +
+			"attachment, so a lease taken with `dvv control acquire` holds for the next `dvv click`.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// Without this, `dvv` alone would print help and exit 0.
+		Args: cobra.NoArgs,
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v (see `%s --help`)", err, c.CommandPath())
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket (default $DVV_SOCKET, else /tmp/dvv<uid>/default.sock)")
+	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
+	pf.DurationVar(&e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
+
+	root.AddCommand(
+		limbsCmd(e), openCmd(e), closeCmd(e), reconnectCmd(e), statusCmd(e), signalsCmd(e), historyCmd(e),
+		controlCmd(e),
+		clickCmd(e), typeCmd(e), keyCmd(e), clipboardCmd(e),
+		screenCmd(e), waitCmd(e),
+		runCmd(e), termCmd(e),
+		filesCmd(e), transferCmd(e),
+		hostsCmd(e), tokenCmd(e), groupCmd(e),
+		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e),
+		genDocsCmd(e),
+	)
+	return root
+}
+
+// finish prints a failure and maps it to an exit status.
+func (e *env) finish(err error) int {
+	if err == nil {
+		return wire.ExitOK
+	}
+	var st *exitStatus
+	if errors.As(err, &st) {
+		if st.msg != "" {
+			fmt.Fprintln(e.stderr, "dvv:", st.msg)
+		}
+		return st.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(e.stderr, "dvv:", ue.msg)
+		return wire.ExitUsage
+	}
+	var we *wire.Error
+	if errors.As(err, &we) {
+		if e.json && !e.printed {
+			e.printJSON(errorResponse(we))
+		}
+		fmt.Fprintf(e.stderr, "dvv: %s: %s\n", we.Code, we.Message)
+		if next := we.Next; next != "" {
+			fmt.Fprintf(e.stderr, "next: %s\n", next)
+		}
+		return we.Code.Info().Exit
+	}
+	// Anything else comes from cobra's own argument handling.
+	fmt.Fprintln(e.stderr, "dvv:", err)
+	return wire.ExitUsage
+}

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func controlCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "control",
+		Short: "Acquire, release or read a limb's control lease; take over as a person",
+		Long: "Acting on a limb (click, type, key, clipboard set, terminal input) needs its control lease.\n" +
+			"The lease belongs to this shell's session, so it holds across the dvv commands typed in it.",
+		Args: cobra.NoArgs,
+	}
+	for _, a := range []struct{ action, short string }{
+		{"acquire", "Take the lease (--wait-ms to wait for another agent to release it)"},
+		{"release", "Give the lease back"},
+		{"yield", "Give the lease back, recording --reason"},
+		{"status", "Show who holds the lease"},
+		{"yield_status", "Show who holds the lease (the check to make after LEASE_REVOKED)"},
+	} {
+		cmd.AddCommand(controlActionCmd(e, a.action, a.short))
+	}
+	cmd.AddCommand(takeoverCmd(e))
+	return cmd
+}
+
+func controlActionCmd(e *env, action, short string) *cobra.Command {
+	var reason string
+	var waitMs int
+	c := &cobra.Command{
+		Use:   action + " <limbId>",
+		Short: short,
+		Args:  exactArgs(1, "control "+action+" needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpControl, args[0])
+			if err != nil {
+				return err
+			}
+			req.Action, req.Reason = action, reason
+			if cmd.Flags().Changed("wait-ms") {
+				if action != "acquire" {
+					return usageErr("--wait-ms is for acquire only")
+				}
+				req.WaitMs = intp(waitMs)
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			printLease(e, resp)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&reason, "reason", "", "shown to the person on acquire, recorded on yield")
+	if action == "acquire" {
+		c.Flags().IntVar(&waitMs, "wait-ms", 0, "wait this long for the lease (0 fails at once)")
+	}
+	return c
+}
+
+func takeoverCmd(e *env) *cobra.Command {
+	var reason string
+	c := &cobra.Command{
+		Use:   "takeover <limbId>",
+		Short: "Take control as a person: an agent's lease is revoked and its input refused",
+		Args:  exactArgs(1, "control takeover needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpTakeover, args[0])
+			if err != nil {
+				return err
+			}
+			req.Reason = reason
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			printLease(e, resp)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&reason, "reason", "", "why (shown to the agent whose lease is revoked)")
+	return c
+}
+
+func printLease(e *env, r *wire.Response) {
+	if r.Dispatched != "" {
+		fmt.Fprintln(e.stdout, r.Dispatched)
+	}
+	if r.Lease != nil {
+		line := "lease: " + leaseText(*r.Lease)
+		if r.Lease.Reason != "" {
+			line += " — " + r.Lease.Reason
+		}
+		fmt.Fprintln(e.stdout, line)
+		if r.Lease.HumanTookOver {
+			fmt.Fprintln(e.stdout, "human_took_over: true")
+		}
+	}
+}

@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// inlinePutMax bounds `files put -` (stdin), which travels inside the
+// request; a local file goes by path instead and dvvd streams it.
+const inlinePutMax = 16 << 20
+
+func filesCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "files",
+		Short: "Remote files over SFTP (the SSH connection, or a desktop's SSH sidecar)",
+		Long: "Remote paths may start with ~ (the remote user's home). Local paths are made absolute here and\n" +
+			"dvvd reads or writes them itself (that needs the local.files capability on a token); - means\n" +
+			"stdin for put and stdout for get, carried inline (up to 16 MiB).",
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(filesLsCmd(e), filesGetCmd(e), filesPutCmd(e), filesSimpleCmd(e, "mkdir", "mkdir <limbId> <path>", "Make a remote directory"),
+		filesRmCmd(e), filesMvCmd(e), filesHomeCmd(e))
+	return cmd
+}
+
+func filesRequest(limb, action string) (*wire.Request, error) {
+	req, err := limbRequest(wire.OpFiles, limb)
+	if err != nil {
+		return nil, err
+	}
+	req.Action = action
+	return req, nil
+}
+
+func filesLsCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "ls <limbId> [path]",
+		Short: "List a remote directory (default ~)",
+		Args:  rangeArgs(1, 2, "files ls needs a limb id and optionally a path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "list")
+			if err != nil {
+				return err
+			}
+			if len(args) == 2 {
+				req.Path = args[1]
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() || resp.Files == nil {
+				return err
+			}
+			t := newTable(e.stdout, "KIND", "MODE", "SIZE", "MODIFIED", "NAME")
+			for _, f := range resp.Files.Entries {
+				mod := "-"
+				if f.ModTime > 0 {
+					mod = time.Unix(f.ModTime, 0).Format("2006-01-02 15:04")
+				}
+				t.row(f.Kind, f.Mode, strconv.FormatInt(f.Size, 10), mod, f.Name)
+			}
+			t.flush()
+			return nil
+		},
+	}
+}
+
+func filesGetCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get <limbId> <remote> [local]",
+		Short: "Fetch a remote file to a local path (default: its name in the current directory; - for stdout)",
+		Args:  rangeArgs(2, 3, "files get needs a limb id, the remote path and optionally the local path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "get")
+			if err != nil {
+				return err
+			}
+			req.Path = args[1]
+			local := path.Base(args[1])
+			if len(args) == 3 {
+				local = args[2]
+			}
+			if local != "-" {
+				if local, err = filepath.Abs(local); err != nil {
+					return localErr(wire.BadRequest, "cannot make the local path absolute: %v", err)
+				}
+				req.To = local
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() || resp.Files == nil {
+				return err
+			}
+			if req.To == "" {
+				b, err := base64.StdEncoding.DecodeString(resp.Files.ContentBase64)
+				if err != nil {
+					return localErr(wire.Internal, "dvvd sent content that is not base64: %v", err)
+				}
+				e.stdout.Write(b)
+				return nil
+			}
+			fmt.Fprintf(e.stdout, "%s -> %s (%d bytes)\n", args[1], resp.Files.To, resp.Files.Bytes)
+			return nil
+		},
+	}
+}
+
+func filesPutCmd(e *env) *cobra.Command {
+	var mode string
+	cmd := &cobra.Command{
+		Use:   "put <limbId> <local> <remote>",
+		Short: "Send a local file (or - for stdin) to a remote path",
+		Args:  exactArgs(3, "files put needs a limb id, the local path and the remote path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "put")
+			if err != nil {
+				return err
+			}
+			req.Path = args[2]
+			if cmd.Flags().Changed("mode") {
+				m, err := parseMode(mode)
+				if err != nil {
+					return err
+				}
+				req.Mode = &m
+			}
+			if args[1] == "-" {
+				b, err := io.ReadAll(io.LimitReader(e.stdin, inlinePutMax+1))
+				if err != nil {
+					return localErr(wire.BadRequest, "read stdin: %v", err)
+				}
+				if len(b) > inlinePutMax {
+					return localErr(wire.TooLarge, "stdin carries more than %d bytes; put a local file by path instead", inlinePutMax)
+				}
+				req.ContentBase64 = base64.StdEncoding.EncodeToString(b)
+			} else if req.From, err = filepath.Abs(args[1]); err != nil {
+				return localErr(wire.BadRequest, "cannot make the local path absolute: %v", err)
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() || resp.Files == nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s -> %s (%d bytes)\n", args[1], args[2], resp.Files.Bytes)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&mode, "mode", "0644", "permission bits, octal")
+	return cmd
+}
+
+// parseMode reads octal permission bits ("0644", "644", "0o755").
+func parseMode(s string) (int, error) {
+	clean := s
+	if len(clean) > 2 && (clean[:2] == "0o" || clean[:2] == "0O") {
+		clean = clean[2:]
+	}
+	v, err := strconv.ParseUint(clean, 8, 32)
+	if err != nil || v > 0o7777 {
+		return 0, usageErr("--mode %q is not octal permission bits (e.g. 0644)", s)
+	}
+	return int(v), nil
+}
+
+func filesSimpleCmd(e *env, action, use, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  exactArgs(2, "files "+action+" needs a limb id and a remote path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], action)
+			if err != nil {
+				return err
+			}
+			req.Path = args[1]
+			if _, err := e.call(req); err != nil || !e.human() {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s %s\n", action, args[1])
+			return nil
+		},
+	}
+}
+
+func filesRmCmd(e *env) *cobra.Command {
+	var recursive bool
+	cmd := &cobra.Command{
+		Use:   "rm <limbId> <path>",
+		Short: "Remove a remote file (-r for a directory and everything in it)",
+		Args:  exactArgs(2, "files rm needs a limb id and a remote path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "remove")
+			if err != nil {
+				return err
+			}
+			req.Path, req.Recursive = args[1], recursive
+			if _, err := e.call(req); err != nil || !e.human() {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "removed %s\n", args[1])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "remove a directory and its contents")
+	return cmd
+}
+
+func filesMvCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mv <limbId> <from> <to>",
+		Short: "Rename a remote path",
+		Args:  exactArgs(3, "files mv needs a limb id, the existing remote path and the new one"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "rename")
+			if err != nil {
+				return err
+			}
+			req.Path, req.To = args[1], args[2]
+			if _, err := e.call(req); err != nil || !e.human() {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s -> %s\n", args[1], args[2])
+			return nil
+		},
+	}
+}
+
+func filesHomeCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "home <limbId>",
+		Short: "Print the remote user's home directory",
+		Args:  exactArgs(1, "files home needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "home")
+			if err != nil {
+				return err
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() || resp.Files == nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, resp.Files.Home)
+			return nil
+		},
+	}
+}
+
+func transferCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "transfer",
+		Short: "Transfer status and cancel (files moves everything inside its own call: nothing is ever queued)",
+		Args:  cobra.NoArgs,
+	}
+	for _, action := range []string{"status", "cancel"} {
+		var id string
+		c := &cobra.Command{
+			Use:   action + " <limbId>",
+			Short: "Transfer " + action + " (always: nothing in flight)",
+			Args:  exactArgs(1, "transfer "+action+" needs a limb id"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				req, err := limbRequest(wire.OpTransfer, args[0])
+				if err != nil {
+					return err
+				}
+				req.Action, req.TransferID = action, id
+				resp, err := e.call(req)
+				if err != nil || !e.human() || resp.Transfer == nil {
+					return err
+				}
+				fmt.Fprintln(e.stdout, resp.Transfer.Note)
+				return nil
+			},
+		}
+		c.Flags().StringVar(&id, "id", "", "a transfer id (none exists; accepted so scripts do not break)")
+		cmd.AddCommand(c)
+	}
+	return cmd
+}

@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func groupCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "group",
+		Short: "Open many limbs as a group and act on all of them at once",
+		Long: "A group addresses many limbs together (group run) or one at a time: any limb command takes\n" +
+			"GROUP/MEMBER in place of a limb id (e.g. dvv status grp-1/0).",
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(groupOpenCmd(e, "open"), groupLsCmd(e), groupOpenCmd(e, "grow"), groupShrinkCmd(e),
+		groupCloseCmd(e), groupRunCmd(e))
+	return cmd
+}
+
+type groupMembers struct {
+	addresses []string
+	hostIDs   []string
+	protocol  string
+	perceive  bool
+}
+
+func (m *groupMembers) fill(req *wire.Request) error {
+	if len(m.addresses) == 0 && len(m.hostIDs) == 0 {
+		return usageErr("name members with --address HOST:PORT and/or --host-id ID (each repeatable)")
+	}
+	if len(m.addresses) > 0 && m.protocol == "" {
+		return usageErr("--address members need --protocol vnc|rdp|ssh")
+	}
+	req.Addresses, req.HostIDs, req.Protocol = m.addresses, m.hostIDs, m.protocol
+	if m.perceive {
+		req.Perceive = &m.perceive
+	}
+	return nil
+}
+
+// groupOpenCmd is `group open` and `group grow <gid>`: both take members.
+func groupOpenCmd(e *env, verb string) *cobra.Command {
+	var m groupMembers
+	use, short, op, nargs := "open", "Open a group of limbs (if any member fails, the ones opened are closed again)", wire.OpGroupOpen, 0
+	if verb == "grow" {
+		use, short, op, nargs = "grow <groupId>", "Open more limbs and append them to a group", wire.OpGroupGrow, 1
+	}
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Example: "  dvv group " + verb + strings.Repeat(" grp-1", nargs) + " --address 127.0.0.1:5951 --address 127.0.0.1:5952 --protocol vnc --perceive",
+		Args:    exactArgs(nargs, "group "+verb+" takes "+strconv.Itoa(nargs)+" arguments besides flags"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req := &wire.Request{Op: op}
+			if nargs == 1 {
+				req.GroupID = args[0]
+			}
+			if err := m.fill(req); err != nil {
+				return err
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			printGroup(e, resp.Group)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&m.addresses, "address", nil, "an endpoint HOST[:PORT] (repeatable)")
+	f.StringArrayVar(&m.hostIDs, "host-id", nil, "a saved host id or name (repeatable)")
+	f.StringVar(&m.protocol, "protocol", "", "vnc, rdp or ssh (required with --address)")
+	f.BoolVar(&m.perceive, "perceive", false, "keep a framebuffer mirror for every member")
+	return cmd
+}
+
+func printGroup(e *env, g *wire.Group) {
+	if g == nil {
+		return
+	}
+	fmt.Fprintf(e.stdout, "%s (%d members)\n", g.GroupID, g.Size)
+	if len(g.Members) == 0 {
+		return
+	}
+	t := newTable(e.stdout, "MEMBER", "LIMB", "HOST", "STATE")
+	for _, m := range g.Members {
+		t.row(strconv.Itoa(m.Index), m.LimbID, m.Host, m.State)
+	}
+	t.flush()
+}
+
+func groupLsCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "ls [groupId]",
+		Short: "List open groups, or one group's members",
+		Args:  rangeArgs(0, 1, "group ls takes at most a group id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req := &wire.Request{Op: wire.OpGroupList}
+			if len(args) == 1 {
+				req.GroupID = args[0]
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			if resp.Group != nil {
+				printGroup(e, resp.Group)
+				return nil
+			}
+			if len(resp.Groups) == 0 {
+				fmt.Fprintln(e.stdout, "no groups")
+				return nil
+			}
+			t := newTable(e.stdout, "GROUP", "SIZE")
+			for _, g := range resp.Groups {
+				t.row(g.GroupID, strconv.Itoa(g.Size))
+			}
+			t.flush()
+			return nil
+		},
+	}
+}
+
+func groupShrinkCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "shrink <groupId> <n>",
+		Short: "Close the n most recently added members (fails, never clamps, when n is too large)",
+		Args:  exactArgs(2, "group shrink needs a group id and n"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 1 {
+				return usageErr("n %q must be a whole number, 1 or more", args[1])
+			}
+			resp, err := e.call(&wire.Request{Op: wire.OpGroupShrnk, GroupID: args[0], N: &n})
+			if err != nil || !e.human() {
+				return err
+			}
+			printGroup(e, resp.Group)
+			return nil
+		},
+	}
+}
+
+func groupCloseCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "close <groupId>",
+		Short: "Close every member and forget the group",
+		Args:  exactArgs(1, "group close needs a group id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := e.call(&wire.Request{Op: wire.OpGroupClose, GroupID: args[0]}); err != nil || !e.human() {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "closed %s\n", args[0])
+			return nil
+		},
+	}
+}
+
+func groupRunCmd(e *env) *cobra.Command {
+	var argsJSON, outDir string
+	cmd := &cobra.Command{
+		Use:   "run <groupId> <action>",
+		Short: "Run one action on every member at once (wait, screen, status, signals, type, key, click, run)",
+		Long: "Run one action on every member concurrently; --args carries that action's tool arguments as\n" +
+			"a JSON object (minus limbId/groupId/member). screen writes one image per member into --out-dir\n" +
+			"(default the current directory), named NNN-LIMB.png. One line per member follows; the exit status\n" +
+			"is 0 when every member succeeded, else the class of the first failing member.",
+		Example: "  dvv group run grp-1 screen --out-dir ./shots --args '{\"scale\":0.5}'\n" +
+			"  dvv group run grp-1 wait --args '{\"until\":\"connected\"}'",
+		Args: exactArgs(2, "group run needs a group id and an action"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := groupRunRequest(args[0], args[1], argsJSON, outDir, cmd.Flags().Changed("out-dir"))
+			if err != nil {
+				return err
+			}
+			resp, err := e.call(req)
+			if err != nil {
+				return err
+			}
+			if e.human() {
+				printMembers(e, resp.Members)
+			}
+			for _, m := range resp.Members {
+				if m.Response != nil {
+					if we := m.Response.Err(); we != nil {
+						return &exitStatus{code: we.Code.Info().Exit, msg: fmt.Sprintf("member %d (%s) failed: %s", m.Index, m.LimbID, we.Code)}
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&argsJSON, "args", "", "the action's arguments as a JSON object")
+	cmd.Flags().StringVar(&outDir, "out-dir", ".", "screen: the directory dvvd writes the images into")
+	return cmd
+}
+
+func groupRunRequest(gid, action, argsJSON, outDir string, outSet bool) (*wire.Request, error) {
+	req := &wire.Request{Op: wire.OpGroupRun, GroupID: gid, Action: action}
+	if argsJSON != "" {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(argsJSON), &obj); err != nil {
+			return nil, usageErr("--args must be a JSON object: %v", err)
+		}
+		req.Arguments = json.RawMessage(argsJSON)
+	}
+	if action == "screen" {
+		abs, err := filepath.Abs(outDir)
+		if err != nil {
+			return nil, localErr(wire.BadRequest, "cannot make %q absolute: %v", outDir, err)
+		}
+		req.OutDir = abs
+	} else if outSet {
+		return nil, usageErr("--out-dir is for the screen action only")
+	}
+	return req, nil
+}
+
+func printMembers(e *env, members []wire.MemberResult) {
+	t := newTable(e.stdout, "MEMBER", "LIMB", "RESULT")
+	for _, m := range members {
+		t.row(strconv.Itoa(m.Index), m.LimbID, memberSummary(m.Response))
+	}
+	t.flush()
+}
+
+// memberSummary is one member's answer in a line.
+func memberSummary(r *wire.Response) string {
+	if r == nil {
+		return "no answer"
+	}
+	if we := r.Err(); we != nil {
+		return fmt.Sprintf("%s: %s", we.Code, we.Message)
+	}
+	switch {
+	case r.Screen != nil && r.Screen.Path != "":
+		return r.Screen.Path + " — " + r.Screen.ImageSpaceLine
+	case r.Screen != nil:
+		return r.Screen.ImageSpaceLine
+	case r.Wait != nil:
+		if r.Wait.Settled {
+			return fmt.Sprintf("settled after %d ms: %s", r.Wait.ElapsedMs, r.Wait.Detail)
+		}
+		return fmt.Sprintf("not settled after %d ms", r.Wait.ElapsedMs)
+	case r.Run != nil:
+		s := "no exit status"
+		if r.Run.ExitCode != nil {
+			s = "exit " + strconv.Itoa(*r.Run.ExitCode)
+		}
+		out := strings.TrimSpace(r.Run.Stdout)
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			out = out[:i] + " …"
+		}
+		return s + ": " + out
+	case r.Dispatched != "":
+		return r.Dispatched
+	case r.Observation != nil:
+		o := r.Observation
+		return fmt.Sprintf("%s %s gen %d, lease %s", o.State, sizeText(o.Size.W, o.Size.H), o.Geometry.Generation, leaseText(o.Lease))
+	case r.Signals != nil:
+		return fmt.Sprintf("%d signals", len(r.Signals))
+	}
+	return r.Result
+}

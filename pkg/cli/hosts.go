@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func hostsCmd(e *env) *cobra.Command {
+	var discovered bool
+	cmd := &cobra.Command{
+		Use:   "hosts",
+		Short: "List saved machines (and ~/.ssh/config hosts); --discovered for what mDNS found",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			resp, err := e.call(&wire.Request{Op: wire.OpHosts, Discovered: discovered})
+			if err != nil || !e.human() {
+				return err
+			}
+			list := resp.Hosts
+			if discovered {
+				list = resp.Discovered
+			}
+			if len(list) == 0 {
+				if discovered {
+					fmt.Fprintln(e.stdout, "nothing discovered")
+				} else {
+					fmt.Fprintln(e.stdout, "no saved hosts; add one with `dvv hosts add`")
+				}
+			} else {
+				printHosts(e, list)
+			}
+			if resp.DiscoveryNote != "" {
+				fmt.Fprintln(e.stderr, "discovery:", resp.DiscoveryNote)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&discovered, "discovered", false, "list the machines discovery (mDNS) has seen")
+	cmd.AddCommand(hostsAddCmd(e), hostsRmCmd(e), hostsTrustCmd(e))
+	return cmd
+}
+
+func printHosts(e *env, list []wire.Host) {
+	t := newTable(e.stdout, "ID", "NAME", "PROTO", "ENDPOINT", "USER", "SSH", "CREDENTIAL", "SOURCE")
+	for _, h := range list {
+		ssh := "-"
+		if h.SSHPort != 0 || h.SSHUser != "" {
+			ssh = strings.TrimPrefix(h.SSHUser+"@", "@") + "port " + strconv.Itoa(h.SSHPort)
+			if h.SSHPort == 0 {
+				ssh = h.SSHUser
+			}
+		}
+		t.row(h.ID, h.Name, h.Protocol, endpoint(h.Address, h.Port), orDash(h.User), ssh, yesNo(h.HasCredential), h.Source)
+	}
+	t.flush()
+}
+
+type hostAddOptions struct {
+	address, protocol, user, domain, sshUser string
+	port, sshPort                            int
+	passwordStdin                            bool
+}
+
+func hostsAddCmd(e *env) *cobra.Command {
+	var o hostAddOptions
+	cmd := &cobra.Command{
+		Use:   "add <name> --address A --protocol vnc|rdp|ssh",
+		Short: "Save a machine; --password-stdin stores its password in the keychain",
+		Long: "Save a machine under a name. With --password-stdin the password is read from stdin (one line;\n" +
+			"typing is not echoed on a terminal), sent to dvvd in this one request, and stored in the\n" +
+			"keychain. It is never printed, logged or written anywhere else.",
+		Example: "  printf '%s\\n' \"$PW\" | dvv hosts add lab --address 10.0.0.5 --protocol vnc --password-stdin\n" +
+			"  dvv hosts add build --address build.lan --protocol ssh --user ci",
+		Args: exactArgs(1, "hosts add needs a name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := o.request(args[0])
+			if err != nil {
+				return err
+			}
+			if o.passwordStdin {
+				pw, err := e.readPassword()
+				if err != nil {
+					return err
+				}
+				req.Password = pw
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			printHosts(e, resp.Hosts)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.address, "address", "", "host name or IP (required)")
+	f.IntVar(&o.port, "port", 0, "port (default by protocol)")
+	f.StringVar(&o.protocol, "protocol", "", "vnc, rdp or ssh (required)")
+	f.StringVar(&o.user, "user", "", "user name (RDP, SSH, VeNCrypt Plain)")
+	f.StringVar(&o.domain, "domain", "", "RDP domain")
+	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from stdin and store it in the keychain")
+	f.IntVar(&o.sshPort, "ssh-port", 0, "SSH port of the files sidecar for a desktop machine")
+	f.StringVar(&o.sshUser, "ssh-user", "", "SSH user of the files sidecar for a desktop machine")
+	return cmd
+}
+
+func (o *hostAddOptions) request(name string) (*wire.Request, error) {
+	if o.address == "" {
+		return nil, usageErr("hosts add needs --address")
+	}
+	switch o.protocol {
+	case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
+	case "":
+		return nil, usageErr("hosts add needs --protocol vnc|rdp|ssh")
+	default:
+		return nil, usageErr("--protocol must be vnc, rdp or ssh, not %q", o.protocol)
+	}
+	return &wire.Request{Op: wire.OpHostAdd, Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: o.address,
+		Port: o.port, User: o.user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser}}, nil
+}
+
+// readPassword reads one line from stdin, without echo when stdin is a
+// terminal. The trailing newline is not part of the password.
+func (e *env) readPassword() (string, error) {
+	if f, ok := e.stdin.(*os.File); ok {
+		if restore, err := noEcho(f); err == nil {
+			fmt.Fprint(e.stderr, "password: ")
+			defer func() { restore(); fmt.Fprintln(e.stderr) }()
+		}
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(e.stdin, 64<<10), 4096).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", localErr(wire.BadRequest, "read the password from stdin: %v", err)
+	}
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	if line == "" {
+		return "", usageErr("--password-stdin read an empty password; pipe it in, e.g. printf '%%s\\n' \"$PW\" | dvv hosts add …")
+	}
+	return line, nil
+}
+
+func hostsRmCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm <name|id>",
+		Short: "Forget a saved machine and delete its keychain entry",
+		Args:  exactArgs(1, "hosts rm needs a host name or id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			resp, err := e.call(&wire.Request{Op: wire.OpHostRemove, HostID: args[0]})
+			if err != nil || !e.human() {
+				return err
+			}
+			for _, h := range resp.Hosts {
+				fmt.Fprintf(e.stdout, "removed %s (%s)\n", h.Name, h.ID)
+			}
+			return nil
+		},
+	}
+}
+
+func hostsTrustCmd(e *env) *cobra.Command {
+	var protocol string
+	cmd := &cobra.Command{
+		Use:   "trust <address[:port]>",
+		Short: "Trust a machine's SSH host key or TLS certificate (after checking its fingerprint)",
+		Long: "Fetch and trust a machine's SSH host key (or a VNC/RDP server's TLS certificate). Run it after\n" +
+			"checking the fingerprint a HOSTKEY_UNKNOWN answer showed you.",
+		Args: exactArgs(1, "hosts trust needs an address"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			host, port, err := splitHostPort(args[0])
+			if err != nil {
+				return err
+			}
+			switch protocol {
+			case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
+			default:
+				return usageErr("--protocol must be ssh, vnc or rdp, not %q", protocol)
+			}
+			req := &wire.Request{Op: wire.OpHostTrust, Address: host, Protocol: protocol}
+			if port != 0 {
+				req.Port = intp(port)
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			fmt.Fprintln(e.stdout, resp.Dispatched)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&protocol, "protocol", wire.ProtoSSH, "ssh (host key), vnc or rdp (TLS certificate)")
+	return cmd
+}

@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// lastRead is what click sends without --generation: dvvd fences the
+// coordinate with the generation of this session's last `dvv screen`.
+const lastRead = "last-read"
+
+type clickOptions struct {
+	action     string
+	toX, toY   int
+	button     string
+	direction  string
+	clicks     int
+	modifiers  []string
+	generation uint64
+}
+
+func clickCmd(e *env) *cobra.Command {
+	var o clickOptions
+	cmd := &cobra.Command{
+		Use:   "click <limbId> <x> <y>",
+		Short: "Send a pointer action at framebuffer pixel x,y (fenced by the geometry generation)",
+		Long: "Send a pointer action at native framebuffer pixels. Without --generation the coordinate is fenced\n" +
+			"with the generation of this shell's last `dvv screen` of the limb (generationFrom: last-read):\n" +
+			"if the screen was resized since, nothing is sent and the answer is GEOMETRY_CHANGED (exit 5).\n" +
+			"A session that never read the screen gets UNFENCED: run `dvv screen` first, or pass --generation.",
+		Example: "  dvv click vnc-1a2b3c4d 100 200\n  dvv click vnc-1a2b3c4d 100 200 --action double\n" +
+			"  dvv click vnc-1a2b3c4d 10 10 --action drag --to-x 300 --to-y 10\n" +
+			"  dvv click vnc-1a2b3c4d 400 300 --action scroll --direction down --clicks 3",
+		Args: exactArgs(3, "click needs a limb id, x and y"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := o.request(cmd.Flags(), args)
+			if err != nil {
+				return err
+			}
+			return e.act(req)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.action, "action", "click", "move, click, double, right, middle, drag or scroll")
+	f.IntVar(&o.toX, "to-x", 0, "drag: where the button is released (x)")
+	f.IntVar(&o.toY, "to-y", 0, "drag: where the button is released (y)")
+	f.StringVar(&o.button, "button", "", "drag: left, middle or right (default left)")
+	f.StringVar(&o.direction, "direction", "", "scroll: up, down, left or right")
+	f.IntVar(&o.clicks, "clicks", 1, "scroll: wheel clicks")
+	f.StringSliceVar(&o.modifiers, "modifiers", nil, "keys held during the action, e.g. ctrl,shift")
+	f.Uint64Var(&o.generation, "generation", 0, "the geometry generation x,y were computed against (default: this shell's last screen read)")
+	return cmd
+}
+
+// request builds a click request from its flags and arguments.
+func (o *clickOptions) request(f *pflag.FlagSet, args []string) (*wire.Request, error) {
+	req, err := limbRequest(wire.OpClick, args[0])
+	if err != nil {
+		return nil, err
+	}
+	x, err := coordinate("x", args[1])
+	if err != nil {
+		return nil, err
+	}
+	y, err := coordinate("y", args[2])
+	if err != nil {
+		return nil, err
+	}
+	req.Action, req.X, req.Y = o.action, &x, &y
+	switch o.action {
+	case "move", "click", "double", "right", "middle":
+	case "drag":
+		if !f.Changed("to-x") || !f.Changed("to-y") {
+			return nil, usageErr("--action drag needs --to-x and --to-y")
+		}
+		req.ToX, req.ToY, req.Button = intp(o.toX), intp(o.toY), o.button
+	case "scroll":
+		if o.direction == "" {
+			return nil, usageErr("--action scroll needs --direction up|down|left|right")
+		}
+		req.Direction, req.Clicks = o.direction, intp(o.clicks)
+	default:
+		return nil, usageErr("--action must be move, click, double, right, middle, drag or scroll, not %q", o.action)
+	}
+	for _, name := range []string{"to-x", "to-y", "button"} {
+		if f.Changed(name) && o.action != "drag" {
+			return nil, usageErr("--%s is for --action drag only", name)
+		}
+	}
+	for _, name := range []string{"direction", "clicks"} {
+		if f.Changed(name) && o.action != "scroll" {
+			return nil, usageErr("--%s is for --action scroll only", name)
+		}
+	}
+	for _, m := range o.modifiers {
+		if m = strings.TrimSpace(m); m != "" {
+			req.Modifiers = append(req.Modifiers, m)
+		}
+	}
+	if f.Changed("generation") {
+		g := o.generation
+		req.Generation = &g
+	} else {
+		req.GenerationFrom = lastRead
+	}
+	return req, nil
+}
+
+func coordinate(name, s string) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, usageErr("%s %q is not a whole number of framebuffer pixels", name, s)
+	}
+	return v, nil
+}
+
+// act sends an act and prints what was dispatched.
+func (e *env) act(req *wire.Request) error {
+	resp, err := e.call(req)
+	if err != nil || !e.human() {
+		return err
+	}
+	fmt.Fprintln(e.stdout, resp.Dispatched)
+	return nil
+}
+
+func typeCmd(e *env) *cobra.Command {
+	var wpm int
+	cmd := &cobra.Command{
+		Use:   "type <limbId> <text>",
+		Short: "Type text into whatever has focus (a desktop needs a fresh `dvv screen` first)",
+		Long: "Type text into whatever has focus. On a desktop limb this is refused with SCREEN_CHANGED (exit 5)\n" +
+			"until this shell has read the screen since the last large repaint. \"-\" reads the text from stdin.",
+		Args: exactArgs(2, "type needs a limb id and the text"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpType, args[0])
+			if err != nil {
+				return err
+			}
+			text, err := e.textArg(args[1])
+			if err != nil {
+				return err
+			}
+			req.Text = &text
+			if cmd.Flags().Changed("wpm") {
+				req.Wpm = intp(wpm)
+			}
+			return e.act(req)
+		},
+	}
+	cmd.Flags().IntVar(&wpm, "wpm", 0, "throttle to this many words (5 characters) a minute")
+	return cmd
+}
+
+// textArg is the argument itself, or stdin when it is "-".
+func (e *env) textArg(s string) (string, error) {
+	if s != "-" {
+		return s, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
+	if err != nil {
+		return "", localErr(wire.BadRequest, "read stdin: %v", err)
+	}
+	return string(b), nil
+}
+
+func keyCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "key <limbId> <keys>",
+		Short:   "Press one named key or a chord joined with + (fenced like type)",
+		Example: "  dvv key vnc-1a2b3c4d Enter\n  dvv key vnc-1a2b3c4d super+r\n  dvv key vnc-1a2b3c4d ctrl+alt+Delete",
+		Args:    exactArgs(2, "key needs a limb id and a key name or chord"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpKey, args[0])
+			if err != nil {
+				return err
+			}
+			req.Keys = args[1]
+			return e.act(req)
+		},
+	}
+}
+
+func clipboardCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "clipboard",
+		Short: "Read or write the remote clipboard",
+		Args:  cobra.NoArgs,
+	}
+	get := &cobra.Command{
+		Use:   "get <limbId>",
+		Short: "Print the remote clipboard's text (needs clipboard.read)",
+		Args:  exactArgs(1, "clipboard get needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpClipboard, args[0])
+			if err != nil {
+				return err
+			}
+			req.Action = "get"
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			if resp.Clip == nil || !resp.Clip.Present {
+				fmt.Fprintln(e.stderr, "the remote clipboard is empty (or nothing was copied since the limb connected)")
+				return nil
+			}
+			io.WriteString(e.stdout, resp.Clip.Text)
+			if !strings.HasSuffix(resp.Clip.Text, "\n") {
+				fmt.Fprintln(e.stdout)
+			}
+			return nil
+		},
+	}
+	set := &cobra.Command{
+		Use:   "set <limbId> [text]",
+		Short: "Put text on the remote clipboard (from stdin when text is omitted or \"-\")",
+		Args:  rangeArgs(1, 2, "clipboard set needs a limb id and optionally the text"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpClipboard, args[0])
+			if err != nil {
+				return err
+			}
+			src := "-"
+			if len(args) == 2 {
+				src = args[1]
+			}
+			text, err := e.textArg(src)
+			if err != nil {
+				return err
+			}
+			req.Action, req.Text = "set", &text
+			return e.act(req)
+		},
+	}
+	cmd.AddCommand(get, set)
+	return cmd
+}

@@ -1,0 +1,325 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// limbRequest starts a request for the limb an argument names: a limb id,
+// or GROUP/MEMBER (e.g. grp-1/0) for one member of a group.
+func limbRequest(op, arg string) (*wire.Request, error) {
+	req := &wire.Request{Op: op}
+	if arg == "" {
+		return nil, usageErr("a limb id is required (list them with `dvv limbs`)")
+	}
+	if g, m, ok := strings.Cut(arg, "/"); ok {
+		n, err := strconv.Atoi(m)
+		if err != nil || n < 0 || g == "" {
+			return nil, usageErr("%q is not a limb id or GROUP/MEMBER (e.g. grp-1/0)", arg)
+		}
+		req.GroupID, req.Member = g, &n
+		return req, nil
+	}
+	req.LimbID = arg
+	return req, nil
+}
+
+func intp(v int) *int { return &v }
+
+func limbsCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "limbs",
+		Short: "List the limbs this shell sees, and the others dvvd holds (available)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			resp, err := e.call(&wire.Request{Op: wire.OpLimbs})
+			if err != nil || !e.human() {
+				return err
+			}
+			if len(resp.Limbs) == 0 && len(resp.Available) == 0 {
+				fmt.Fprintln(e.stdout, "no limbs; open one with `dvv open`")
+				return nil
+			}
+			printLimbTable(e, resp.Limbs)
+			if len(resp.Available) > 0 {
+				if len(resp.Limbs) > 0 {
+					fmt.Fprintln(e.stdout)
+				}
+				fmt.Fprintln(e.stdout, "available (naming one attaches it):")
+				printLimbTable(e, resp.Available)
+			}
+			return nil
+		},
+	}
+}
+
+func printLimbTable(e *env, limbs []wire.LimbSummary) {
+	if len(limbs) == 0 {
+		return
+	}
+	t := newTable(e.stdout, "LIMB", "PROTO", "ENDPOINT", "SLOT", "STATE", "SIZE", "LEASE")
+	for _, l := range limbs {
+		t.row(l.LimbID, l.Protocol, endpoint(l.Address, l.Port), strconv.Itoa(l.Slot), l.State, sizeText(l.Width, l.Height), leaseText(l.Lease))
+	}
+	t.flush()
+}
+
+func openCmd(e *env) *cobra.Command {
+	var o openOptions
+	cmd := &cobra.Command{
+		Use:   "open <address|hostId>",
+		Short: "Open a limb to a machine (an address with --protocol, or a saved host)",
+		Long: "Open a limb to a machine and print its limb id on stdout (LIMB=$(dvv open …)).\n\n" +
+			"The argument is an address when --protocol is given or when it starts with vnc://, rdp://,\n" +
+			"ssh://, ws:// or wss:// (ws and wss mean VNC over WebSocket); a port may follow the host\n" +
+			"(127.0.0.1:5951, [::1]:5900) or come from --port. Otherwise it names a saved host (its id or\n" +
+			"name, see `dvv hosts`). open returns while the limb connects: `dvv wait LIMB --until connected`.",
+		Example: "  dvv open 127.0.0.1:5951 --protocol vnc --perceive\n  dvv open vnc://lab.local --perceive\n  dvv open lab --perceive",
+		Args:    exactArgs(1, "open needs one address or saved host"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := o.request(args[0], cmd.Flags().Changed("port"), cmd.Flags().Changed("slot"))
+			if err != nil {
+				return err
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			fmt.Fprintln(e.stdout, resp.LimbID)
+			if o := resp.Observation; o != nil {
+				fmt.Fprintf(e.stderr, "opened %s %s slot %d, state %s; next: dvv wait %s --until connected\n",
+					o.Protocol, endpoint(o.Address, o.Port), o.Slot, o.State, resp.LimbID)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.protocol, "protocol", "", "vnc, rdp or ssh (the argument is then an address)")
+	f.IntVar(&o.port, "port", 0, "port (default 5900 vnc, 3389 rdp, 22 ssh)")
+	f.IntVar(&o.slot, "slot", 0, "0 attaches to what is live; above 0 opens a fresh session (RDP, SSH)")
+	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so `dvv screen` and screen waits work")
+	return cmd
+}
+
+type openOptions struct {
+	protocol string
+	port     int
+	slot     int
+	perceive bool
+}
+
+// request decides whether the argument is an address or a saved host and
+// builds the open request.
+func (o *openOptions) request(arg string, portSet, slotSet bool) (*wire.Request, error) {
+	req := &wire.Request{Op: wire.OpOpen}
+	if slotSet {
+		req.Slot = intp(o.slot)
+	}
+	if o.perceive {
+		req.Perceive = &o.perceive
+	}
+	proto := o.protocol
+	addr := arg
+	if scheme, rest, ok := strings.Cut(arg, "://"); ok {
+		switch scheme {
+		case "vnc", "rdp", "ssh":
+			if proto != "" && proto != scheme {
+				return nil, usageErr("%s:// conflicts with --protocol %s", scheme, proto)
+			}
+			proto, addr = scheme, strings.TrimSuffix(rest, "/")
+		case "ws", "wss":
+			if proto != "" && proto != wire.ProtoVNC {
+				return nil, usageErr("%s:// endpoints are VNC over WebSocket; --protocol %s does not apply", scheme, proto)
+			}
+			proto = wire.ProtoVNC
+			req.Protocol, req.Address = proto, arg
+			if portSet {
+				return nil, usageErr("give the port inside the %s:// URL, not with --port", scheme)
+			}
+			return req, nil
+		default:
+			return nil, usageErr("unknown scheme %s:// (use vnc, rdp, ssh, ws or wss)", scheme)
+		}
+	}
+	if proto == "" {
+		if portSet {
+			return nil, usageErr("--port needs an address with --protocol; a saved host carries its own port")
+		}
+		if _, _, err := splitHostPort(arg); err == nil && strings.Contains(arg, ":") {
+			return nil, usageErr("%q looks like an address: add --protocol vnc|rdp|ssh (or write vnc://%s)", arg, arg)
+		}
+		req.HostID = arg
+		return req, nil
+	}
+	switch proto {
+	case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
+	default:
+		return nil, usageErr("--protocol must be vnc, rdp or ssh, not %q", proto)
+	}
+	host, port, err := splitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if portSet {
+		if port != 0 && port != o.port {
+			return nil, usageErr("port %d in %q conflicts with --port %d", port, arg, o.port)
+		}
+		port = o.port
+	}
+	req.Protocol, req.Address = proto, host
+	if port != 0 {
+		req.Port = intp(port)
+	}
+	return req, nil
+}
+
+// splitHostPort accepts host, host:port, [v6] and [v6]:port. A bare IPv6
+// address without brackets is taken whole, as a host.
+func splitHostPort(s string) (string, int, error) {
+	if s == "" {
+		return "", 0, usageErr("the address is empty")
+	}
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", 0, usageErr("%q: missing ]", s)
+		}
+		host, rest := s[1:end], s[end+1:]
+		if rest == "" {
+			return host, 0, nil
+		}
+		if !strings.HasPrefix(rest, ":") {
+			return "", 0, usageErr("%q: expected :port after ]", s)
+		}
+		p, err := parsePort(rest[1:])
+		return host, p, err
+	}
+	if strings.Count(s, ":") == 1 {
+		host, ps, _ := strings.Cut(s, ":")
+		if host == "" {
+			return "", 0, usageErr("%q has no host", s)
+		}
+		p, err := parsePort(ps)
+		return host, p, err
+	}
+	return s, 0, nil
+}
+
+func parsePort(s string) (int, error) {
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 {
+		return 0, usageErr("port %q is not a number from 1 to 65535", s)
+	}
+	return p, nil
+}
+
+// simpleLimbCmd is a command that sends one op for one limb.
+func simpleLimbCmd(e *env, use, short string, op string, show func(*wire.Response)) *cobra.Command {
+	return &cobra.Command{
+		Use:   use + " <limbId>",
+		Short: short,
+		Args:  exactArgs(1, use+" needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(op, args[0])
+			if err != nil {
+				return err
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			show(resp)
+			return nil
+		},
+	}
+}
+
+func closeCmd(e *env) *cobra.Command {
+	return simpleLimbCmd(e, "close", "Close a limb and release what it held (closing a gone limb is fine)", wire.OpClose,
+		func(r *wire.Response) { fmt.Fprintf(e.stdout, "closed %s\n", r.LimbID) })
+}
+
+func statusCmd(e *env) *cobra.Command {
+	return simpleLimbCmd(e, "status", "Show a limb's state, size, generation, coverage, lease and fence (reads no pixels)", wire.OpStatus,
+		func(r *wire.Response) {
+			if r.Observation != nil {
+				printObservation(e.stdout, r.Observation)
+			}
+		})
+}
+
+func signalsCmd(e *env) *cobra.Command {
+	return simpleLimbCmd(e, "signals", "Show the session's negotiated signals: live, absent or unknown (with why)", wire.OpSignals,
+		func(r *wire.Response) { printSignals(e.stdout, r.Signals) })
+}
+
+func historyCmd(e *env) *cobra.Command {
+	return simpleLimbCmd(e, "history", "Show a limb's recent operations (never typed text, pixels or secrets)", wire.OpHistory,
+		func(r *wire.Response) {
+			if len(r.History) == 0 {
+				fmt.Fprintln(e.stdout, "no operations yet")
+				return
+			}
+			t := newTable(e.stdout, "SEQ", "STARTED", "OP", "ATTACHMENT", "OUTCOME", "ELAPSED", "DETAIL")
+			for _, h := range r.History {
+				t.row(strconv.FormatUint(h.Seq, 10), msTime(h.StartedMs), h.Op, h.Attachment, h.Outcome,
+					(time.Duration(h.ElapsedMs) * time.Millisecond).String(), orDash(h.Detail))
+			}
+			t.flush()
+		})
+}
+
+func reconnectCmd(e *env) *cobra.Command {
+	var timeoutMs int
+	cmd := &cobra.Command{
+		Use:   "reconnect <limbId>",
+		Short: "Drop the connection, dial again and wait for it to come back",
+		Args:  exactArgs(1, "reconnect needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpReconnect, args[0])
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("timeout-ms") {
+				req.TimeoutMs = intp(timeoutMs)
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "reconnected %s\n", resp.LimbID)
+			if resp.Observation != nil {
+				printObservation(e.stdout, resp.Observation)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&timeoutMs, "timeout-ms", 20000, "how long to wait for the limb to come back")
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with a message that says what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr("%s (got %d arguments; usage: %s)", what, len(args), cmd.UseLine())
+		}
+		return nil
+	}
+}
+
+// rangeArgs is cobra.RangeArgs with a message that says what is expected.
+func rangeArgs(min, max int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < min || len(args) > max {
+			return usageErr("%s (got %d arguments; usage: %s)", what, len(args), cmd.UseLine())
+		}
+		return nil
+	}
+}

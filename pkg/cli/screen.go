@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"encoding/base64"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+const defaultScreenOut = "./dvv-screen.png"
+
+type screenOptions struct {
+	scale  float64
+	out    string
+	form   string
+	region string
+	jpeg   bool
+}
+
+func screenCmd(e *env) *cobra.Command {
+	var o screenOptions
+	cmd := &cobra.Command{
+		Use:   "screen <limbId>",
+		Short: "Read the screen: write a desktop's image to --out, print a terminal's text grid",
+		Long: "Read what the limb shows now. For a desktop limb dvvd writes the image itself to --out (made\n" +
+			"absolute here; default ./dvv-screen.png, or .jpg with --jpeg) and dvv prints the path and the\n" +
+			"imageSpace line that maps picture pixels back to framebuffer pixels. --out - writes the image\n" +
+			"to stdout instead (it then travels inline, and needs no local.files capability).\n" +
+			"This read clears the typing fence and records the generation `dvv click` fences with.\n" +
+			"For a terminal limb the text grid is printed.",
+		Example: "  dvv screen vnc-1a2b3c4d --scale 0.5 --out ./dvv-screen.png\n" +
+			"  dvv screen vnc-1a2b3c4d --region 0,0,400,300\n  dvv screen vnc-1a2b3c4d --form damage-crop",
+		Args: exactArgs(1, "screen needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := o.request(cmd.Flags(), args[0])
+			if err != nil {
+				return err
+			}
+			resp, err := e.call(req)
+			if err != nil || !e.human() {
+				return err
+			}
+			return e.printScreen(resp.Screen)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&o.scale, "scale", 1, "scale the whole frame by (0, 1]")
+	f.StringVar(&o.out, "out", defaultScreenOut, "where dvvd writes the image (- for stdout)")
+	f.StringVar(&o.form, "form", "", "full, region or damage-crop (default full, or region with --region)")
+	f.StringVar(&o.region, "region", "", "x,y,w,h in framebuffer pixels (form region)")
+	f.BoolVar(&o.jpeg, "jpeg", false, "JPEG instead of PNG")
+	return cmd
+}
+
+func (o *screenOptions) request(f *pflag.FlagSet, arg string) (*wire.Request, error) {
+	req, err := limbRequest(wire.OpScreen, arg)
+	if err != nil {
+		return nil, err
+	}
+	req.Form = o.form
+	if o.region != "" {
+		r, err := parseRegion(o.region)
+		if err != nil {
+			return nil, err
+		}
+		req.Region = r
+		if req.Form == "" {
+			req.Form = "region"
+		}
+	}
+	if f.Changed("scale") {
+		s := o.scale
+		req.Scale = &s
+	}
+	if o.jpeg {
+		req.Format = "jpeg"
+	}
+	out := o.out
+	if !f.Changed("out") && o.jpeg {
+		out = strings.TrimSuffix(out, ".png") + ".jpg"
+	}
+	if out != "-" {
+		abs, err := filepath.Abs(out)
+		if err != nil {
+			return nil, localErr(wire.BadRequest, "cannot make %q absolute: %v", out, err)
+		}
+		req.Out = abs
+	}
+	return req, nil
+}
+
+// parseRegion reads x,y,w,h.
+func parseRegion(s string) (*wire.Region, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return nil, usageErr("--region wants x,y,w,h (four numbers), not %q", s)
+	}
+	var v [4]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, usageErr("--region %q: %q is not a whole number", s, p)
+		}
+		v[i] = n
+	}
+	if v[2] <= 0 || v[3] <= 0 {
+		return nil, usageErr("--region %q: width and height must be positive", s)
+	}
+	return &wire.Region{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
+}
+
+func (e *env) printScreen(s *wire.Screen) error {
+	if s == nil {
+		return nil
+	}
+	switch {
+	case s.Mime == "text/plain" || s.Text != nil:
+		rows := append([]string(nil), s.Text...)
+		for i := range rows {
+			rows[i] = strings.TrimRight(rows[i], " ")
+		}
+		for len(rows) > 0 && rows[len(rows)-1] == "" {
+			rows = rows[:len(rows)-1]
+		}
+		for _, r := range rows {
+			fmt.Fprintln(e.stdout, r)
+		}
+		if s.ImageSpaceLine != "" {
+			fmt.Fprintln(e.stderr, s.ImageSpaceLine)
+		}
+	case s.Unchanged:
+		fmt.Fprintln(e.stdout, s.ImageSpaceLine)
+	case s.Path != "":
+		fmt.Fprintln(e.stdout, s.Path)
+		fmt.Fprintln(e.stdout, s.ImageSpaceLine)
+	default:
+		data, err := base64.StdEncoding.DecodeString(s.DataBase64)
+		if err != nil {
+			return localErr(wire.Internal, "dvvd sent an image that is not base64: %v", err)
+		}
+		e.stdout.Write(data)
+		fmt.Fprintln(e.stderr, s.ImageSpaceLine)
+	}
+	return nil
+}
+
+func waitCmd(e *env) *cobra.Command {
+	var until, text string
+	var quietMs, timeoutMs int
+	cmd := &cobra.Command{
+		Use:   "wait <limbId> --until CONDITION",
+		Short: "Block until the limb is connected, the screen settles or changes, text appears…",
+		Long: "Block in dvvd until the condition holds or --timeout-ms passes (dvvd clamps it to 25000).\n" +
+			"Exit status 0 when it settled; " + strconv.Itoa(ExitNotSettled) + " when the deadline passed first (dvvd answers that as an\n" +
+			"ordinary success with settled: false, which --json shows as is).",
+		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet-ms 500\n" +
+			"  dvv wait ssh-5e6f7a8b --until text --text '$ '",
+		Args: exactArgs(1, "wait needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpWait, args[0])
+			if err != nil {
+				return err
+			}
+			if until == "" {
+				return usageErr("wait needs --until connected|screen-stable|screen-changed|text|text-gone|idle|exit")
+			}
+			req.Until = until
+			if cmd.Flags().Changed("text") {
+				req.Text = &text
+			}
+			if cmd.Flags().Changed("quiet-ms") {
+				req.QuietMs = intp(quietMs)
+			}
+			if cmd.Flags().Changed("timeout-ms") {
+				req.TimeoutMs = intp(timeoutMs)
+			}
+			resp, err := e.call(req)
+			if err != nil {
+				return err
+			}
+			w := resp.Wait
+			if w == nil {
+				return nil
+			}
+			if e.human() {
+				if w.Settled {
+					fmt.Fprintf(e.stdout, "settled after %d ms: %s\n", w.ElapsedMs, w.Detail)
+				}
+				if w.ExitCode != nil {
+					fmt.Fprintf(e.stdout, "exit status: %d\n", *w.ExitCode)
+				}
+			}
+			if !w.Settled {
+				return &exitStatus{code: ExitNotSettled, msg: fmt.Sprintf("not settled: until %s did not hold within %d ms (%s)", w.Until, w.ElapsedMs, w.Detail)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&until, "until", "", "connected, screen-stable, screen-changed, text, text-gone, idle or exit")
+	f.StringVar(&text, "text", "", "the text for --until text and text-gone (terminal limbs)")
+	f.IntVar(&quietMs, "quiet-ms", 750, "how long the screen must stay unchanged for screen-stable and idle")
+	f.IntVar(&timeoutMs, "timeout-ms", 8000, "give up after this long (dvvd clamps it to 25000)")
+	return cmd
+}

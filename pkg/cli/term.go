@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func runCmd(e *env) *cobra.Command {
+	var timeoutMs, maxOutput int
+	var cwd string
+	cmd := &cobra.Command{
+		Use:   "run <limbId> --timeout-ms N <command>",
+		Short: "Run one command on a terminal (SSH) limb; exit with its exit status",
+		Long: "Run one command (a single string, run by the remote user's shell) on a fresh channel and print\n" +
+			"its stdout and stderr to dvv's own. The deadline is required (--timeout-ms, or --timeoutMs as\n" +
+			"the tool reference spells it). dvv exits with the remote exit status; with none: 124 when the\n" +
+			"deadline ended the command, 128+N when signal N killed it, 255 otherwise. dvv's own failures keep\n" +
+			"their classes (3 no dvvd, 7 no exec capability…), so use --json where the two must not mix.",
+		Example: "  dvv run ssh-5e6f7a8b --timeoutMs 5000 \"uname -a\"",
+		Args:    exactArgs(2, "run needs a limb id and the command (one quoted string)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpRun, args[0])
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("timeout-ms") && !cmd.Flags().Changed("timeoutMs") {
+				return usageErr("run needs --timeout-ms (there is no default deadline)")
+			}
+			req.Command, req.TimeoutMs, req.Cwd = args[1], intp(timeoutMs), cwd
+			if cmd.Flags().Changed("max-output-bytes") {
+				req.MaxOutputBytes = intp(maxOutput)
+			}
+			resp, err := e.call(req)
+			if err != nil {
+				return err
+			}
+			if resp.Run == nil {
+				return nil
+			}
+			if e.human() {
+				e.writeRunOutput(resp.Run)
+			}
+			return runStatus(resp.Run)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&timeoutMs, "timeout-ms", 0, "deadline in milliseconds (required)")
+	f.IntVar(&timeoutMs, "timeoutMs", 0, "the same as --timeout-ms")
+	f.StringVar(&cwd, "cwd", "", "remote working directory (default the home directory)")
+	f.IntVar(&maxOutput, "max-output-bytes", 0, "truncate each stream after this many bytes")
+	return cmd
+}
+
+func (e *env) writeRunOutput(r *wire.RunResult) {
+	write := func(w io.Writer, text, b64 string) {
+		if b64 != "" {
+			if b, err := base64.StdEncoding.DecodeString(b64); err == nil {
+				w.Write(b)
+				return
+			}
+		}
+		io.WriteString(w, text)
+	}
+	write(e.stdout, r.Stdout, r.StdoutBase64)
+	write(e.stderr, r.Stderr, r.StderrBase64)
+	if r.StdoutDropped > 0 || r.StderrDropped > 0 {
+		fmt.Fprintf(e.stderr, "dvv: output truncated: %d stdout and %d stderr bytes were dropped\n", r.StdoutDropped, r.StderrDropped)
+	}
+	if r.Note != "" {
+		fmt.Fprintln(e.stderr, "dvv:", r.Note)
+	}
+}
+
+// runStatus turns a remote command's end into dvv's exit status.
+func runStatus(r *wire.RunResult) error {
+	switch {
+	case r.ExitCode != nil:
+		if *r.ExitCode == 0 {
+			return nil
+		}
+		return &exitStatus{code: *r.ExitCode & 0xff}
+	case r.TimedOut:
+		return &exitStatus{code: ExitRunTimedOut, msg: "the deadline ended the command; it reported no exit status"}
+	case r.Signal != "":
+		if n := signalNumber(r.Signal); n > 0 {
+			return &exitStatus{code: ExitRunSignal + n, msg: "the command was killed by SIG" + strings.TrimPrefix(r.Signal, "SIG")}
+		}
+		return &exitStatus{code: ExitRunUnknown, msg: "the command was killed by signal " + r.Signal}
+	}
+	return &exitStatus{code: ExitRunUnknown, msg: "the command ended without an exit status"}
+}
+
+// signalNumber maps an SSH signal name (RFC 4254: "KILL", "TERM"…) to its
+// number on this system.
+func signalNumber(name string) int {
+	name = strings.TrimPrefix(strings.ToUpper(name), "SIG")
+	for _, s := range []struct {
+		name string
+		sig  syscall.Signal
+	}{{"ABRT", syscall.SIGABRT}, {"ALRM", syscall.SIGALRM}, {"FPE", syscall.SIGFPE}, {"HUP", syscall.SIGHUP},
+		{"ILL", syscall.SIGILL}, {"INT", syscall.SIGINT}, {"KILL", syscall.SIGKILL}, {"PIPE", syscall.SIGPIPE},
+		{"QUIT", syscall.SIGQUIT}, {"SEGV", syscall.SIGSEGV}, {"TERM", syscall.SIGTERM}, {"USR1", syscall.SIGUSR1},
+		{"USR2", syscall.SIGUSR2}} {
+		if s.name == name {
+			return int(s.sig)
+		}
+	}
+	return 0
+}
+
+func termCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "term",
+		Short: "Send raw input to a terminal limb, or read its output since a cursor",
+		Args:  cobra.NoArgs,
+	}
+	var hexBytes string
+	send := &cobra.Command{
+		Use:     "send <limbId> [text]",
+		Short:   "Send text (UTF-8) or --hex bytes to the terminal; pair with wait or term read",
+		Example: "  dvv term send ssh-5e6f7a8b $'ls\\n'\n  dvv term send ssh-5e6f7a8b --hex 03   # ctrl+c",
+		Args:    rangeArgs(1, 2, "term send needs a limb id and the text (or --hex)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpTermSend, args[0])
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(args) == 2 && hexBytes != "":
+				return usageErr("give the text or --hex, not both")
+			case len(args) == 2:
+				text, err := e.textArg(args[1])
+				if err != nil {
+					return err
+				}
+				req.Text = &text
+			case hexBytes != "":
+				clean := strings.NewReplacer(" ", "", ":", "").Replace(hexBytes)
+				if _, err := hex.DecodeString(clean); err != nil {
+					return usageErr("--hex %q is not hex bytes (two digits a byte; 03 is ctrl+c)", hexBytes)
+				}
+				req.BytesHex = strings.ToLower(clean)
+			default:
+				return usageErr("term send needs the text or --hex")
+			}
+			return e.act(req)
+		},
+	}
+	send.Flags().StringVar(&hexBytes, "hex", "", "bytes as hex, e.g. 03 for ctrl+c, 1b5b41 for up")
+	var since string
+	read := &cobra.Command{
+		Use:   "read <limbId>",
+		Short: "Print terminal output since --since (a cursor); the next cursor goes to stderr",
+		Args:  exactArgs(1, "term read needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpTermRead, args[0])
+			if err != nil {
+				return err
+			}
+			req.Since = since
+			resp, err := e.call(req)
+			if err != nil || !e.human() || resp.Term == nil {
+				return err
+			}
+			t := resp.Term
+			if t.DataBase64 != "" {
+				if b, err := base64.StdEncoding.DecodeString(t.DataBase64); err == nil {
+					e.stdout.Write(b)
+				}
+			} else {
+				io.WriteString(e.stdout, t.Data)
+			}
+			if t.Lost > 0 {
+				fmt.Fprintf(e.stderr, "dvv: %d earlier bytes were overwritten in the scrollback ring\n", t.Lost)
+			}
+			fmt.Fprintf(e.stderr, "cursor: %s (next: dvv term read %s --since %s)\n", t.Cursor, args[0], t.Cursor)
+			return nil
+		},
+	}
+	read.Flags().StringVar(&since, "since", "", "a cursor from an earlier read (default: everything still held)")
+	cmd.AddCommand(send, read)
+	return cmd
+}
