@@ -3,6 +3,7 @@ package imaging
 import (
 	"image"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 )
@@ -126,37 +127,87 @@ func spans(n, m int) []span {
 	return s
 }
 
-// boxRows is the general area filter: per output row, sum the source rows
-// of its span into an accumulator, then divide each pixel by its area.
+// boxRows is the general area filter. Per output row it first sums the
+// source rows of its span column by column (a straight pass over memory),
+// then sums each output pixel's columns and divides by the area.
 func boxRows(dst *image.RGBA, src srcImage, xs, ys []span, y0, y1 int) {
-	ow := len(xs)
-	acc := make([]uint32, 3*ow)
+	w := src.width
+	acc := make([]uint32, 4*w)
 	for y := y0; y < y1; y++ {
 		clear(acc)
 		for sy := ys[y].lo; sy < ys[y].hi; sy++ {
-			row := src.pix[sy*src.stride:]
-			for x, sp := range xs {
-				var r, g, b uint32
-				for sx := sp.lo; sx < sp.hi; sx++ {
-					p := row[4*sx : 4*sx+3]
-					r += uint32(p[0])
-					g += uint32(p[1])
-					b += uint32(p[2])
-				}
-				acc[3*x] += r
-				acc[3*x+1] += g
-				acc[3*x+2] += b
+			row := src.pix[sy*src.stride : sy*src.stride+4*w]
+			acc := acc[:len(row)]
+			for i, v := range row {
+				acc[i] += uint32(v)
 			}
 		}
-		rows := uint32(ys[y].hi - ys[y].lo)
-		d := dst.Pix[y*dst.Stride:]
+		rows := uint64(ys[y].hi - ys[y].lo)
+		var divs divisors
+		d := dst.Pix[y*dst.Stride : y*dst.Stride+4*len(xs)]
 		for x, sp := range xs {
-			area := rows * uint32(sp.hi-sp.lo)
-			half := area / 2
-			d[4*x] = byte((acc[3*x] + half) / area)
-			d[4*x+1] = byte((acc[3*x+1] + half) / area)
-			d[4*x+2] = byte((acc[3*x+2] + half) / area)
-			d[4*x+3] = 0xff
+			var r, g, b uint64
+			cols := acc[4*sp.lo : 4*sp.hi]
+			for p := 0; p+2 < len(cols); p += 4 {
+				r += uint64(cols[p])
+				g += uint64(cols[p+1])
+				b += uint64(cols[p+2])
+			}
+			div := divs.get(rows * uint64(sp.hi-sp.lo))
+			px := d[4*x : 4*x+4 : 4*x+4]
+			px[0] = byte(div.round(r))
+			px[1] = byte(div.round(g))
+			px[2] = byte(div.round(b))
+			px[3] = 0xff
 		}
 	}
 }
+
+// divider divides by a fixed area, rounding to nearest, with a multiply
+// and a shift where that is exact.
+type divider struct {
+	area, half uint64
+	mul        uint64
+	shift      uint
+}
+
+// newDivider picks mul = ceil(2^shift/area). The quotient of n+area/2 stays
+// exact while (n+area/2)*(mul*area-2^shift) < 2^shift; n ≤ 255*area, so
+// 2^shift ≥ 256*area² is enough, and that fits 64-bit products up to an
+// area of 2^20. Larger areas divide.
+func newDivider(area uint64) divider {
+	d := divider{area: area, half: area / 2}
+	if area <= 1<<20 {
+		bitsArea := uint(64 - leadingZeros64(area-1)) // ceil(log2 area)
+		d.shift = 8 + 2*bitsArea
+		d.mul = (uint64(1)<<d.shift + area - 1) / area
+	}
+	return d
+}
+
+func (d divider) round(sum uint64) uint64 {
+	if d.mul == 0 {
+		return (sum + d.half) / d.area
+	}
+	return ((sum + d.half) * d.mul) >> d.shift
+}
+
+// divisors caches the few areas one output row uses (spans differ by at
+// most one pixel, so there are two).
+type divisors struct {
+	a, b divider
+}
+
+func (c *divisors) get(area uint64) divider {
+	if c.a.area == area {
+		return c.a
+	}
+	if c.b.area == area {
+		return c.b
+	}
+	c.b = c.a
+	c.a = newDivider(area)
+	return c.a
+}
+
+func leadingZeros64(v uint64) int { return bits.LeadingZeros64(v) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"image"
 	"image/jpeg"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -286,6 +287,31 @@ func TestJPEGStrips(t *testing.T) {
 		perStrip := (mcuRows + got - 1) / got
 		if got > 1 && (tt.w+15)/16*perStrip > 0xffff {
 			t.Errorf("%dx%d: restart interval overflows", tt.w, tt.h)
+		}
+	}
+}
+
+// The multiply-shift divider must round exactly like (n + area/2) / area
+// for every sum an area of 8-bit samples can reach.
+func TestDividerExact(t *testing.T) {
+	t.Parallel()
+	check := func(area, n uint64) {
+		d := newDivider(area)
+		if got, want := d.round(n), (n+area/2)/area; got != want {
+			t.Fatalf("area %d sum %d: got %d, want %d", area, n, got, want)
+		}
+	}
+	for area := uint64(1); area <= 300; area++ {
+		for n := uint64(0); n <= 255*area; n++ {
+			check(area, n)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		area := 1 + rng.Uint64N(1<<21)
+		max := 255 * area
+		for _, n := range []uint64{0, max, max - 1, area - 1, area, area / 2, rng.Uint64N(max + 1)} {
+			check(area, n)
 		}
 	}
 }
