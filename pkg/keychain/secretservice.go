@@ -172,22 +172,22 @@ func (s *secretService) defaultCollection() (dbus.ObjectPath, error) {
 		return "", unavailable("read whether the keyring is locked", err, "")
 	}
 	if l, _ := locked.Value().(bool); l {
-		if err := s.unlock(coll); err != nil {
+		if err := s.unlock([]dbus.ObjectPath{coll}); err != nil {
 			return "", err
 		}
 	}
 	return coll, nil
 }
 
-// unlock asks the provider to unlock a collection, which may show a prompt
-// on the user's desktop; s.mu is held.
-func (s *secretService) unlock(coll dbus.ObjectPath) error {
+// unlock asks the provider to unlock collections or items, which may show
+// a prompt on the user's desktop; s.mu is held.
+func (s *secretService) unlock(objects []dbus.ObjectPath) error {
 	var unlocked []dbus.ObjectPath
 	var prompt dbus.ObjectPath
-	if err := s.call(ssPath, ssService+".Unlock", []dbus.ObjectPath{coll}).Store(&unlocked, &prompt); err != nil {
+	if err := s.call(ssPath, ssService+".Unlock", objects).Store(&unlocked, &prompt); err != nil {
 		return unavailable("unlock the keyring", err, "")
 	}
-	if len(unlocked) > 0 {
+	if len(unlocked) == len(objects) {
 		return nil
 	}
 	if prompt == noPrompt {
@@ -248,9 +248,9 @@ func attrs(hostID string) map[string]string {
 	return map[string]string{AttrApplication: Application, AttrHost: hostID, AttrKind: KindPassword}
 }
 
-// do runs op with a live connection and the unlocked default collection,
-// retrying once on a fresh connection if the first one had died.
-func (s *secretService) do(op func(coll dbus.ObjectPath) error) error {
+// do runs op with a live connection, retrying once on a fresh connection
+// if the first one had died.
+func (s *secretService) do(op func() error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var err error
@@ -258,11 +258,7 @@ func (s *secretService) do(op func(coll dbus.ObjectPath) error) error {
 		if err = s.ensure(); err != nil {
 			return err
 		}
-		var coll dbus.ObjectPath
-		coll, err = s.defaultCollection()
-		if err == nil {
-			err = op(coll)
-		}
+		err = op()
 		if err == nil || s.conn.Connected() {
 			return err
 		}
@@ -271,12 +267,20 @@ func (s *secretService) do(op func(coll dbus.ObjectPath) error) error {
 	return err
 }
 
-func (s *secretService) search(coll dbus.ObjectPath, hostID string) ([]dbus.ObjectPath, error) {
-	var items []dbus.ObjectPath
-	if err := s.call(coll, ssCollection+".SearchItems", attrs(hostID)).Store(&items); err != nil {
+// find searches every collection and unlocks what it found when needed;
+// s.mu is held.
+func (s *secretService) find(hostID string) ([]dbus.ObjectPath, error) {
+	var unlocked, locked []dbus.ObjectPath
+	if err := s.call(ssPath, ssService+".SearchItems", attrs(hostID)).Store(&unlocked, &locked); err != nil {
 		return nil, unavailable("search the keyring", err, "")
 	}
-	return items, nil
+	if len(locked) > 0 {
+		if err := s.unlock(locked); err != nil {
+			return nil, err
+		}
+		unlocked = append(unlocked, locked...)
+	}
+	return unlocked, nil
 }
 
 func (s *secretService) Get(hostID string) (string, error) {
@@ -284,8 +288,8 @@ func (s *secretService) Get(hostID string) (string, error) {
 		return "", err
 	}
 	var secret string
-	err := s.do(func(coll dbus.ObjectPath) error {
-		items, err := s.search(coll, hostID)
+	err := s.do(func() error {
+		items, err := s.find(hostID)
 		if err != nil {
 			return err
 		}
@@ -305,6 +309,7 @@ func (s *secretService) Get(hostID string) (string, error) {
 	return secret, err
 }
 
+// Set stores into the default collection, unlocking it when needed.
 func (s *secretService) Set(hostID, label, secret string) error {
 	if err := checkHostID(hostID); err != nil {
 		return err
@@ -315,7 +320,11 @@ func (s *secretService) Set(hostID, label, secret string) error {
 	if label == "" {
 		label = "dvv " + hostID
 	}
-	return s.do(func(coll dbus.ObjectPath) error {
+	return s.do(func() error {
+		coll, err := s.defaultCollection()
+		if err != nil {
+			return err
+		}
 		props := map[string]dbus.Variant{
 			ssItemLabel: dbus.MakeVariant(label),
 			ssItemAttrs: dbus.MakeVariant(attrs(hostID)),
@@ -338,12 +347,13 @@ func (s *secretService) Set(hostID, label, secret string) error {
 	})
 }
 
+// Delete removes every item of the host, in any collection.
 func (s *secretService) Delete(hostID string) error {
 	if err := checkHostID(hostID); err != nil {
 		return err
 	}
-	return s.do(func(coll dbus.ObjectPath) error {
-		items, err := s.search(coll, hostID)
+	return s.do(func() error {
+		items, err := s.find(hostID)
 		if err != nil {
 			return err
 		}
@@ -362,15 +372,27 @@ func (s *secretService) Delete(hostID string) error {
 	})
 }
 
+// Has asks the service itself, which lists locked items too, so a locked
+// keyring is not unlocked (and no prompt shown) just to list hosts.
 func (s *secretService) Has(hostID string) bool {
 	if checkHostID(hostID) != nil {
 		return false
 	}
-	found := false
-	_ = s.do(func(coll dbus.ObjectPath) error {
-		items, err := s.search(coll, hostID)
-		found = err == nil && len(items) > 0
-		return err
-	})
-	return found
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for attempt := 0; attempt < 2; attempt++ {
+		if s.ensure() != nil {
+			return false
+		}
+		var unlocked, locked []dbus.ObjectPath
+		err := s.call(ssPath, ssService+".SearchItems", attrs(hostID)).Store(&unlocked, &locked)
+		if err == nil {
+			return len(unlocked)+len(locked) > 0
+		}
+		if s.conn.Connected() {
+			return false
+		}
+		s.reset()
+	}
+	return false
 }

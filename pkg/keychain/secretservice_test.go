@@ -172,6 +172,10 @@ func TestLockedKeyringIsUnavailable(t *testing.T) {
 	if err := svc.Call(ssService+".Lock", 0, []dbus.ObjectPath{coll}).Store(&locked, &prompt); err != nil {
 		t.Fatal(err)
 	}
+	// Listing hosts must not unlock (or prompt): a locked item still counts.
+	if !kc.Has("h-00000002") || kc.Has("h-00000003") {
+		t.Fatal("Has on a locked keyring")
+	}
 	old := PromptTimeout
 	PromptTimeout = 2 * time.Second
 	defer func() { PromptTimeout = old }()
