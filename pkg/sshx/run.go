@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -78,14 +80,19 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	}
 	defer sess.Close()
 	stdout, stderr := &capWriter{max: limit}, &capWriter{max: limit}
-	sess.Stdout, sess.Stderr = stdout, stderr
+	nonce := newNonce()
+	pidLine := &pidWriter{next: stderr, prefix: nonce + " "}
+	sess.Stdout, sess.Stderr = stdout, pidLine
 
-	script, nonce := command, ""
+	// The first stderr line names the shell's PID, which sshd made a
+	// session and process-group leader: at the deadline the whole group
+	// is killed, since OpenSSH ignores the channel's signal request.
+	script := fmt.Sprintf("printf '%%s %%d\\n' %s $$ >&2\n", nonce)
 	if o.Cwd != "" {
-		nonce = newNonce()
 		// The marker line tells a failed cd from the command's own exit 1.
-		script = fmt.Sprintf("cd -- %s || { printf '\\n%%s\\n' %s >&2; exit 1; }\n%s", quoteCwd(o.Cwd), nonce, command)
+		script += fmt.Sprintf("cd -- %s || { printf '\\n%%s\\n' %s >&2; exit 1; }\n", quoteCwd(o.Cwd), nonce)
 	}
+	script += command
 	if err := sess.Start(script); err != nil {
 		return nil, c.connErr(err)
 	}
@@ -97,18 +104,21 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	case err = <-waited:
 	case <-ctx.Done():
 		sess.Signal(ssh.SIGKILL)
+		c.killGroup(pidLine.pid())
 		sess.Close()
 		select { // let the copying goroutines settle before reading buffers
 		case <-waited:
 		case <-time.After(time.Second):
 		}
 		res.TimedOut = true
-		res.Note = fmt.Sprintf("the deadline (%v) ended the command while it was still running: no exit status exists; it was sent KILL and its channel closed", time.Since(start).Round(time.Millisecond))
+		res.Note = fmt.Sprintf("the deadline (%v) ended the command while it was still running: no exit status exists; its process group was killed (SIGKILL) and its channel closed", time.Since(start).Round(time.Millisecond))
+		pidLine.flush()
 		res.fill(stdout, stderr, start)
 		return res, nil
 	case <-c.done:
 		return nil, &ConnLostError{Err: c.err}
 	}
+	pidLine.flush()
 	res.fill(stdout, stderr, start)
 	var ee *ssh.ExitError
 	var missing *ssh.ExitMissingError
@@ -136,7 +146,7 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	default:
 		return nil, c.connErr(err)
 	}
-	if nonce != "" && res.ExitCode != nil && *res.ExitCode == 1 {
+	if o.Cwd != "" && res.ExitCode != nil && *res.ExitCode == 1 {
 		marker := "\n" + nonce + "\n"
 		if bytes.HasSuffix(res.Stderr, []byte(marker)) {
 			reason := strings.TrimSpace(string(bytes.TrimSuffix(res.Stderr, []byte(marker))))
@@ -193,6 +203,83 @@ func (c *Client) connErr(err error) error {
 	case <-time.After(50 * time.Millisecond):
 		return err
 	}
+}
+
+// killGroup kills a timed-out command's process group from a second
+// channel, bounded in time so a dying connection cannot hold Run.
+func (c *Client) killGroup(pid int) {
+	if pid <= 1 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	s, err := c.newSession(ctx)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	done := make(chan struct{})
+	go func() {
+		s.Run(fmt.Sprintf("kill -KILL -- -%d 2>/dev/null || kill -KILL %d 2>/dev/null", pid, pid))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// pidWriter takes the first line of stderr, "<prefix><pid>", out of the
+// stream and passes everything else on.
+type pidWriter struct {
+	next   io.Writer
+	prefix string
+
+	mu   sync.Mutex
+	head []byte
+	done bool
+	p    int
+}
+
+func (w *pidWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return w.next.Write(b)
+	}
+	n := len(b)
+	w.head = append(w.head, b...)
+	i := bytes.IndexByte(w.head, '\n')
+	if i < 0 && len(w.head) < len(w.prefix)+24 {
+		return n, nil
+	}
+	w.done = true
+	rest := w.head
+	if i >= 0 && bytes.HasPrefix(w.head, []byte(w.prefix)) {
+		w.p, _ = strconv.Atoi(string(w.head[len(w.prefix):i]))
+		rest = w.head[i+1:]
+	}
+	w.head = nil
+	if len(rest) > 0 {
+		w.next.Write(rest)
+	}
+	return n, nil
+}
+
+// flush passes on a first line that never completed.
+func (w *pidWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done && len(w.head) > 0 {
+		w.next.Write(w.head)
+	}
+	w.done, w.head = true, nil
+}
+
+func (w *pidWriter) pid() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.p
 }
 
 // capWriter keeps the first max bytes and counts the rest.

@@ -35,6 +35,17 @@ func TestRunSemantics(t *testing.T) {
 		if string(r.Stdout) != "started\n" {
 			t.Errorf("output before the deadline lost: %q", r.Stdout)
 		}
+		// The command's whole process group is killed, not just orphaned.
+		pidFile := dir + "/bg.pid"
+		ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel2()
+		if r, err := c.Run(ctx2, "sleep 100 & echo $! > "+pidFile+"; wait", RunOptions{}); err != nil || !r.TimedOut {
+			t.Fatalf("%+v %v", r, err)
+		}
+		testbed.Eventually(t, 5*time.Second, "the background sleep to die", func() bool {
+			r := runT(t, c, "ps -o stat= -p $(cat "+pidFile+") | grep -v Z", RunOptions{})
+			return r.ExitCode != nil && *r.ExitCode != 0
+		})
 	})
 	t.Run("truncation", func(t *testing.T) {
 		r := runT(t, c, "head -c 100000 /dev/zero; head -c 5000 /dev/zero >&2", RunOptions{MaxOutput: 1000})
