@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/dvvhq/dvv/pkg/daemon"
@@ -17,6 +19,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/keychain"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/limb/pins"
 	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -26,7 +29,7 @@ var (
 	desktopDialers = map[string]limb.DesktopDialer{}
 	terminalDialer limb.TerminalDialer
 	filesDialer    limb.FilesDialer
-	trusters       = map[string]func(address string, port int) (string, error){}
+	trusters       = map[string]func(address string, port int, fingerprint string) (string, error){}
 )
 
 func main() {
@@ -93,10 +96,22 @@ func services(ctx context.Context, discover bool) (daemon.Services, error) {
 	return svc, nil
 }
 
-func trust(protocol, address string, port int) (string, error) {
+func trust(protocol, address string, port int, fingerprint string) (string, error) {
 	fn := trusters[protocol]
 	if fn == nil {
 		return "", wire.Errorf(wire.Unsupported, "this dvvd cannot trust %s endpoints", protocol)
 	}
-	return fn(address, port)
+	return fn(address, port, fingerprint)
+}
+
+// pinCert trusts a TLS certificate fingerprint the user read from a
+// HOSTKEY_UNKNOWN answer.
+func pinCert(address string, port int, fingerprint string) (string, error) {
+	if fingerprint == "" {
+		return "", wire.Errorf(wire.BadRequest, "pass the fingerprint the HOSTKEY_UNKNOWN answer showed (dvv hosts trust %s:%d --fingerprint …)", address, port)
+	}
+	if err := pins.Trust(net.JoinHostPort(address, strconv.Itoa(port)), fingerprint); err != nil {
+		return "", wire.Errorf(wire.BadRequest, "%v", err)
+	}
+	return fingerprint, nil
 }

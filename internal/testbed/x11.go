@@ -177,14 +177,16 @@ func (d *Display) MouseLocation(t testing.TB) (x, y int) {
 }
 
 // CatTerm starts an xterm running `cat > file` (focused, at the top left)
-// and returns the file's path. Bytes typed into the display end up there.
+// and returns the file's path. Bytes typed into the display end up there:
+// no echo, no line editing, and Return arrives as a newline (icrnl), as in
+// any shell.
 func (d *Display) CatTerm(t testing.TB) string {
 	t.Helper()
 	Need(t, "xterm", "xdotool")
 	out := filepath.Join(t.TempDir(), "typed")
 	ready := out + ".ready"
 	d.Background(t, "xterm", "-geometry", "80x24+0+0", "-fa", "DejaVu Sans Mono", "-fs", "11",
-		"-e", "sh", "-c", fmt.Sprintf("stty raw -echo; touch %s; exec cat > %s", ready, out))
+		"-e", "sh", "-c", fmt.Sprintf("stty -echo -icanon; touch %s; exec cat > %s", ready, out))
 	WaitFile(t, ready, 15*time.Second)
 	// Focus follows the pointer in a bare X server: put the pointer on it.
 	Eventually(t, 10*time.Second, "xterm window", func() bool {
@@ -198,9 +200,14 @@ func (d *Display) CatTerm(t testing.TB) string {
 	return out
 }
 
-// Resize changes the screen size with xrandr (Xvnc follows it).
+// Resize changes the screen size with xrandr (Xvnc follows it). It picks a
+// mode, so the pointer may travel the whole new screen; sizes without a
+// mode fall back to --fb.
 func (d *Display) Resize(t testing.TB, w, h int) {
 	t.Helper()
 	Need(t, "xrandr")
-	d.Run(t, "xrandr", "--fb", fmt.Sprintf("%dx%d", w, h))
+	size := fmt.Sprintf("%dx%d", w, h)
+	if err := d.Command("xrandr", "-s", size).Run(); err != nil {
+		d.Run(t, "xrandr", "--fb", size)
+	}
 }

@@ -26,7 +26,8 @@ type Services struct {
 	Tokens    *policy.TokenStore
 	// Trust fetches a machine's SSH host key or TLS certificate and trusts
 	// it, returning its fingerprint (dvv hosts trust).
-	Trust func(protocol, address string, port int) (string, error)
+	// For TLS endpoints the fingerprint to pin is given by the user.
+	Trust func(protocol, address string, port int, fingerprint string) (string, error)
 }
 
 // grantFor resolves an attach request's token. No token is the socket's
@@ -217,7 +218,7 @@ func opHostTrust(c *call) (*wire.Response, error) {
 	if port == 0 {
 		port = defaultPort(proto)
 	}
-	fp, err := c.d.cfg.Services.Trust(proto, addr, port)
+	fp, err := c.d.cfg.Services.Trust(proto, addr, port, c.req.Fingerprint)
 	if err != nil {
 		return nil, err
 	}

@@ -150,6 +150,9 @@ type Request struct {
 	Discovered bool      `json:"discovered,omitempty"`
 	Host       *HostSpec `json:"host,omitempty"`
 	Password   string    `json:"password,omitempty"` // host_add only; goes to the keychain, never stored elsewhere
+	// Fingerprint is the certificate fingerprint host_trust pins for a VNC
+	// (VeNCrypt) or RDP endpoint, as a HOSTKEY_UNKNOWN answer showed it.
+	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// groups
 	HostIDs   []string        `json:"hostIds,omitempty"`

@@ -1,0 +1,129 @@
+// Package e2e drives an in-process dvvd with the typed client against real
+// servers and checks every effect from the server's side.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"image"
+	"image/draw"
+	"image/png"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/limb"
+	sshlimb "github.com/dvvhq/dvv/pkg/limb/ssh"
+	"github.com/dvvhq/dvv/pkg/limb/vnc"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func startDaemon(t *testing.T) *daemon.Daemon {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "sock")
+	os.Mkdir(dir, 0o700)
+	d := daemon.New(daemon.Config{SocketPath: filepath.Join(dir, "e2e.sock"),
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Desktop:  map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Dial},
+		Terminal: sshlimb.DialTerminal, Files: sshlimb.DialFiles})
+	if err := d.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { d.Serve(); close(done) }()
+	t.Cleanup(func() { d.Shutdown(); <-done })
+	return d
+}
+
+func dial(t *testing.T, d *daemon.Daemon, name string) *client.Client {
+	t.Helper()
+	c, err := client.Dial(context.Background(), d.SocketPath(), client.Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func do(t *testing.T, c *client.Client, req *wire.Request) (*wire.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return c.Do(ctx, req)
+}
+
+func must(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
+	t.Helper()
+	r, err := do(t, c, req)
+	if err != nil {
+		t.Fatalf("%s: %v", req.Op, err)
+	}
+	return r
+}
+
+func intp(i int) *int         { return &i }
+func strp(s string) *string   { return &s }
+func boolp(b bool) *bool      { return &b }
+func u64p(u uint64) *uint64   { return &u }
+
+// openVNC opens a perceiving limb and waits until it is connected with a
+// complete first frame.
+func openVNC(t *testing.T, c *client.Client, addr string, port int) string {
+	t.Helper()
+	r := must(t, c, &wire.Request{Op: "open", Address: addr, Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+	w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	if !w.Wait.Settled {
+		t.Fatalf("not connected: %+v", w.Observation)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		o := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+		if o.Coverage >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("first frame never complete: coverage %v", o.Coverage)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return r.LimbID
+}
+
+func decodeScreen(t *testing.T, s *wire.Screen) *image.RGBA {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s.DataBase64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rgba := image.NewRGBA(img.Bounds())
+	draw.Draw(rgba, rgba.Bounds(), img, image.Point{}, draw.Src)
+	return rgba
+}
+
+// diffPixels counts pixels whose colour differs by more than tol in any channel.
+func diffPixels(a, b *image.RGBA, tol int) int {
+	if a.Bounds() != b.Bounds() {
+		return -1
+	}
+	n := 0
+	for i := 0; i+3 < len(a.Pix); i += 4 {
+		for c := 0; c < 3; c++ {
+			d := int(a.Pix[i+c]) - int(b.Pix[i+c])
+			if d > tol || d < -tol {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
