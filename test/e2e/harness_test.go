@@ -67,10 +67,10 @@ func must(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
 	return r
 }
 
-func intp(i int) *int         { return &i }
-func strp(s string) *string   { return &s }
-func boolp(b bool) *bool      { return &b }
-func u64p(u uint64) *uint64   { return &u }
+func intp(i int) *int       { return &i }
+func strp(s string) *string { return &s }
+func boolp(b bool) *bool    { return &b }
+func u64p(u uint64) *uint64 { return &u }
 
 // openVNC opens a perceiving limb and waits until it is connected with a
 // complete first frame.
