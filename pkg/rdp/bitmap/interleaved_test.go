@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// grayPalette maps index i to (i, 255-i, i/2) so palette mistakes show.
+// testPalette maps index i to (i, 255-i, i/2) so palette mistakes show.
 func testPalette() *Palette {
 	var p Palette
 	for i := range p {
@@ -19,7 +19,7 @@ func testPalette() *Palette {
 
 // expectRGBA converts native wire-order pixels (bottom scanline first) to the
 // top-down RGBA the decoders must produce, written out from the pixel format
-// definitions rather than the decoder's helpers.
+// definitions rather than with the decoder's own conversion code.
 func expectRGBA(px []uint32, w, h, bpp int, pal *Palette) []byte {
 	out := make([]byte, 4*w*h)
 	// Channels widen by bit replication, as GDI does.
