@@ -59,7 +59,9 @@ func checkImage(pix []byte, stride, width, height int) error {
 	if stride < 4*width {
 		return fmt.Errorf("imaging: stride %d shorter than a %d-pixel row", stride, width)
 	}
-	if need := (height-1)*stride + 4*width; len(pix) < need {
+	// stride ≤ len(pix) (when there is a second row) keeps the product below
+	// from overflowing for hostile strides.
+	if need := (height-1)*stride + 4*width; (height > 1 && stride > len(pix)) || len(pix) < need {
 		return fmt.Errorf("imaging: %d bytes of pixels, %dx%d at stride %d needs %d", len(pix), width, height, stride, need)
 	}
 	return nil

@@ -112,6 +112,7 @@ func TestEncodePNGRefuses(t *testing.T) {
 		{"negative", pix, 40, -1, 10, PNGOptions{}, "empty"},
 		{"short stride", pix, 39, 10, 10, PNGOptions{}, "stride"},
 		{"short pixels", pix[:399], 40, 10, 10, PNGOptions{}, "bytes of pixels"},
+		{"overflowing stride", pix, 1 << 62, 10, 3, PNGOptions{}, "bytes of pixels"},
 		{"huge", pix, 40, MaxDim + 1, 1, PNGOptions{}, "exceeds"},
 		{"bad level", pix, 40, 10, 10, PNGOptions{Level: 10}, "level"},
 		{"negative level", pix, 40, 10, 10, PNGOptions{Level: -1}, "level"},
