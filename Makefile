@@ -42,7 +42,7 @@ lint:
 docs:
 	$(GO) run ./cmd/dvvmcp --gen-docs > docs/tools.md
 	$(GO) run ./cmd/dvv gen-docs > docs/cli.md
-	$(GO) run ./internal/gendocs > docs/codes.md
+	$(GO) run ./internal/gendocs docs/protocol.md
 
 clean:
 	rm -rf $(BIN)

@@ -41,10 +41,12 @@ func StartShadow(t testing.TB, o ShadowOptions) *RDP {
 		o.Width, o.Height = 1024, 768
 	}
 	d := StartXvfb(t, o.Width, o.Height)
-	return startShadowOn(t, d, o)
+	return StartShadowOn(t, d, o)
 }
 
-func startShadowOn(t testing.TB, d *Display, o ShadowOptions) *RDP {
+// StartShadowOn starts FreeRDP's shadow server on an existing display
+// (e.g. Xvnc's, which can change size with xrandr where Xvfb cannot).
+func StartShadowOn(t testing.TB, d *Display, o ShadowOptions) *RDP {
 	t.Helper()
 	port := FreePort(t)
 	home := filepath.Join(d.Dir, "shadow-home")

@@ -49,8 +49,9 @@ func FreePort(t testing.TB) int {
 
 // Proc is a started server process.
 type Proc struct {
-	Cmd *exec.Cmd
-	Log string // path of its combined stdout/stderr
+	Cmd  *exec.Cmd
+	Log  string        // path of its combined stdout/stderr
+	done chan struct{} // closed once the process was reaped
 }
 
 // Start runs cmd in the background with its output in a log file under a
@@ -68,8 +69,8 @@ func Start(t testing.TB, name string, cmd *exec.Cmd) *Proc {
 		f.Close()
 		t.Fatalf("start %s: %v", name, err)
 	}
-	p := &Proc{Cmd: cmd, Log: logPath}
 	done := make(chan struct{})
+	p := &Proc{Cmd: cmd, Log: logPath, done: done}
 	go func() { cmd.Wait(); f.Close(); close(done) }()
 	t.Cleanup(func() {
 		p.stop(done)
@@ -97,8 +98,19 @@ func (p *Proc) stop(done chan struct{}) {
 // server dying under a client.
 func (p *Proc) Kill() {
 	syscall.Kill(-p.Cmd.Process.Pid, syscall.SIGKILL)
-	for i := 0; i < 200 && p.Cmd.ProcessState == nil; i++ {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// Exited reports whether the process has ended.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -156,13 +156,18 @@ func opHostAdd(c *call) (*wire.Response, error) {
 	if c.req.Password != "" && kc == nil {
 		return nil, wire.Errorf(wire.KeychainMissing, "no keychain is configured, and dvv never stores a password anywhere else")
 	}
+	prev, existed := s.Get(h.Name)
 	saved, err := s.Add(h)
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
 	if c.req.Password != "" {
 		if err := kc.Set(saved.ID, fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address), c.req.Password); err != nil {
-			s.Remove(saved.ID)
+			if existed { // put the entry this call replaced back
+				s.Add(prev)
+			} else {
+				s.Remove(saved.ID)
+			}
 			return nil, keychain.WireError(err)
 		}
 	}
