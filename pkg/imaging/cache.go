@@ -1,6 +1,7 @@
 package imaging
 
 import (
+	"fmt"
 	"image"
 	"sync"
 )
@@ -82,6 +83,7 @@ func (c *EncodeCache) GetOrEncode(k CacheKey, encode func() ([]byte, error)) ([]
 		defer close(e.done)
 		defer func() {
 			if r := recover(); r != nil {
+				e.err = fmt.Errorf("imaging: encoder panicked: %v", r)
 				c.remove(e)
 				panic(r)
 			}
