@@ -80,3 +80,20 @@ func TestRequestKey(t *testing.T) {
 		t.Error("a newer frame shares the key")
 	}
 }
+
+func TestEncodeCachePanic(t *testing.T) {
+	var c EncodeCache
+	k := CacheKey{Seq: 1, Format: "png"}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("encoder panic was swallowed")
+			}
+		}()
+		c.GetOrEncode(k, func() ([]byte, error) { panic("broken encoder") })
+	}()
+	b, err := c.GetOrEncode(k, func() ([]byte, error) { return []byte("ok"), nil })
+	if err != nil || string(b) != "ok" {
+		t.Errorf("after a panic: %q, %v", b, err)
+	}
+}
