@@ -111,3 +111,26 @@ func BenchmarkDecodeClick(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStatusBridgeInProcess is the same call with the bridge in this
+// process on an in-memory transport: the bridge's own cost without the
+// extra process and pipes.
+func BenchmarkStatusBridgeInProcess(b *testing.B) {
+	socket, limb := benchLimb(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ct, st := sdk.NewInMemoryTransports()
+	br := New(Options{Socket: socket})
+	go br.Run(ctx, st)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &sdk.CallToolParams{Name: "dvv_status", Arguments: map[string]any{"limbId": limb}}
+	measure(b, func() {
+		if _, err := cs.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

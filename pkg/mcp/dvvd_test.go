@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,5 +84,20 @@ func (d *realDvvd) restart(t testing.TB) {
 			c.Close()
 		}
 		return err == nil
+	})
+}
+
+// kill ends dvvd at once (SIGKILL to its process group) and waits until its
+// socket no longer answers. (testbed.Proc.Kill reads the process state
+// while its waiter writes it, which the race detector reports.)
+func (d *realDvvd) kill(t testing.TB) {
+	t.Helper()
+	syscall.Kill(-d.Proc.Cmd.Process.Pid, syscall.SIGKILL)
+	testbed.Eventually(t, 10*time.Second, "dvvd to die", func() bool {
+		c, err := net.DialTimeout("unix", d.Socket, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
 	})
 }

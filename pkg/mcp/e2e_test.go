@@ -107,7 +107,7 @@ func TestRealDvvdRestart(t *testing.T) {
 	if res := call(t, cs, "dvv_limbs", nil); res.IsError {
 		t.Fatalf("limbs: %s", texts(res))
 	}
-	d.Proc.Kill()
+	d.kill(t)
 	res := call(t, cs, "dvv_limbs", nil)
 	if code := errorCode(t, res); code != "DAEMON_UNAVAILABLE" || !strings.Contains(texts(res), "dvvd") {
 		t.Fatalf("with dvvd dead: %s %q", code, texts(res))

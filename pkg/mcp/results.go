@@ -107,7 +107,8 @@ func successResult(tool *Tool, resp *wire.Response, note string) *sdk.CallToolRe
 	}
 	content = append(content, images...)
 	content = append(content, &sdk.TextContent{Text: text.String()})
-	return &sdk.CallToolResult{Content: content, StructuredContent: sc}
+	// The encoded form is handed over as is, so the answer is encoded once.
+	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
 }
 
 // splitScreen takes the image bytes out of a screen answer (they travel as
