@@ -41,6 +41,9 @@ type Config struct {
 	VerifyCert func(hostport string, der []byte, fingerprint string) error
 	// Dial opens the TCP connection; default net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Logf, when set, receives a line per notable protocol event
+	// (activation, deactivation, errors), for diagnostics. Never secrets.
+	Logf func(format string, args ...any)
 	// HandshakeTimeout bounds connecting when ctx has no deadline; default 30 s.
 	HandshakeTimeout time.Duration
 }
@@ -436,4 +439,10 @@ func (c *Client) authHint(err error) error {
 		return &AuthError{Msg: "the server closed the connection after NLA (wrong user name or password?)"}
 	}
 	return err
+}
+
+func (c *Client) logf(format string, args ...any) {
+	if c.cfg.Logf != nil {
+		c.cfg.Logf(format, args...)
+	}
 }

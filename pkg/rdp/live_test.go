@@ -18,7 +18,7 @@ import (
 func dialTest(t *testing.T, srv *testbed.RDP, mod func(*Config)) (*Client, *fb.Buffer) {
 	t.Helper()
 	buf := fb.New()
-	cfg := Config{Addr: srv.Addr, User: srv.User, Password: srv.Password, Framebuffer: buf}
+	cfg := Config{Addr: srv.Addr, User: srv.User, Password: srv.Password, Framebuffer: buf, Logf: t.Logf}
 	if mod != nil {
 		mod(&cfg)
 	}

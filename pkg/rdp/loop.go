@@ -106,6 +106,7 @@ func (c *Client) channelData(ch uint16, data []byte) error {
 				return err
 			}
 		case pduDeactivateAll:
+			c.logf("rdp: deactivate all")
 			// The server will send a new Demand Active; until then nothing
 			// is drawn. Input sent meanwhile is dropped by the server.
 		case pduData:
@@ -126,6 +127,7 @@ func (c *Client) activate(b []byte) error {
 	if err != nil {
 		return err
 	}
+	c.logf("rdp: demand active: share 0x%X, %dx%d at %d bpp, input flags 0x%X", da.ShareID, da.Caps.Width, da.Caps.Height, da.Caps.BPP, da.Caps.InputFlags)
 	c.shareID.Store(da.ShareID)
 	c.caps.Store(da.Caps)
 	w, h := da.Caps.Width, da.Caps.Height
@@ -159,6 +161,9 @@ func (c *Client) dataPDU(b []byte) error {
 	sd, err := parseShareData(b)
 	if err != nil {
 		return err
+	}
+	if sd.Type2 != pdu2Update && sd.Type2 != pdu2Pointer {
+		c.logf("rdp: data PDU type 0x%02X (%d bytes)", sd.Type2, len(sd.Body))
 	}
 	switch sd.Type2 {
 	case pdu2Update:
