@@ -37,6 +37,8 @@ type env struct {
 	getenv func(string) string
 	// ctx is cancelled on Ctrl+C.
 	ctx context.Context
+	// send replaces the socket round trip (unit tests of request building).
+	send func(*wire.Request) (*wire.Response, error)
 	// printed is set once the answer went to stdout as JSON, so a failure
 	// is not printed twice.
 	printed bool
@@ -53,6 +55,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // newRoot builds the whole command tree.
 func newRoot(e *env) *cobra.Command {
+	// Help and docs list commands in the order a reader meets them.
+	cobra.EnableCommandSorting = false
 	root := &cobra.Command{
 		Use:   "dvv",
 		Short: "Drive remote machines (VNC, RDP, SSH) through dvvd",
@@ -61,9 +65,8 @@ func newRoot(e *env) *cobra.Command {
 			"attachment, so a lease taken with `dvv control acquire` holds for the next `dvv click`.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Without this, `dvv` alone would print help and exit 0.
-		Args: cobra.NoArgs,
 	}
+	asGroup(root)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -121,3 +124,23 @@ func (e *env) finish(err error) int {
 	fmt.Fprintln(e.stderr, "dvv:", err)
 	return wire.ExitUsage
 }
+
+// asGroup makes a command that only holds sub-commands print its help when
+// called alone, and refuse an unknown sub-command with exit status 2
+// (cobra would otherwise print help and exit 0).
+func asGroup(c *cobra.Command) *cobra.Command {
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErr("unknown command %q for %q (see `%s --help`)", args[0], cmd.CommandPath(), cmd.CommandPath())
+		}
+		return cmd.Help()
+	}
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[groupAnnotation] = "true"
+	return c
+}
+
+const groupAnnotation = "dvv-group"

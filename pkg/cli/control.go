@@ -14,8 +14,8 @@ func controlCmd(e *env) *cobra.Command {
 		Short: "Acquire, release or read a limb's control lease; take over as a person",
 		Long: "Acting on a limb (click, type, key, clipboard set, terminal input) needs its control lease.\n" +
 			"The lease belongs to this shell's session, so it holds across the dvv commands typed in it.",
-		Args: cobra.NoArgs,
 	}
+	asGroup(cmd)
 	for _, a := range []struct{ action, short string }{
 		{"acquire", "Take the lease (--wait-ms to wait for another agent to release it)"},
 		{"release", "Give the lease back"},

@@ -67,7 +67,8 @@ func visible(c *cobra.Command) []*cobra.Command {
 func writeCommand(b *strings.Builder, c *cobra.Command) {
 	fmt.Fprintf(b, "### %s\n\n", c.CommandPath())
 	fmt.Fprintf(b, "%s.\n\n", strings.TrimSuffix(c.Short, "."))
-	if c.Runnable() {
+	group := c.Annotations[groupAnnotation] != ""
+	if c.Runnable() && !group {
 		fmt.Fprintf(b, "```\n%s\n```\n\n", strings.TrimSuffix(c.UseLine(), " [flags]"))
 	}
 	if c.Long != "" {
@@ -85,7 +86,7 @@ func writeCommand(b *strings.Builder, c *cobra.Command) {
 	if c.Example != "" {
 		fmt.Fprintf(b, "Examples:\n\n```\n%s\n```\n\n", strings.TrimRight(c.Example, "\n"))
 	}
-	if c.HasAvailableLocalFlags() && c.Runnable() {
+	if c.HasAvailableLocalFlags() && c.Runnable() && !group {
 		writeFlags(b, c.LocalNonPersistentFlags())
 	}
 }

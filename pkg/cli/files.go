@@ -25,8 +25,8 @@ func filesCmd(e *env) *cobra.Command {
 		Long: "Remote paths may start with ~ (the remote user's home). Local paths are made absolute here and\n" +
 			"dvvd reads or writes them itself (that needs the local.files capability on a token); - means\n" +
 			"stdin for put and stdout for get, carried inline (up to 16 MiB).",
-		Args: cobra.NoArgs,
 	}
+	asGroup(cmd)
 	cmd.AddCommand(filesLsCmd(e), filesGetCmd(e), filesPutCmd(e), filesSimpleCmd(e, "mkdir", "mkdir <limbId> <path>", "Make a remote directory"),
 		filesRmCmd(e), filesMvCmd(e), filesHomeCmd(e))
 	return cmd
@@ -254,8 +254,8 @@ func transferCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "transfer",
 		Short: "Transfer status and cancel (files moves everything inside its own call: nothing is ever queued)",
-		Args:  cobra.NoArgs,
 	}
+	asGroup(cmd)
 	for _, action := range []string{"status", "cancel"} {
 		var id string
 		c := &cobra.Command{

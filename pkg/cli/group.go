@@ -18,8 +18,8 @@ func groupCmd(e *env) *cobra.Command {
 		Short: "Open many limbs as a group and act on all of them at once",
 		Long: "A group addresses many limbs together (group run) or one at a time: any limb command takes\n" +
 			"GROUP/MEMBER in place of a limb id (e.g. dvv status grp-1/0).",
-		Args: cobra.NoArgs,
 	}
+	asGroup(cmd)
 	cmd.AddCommand(groupOpenCmd(e, "open"), groupLsCmd(e), groupOpenCmd(e, "grow"), groupShrinkCmd(e),
 		groupCloseCmd(e), groupRunCmd(e))
 	return cmd

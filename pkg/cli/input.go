@@ -192,8 +192,8 @@ func clipboardCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clipboard",
 		Short: "Read or write the remote clipboard",
-		Args:  cobra.NoArgs,
 	}
+	asGroup(cmd)
 	get := &cobra.Command{
 		Use:   "get <limbId>",
 		Short: "Print the remote clipboard's text (needs clipboard.read)",

@@ -97,7 +97,7 @@ func printObservation(w io.Writer, o *wire.Observation) {
 		kv.row("last error:", fmt.Sprintf("%s: %s", o.LastError.Code, o.LastError.Message))
 	}
 	if o.LastChangeMs > 0 {
-		kv.row("last change:", (time.Duration(o.LastChangeMs) * time.Millisecond).String()+" ago")
+		kv.row("last change:", (time.Duration(o.LastChangeMs)*time.Millisecond).String()+" ago")
 	}
 	kv.flush()
 }

@@ -120,8 +120,8 @@ func termCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "term",
 		Short: "Send raw input to a terminal limb, or read its output since a cursor",
-		Args:  cobra.NoArgs,
 	}
+	asGroup(cmd)
 	var hexBytes string
 	send := &cobra.Command{
 		Use:     "send <limbId> [text]",

@@ -13,8 +13,8 @@ func tokenCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: "Create, list and revoke policy tokens (DVV_TOKEN) for agents and scripts",
-		Args:  cobra.NoArgs,
 	}
+	asGroup(cmd)
 	var role, label string
 	var caps []string
 	create := &cobra.Command{
