@@ -214,7 +214,11 @@ func (t *terminal) Exited() (int, bool) {
 	return t.exitCode, t.exited
 }
 
-func (t *terminal) Size() (int, int) { return t.cols, t.rows }
+func (t *terminal) Size() (int, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cols, t.rows
+}
 
 // Resize changes the PTY and the emulator to cols x rows.
 func (t *terminal) Resize(cols, rows int) error {
