@@ -1,0 +1,157 @@
+//go:build bench
+
+// Package bench measures dvvd end to end against real servers, side by side
+// with the tools a user would otherwise use. Run with `make bench` (or
+// `go test -tags bench -run . -v ./test/bench`); it prints Markdown tables
+// for docs/benchmarks.md. Nothing here asserts on time.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dvv-bench-bin")
+	if err != nil {
+		panic(err)
+	}
+	out, err := exec.Command("go", "build", "-o", dir+"/", "../../cmd/dvvd").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build dvvd: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type dvvd struct {
+	proc   *testbed.Proc
+	socket string
+}
+
+func startDvvd(t *testing.T) *dvvd {
+	t.Helper()
+	home := t.TempDir()
+	id := fmt.Sprintf("bench-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	cmd := exec.Command(filepath.Join(binDir, "dvvd"), "--id", id, "--no-discovery", "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config")
+	p := testbed.Start(t, "dvvd", cmd)
+	sock := client.SocketPath(id)
+	testbed.WaitFile(t, sock, 10*time.Second)
+	return &dvvd{proc: p, socket: sock}
+}
+
+func (d *dvvd) dial(t *testing.T) *client.Client {
+	c, err := client.Dial(context.Background(), d.socket, client.Options{Name: "bench"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// rssKiB and cpuTicks read the daemon's own accounting from /proc.
+func (d *dvvd) rssKiB() int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.proc.Cmd.Process.Pid))
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			n, _ := strconv.Atoi(strings.Fields(line)[1])
+			return n
+		}
+	}
+	return 0
+}
+
+func (d *dvvd) cpuTicks() int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.proc.Cmd.Process.Pid))
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	u, _ := strconv.Atoi(f[11])
+	k, _ := strconv.Atoi(f[12])
+	return u + k
+}
+
+func (d *dvvd) fds() int {
+	e, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", d.proc.Cmd.Process.Pid))
+	return len(e)
+}
+
+func must(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	r, err := c.Do(ctx, req)
+	if err != nil {
+		t.Fatalf("%s: %v", req.Op, err)
+	}
+	return r
+}
+
+func openVNC(t *testing.T, c *client.Client, port int) string {
+	t.Helper()
+	p := true
+	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: &p})
+	to := 20000
+	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
+	deadline := time.Now().Add(20 * time.Second)
+	for must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.Coverage < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("first frame incomplete")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return r.LimbID
+}
+
+// durations summarises samples.
+type durations []time.Duration
+
+func (d durations) pct(p float64) time.Duration {
+	s := append(durations(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+func timeN(n int, fn func()) durations {
+	out := make(durations, n)
+	for i := range out {
+		t0 := time.Now()
+		fn()
+		out[i] = time.Since(t0)
+	}
+	return out
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+func us(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1000) }
+
+// report prints a Markdown block that docs/benchmarks.md takes as it is.
+func report(t *testing.T, title string, lines ...string) {
+	fmt.Printf("\n#### %s\n\n%s\n", title, strings.Join(lines, "\n"))
+}
+
+// desktopScene puts typical content on a display: a coloured root, two
+// xterms full of text and a clock.
+func desktopScene(t *testing.T, d *testbed.Display) {
+	d.Run(t, "xsetroot", "-solid", "#2e4a62")
+	d.Background(t, "xterm", "-geometry", "100x40+20+20", "-fa", "DejaVu Sans Mono", "-fs", "10", "-e", "sh", "-c", "ls -lR /usr/share/doc | head -300; exec sleep 100000")
+	d.Background(t, "xterm", "-geometry", "80x30+700+300", "-fa", "DejaVu Sans Mono", "-fs", "11", "-e", "sh", "-c", "cat /etc/services | head -200; exec sleep 100000")
+	time.Sleep(1500 * time.Millisecond)
+}
