@@ -258,3 +258,29 @@ func AppendLines(t testing.TB, path string, lines ...string) {
 	w.Flush()
 	f.Close()
 }
+
+// PasswordUser creates a local account with a password for password
+// authentication tests and deletes it at cleanup. It needs root; other
+// users skip (or fail under DVV_REQUIRE_SERVERS=1).
+func PasswordUser(t testing.TB) (name, password string) {
+	t.Helper()
+	Need(t, "useradd", "userdel", "chpasswd")
+	if os.Geteuid() != 0 {
+		if os.Getenv("DVV_REQUIRE_SERVERS") == "1" {
+			t.Fatal("creating a password user needs root")
+		}
+		t.Skip("creating a password user needs root")
+	}
+	name = fmt.Sprintf("dvvpw%d", time.Now().UnixNano()%1_000_000_000)
+	password = fmt.Sprintf("Pw-%d-x", time.Now().UnixNano())
+	if out, err := exec.Command("useradd", "-M", "-d", "/nonexistent", "-s", "/bin/sh", name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	cmd := exec.Command("chpasswd")
+	cmd.Stdin = strings.NewReader(name + ":" + password + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chpasswd: %v %s", err, out)
+	}
+	return name, password
+}

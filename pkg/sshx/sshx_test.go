@@ -158,3 +158,21 @@ func TestUnreachable(t *testing.T) {
 		t.Fatalf("want ConnectError, got %v", err)
 	}
 }
+
+func TestPasswordAuth(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDConfig("PasswordAuthentication yes"))
+	name, pw := testbed.PasswordUser(t)
+	o := testOptions(s)
+	o.User, o.Password = name, pw
+	os.Remove(filepath.Join(s.Home, ".ssh", "id_ed25519"))
+	c := dialT(t, o)
+	r := runT(t, c, "id -un", RunOptions{})
+	if string(r.Stdout) != name+"\n" {
+		t.Fatalf("logged in as %q", r.Stdout)
+	}
+	o.Password = "wrong"
+	if _, err := Dial(context.Background(), o); !errors.As(err, new(*AuthError)) {
+		t.Fatalf("wrong password: %v", err)
+	}
+}
