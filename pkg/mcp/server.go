@@ -64,8 +64,12 @@ func (b *Bridge) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteClos
 // Close ends the attachment to dvvd.
 func (b *Bridge) Close() { b.att.close() }
 
+var additive = map[string]bool{"dvv_open": true, "dvv_group_open": true, "dvv_group_grow": true}
+
 func (t *Tool) sdkTool() *sdk.Tool {
-	destructive := !t.ReadOnly
+	// Opening adds a connection and takes nothing away; every other act may
+	// overwrite or end something on the remote side.
+	destructive := !t.ReadOnly && !additive[t.Name]
 	openWorld := true
 	return &sdk.Tool{
 		Name:        t.Name,
