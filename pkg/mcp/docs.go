@@ -30,6 +30,9 @@ func WriteToolsDoc(w io.Writer) error {
 	b.WriteString("- **Attachment.** One per dvvmcp process, named after the MCP client (`clientInfo.name`), with `DVV_TOKEN` when set. " +
 		"If dvvd is not running every tool answers DAEMON_UNAVAILABLE and dvvmcp stays up; if dvvd restarts, the next call reconnects " +
 		"and its answer carries `bridgeNote` saying leases were lost.\n")
+	b.WriteString("- **Closed schemas.** Argument names are exactly the tool reference's (`additionalProperties: false`); an unknown or " +
+		"misspelt name is refused with BAD_REQUEST listing the accepted ones. Numbers that count pixels, items or milliseconds must be " +
+		"whole; `scale` may be fractional. `region` needs all four of x, y, w, h.\n")
 	fmt.Fprintf(&b, "- **Bounds.** Strings up to %d KiB; `text` and `bytesHex` up to %d MiB (hex: %d MiB); `contentBase64` up to %d MiB; "+
 		"arrays up to %d items; all arguments together up to %d MiB. A JSON-RPC frame over %d MiB ends the stdio session.\n\n",
 		DefaultMaxString>>10, MaxText>>20, (2*MaxText)>>20, MaxContentBase64>>20, MaxArrayItems, MaxArgumentBytes>>20, MaxFrameBytes>>20)
