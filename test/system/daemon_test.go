@@ -226,4 +226,3 @@ func TestPasswordWithoutKeychain(t *testing.T) {
 		t.Errorf("hosts: %v", r)
 	}
 }
-
