@@ -25,13 +25,19 @@ import (
 )
 
 func startDaemon(t *testing.T) *daemon.Daemon {
+	return startDaemonWith(t, daemon.Services{}, io.Discard)
+}
+
+// startDaemonWith runs an in-process dvvd with services and its log going
+// to logw.
+func startDaemonWith(t *testing.T, svc daemon.Services, logw io.Writer) *daemon.Daemon {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sock")
 	os.Mkdir(dir, 0o700)
 	d := daemon.New(daemon.Config{SocketPath: filepath.Join(dir, "e2e.sock"),
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:   slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Desktop:  map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Dial},
-		Terminal: sshlimb.DialTerminal, Files: sshlimb.DialFiles})
+		Terminal: sshlimb.DialTerminal, Files: sshlimb.DialFiles, Services: svc})
 	if err := d.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func TestGroupOfRealVNCServers(t *testing.T) {
+	var addrs []string
+	var servers []*testbed.VNC
+	for i := 0; i < 4; i++ {
+		v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 480})
+		v.Run(t, "xsetroot", "-solid", fmt.Sprintf("#%02x3060", 40*i))
+		addrs, servers = append(addrs, v.Addr), append(servers, v)
+	}
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	dead := fmt.Sprintf("127.0.0.1:%d", testbed.FreePort(t))
+	_, err := do(t, c, &wire.Request{Op: "group_open", Addresses: append(addrs[:2:2], dead), Protocol: "vnc", Perceive: boolp(true)})
+	if client.Code(err) != wire.Unreachable || !strings.Contains(err.Error(), dead) {
+		t.Fatalf("group_open with a dead address: %v", err)
+	}
+	if l := must(t, c, &wire.Request{Op: "limbs"}); len(l.Limbs)+len(l.Available) != 0 {
+		t.Fatalf("members left open after a failed group_open: %+v", l.Limbs)
+	}
+	g := must(t, c, &wire.Request{Op: "group_open", Addresses: addrs[:3], Protocol: "vnc", Perceive: boolp(true)}).Group
+	_, err = do(t, c, &wire.Request{Op: "group_grow", GroupID: g.GroupID, Addresses: []string{dead}, Protocol: "vnc"})
+	if client.Code(err) != wire.Unreachable {
+		t.Fatalf("group_grow with a dead address: %v", err)
+	}
+	g = must(t, c, &wire.Request{Op: "group_grow", GroupID: g.GroupID, Addresses: addrs[3:], Protocol: "vnc", Perceive: boolp(true)}).Group
+	if g.Size != 4 {
+		t.Fatalf("group %+v", g)
+	}
+	ids := map[string]bool{}
+	for _, m := range g.Members {
+		ids[m.LimbID] = true
+		testbed.Eventually(t, 10*time.Second, "first frame", func() bool {
+			return must(t, c, &wire.Request{Op: "status", LimbID: m.LimbID}).Observation.Coverage == 1
+		})
+	}
+	ev, err := client.Dial(context.Background(), d.SocketPath(), client.Options{Name: "watcher"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	must(t, ev, &wire.Request{Op: "subscribe", Events: []string{"op.start", "op.end"}})
+	r := must(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.5}`)})
+	for _, m := range r.Members {
+		if m.Response.Screen == nil || m.Response.Screen.Width != 320 {
+			t.Fatalf("member %d: %+v", m.Index, m.Response)
+		}
+	}
+	var lastStart, firstEnd uint64
+	for seen := 0; seen < 8; {
+		select {
+		case e := <-ev.Events():
+			if !ids[e.LimbID] {
+				continue
+			}
+			seen++
+			if e.Kind == "op.start" {
+				lastStart = max(lastStart, e.Seq)
+			} else if firstEnd == 0 || e.Seq < firstEnd {
+				firstEnd = e.Seq
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("missing op events")
+		}
+	}
+	if lastStart > firstEnd {
+		t.Fatalf("member finished (event %d) before the last started (event %d)", firstEnd, lastStart)
+	}
+	_, err = do(t, c, &wire.Request{Op: "group_shrink", GroupID: g.GroupID, N: intp(5)})
+	if client.Code(err) != wire.BadRequest {
+		t.Fatalf("shrink beyond size: %v", err)
+	}
+	servers[0].Server.Kill() // one member dies; group_run reports it and serves the others
+	testbed.Eventually(t, 10*time.Second, "member 0 down", func() bool {
+		return must(t, c, &wire.Request{Op: "status", GroupID: g.GroupID, Member: intp(0)}).Observation.State != "connected"
+	})
+	r = must(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "status"})
+	if r.Members[0].Response.Observation.State == "connected" || r.Members[1].Response.Observation.State != "connected" {
+		t.Fatalf("group_run status: %+v / %+v", r.Members[0].Response.Observation, r.Members[1].Response.Observation)
+	}
+	must(t, c, &wire.Request{Op: "group_close", GroupID: g.GroupID})
+}

@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"crypto/rand"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/hosts"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func TestSSHLimbThroughDaemon(t *testing.T) {
+	s := testbed.StartSSHD(t)
+	t.Setenv("HOME", s.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	r := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"})
+	if w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
+		t.Fatalf("ssh limb: %+v", w.Observation)
+	}
+	id := r.LimbID
+
+	_, err := do(t, c, &wire.Request{Op: "run", LimbID: id, Command: "true"})
+	if client.Code(err) != wire.BadRequest {
+		t.Fatalf("run without timeoutMs: %v", err)
+	}
+	run := must(t, c, &wire.Request{Op: "run", LimbID: id, Command: "echo out; echo err >&2; exit 3", TimeoutMs: intp(10000)}).Run
+	if run.ExitCode == nil || *run.ExitCode != 3 || run.Stdout != "out\n" || run.Stderr != "err\n" {
+		t.Fatalf("run %+v", run)
+	}
+	x := 1
+	_, err = do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "click", X: &x, Y: &x, Generation: u64p(1)})
+	if client.Code(err) != wire.WrongProtocol {
+		t.Fatalf("click on a terminal: %v", err)
+	}
+	_, err = do(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp("x")})
+	if client.Code(err) != wire.LeaseNotHeld {
+		t.Fatalf("term_send without the lease: %v", err)
+	}
+	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp("seq 1 3000; echo DONE-$((6*7))\n")})
+	if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: strp("DONE-42"), TimeoutMs: intp(20000)}); !w.Wait.Settled {
+		t.Fatal("terminal never showed DONE-42")
+	}
+	var all strings.Builder
+	cursor := ""
+	for i := 0; i < 10; i++ {
+		tr := must(t, c, &wire.Request{Op: "term_read", LimbID: id, Since: cursor}).Term
+		all.WriteString(tr.Data)
+		if tr.Cursor == cursor {
+			break
+		}
+		cursor = tr.Cursor
+	}
+	if testing.Verbose() {
+		t.Logf("term_read start: %q", all.String()[:min(300, all.Len())])
+	}
+	for _, line := range []string{"1\r\n2\r\n", "\n1500\r\n", "\n2999\r\n", "\n3000\r\n"} {
+		if !strings.Contains(all.String(), line) {
+			t.Fatalf("term_read lost %q (scrolled past the grid)", line)
+		}
+	}
+	scr := must(t, c, &wire.Request{Op: "screen", LimbID: id}).Screen
+	if len(scr.Text) == 0 || scr.Cursor == nil {
+		t.Fatalf("terminal screen %+v", scr)
+	}
+
+	data := make([]byte, 300_000)
+	rand.Read(data)
+	blob := fmt.Sprintf("~/dvv-e2e-blob-%d", os.Getpid())
+	must(t, c, &wire.Request{Op: "files", LimbID: id, Action: "put", Path: blob, ContentBase64: base64.StdEncoding.EncodeToString(data), Mode: intp(0o640)})
+	got := must(t, c, &wire.Request{Op: "files", LimbID: id, Action: "get", Path: blob}).Files
+	if b, _ := base64.StdEncoding.DecodeString(got.ContentBase64); !bytes.Equal(b, data) {
+		t.Fatal("get differs from put")
+	}
+	local := filepath.Join(t.TempDir(), "blob")
+	must(t, c, &wire.Request{Op: "files", LimbID: id, Action: "get", Path: blob, To: local})
+	if b, _ := os.ReadFile(local); !bytes.Equal(b, data) {
+		t.Fatal("get to a local path differs")
+	}
+	home := must(t, c, &wire.Request{Op: "files", LimbID: id, Action: "home"}).Files.Home
+	remote := filepath.Join(home, strings.TrimPrefix(blob, "~/"))
+	defer os.Remove(remote)
+	if fi, err := os.Stat(remote); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("remote file: %v %v", fi, err)
+	}
+	tr := must(t, c, &wire.Request{Op: "transfer", LimbID: id, Action: "status"}).Transfer
+	if tr.InFlight != 0 || tr.Note == "" {
+		t.Fatalf("transfer %+v", tr)
+	}
+}
+
+func TestSidecarFilesOnVNCLimb(t *testing.T) {
+	s := testbed.StartSSHD(t)
+	t.Setenv("HOME", s.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 480})
+	hs, err := hosts.Open(filepath.Join(t.TempDir(), "hosts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs}, nopWriter{})
+	c := dial(t, d, "agent")
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "desk", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port, SSHPort: s.Port, SSHUser: s.User}})
+	r := must(t, c, &wire.Request{Op: "open", HostID: "desk", Perceive: boolp(true)})
+	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	home := must(t, c, &wire.Request{Op: "files", LimbID: r.LimbID, Action: "home"}).Files.Home
+	note := filepath.Join(home, fmt.Sprintf("dvv-sidecar-%d.txt", os.Getpid()))
+	os.WriteFile(note, []byte("hello sidecar"), 0o644)
+	defer os.Remove(note)
+	f := must(t, c, &wire.Request{Op: "files", LimbID: r.LimbID, Action: "get", Path: "~/" + filepath.Base(note)}).Files
+	if b, _ := base64.StdEncoding.DecodeString(f.ContentBase64); string(b) != "hello sidecar" || f.Via != "sidecar" {
+		t.Fatalf("sidecar get %+v", f)
+	}
+	// A desktop on a machine with no SSH server: FILES_UNAVAILABLE with the reason.
+	v2 := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 480})
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "bare", Protocol: "vnc", Address: "127.0.0.1", Port: v2.Port, SSHPort: testbed.FreePort(t)}})
+	r2 := must(t, c, &wire.Request{Op: "open", HostID: "bare"})
+	must(t, c, &wire.Request{Op: "wait", LimbID: r2.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	_, err = do(t, c, &wire.Request{Op: "files", LimbID: r2.LimbID, Action: "list", Path: "~"})
+	if client.Code(err) != wire.FilesUnavailable {
+		t.Fatalf("no SSH server: %v", err)
+	}
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
