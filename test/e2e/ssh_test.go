@@ -2,9 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
