@@ -7,6 +7,7 @@ import (
 	"image"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,8 @@ type Config struct {
 	// JPEGQuality 1..10 lets Tight send lossy JPEG (quality level
 	// JPEGQuality-1); 0 keeps every pixel exact, which screen reading needs.
 	JPEGQuality int
+	// NoExtendedClipboard keeps the clipboard to Latin-1 cut text.
+	NoExtendedClipboard bool
 	// NoContinuousUpdates keeps to request/response updates even when the
 	// server offers continuous updates.
 	NoContinuousUpdates bool
@@ -236,6 +239,9 @@ func (c *Client) start() error {
 		encs = DefaultEncodings
 	}
 	encs = append(append([]int32(nil), encs...), pseudoEncodings...)
+	if c.cfg.NoExtendedClipboard {
+		encs = slices.DeleteFunc(encs, func(e int32) bool { return e == EncExtendedClipboard })
+	}
 	if q := c.cfg.JPEGQuality; q >= 1 && q <= 10 {
 		encs = append(encs, EncTightQuality0+int32(q-1))
 	}

@@ -191,10 +191,13 @@ func (c *Client) CutText(text string) (dropped []string, viaUTF8 bool, err error
 	}
 	c.mu.Unlock()
 	if ext {
-		// Announce; the server asks for the text when someone pastes. A
-		// server without notify gets the text at once.
+		// Announce, so servers that fetch on paste (TigerVNC) ask for it,
+		// and provide at once for those that only take pushed data
+		// (libvncserver); an unrequested provide is ignored by the former.
 		if server&clipNotify != 0 {
-			return nil, true, c.sendExtClipboard(binary.BigEndian.AppendUint32(nil, clipNotify|clipText))
+			if err := c.sendExtClipboard(binary.BigEndian.AppendUint32(nil, clipNotify|clipText)); err != nil {
+				return nil, true, err
+			}
 		}
 		return nil, true, c.sendExtClipboard(provideMessage(text))
 	}
