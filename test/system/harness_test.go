@@ -77,7 +77,13 @@ func cleanEnv() []string {
 // nothing listens, so no keychain is reachable.
 func startDaemon(t *testing.T, busAddress string) *daemon {
 	t.Helper()
-	home := t.TempDir()
+	return startDaemonIn(t, busAddress, t.TempDir())
+}
+
+// startDaemonIn is startDaemon with a given HOME (e.g. one whose ~/.ssh
+// holds a client key and known_hosts).
+func startDaemonIn(t *testing.T, busAddress, home string) *daemon {
+	t.Helper()
 	if busAddress == "" {
 		busAddress = "unix:path=" + filepath.Join(home, "no-bus")
 	}
