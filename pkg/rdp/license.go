@@ -194,7 +194,13 @@ func licenseServerKey(cert []byte) (*rsa.PublicKey, error) {
 			return nil, br.err
 		}
 		slices.Reverse(mod)
-		return &rsa.PublicKey{N: new(big.Int).SetBytes(mod), E: int(exp)}, nil
+		n := new(big.Int).SetBytes(mod)
+		if n.BitLen() < 256 || exp < 3 {
+			// A zero or tiny modulus would make the exponentiation unbounded
+			// or the encryption meaningless.
+			return nil, protoErr(where, "RSA key of %d bits, exponent %d", n.BitLen(), exp)
+		}
+		return &rsa.PublicKey{N: n, E: int(exp)}, nil
 	case 2: // X.509 chain: the last certificate is the server's
 		n := int(r.u32())
 		if n < 1 || n > 16 {
