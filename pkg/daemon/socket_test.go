@@ -104,9 +104,9 @@ func TestHundredConcurrentClients(t *testing.T) {
 func TestConcurrentRequestsAnswerOutOfOrder(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "a"})
-	r := mustDo(t, c, &wire.Request{Op: "open", Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
+	id := openFake(t, c, "fake")
 	raw := dialRaw(t, d)
-	io.WriteString(raw, `{"op":"wait","id":1,"limbId":"`+r.LimbID+`","until":"screen-changed","timeoutMs":2000}`+"\n")
+	io.WriteString(raw, `{"op":"wait","id":1,"limbId":"`+id+`","until":"screen-changed","timeoutMs":2000}`+"\n")
 	io.WriteString(raw, `{"op":"ping","id":2}`+"\n")
 	if first := raw.read(t); string(first.ID) != "2" {
 		t.Fatalf("ping waited behind a slow wait: first answer %s", first.ID)
