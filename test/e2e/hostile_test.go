@@ -66,7 +66,7 @@ func TestHostileVNCServerFailsOnlyItsLimb(t *testing.T) {
 			return append([]byte{0, 0, 0, 1}, rect(60, 60, 100, 100, 0)...)
 		},
 		"absurd cut text length": func() []byte { return []byte{3, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff} },
-		"unknown message type":     func() []byte { return []byte{250, 1, 2, 3} },
+		"unknown message type":   func() []byte { return []byte{250, 1, 2, 3} },
 		"huge rect count of garbage": func() []byte {
 			b := []byte{0, 0, 0xff, 0xff}
 			for i := 0; i < 100; i++ {
