@@ -31,7 +31,9 @@ type Request struct {
 }
 
 // Result describes the picture Render wrote, so an agent can map image
-// pixels back to framebuffer pixels: fb = Region.Min + img / Scale.
+// pixels back to framebuffer pixels. Sides are rounded to whole pixels, so
+// the exact map is fb.x = Region.Min.X + img.x * Region.Dx() / Width (and
+// likewise for y); img / Scale is within a pixel of it.
 type Result struct {
 	Region        image.Rectangle // the region encoded, clipped to the frame
 	Scale         float64
