@@ -207,7 +207,10 @@ func parseConnectResponse(b []byte) (*serverData, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if len(res) != 1 || res[0] != 0 {
+	if len(res) != 1 {
+		return nil, protoErr(where, "result of %d bytes", len(res))
+	}
+	if res[0] != 0 {
 		return nil, &UnsupportedError{Msg: fmt.Sprintf("the server refused the MCS connection (result %d)", res[0])}
 	}
 	berExpect(r, 0x02) // calledConnectId

@@ -203,3 +203,15 @@ func TestUnknownCertificate(t *testing.T) {
 		t.Fatalf("Dial = %v, want an unknown-certificate CertError with fingerprint %q", err, seen)
 	}
 }
+
+// At 16 bpp the server sends interleaved RLE in 5/6/5 bits per channel, so
+// pixels are compared with a per-channel tolerance of 8 (the largest
+// rounding error of a 5-bit channel widened to 8 bits is 7).
+func TestShadowPixels16bpp(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
+	_, buf := dialTest(t, srv, func(c *Config) { c.ColorDepth = 16 })
+	srv.Run(t, "xsetroot", "-solid", "#3a7bd5")
+	srv.Background(t, "xterm", "-geometry", "50x8+20+20", "-bg", "#fafafa", "-fg", "#101010", "-e", "sh", "-c", "seq 1 6; sleep 600")
+	waitMatch(t, srv, buf, 8)
+}
