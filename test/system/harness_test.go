@@ -48,7 +48,7 @@ var instances atomic.Int64
 
 // daemon is one running dvvd with its own socket, home and config.
 type daemon struct {
-	t      *testing.T
+	t      testing.TB
 	id     string
 	socket string
 	home   string
@@ -75,14 +75,14 @@ func cleanEnv() []string {
 // XDG_CONFIG_HOME in a temporary directory. busAddress, when not empty, is
 // the session bus its keychain uses; otherwise it gets a bus path where
 // nothing listens, so no keychain is reachable.
-func startDaemon(t *testing.T, busAddress string) *daemon {
+func startDaemon(t testing.TB, busAddress string) *daemon {
 	t.Helper()
 	return startDaemonIn(t, busAddress, t.TempDir())
 }
 
 // startDaemonIn is startDaemon with a given HOME (e.g. one whose ~/.ssh
 // holds a client key and known_hosts).
-func startDaemonIn(t *testing.T, busAddress, home string) *daemon {
+func startDaemonIn(t testing.TB, busAddress, home string) *daemon {
 	t.Helper()
 	if busAddress == "" {
 		busAddress = "unix:path=" + filepath.Join(home, "no-bus")

@@ -18,7 +18,7 @@ import (
 
 // openVNC starts Xvnc and opens a perceiving limb to it, waiting until it
 // is connected. It skips when this dvvd was built without VNC.
-func openVNC(t *testing.T, d *daemon) (*testbed.VNC, string) {
+func openVNC(t testing.TB, d *daemon) (*testbed.VNC, string) {
 	t.Helper()
 	x := testbed.StartXvnc(t, testbed.XvncOptions{})
 	r := d.dvv("open", x.Addr, "--protocol", "vnc", "--perceive")
