@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/client"
@@ -54,8 +56,32 @@ func (e *env) deadline(req *wire.Request) time.Duration {
 // call sends one request and returns dvvd's answer. With --json the answer
 // (success or failure) is printed here, as one object, and the caller
 // prints nothing more to stdout.
-func (e *env) call(req *wire.Request) (*wire.Response, error) {
+func (e *env) call(req *wire.Request) (*wire.Response, error) { return e.callWith(req, nil) }
+
+// localFallback moves a local file through the CLI itself when dvvd refuses
+// to touch a path on its machine because the token lacks local.files. The
+// CLI runs as the same user dvvd serves (dvvd checks the peer's uid), so
+// this reaches no file the caller could not reach anyway; it only keeps
+// `dvv screen`, `dvv files get/put` usable with an agent's token.
+type localFallback struct {
+	strip  func(*wire.Request) error  // carry the data inline instead of naming the path
+	finish func(*wire.Response) error // write what came back inline to the path
+}
+
+func (e *env) callWith(req *wire.Request, fb *localFallback) (*wire.Response, error) {
 	resp, err := e.roundTrip(req)
+	if fb != nil && localPathDenied(err) {
+		if err = fb.strip(req); err == nil {
+			resp, err = e.roundTrip(req)
+			if err == nil && fb.finish != nil {
+				if err = fb.finish(resp); err != nil {
+					resp = nil
+				}
+			}
+		} else {
+			resp = nil
+		}
+	}
 	if e.json {
 		switch {
 		case resp != nil:
@@ -67,6 +93,13 @@ func (e *env) call(req *wire.Request) (*wire.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// localPathDenied reports a refusal that names only the local.files
+// capability (the request named a path on dvvd's machine).
+func localPathDenied(err error) bool {
+	var we *wire.Error
+	return errors.As(err, &we) && we.Code == wire.PolicyDenied && strings.Contains(we.Message, `"local.files"`)
 }
 
 func (e *env) roundTrip(req *wire.Request) (*wire.Response, error) {

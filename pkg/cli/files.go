@@ -23,8 +23,8 @@ func filesCmd(e *env) *cobra.Command {
 		Use:   "files",
 		Short: "Remote files over SFTP (the SSH connection, or a desktop's SSH sidecar)",
 		Long: "Remote paths may start with ~ (the remote user's home). Local paths are made absolute here and\n" +
-			"dvvd reads or writes them itself (that needs the local.files capability on a token); - means\n" +
-			"stdin for put and stdout for get, carried inline (up to 16 MiB).",
+			"dvvd reads or writes them itself, streaming; with a token that lacks local.files, dvv moves the\n" +
+			"file itself, inline (up to 16 MiB). - means stdin for put and stdout for get (inline too).",
 	}
 	asGroup(cmd)
 	cmd.AddCommand(filesLsCmd(e), filesGetCmd(e), filesPutCmd(e), filesSimpleCmd(e, "mkdir", "mkdir <limbId> <path>", "Make a remote directory"),
@@ -93,7 +93,11 @@ func filesGetCmd(e *env) *cobra.Command {
 				}
 				req.To = local
 			}
-			resp, err := e.call(req)
+			var fb *localFallback
+			if req.To != "" {
+				fb = filesGetFallback(req.To)
+			}
+			resp, err := e.callWith(req, fb)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -142,7 +146,11 @@ func filesPutCmd(e *env) *cobra.Command {
 			} else if req.From, err = filepath.Abs(args[1]); err != nil {
 				return localErr(wire.BadRequest, "cannot make the local path absolute: %v", err)
 			}
-			resp, err := e.call(req)
+			var fb *localFallback
+			if req.From != "" {
+				fb = filesPutFallback()
+			}
+			resp, err := e.callWith(req, fb)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}

@@ -31,7 +31,7 @@ func screenCmd(e *env) *cobra.Command {
 		Long: "Read what the limb shows now. For a desktop limb dvvd writes the image itself to --out (made\n" +
 			"absolute here; default ./dvv-screen.png, or .jpg with --jpeg) and dvv prints the path and the\n" +
 			"imageSpace line that maps picture pixels back to framebuffer pixels. --out - writes the image\n" +
-			"to stdout instead (it then travels inline, and needs no local.files capability).\n" +
+			"to stdout instead. When a token lacks local.files, dvv writes the file itself.\n" +
 			"This read clears the typing fence and records the generation `dvv click` fences with.\n" +
 			"For a terminal limb the text grid is printed.",
 		Example: "  dvv screen vnc-1a2b3c4d --scale 0.5 --out ./dvv-screen.png\n" +
@@ -42,7 +42,11 @@ func screenCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resp, err := e.call(req)
+			var fb *localFallback
+			if req.Out != "" {
+				fb = screenFallback(req.Out)
+			}
+			resp, err := e.callWith(req, fb)
 			if err != nil || !e.human() {
 				return err
 			}

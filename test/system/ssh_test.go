@@ -103,6 +103,25 @@ func TestSSHRunTermFiles(t *testing.T) {
 	if r := d.must("files", "home", limb); strings.TrimSpace(r.stdout) == "" {
 		t.Errorf("files home: %v", r)
 	}
+	// A token without local.files: dvvd refuses to touch local paths, and
+	// dvv moves the file itself.
+	secret := strings.TrimSpace(d.must("token", "create", "--role", "owner", "--label", "no-local").stdout)
+	asToken := func(args ...string) result { return d.run("shell-tok", "", []string{"DVV_TOKEN=" + secret}, args...) }
+	tokBack := filepath.Join(t.TempDir(), "tok-back.txt")
+	if r := asToken("files", "get", limb, filepath.Join(s.RemoteHome, "stdin.txt"), tokBack); r.code != 0 {
+		t.Fatal(r)
+	}
+	if b, _ := os.ReadFile(tokBack); string(b) != "from stdin" {
+		t.Errorf("files get with a token brought %q", b)
+	}
+	if r := asToken("files", "put", limb, local, filepath.Join(s.RemoteHome, "tok-up.txt")); r.code != 0 {
+		t.Fatal(r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.RemoteHome, "tok-up.txt")); string(b) != content {
+		t.Errorf("files put with a token wrote %q", b)
+	}
+	wantExit(t, asToken("run", limb, "--timeout-ms", "1000", "true"), wire.ExitDenied, wire.PolicyDenied)
+
 	if r := d.must("transfer", "status", limb); !strings.Contains(r.stdout, "no transfer") {
 		t.Errorf("transfer status: %v", r)
 	}

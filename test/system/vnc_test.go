@@ -235,6 +235,15 @@ func TestVNCScreenGroupsEvents(t *testing.T) {
 	}
 	wantExit(t, d.dvv("screen", limb, "--region", "700,500,200,200", "--out", half), wire.ExitFence, wire.OutOfBounds)
 
+	// An observer's token has no local.files: dvv writes the image itself.
+	secret := strings.TrimSpace(d.must("token", "create", "--role", "observer").stdout)
+	tokShot := filepath.Join(dir, "token.png")
+	r = d.run("shell-observer", "", []string{"DVV_TOKEN=" + secret}, "screen", limb, "--scale", "0.5", "--out", tokShot, "--json")
+	if resp := response(t, r); r.code != 0 || resp.Screen == nil || resp.Screen.Path != tokShot || resp.Screen.DataBase64 != "" {
+		t.Fatalf("screen with an observer token: %v", r)
+	}
+	checkPNG(t, tokShot, 400, 300)
+
 	// A group of two limbs to the same server (its own limb and a second
 	// address form), one image per member.
 	r = d.must("group", "open", "--address", x.Addr, "--address", "localhost:"+strconv.Itoa(x.Port), "--protocol", "vnc", "--perceive")

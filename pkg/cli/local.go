@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"encoding/base64"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// writeLocal replaces path with data, only once all of it is written.
+func writeLocal(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dvv-*")
+	if err != nil {
+		return localErr(wire.BadRequest, "cannot write beside %s: %v", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return localErr(wire.BadRequest, "write %s: %v", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return localErr(wire.BadRequest, "write %s: %v", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return localErr(wire.BadRequest, "write %s: %v", path, err)
+	}
+	return nil
+}
+
+// screenFallback has the image come back inline and writes it to out.
+func screenFallback(out string) *localFallback {
+	return &localFallback{
+		strip: func(req *wire.Request) error { req.Out = ""; return nil },
+		finish: func(resp *wire.Response) error {
+			s := resp.Screen
+			if s == nil || s.DataBase64 == "" {
+				return nil // a terminal's text or an unchanged damage-crop: no image
+			}
+			data, err := base64.StdEncoding.DecodeString(s.DataBase64)
+			if err != nil {
+				return localErr(wire.Internal, "dvvd sent an image that is not base64: %v", err)
+			}
+			if err := writeLocal(out, data); err != nil {
+				return err
+			}
+			s.DataBase64, s.Path = "", out
+			return nil
+		},
+	}
+}
+
+// filesGetFallback has the file come back inline (dvvd's inline limit
+// applies) and writes it to the local path.
+func filesGetFallback(to string) *localFallback {
+	return &localFallback{
+		strip: func(req *wire.Request) error { req.To = ""; return nil },
+		finish: func(resp *wire.Response) error {
+			f := resp.Files
+			if f == nil {
+				return nil
+			}
+			data, err := base64.StdEncoding.DecodeString(f.ContentBase64)
+			if err != nil {
+				return localErr(wire.Internal, "dvvd sent content that is not base64: %v", err)
+			}
+			if err := writeLocal(to, data); err != nil {
+				return err
+			}
+			f.ContentBase64, f.To = "", to
+			return nil
+		},
+	}
+}
+
+// filesPutFallback reads the local file here and sends it inline.
+func filesPutFallback() *localFallback {
+	return &localFallback{strip: func(req *wire.Request) error {
+		f, err := os.Open(req.From)
+		if err != nil {
+			return localErr(wire.NotFound, "open %s: %v", req.From, err)
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, inlinePutMax+1))
+		if err != nil {
+			return localErr(wire.BadRequest, "read %s: %v", req.From, err)
+		}
+		if len(data) > inlinePutMax {
+			return localErr(wire.TooLarge, "%s is over %d bytes; without the local.files capability it must travel inline", req.From, inlinePutMax)
+		}
+		req.From, req.ContentBase64 = "", base64.StdEncoding.EncodeToString(data)
+		return nil
+	}}
+}
