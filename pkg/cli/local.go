@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/base64"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -92,4 +93,40 @@ func filesPutFallback() *localFallback {
 		req.From, req.ContentBase64 = "", base64.StdEncoding.EncodeToString(data)
 		return nil
 	}}
+}
+
+// groupScreenFallback has every member's image come back inline and writes
+// them into outDir under the names dvvd itself would use.
+func groupScreenFallback(outDir string) *localFallback {
+	return &localFallback{
+		strip: func(req *wire.Request) error {
+			req.OutDir = ""
+			if err := os.MkdirAll(outDir, 0o700); err != nil {
+				return localErr(wire.BadRequest, "create %s: %v", outDir, err)
+			}
+			return nil
+		},
+		finish: func(resp *wire.Response) error {
+			for _, m := range resp.Members {
+				if m.Response == nil || m.Response.Screen == nil || m.Response.Screen.DataBase64 == "" {
+					continue
+				}
+				s := m.Response.Screen
+				data, err := base64.StdEncoding.DecodeString(s.DataBase64)
+				if err != nil {
+					return localErr(wire.Internal, "dvvd sent an image that is not base64: %v", err)
+				}
+				ext := "png"
+				if s.Mime == "image/jpeg" {
+					ext = "jpg"
+				}
+				path := filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", m.Index, m.LimbID, ext))
+				if err := writeLocal(path, data); err != nil {
+					return err
+				}
+				s.DataBase64, s.Path = "", path
+			}
+			return nil
+		},
+	}
 }

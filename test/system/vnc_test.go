@@ -261,6 +261,12 @@ func TestVNCScreenGroupsEvents(t *testing.T) {
 	for _, img := range imgs {
 		checkPNG(t, img, 200, 150)
 	}
+	// The same with an observer's token (no local.files): dvv writes them.
+	tokShots := filepath.Join(dir, "tok-shots")
+	r = d.run("shell-observer", "", []string{"DVV_TOKEN=" + secret}, "group", "run", gid, "screen", "--out-dir", tokShots, "--args", `{"scale":0.25}`)
+	if imgs, _ := filepath.Glob(filepath.Join(tokShots, "*.png")); r.code != 0 || len(imgs) != 2 {
+		t.Fatalf("group run screen with a token wrote %v: %v", imgs, r)
+	}
 	if r := d.must("status", gid+"/1"); !strings.Contains(r.stdout, "connected") {
 		t.Errorf("status GROUP/MEMBER: %v", r)
 	}
