@@ -97,6 +97,9 @@ func TestEmptyDaemon(t *testing.T) {
 	d.must("close", limb)
 	d.must("close", limb)
 
+	if r := d.must("hosts", "--discovered"); !strings.Contains(r.stdout, "nothing discovered") || !strings.Contains(r.stderr, "discovery is off") {
+		t.Errorf("hosts --discovered: %v", r)
+	}
 	if r := d.must("group", "ls"); !strings.Contains(r.stdout, "no groups") {
 		t.Errorf("group ls: %v", r)
 	}

@@ -112,6 +112,13 @@ func TestVNCInputAndFences(t *testing.T) {
 		b, _ := os.ReadFile(typed)
 		return string(b) == "hello from dvv"
 	})
+	d.must("key", limb, "Enter")
+	// Enter arrives as CR or, translated by the pty, as LF.
+	testbed.Eventually(t, 10*time.Second, "Enter in the xterm", func() bool {
+		b, _ := os.ReadFile(typed)
+		return string(b) == "hello from dvv\r" || string(b) == "hello from dvv\n"
+	})
+	wantExit(t, d.dvv("key", limb, "ctrl+nosuchkey"), wire.ExitUsage, wire.UnknownKey)
 
 	// Resize: generation 2; a click computed against generation 1 (given,
 	// or remembered from the last screen read) is refused, nothing sent.
@@ -277,7 +284,11 @@ func TestVNCScreenGroupsEvents(t *testing.T) {
 	// A failing member sets the exit status (type needs the lease).
 	wantExit(t, d.dvv("group", "run", gid, "type", "--args", `{"text":"x"}`), wire.ExitLease, "")
 	wantExit(t, d.dvv("group", "shrink", gid, "3"), wire.ExitUsage, wire.BadRequest)
-	d.must("group", "shrink", gid, "1")
+	r = d.must("group", "grow", gid, "--address", "127.0.0.1:"+strconv.Itoa(x.Port), "--protocol", "vnc")
+	if !strings.Contains(r.stdout, "(3 members)") {
+		t.Errorf("group grow: %v", r)
+	}
+	d.must("group", "shrink", gid, "2")
 	d.must("group", "close", gid)
 
 	// The event stream carried this limb's ops, one JSON object a line.
