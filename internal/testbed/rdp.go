@@ -88,6 +88,9 @@ type XrdpOptions struct {
 	// XSession is the account's ~/.xsession; default paints the root
 	// window and keeps the session open.
 	XSession string
+	// KeepSessions keeps a session running after its client disconnects,
+	// so the next login reconnects to it (default: end it).
+	KeepSessions bool
 }
 
 // xrdpLock serialises xrdp servers machine-wide: xrdp always reaches its
@@ -131,7 +134,7 @@ func StartXrdp(t testing.TB, o XrdpOptions) *RDP {
 		"LogFile=xrdp-sesman.log": "LogFile=" + filepath.Join(dir, "sesman.log"),
 		"EnableSyslog=true":       "EnableSyslog=false",
 		"X11DisplayOffset=10":     "X11DisplayOffset=" + strconv.Itoa(display),
-		"KillDisconnected=false":  "KillDisconnected=true",
+		"KillDisconnected=false":  "KillDisconnected=" + strconv.FormatBool(!o.KeepSessions),
 		// -ac lets the test read the session's display as ground truth.
 		"param=-localhost": "param=-localhost\nparam=-ac",
 	})

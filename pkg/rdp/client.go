@@ -222,6 +222,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		return err
 	}
 	c.protocol = selected
+	c.logf("rdp: negotiated protocol %d", selected)
 	tc, der, err := upgradeTLS(ctx, c.conn, cfg.Addr)
 	if err != nil {
 		return err
@@ -231,6 +232,7 @@ func (c *Client) handshake(ctx context.Context) error {
 			return err
 		}
 	}
+	c.logf("rdp: TLS up")
 	c.conn = tc
 	c.br = bufio.NewReaderSize(tc, 64<<10)
 
@@ -391,6 +393,7 @@ func (c *Client) mcsConnect() error {
 	if err != nil {
 		return c.authHint(err)
 	}
+	c.logf("rdp: MCS connect response")
 	sd, err := parseConnectResponse(p)
 	if err != nil {
 		return err
@@ -429,6 +432,7 @@ func (c *Client) mcsConnect() error {
 			return protoErr("MCS channel join confirm", "joined channel %d, asked for %d", got, ch)
 		}
 	}
+	c.logf("rdp: channels joined")
 	return c.sendIO(clientInfo(cfg.User, cfg.Domain, cfg.Password, c.conn.LocalAddr()))
 }
 
