@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"net"
 	"testing"
 	"time"
 
@@ -108,5 +109,26 @@ func TestXvncVNCAuth(t *testing.T) {
 	_, err = Dial(context.Background(), v.Addr, &Config{})
 	if !errors.As(err, &ae) {
 		t.Fatalf("no password: %v, want *AuthError", err)
+	}
+}
+
+func TestX11vncMatchesCapture(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "x11vnc", "xterm", "xsetroot")
+	v := testbed.StartX11vnc(t, 640, 400)
+	v.Run(t, "xsetroot", "-solid", "#993366")
+	v.Background(t, "xterm", "-geometry", "50x10+30+40", "-e", "sh", "-c", "echo hello from x11vnc; sleep 60")
+	c, _ := connect(t, v.Addr, &Config{Shared: true})
+	waitMatch(t, v.Display, c.Framebuffer())
+}
+
+func TestHandshakeFollowsContext(t *testing.T) {
+	t.Parallel()
+	s := startFake(t, 8, 8, func(c net.Conn) bool { time.Sleep(time.Second); return false }, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := Dial(ctx, s.addr(), &Config{})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want the context's deadline", err)
 	}
 }

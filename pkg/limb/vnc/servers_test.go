@@ -171,3 +171,21 @@ func TestWebsockifyAndX11vncWebSocket(t *testing.T) {
 	testbed.Eventually(t, 10*time.Second, "frame over x11vnc websocket", func() bool { return buf2.Coverage() == 1 })
 	d2.Close()
 }
+
+func TestServerDeathEndsSession(t *testing.T) {
+	t.Parallel()
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 200})
+	d, _ := dial(t, v)
+	v.Server.Kill()
+	select {
+	case <-d.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("session did not end after the server died")
+	}
+	if code(d.Err()) != wire.Unreachable {
+		t.Fatalf("Err = %v, want UNREACHABLE", d.Err())
+	}
+	if err := d.Pointer(1, 1, 0); err == nil {
+		t.Fatal("pointer after death succeeded")
+	}
+}
