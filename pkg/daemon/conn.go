@@ -79,10 +79,12 @@ func (d *Daemon) serveConn(nc net.Conn) {
 		inflight.Add(1)
 		go func() { defer inflight.Done(); c.handle(&req) }()
 	}
-	// The client is gone: withdraw what it started, then release its
-	// connection-bound attachment.
-	cancel()
+	// The client stopped sending. It may only have half-closed its side
+	// (`printf … | nc -N -U`) and still be reading: let what it asked for
+	// finish and be answered. A client that is gone altogether makes the
+	// writer fail, which cancels what is still running.
 	inflight.Wait()
+	cancel()
 	close(c.out)
 	<-writerDone
 	nc.Close()
@@ -160,6 +162,7 @@ func (c *conn) writer(done chan struct{}) {
 		if len(c.out) == 0 {
 			if err := w.Flush(); err != nil {
 				broken = true
+				c.cancel()   // withdraw what this client still has running
 				c.nc.Close() // ends the read loop too
 			}
 		}

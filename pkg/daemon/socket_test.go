@@ -200,3 +200,18 @@ func TestShutdownRemovesSocket(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestHalfClosedClientStillGetsAnswers(t *testing.T) {
+	d := startDaemon(t, Config{})
+	for i := 0; i < 20; i++ {
+		c := dialRaw(t, d)
+		io.WriteString(c, `{"op":"ping"}`+"\n"+`{"op":"limbs"}`+"\n")
+		c.Conn.(*net.UnixConn).CloseWrite() // what `nc -N` does
+		if r := c.read(t); r.Result != "ping" {
+			t.Fatalf("first answer %+v", r)
+		}
+		if r := c.read(t); r.Result != "limbs" || r.Limbs == nil {
+			t.Fatalf("second answer %+v", r)
+		}
+	}
+}

@@ -26,8 +26,8 @@ type Response struct {
 	LimbID      string       `json:"limbId,omitempty"`
 	Observation *Observation `json:"observation,omitempty"`
 
-	Limbs     []LimbSummary `json:"limbs,omitempty"`
-	Available []LimbSummary `json:"available,omitempty"`
+	Limbs     []LimbSummary `json:"limbs,omitzero"`
+	Available []LimbSummary `json:"available,omitzero"`
 	Lease     *Lease        `json:"lease,omitempty"`
 	Signals   Signals       `json:"signals,omitempty"`
 
@@ -42,18 +42,18 @@ type Response struct {
 	Clip     *Clipboard   `json:"clipboard,omitempty"`
 	Transfer *Transfer    `json:"transfer,omitempty"`
 
-	Hosts         []Host `json:"hosts,omitempty"`
-	Discovered    []Host `json:"discovered,omitempty"`
+	Hosts         []Host `json:"hosts,omitzero"`
+	Discovered    []Host `json:"discovered,omitzero"`
 	DiscoveryNote string `json:"discoveryNote,omitempty"`
 
 	Group   *Group         `json:"group,omitempty"`
-	Groups  []Group        `json:"groups,omitempty"`
-	Members []MemberResult `json:"members,omitempty"`
+	Groups  []Group        `json:"groups,omitzero"`
+	Members []MemberResult `json:"members,omitzero"`
 
 	Token  string      `json:"token,omitempty"` // token_create only, shown once
-	Tokens []TokenInfo `json:"tokens,omitempty"`
+	Tokens []TokenInfo `json:"tokens,omitzero"`
 
-	History []HistoryEntry `json:"history,omitempty"`
+	History []HistoryEntry `json:"history,omitzero"`
 	Event   *Event         `json:"event,omitempty"`
 }
 
@@ -177,7 +177,7 @@ type FileEntry struct {
 type FilesResult struct {
 	Action        string      `json:"action"`
 	Path          string      `json:"path,omitempty"`
-	Entries       []FileEntry `json:"entries,omitempty"`
+	Entries       []FileEntry `json:"entries,omitzero"`
 	Bytes         int64       `json:"bytes,omitempty"`
 	ContentBase64 string      `json:"contentBase64,omitempty"`
 	To            string      `json:"to,omitempty"`
@@ -219,7 +219,7 @@ type Host struct {
 type Group struct {
 	GroupID string        `json:"groupId"`
 	Size    int           `json:"size"`
-	Members []GroupMember `json:"members,omitempty"`
+	Members []GroupMember `json:"members,omitzero"`
 }
 
 // GroupMember is one member of a group.

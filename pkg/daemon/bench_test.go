@@ -1,0 +1,31 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// BenchmarkStatusRoundTrip is one status request over the socket, answered
+// with the full observation.
+func BenchmarkStatusRoundTrip(b *testing.B) {
+	d := startDaemon(&testing.T{}, Config{Desktop: fakeDialers()})
+	defer d.Shutdown()
+	c, err := client.Dial(b.Context(), d.SocketPath(), client.Options{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	r, _ := c.Do(b.Context(), &wire.Request{Op: "open", Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
+	to := 5000
+	c.Do(b.Context(), &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
+	req := &wire.Request{Op: "status", LimbID: r.LimbID}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Do(b.Context(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
