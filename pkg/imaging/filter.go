@@ -14,7 +14,7 @@ const (
 
 // defaultFilter is the row filter EncodePNG uses; the choice was measured
 // on desktop scenes (see docs/benchmarks.md).
-var defaultFilter = filterSub
+var defaultFilter = filterUp
 
 // filterRow writes one PNG scanline (filter byte + RGB bytes) for the RGBA
 // row cur into dst, using prev (the RGBA row above, nil on the first row).
