@@ -130,7 +130,9 @@ func lookup(part string) (uint32, bool) {
 // most one non-modifier key; a chord of modifiers only ("ctrl") presses just
 // them. Repeated modifiers count once. '+' itself is named "plus" (so
 // "ctrl+plus"); a lone "+" or an empty part ("ctrl++") is an error.
-// A letter is sent as its own keysym ("A" is keysym 'A', not shift+a).
+// A lone letter is sent as its own keysym ("A" is keysym 'A', which types a
+// capital); with modifiers a letter names its key, so "ctrl+C" is "ctrl+c"
+// and the shifted chord is written "ctrl+shift+c".
 func ParseChord(s string) ([]uint32, error) {
 	if len(s) > MaxChordLen {
 		return nil, &UnknownKeyError{Chord: s[:MaxChordLen] + "...", Reason: fmt.Sprintf("longer than %d bytes", MaxChordLen)}
@@ -163,6 +165,11 @@ func ParseChord(s string) ([]uint32, error) {
 		main, haveMain = sym, true
 	}
 	if haveMain {
+		// With modifiers, a letter names its key, not a capital: ctrl+C is
+		// ctrl+c, as a server would otherwise add a Shift of its own.
+		if len(mods) > 0 && main >= 'A' && main <= 'Z' {
+			main += 'a' - 'A'
+		}
 		mods = append(mods, main)
 	}
 	return mods, nil
