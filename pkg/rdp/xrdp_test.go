@@ -50,4 +50,15 @@ func TestXrdp(t *testing.T) {
 		b, _ := os.ReadFile(file)
 		return string(b) == text
 	})
+	// xrdp forwards the X cursor (the xterm's text cursor is under the
+	// pointer now) as pointer updates.
+	testbed.Eventually(t, 10*time.Second, "a pointer shape", func() bool {
+		cur, _ := c.Cursor()
+		return cur != nil && (cur.Image != nil || cur.System != "")
+	})
+	if cur, _ := c.Cursor(); cur.Image != nil {
+		if r := cur.Image.Rect; r.Dx() == 0 || r.Dx() > 96 || cur.HotX >= r.Dx() {
+			t.Errorf("pointer %v hot spot %d,%d", r, cur.HotX, cur.HotY)
+		}
+	}
 }

@@ -250,3 +250,41 @@ func TestXrdpDesktop(t *testing.T) {
 		t.Fatal("empty framebuffer")
 	}
 }
+
+// Wheel bits become wheel events: X sees buttons 4 (up) and 5 (down) in a
+// window under the pointer.
+func TestWheel(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
+	testbed.Need(t, "xev")
+	o := trusted(t, srv)
+	d, _ := open(t, o, target(srv))
+	xev := srv.Background(t, "xev", "-geometry", "200x200+200+150", "-event", "button")
+	testbed.Eventually(t, 10*time.Second, "xev window", func() bool {
+		return srv.Command("xdotool", "search", "--name", "Event Tester").Run() == nil
+	})
+	seen := func(s string) bool {
+		b, _ := os.ReadFile(xev.Log)
+		return strings.Contains(string(b), s)
+	}
+	for _, step := range []struct {
+		bit  limb.Buttons
+		want string
+	}{{limb.WheelUp, "button 4,"}, {limb.WheelDown, "button 5,"}} {
+		testbed.Eventually(t, 10*time.Second, step.want, func() bool {
+			if err := d.Pointer(300, 250, step.bit); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Pointer(300, 250, 0); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+			return seen(step.want)
+		})
+	}
+	if !d.(*desktop).c.HorizontalWheel() {
+		if err := d.Pointer(300, 250, limb.WheelLeft); code(err) != wire.NotImplemented {
+			t.Errorf("horizontal wheel on a server without it: %v, want NOT_IMPLEMENTED", err)
+		}
+	}
+}
