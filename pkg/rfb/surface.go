@@ -53,3 +53,17 @@ func setOpaque(p []byte) {
 		p[i] = 0xff
 	}
 }
+
+// expand3 widens 3-byte R, G, B pixels into opaque 4-byte ones.
+func expand3(dst, src []byte) {
+	n := min(len(dst)/4, len(src)/3)
+	if n == 0 {
+		return
+	}
+	dst, src = dst[:4*n], src[:3*n]
+	for i, j := 0, 0; i < len(dst); i, j = i+4, j+3 {
+		d := dst[i : i+4 : i+4]
+		s := src[j : j+3 : j+3]
+		d[0], d[1], d[2], d[3] = s[0], s[1], s[2], 0xff
+	}
+}

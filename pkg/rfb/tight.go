@@ -3,6 +3,7 @@ package rfb
 import (
 	"bytes"
 	"image"
+	"image/draw"
 	"image/jpeg"
 )
 
@@ -107,11 +108,7 @@ func (d *decoder) tightRect(r *reader, x, y, w, h int) error {
 		d.tightGradient(data, x, y, w, h)
 	default:
 		for j := 0; j < h; j++ {
-			row := d.s.row(x, y+j, w)
-			src := data[j*rowBytes:]
-			for i := 0; i < w; i++ {
-				row[i*4], row[i*4+1], row[i*4+2], row[i*4+3] = src[i*3], src[i*3+1], src[i*3+2], 0xff
-			}
+			expand3(d.s.row(x, y+j, w), data[j*rowBytes:])
 		}
 	}
 	return nil
@@ -155,10 +152,7 @@ func (d *decoder) tightGradient(data []byte, x, y, w, h int) {
 				cur[i*3+c] = byte(p + int(src[i*3+c]))
 			}
 		}
-		row := d.s.row(x, y+j, w)
-		for i := 0; i < w; i++ {
-			row[i*4], row[i*4+1], row[i*4+2], row[i*4+3] = cur[i*3], cur[i*3+1], cur[i*3+2], 0xff
-		}
+		expand3(d.s.row(x, y+j, w), cur)
 		prev, cur = cur, prev
 	}
 }
@@ -188,37 +182,12 @@ func (d *decoder) tightJPEG(r *reader, x, y, w, h int) error {
 	return nil
 }
 
-// putImage copies a decoded image into the surface with fast paths for
-// what image/jpeg returns.
+// putImage copies a decoded image into the surface; image/draw has fast
+// paths for the YCbCr and Gray images image/jpeg returns.
 func (d *decoder) putImage(img image.Image, x, y, w, h int) {
-	b := img.Bounds()
-	switch m := img.(type) {
-	case *image.YCbCr:
-		for j := 0; j < h; j++ {
-			row := d.s.row(x, y+j, w)
-			for i := 0; i < w; i++ {
-				yi := m.YOffset(b.Min.X+i, b.Min.Y+j)
-				ci := m.COffset(b.Min.X+i, b.Min.Y+j)
-				rr, gg, bb := yCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
-				row[i*4], row[i*4+1], row[i*4+2], row[i*4+3] = rr, gg, bb, 0xff
-			}
-		}
-	case *image.Gray:
-		for j := 0; j < h; j++ {
-			row := d.s.row(x, y+j, w)
-			src := m.Pix[j*m.Stride:]
-			for i := 0; i < w; i++ {
-				v := src[i]
-				row[i*4], row[i*4+1], row[i*4+2], row[i*4+3] = v, v, v, 0xff
-			}
-		}
-	default:
-		for j := 0; j < h; j++ {
-			row := d.s.row(x, y+j, w)
-			for i := 0; i < w; i++ {
-				rr, gg, bb, _ := img.At(b.Min.X+i, b.Min.Y+j).RGBA()
-				row[i*4], row[i*4+1], row[i*4+2], row[i*4+3] = byte(rr>>8), byte(gg>>8), byte(bb>>8), 0xff
-			}
-		}
+	dst := &image.RGBA{Pix: d.s.pix, Stride: d.s.w * 4, Rect: d.s.bounds()}
+	draw.Draw(dst, image.Rect(x, y, x+w, y+h), img, img.Bounds().Min, draw.Src)
+	for j := 0; j < h; j++ {
+		setOpaque(d.s.row(x, y+j, w))
 	}
 }

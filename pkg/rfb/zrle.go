@@ -97,10 +97,7 @@ func (d *decoder) zrleTile(c *cursor, x, y, w, h int) error {
 			if c.bad {
 				break
 			}
-			row := d.s.row(x, y+j, w)
-			for i := 0; i < w; i++ {
-				row[i*4], row[i*4+1], row[i*4+2], row[i*4+3] = src[i*3], src[i*3+1], src[i*3+2], 0xff
-			}
+			expand3(d.s.row(x, y+j, w), src)
 		}
 	case sub == 1:
 		p := c.cpixel()
@@ -129,7 +126,8 @@ func (d *decoder) zrleTile(c *cursor, x, y, w, h int) error {
 				if idx >= sub {
 					return protoErr("ZRLE palette index %d of %d", idx, sub)
 				}
-				copy(row[i*4:i*4+4], pal[idx][:])
+				p := row[i*4 : i*4+4 : i*4+4]
+				p[0], p[1], p[2], p[3] = pal[idx][0], pal[idx][1], pal[idx][2], 0xff
 			}
 		}
 	case sub == 128:
