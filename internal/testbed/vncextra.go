@@ -121,3 +121,16 @@ func StartWebsockify(t testing.TB, target string) int {
 	WaitTCP(t, fmt.Sprintf("127.0.0.1:%d", port), 15*time.Second)
 	return port
 }
+
+// StartWebsockifyTLS is StartWebsockify serving wss:// only, with a fresh
+// self-signed certificate whose DER it returns.
+func StartWebsockifyTLS(t testing.TB, target string) (int, []byte) {
+	t.Helper()
+	Need(t, "websockify")
+	cert, key, der := SelfSignedCert(t, t.TempDir())
+	port := FreePort(t)
+	Start(t, "websockify", exec.Command("websockify", "--ssl-only", "--cert", cert, "--key", key,
+		fmt.Sprintf("127.0.0.1:%d", port), target))
+	WaitTCP(t, fmt.Sprintf("127.0.0.1:%d", port), 15*time.Second)
+	return port, der
+}

@@ -189,3 +189,24 @@ func TestServerDeathEndsSession(t *testing.T) {
 		t.Fatal("pointer after death succeeded")
 	}
 }
+
+func TestWSSPinning(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 200})
+	port, der := testbed.StartWebsockifyTLS(t, v.Addr)
+	tg := limb.Target{Address: fmt.Sprintf("wss://127.0.0.1:%d", port)}
+	_, err := Dial(context.Background(), tg, fb.New())
+	if code(err) != wire.HostKeyUnknown {
+		t.Fatalf("wss first contact: %v, want HOSTKEY_UNKNOWN", err)
+	}
+	if err := TrustCert(fmt.Sprintf("127.0.0.1:%d", port), rfb.Fingerprint(der)); err != nil {
+		t.Fatal(err)
+	}
+	buf := fb.New()
+	d, err := Dial(context.Background(), tg, buf)
+	if err != nil {
+		t.Fatalf("wss after trust: %v", err)
+	}
+	testbed.Eventually(t, 10*time.Second, "frame over wss", func() bool { return buf.Coverage() == 1 })
+	d.Close()
+}
