@@ -120,6 +120,14 @@ func TestTerminal(t *testing.T) {
 		})
 	})
 
+	t.Run("wide characters keep their columns", func(t *testing.T) {
+		term.Send([]byte("clear; printf '\\346\\274\\242\\345\\255\\227|x\\n'\n"))
+		testbed.Eventually(t, 10*time.Second, "wide text", func() bool {
+			rows, _, _ := term.Grid()
+			return rows[0] == "漢字|x"
+		})
+	})
+
 	t.Run("a future cursor is refused", func(t *testing.T) {
 		_, _, _, err := term.Read(1<<40, 10)
 		if code(err) != wire.BadRequest {
