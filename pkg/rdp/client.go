@@ -41,6 +41,8 @@ type Config struct {
 	VerifyCert func(hostport string, der []byte, fingerprint string) error
 	// Dial opens the TCP connection; default net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Clipboard opens the "cliprdr" channel for text clipboard exchange.
+	Clipboard bool
 	// Logf, when set, receives a line per notable protocol event
 	// (activation, deactivation, errors), for diagnostics. Never secrets.
 	Logf func(format string, args ...any)
@@ -79,6 +81,7 @@ type Client struct {
 	paint   painter
 	lic     licensing
 	licDone bool
+	clip    clipboard
 	ra      reassembler
 	readBuf []byte
 
@@ -385,7 +388,11 @@ func (c *Client) mcsConnect() error {
 	var ud []byte
 	ud = append(ud, clientCoreData(cfg.Width, cfg.Height, cfg.ColorDepth, cfg.ClientName, c.protocol)...)
 	ud = append(ud, clientSecurityData()...)
-	ud = append(ud, clientNetworkData(nil)...)
+	var channels []string
+	if cfg.Clipboard {
+		channels = append(channels, "cliprdr")
+	}
+	ud = append(ud, clientNetworkData(channels)...)
 	if err := c.sendMCS(mcsConnectInitial(gccConferenceCreateRequest(ud))); err != nil {
 		return err
 	}
@@ -399,6 +406,9 @@ func (c *Client) mcsConnect() error {
 		return err
 	}
 	c.io, c.msgChan = sd.IOChannel, sd.MsgChannel
+	if cfg.Clipboard && len(sd.Channels) > 0 && sd.Channels[0] != 0 {
+		c.clip.channel = sd.Channels[0]
+	}
 	if err := c.sendMCS(mcsErectDomainRequest()); err != nil {
 		return err
 	}
@@ -415,6 +425,9 @@ func (c *Client) mcsConnect() error {
 	join := []uint16{c.user, c.io}
 	if c.msgChan != 0 {
 		join = append(join, c.msgChan)
+	}
+	if c.clip.channel != 0 {
+		join = append(join, c.clip.channel)
 	}
 	for _, ch := range join {
 		if err := c.sendMCS(mcsChannelJoinRequest(c.user, ch)); err != nil {

@@ -87,7 +87,7 @@ func clientNetworkData(channels []string) []byte {
 		var name [8]byte
 		copy(name[:7], c)
 		w.bytes(name[:])
-		w.u32(0x80000000) // CHANNEL_OPTION_INITIALIZED
+		w.u32(0x80000000 | 0x00200000) // CHANNEL_OPTION_INITIALIZED | SHOW_PROTOCOL
 	}
 	return w.b
 }

@@ -80,6 +80,9 @@ func (c *Client) readLoop() error {
 }
 
 func (c *Client) channelData(ch uint16, data []byte) error {
+	if ch == c.clip.channel && ch != 0 {
+		return c.clipboardData(data)
+	}
 	if ch != c.io {
 		return nil // message channel (auto-detect, multitransport) and virtual channels: unused
 	}

@@ -4,6 +4,7 @@ package rdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -48,7 +49,7 @@ func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.
 	}
 	c, err := rdp.Dial(ctx, rdp.Config{
 		Addr: hp, User: t.User, Domain: t.Domain, Password: t.Password,
-		Width: w, Height: h, ClientName: name, Framebuffer: buf,
+		Width: w, Height: h, ClientName: name, Framebuffer: buf, Clipboard: true,
 		VerifyCert: checkPin(pins, hp),
 	})
 	if err != nil {
@@ -274,25 +275,43 @@ func (d *desktop) TypeRune(r rune) error {
 	return d.Key(sym, false)
 }
 
-const clipboardMsg = "RDP clipboard channel (cliprdr) not supported by this build"
+const noClipboardMsg = "the RDP server did not open the clipboard channel (cliprdr)"
 
+// SetClipboard offers text on the remote clipboard through cliprdr
+// (CF_UNICODETEXT, so every character travels).
 func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
-	return limb.ClipboardInfo{}, wire.Errorf(wire.NotImplemented, "%s; type the text instead", clipboardMsg)
+	err := d.c.SetClipboard(text)
+	if errors.Is(err, rdp.ErrNoClipboard) {
+		return limb.ClipboardInfo{}, wire.Errorf(wire.NotImplemented, "%s; type the text instead", noClipboardMsg)
+	}
+	if err != nil {
+		return limb.ClipboardInfo{}, d.act(err)
+	}
+	return limb.ClipboardInfo{Via: "cliprdr-unicode"}, nil
 }
 
+// Clipboard is the text the remote side last copied.
 func (d *desktop) Clipboard() (string, limb.ClipboardInfo, bool) {
-	return "", limb.ClipboardInfo{}, false
+	text, _, ok := d.c.Clipboard()
+	return text, limb.ClipboardInfo{Via: "cliprdr-unicode"}, ok
 }
 
 // Signals reports what this session can tell.
 func (d *desktop) Signals() wire.Signals {
 	s := wire.Signals{
 		wire.SigWindowStructure: {State: wire.SignalAbsent, Reason: "RDP carries no window structure"},
-		wire.SigClipboard:       {State: wire.SignalAbsent, Reason: clipboardMsg},
 		wire.SigDesktopResize:   {State: wire.SignalLive, Reason: "server-forced sizes and reactivations are followed"},
 		wire.SigKeyScancodes:    {State: wire.SignalLive, Reason: "RDP input is by scancode (US layout table) and Unicode"},
 		wire.SigContinuous:      {State: wire.SignalLive, Reason: "RDP servers push updates as the screen changes"},
 		wire.SigBell:            {State: wire.SignalAbsent, Reason: "the RDP play-sound PDU is not tracked"},
+	}
+	switch channel, ready := d.c.ClipboardState(); {
+	case ready:
+		s[wire.SigClipboard] = wire.Signal{State: wire.SignalLive, Value: map[string]any{"via": "cliprdr-unicode"}}
+	case channel:
+		s[wire.SigClipboard] = wire.Signal{State: wire.SignalUnknown, Reason: "the server has not started the clipboard channel yet"}
+	default:
+		s[wire.SigClipboard] = wire.Signal{State: wire.SignalAbsent, Reason: noClipboardMsg}
 	}
 	if leds, known := d.c.LEDs(); known {
 		s[wire.SigLEDState] = wire.Signal{State: wire.SignalLive, Value: map[string]any{

@@ -131,16 +131,18 @@ func TestShadowDesktop(t *testing.T) {
 		t.Fatalf("framebuffer %dx%d, want the server's 800x600", w, h)
 	}
 	sig := d.Signals()
-	for _, name := range []string{wire.SigWindowStructure, wire.SigClipboard} {
-		if sig[name].State != wire.SignalAbsent || sig[name].Reason == "" {
-			t.Errorf("signal %s = %+v, want absent with a reason", name, sig[name])
-		}
+	if s := sig[wire.SigWindowStructure]; s.State != wire.SignalAbsent || s.Reason == "" {
+		t.Errorf("window_structure = %+v, want absent with a reason", s)
+	}
+	// FreeRDP's shadow server opens no clipboard channel.
+	if s := sig[wire.SigClipboard]; s.State == wire.SignalLive || s.Reason == "" {
+		t.Errorf("clipboard = %+v, want absent or unknown with a reason", s)
 	}
 	if s := sig[wire.SigLEDState]; s.State == "" || (s.State == wire.SignalUnknown && s.Reason == "") {
 		t.Errorf("led_state = %+v", s)
 	}
 	if _, err := d.SetClipboard("x"); code(err) != wire.NotImplemented || !strings.Contains(err.Error(), "cliprdr") {
-		t.Errorf("SetClipboard: %v, want NOT_IMPLEMENTED naming cliprdr", err)
+		t.Errorf("SetClipboard without a clipboard channel: %v, want NOT_IMPLEMENTED naming cliprdr", err)
 	}
 
 	file := srv.CatTerm(t)
@@ -249,6 +251,26 @@ func TestXrdpDesktop(t *testing.T) {
 	if img.Bounds().Dx() == 0 {
 		t.Fatal("empty framebuffer")
 	}
+
+	// Clipboard through cliprdr (xrdp's chansrv bridges it to X).
+	testbed.Need(t, "xclip")
+	testbed.Eventually(t, 10*time.Second, "clipboard channel ready", func() bool {
+		return d.Signals()[wire.SigClipboard].State == wire.SignalLive
+	})
+	sent := "clip: Grüße ✓ 42\nsecond line"
+	if info, err := d.SetClipboard(sent); err != nil || info.Via == "" {
+		t.Fatalf("SetClipboard: %+v %v", info, err)
+	}
+	testbed.Eventually(t, 10*time.Second, "our text on the X clipboard", func() bool {
+		out, err := srv.Command("xclip", "-o", "-selection", "clipboard").Output()
+		return err == nil && string(out) == sent
+	})
+	copied := "copied remotely: ünïcode ✓"
+	srv.Background(t, "sh", "-c", "printf '%s' '"+copied+"' | xclip -quiet -selection clipboard -i")
+	testbed.Eventually(t, 10*time.Second, "the remote copy in Clipboard()", func() bool {
+		text, _, ok := d.Clipboard()
+		return ok && text == copied
+	})
 }
 
 // Wheel bits become wheel events: X sees buttons 4 (up) and 5 (down) in a
