@@ -242,7 +242,8 @@ func classifyHandshake(err error, addr string) error {
 	}
 	// keyboard-interactive refused before any prompt surfaces as message 51
 	// (USERAUTH_FAILURE) where an info request was expected.
-	if msg := err.Error(); strings.Contains(msg, "unable to authenticate") || strings.Contains(msg, "unexpected message type 51 ") {
+	if msg := err.Error(); strings.Contains(msg, "unable to authenticate") || strings.Contains(msg, "unexpected message type 51 ") ||
+		strings.Contains(msg, "Too many authentication failures") {
 		return &AuthError{Addr: addr, Err: err}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, os.ErrDeadlineExceeded) {

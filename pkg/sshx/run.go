@@ -62,6 +62,16 @@ func (e *ConnLostError) Error() string {
 }
 func (e *ConnLostError) Unwrap() error { return e.Err }
 
+// ChannelRefusedError says the server refused a new channel, most often
+// because sshd's MaxSessions (10 by default) are all in use on this
+// connection.
+type ChannelRefusedError struct{ Err *ssh.OpenChannelError }
+
+func (e *ChannelRefusedError) Error() string {
+	return fmt.Sprintf("the server refused a new session channel (%v); sshd allows MaxSessions (default 10) at once per connection", e.Err)
+}
+func (e *ChannelRefusedError) Unwrap() error { return e.Err }
+
 // Run executes command on a fresh exec channel. It starts in the login
 // directory with the server's fresh environment; a given cwd is entered
 // first with `cd -- <cwd>` (the command does not run if that fails). When
@@ -179,6 +189,10 @@ func (c *Client) newSession(ctx context.Context) (*ssh.Session, error) {
 	}()
 	select {
 	case o := <-ch:
+		var oce *ssh.OpenChannelError
+		if errors.As(o.err, &oce) {
+			return nil, &ChannelRefusedError{Err: oce}
+		}
 		if o.err != nil {
 			return nil, c.connErr(o.err)
 		}

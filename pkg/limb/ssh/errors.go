@@ -83,7 +83,10 @@ func opError(err error, what string) error {
 	var cl *sshx.ConnLostError
 	var cwd *sshx.CwdError
 	var se *sftp.StatusError
+	var cr *sshx.ChannelRefusedError
 	switch {
+	case errors.As(err, &cr):
+		return wire.Errorf(wire.Busy, "%s: %v. Wait for a running command or transfer on this limb to finish, then retry.", what, cr)
 	case errors.As(err, &we):
 		return we
 	case errors.As(err, &cl):

@@ -393,3 +393,31 @@ func TestServerKilledMidRun(t *testing.T) {
 		t.Fatalf("send on a dead limb: %v", err)
 	}
 }
+
+func TestSessionsExhausted(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDConfig("MaxSessions 2"))
+	term := openTerm(t, s) // the shell holds one session
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := term.Run(ctx, "sleep 3", "", 0); done <- err }()
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("sleep: %v", err)
+	default:
+	}
+	testbed.Eventually(t, 3*time.Second, "BUSY while both sessions are in use", func() bool {
+		_, err := term.Run(ctx, "true", "", 0)
+		return code(err) == wire.Busy
+	})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// sshd frees the session a moment after the channel closes.
+	testbed.Eventually(t, 5*time.Second, "a run once the session is free", func() bool {
+		r, err := term.Run(ctx, "true", "", 0)
+		return err == nil && *r.ExitCode == 0
+	})
+}
