@@ -7,6 +7,8 @@ package ssh
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -97,6 +99,12 @@ func (o Options) DialFiles(ctx context.Context, t limb.Target) (limb.Files, erro
 
 // TrustHostKey records the host key; see the package function.
 func (o Options) TrustHostKey(address string, port int) (string, error) {
+	// `dvv hosts trust host:port` may arrive unsplit.
+	if h, p, err := net.SplitHostPort(address); err == nil && port == 0 {
+		if n, err := strconv.Atoi(p); err == nil {
+			address, port = h, n
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	r, err := sshx.Trust(ctx, o.sshOptions(address, port, "", ""))

@@ -325,7 +325,7 @@ func TestSidecar(t *testing.T) {
 			!strings.Contains(err.Error(), fmt.Sprintf("dvv hosts trust %s:%d", u.Host, u.Port)) {
 			t.Fatalf("got %v", err)
 		}
-		fp, err := uo.TrustHostKey(u.Host, u.Port)
+		fp, err := uo.TrustHostKey(fmt.Sprintf("%s:%d", u.Host, u.Port), 0)
 		if err != nil || !strings.HasPrefix(fp, "SHA256:") {
 			t.Fatalf("trust: %q %v", fp, err)
 		}
