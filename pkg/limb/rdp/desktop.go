@@ -18,8 +18,6 @@ import (
 
 // Options tune Dial. The zero value is what the daemon uses.
 type Options struct {
-	// KnownCerts is the certificate pin file; "" means KnownCertsFile().
-	KnownCerts string
 	// Width and Height are the desktop size asked for (servers may force
 	// their own); 0 means 1280x800.
 	Width, Height int
@@ -33,10 +31,6 @@ func Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, err
 // Dial connects with these options.
 func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, error) {
 	hp := hostPort(t.Address, t.Port)
-	pins := o.KnownCerts
-	if pins == "" {
-		pins = KnownCertsFile()
-	}
 	w, h := o.Width, o.Height
 	if w <= 0 || h <= 0 {
 		w, h = 1280, 800
@@ -50,7 +44,7 @@ func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.
 	c, err := rdp.Dial(ctx, rdp.Config{
 		Addr: hp, User: t.User, Domain: t.Domain, Password: t.Password,
 		Width: w, Height: h, ClientName: name, Framebuffer: buf, Clipboard: true,
-		VerifyCert: checkPin(pins, hp),
+		VerifyCert: checkPin,
 	})
 	if err != nil {
 		return nil, codedError(err, hp)
@@ -65,13 +59,9 @@ func TrustCert(ctx context.Context, address string, port int) (string, error) {
 	return Options{}.TrustCert(ctx, address, port)
 }
 
-// TrustCert pins with these options' pin file.
+// TrustCert is TrustCert; Options carry nothing it uses.
 func (o Options) TrustCert(ctx context.Context, address string, port int) (string, error) {
 	hp := hostPort(address, port)
-	pins := o.KnownCerts
-	if pins == "" {
-		pins = KnownCertsFile()
-	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 15*time.Second)
@@ -82,7 +72,7 @@ func (o Options) TrustCert(ctx context.Context, address string, port int) (strin
 		return "", codedError(err, hp)
 	}
 	fp := rdp.Fingerprint(der)
-	if err := pin(pins, hp, fp); err != nil {
+	if err := pin(hp, fp); err != nil {
 		return fp, codedError(err, hp)
 	}
 	return fp, nil

@@ -36,7 +36,7 @@ func codedError(err error, hostport string) *wire.Error {
 			"WARNING: the TLS certificate of RDP server %s HAS CHANGED: it now presents SHA256 %s, but SHA256 %s was trusted (%s). "+
 				"Someone may be intercepting the connection, or the server got a new certificate. dvv refused to connect. "+
 				"Verify the new fingerprint out of band; only if the change is legitimate, delete the old line from %s and run `%s`.",
-			ce.HostPort, ce.Fingerprint, ce.Pinned, KnownCertsFile(), KnownCertsFile(), trustCommand(hostport))
+			ce.HostPort, ce.Fingerprint, ce.Pinned, knownCertsFile(), knownCertsFile(), trustCommand(hostport))
 	case errors.As(err, &ce):
 		return wire.Errorf(wire.HostKeyUnknown,
 			"the TLS certificate of RDP server %s is not trusted yet: SHA256 %s. Check the fingerprint with the machine's owner, then run `%s`.",

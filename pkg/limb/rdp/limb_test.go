@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,8 @@ import (
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/keys"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/limb/pins"
+	"github.com/dvvhq/dvv/pkg/rdp"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -30,16 +31,32 @@ func target(srv *testbed.RDP) limb.Target {
 	return limb.Target{Protocol: wire.ProtoRDP, Address: "127.0.0.1", Port: srv.Port, User: srv.User, Password: srv.Password}
 }
 
-// trusted returns options with a fresh pin file that trusts srv.
+// TestMain keeps the tests' certificate pins in a private config directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dvv-rdp-pins")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// trusted pins srv's certificate, replacing a pin a finished test may have
+// left for the same port, and returns the options to dial with.
 func trusted(t *testing.T, srv *testbed.RDP) Options {
 	t.Helper()
-	o := Options{KnownCerts: filepath.Join(t.TempDir(), "known_certs")}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if _, err := o.TrustCert(ctx, "127.0.0.1", srv.Port); err != nil {
-		t.Fatalf("TrustCert: %v", err)
+	der, err := rdp.FetchCertificate(ctx, srv.Addr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return o
+	if err := pins.Trust(srv.Addr, rdp.Fingerprint(der)); err != nil {
+		t.Fatal(err)
+	}
+	return Options{}
 }
 
 func open(t *testing.T, o Options, tg limb.Target) (limb.Desktop, *fb.Buffer) {
@@ -55,10 +72,11 @@ func open(t *testing.T, o Options, tg limb.Target) (limb.Desktop, *fb.Buffer) {
 	return d, buf
 }
 
+// Not parallel: it starts from an empty pin file of its own.
 func TestCertificatePinning(t *testing.T) {
-	t.Parallel()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480})
-	o := Options{KnownCerts: filepath.Join(t.TempDir(), "known_certs")}
+	o := Options{}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
@@ -79,7 +97,9 @@ func TestCertificatePinning(t *testing.T) {
 
 	// Another certificate pinned for the same server: refused as changed.
 	bogus := strings.Repeat("AB:", 31) + "AB"
-	os.WriteFile(o.KnownCerts, []byte(fmt.Sprintf("# pins\n127.0.0.1:%d %s\n", srv.Port, bogus)), 0o600)
+	if err := pins.Trust(srv.Addr, bogus); err != nil {
+		t.Fatal(err)
+	}
 	_, err = o.Dial(ctx, target(srv), fb.New())
 	if code(err) != wire.HostKeyChanged || !strings.Contains(err.Error(), fp) || !strings.Contains(err.Error(), bogus) {
 		t.Fatalf("Dial with a changed certificate: %v, want HOSTKEY_CHANGED naming both fingerprints", err)
@@ -116,7 +136,7 @@ func TestUnreachable(t *testing.T) {
 	port := testbed.FreePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := Options{KnownCerts: filepath.Join(t.TempDir(), "k")}.Dial(ctx, limb.Target{Address: "127.0.0.1", Port: port}, fb.New())
+	_, err := Options{}.Dial(ctx, limb.Target{Address: "127.0.0.1", Port: port}, fb.New())
 	if code(err) != wire.Unreachable {
 		t.Fatalf("Dial to a closed port: %v, want UNREACHABLE", err)
 	}
