@@ -148,7 +148,7 @@ func (s *SSHD) KnownHostsLine(pub string) string {
 }
 
 // KillAll ends the listener and every connection it forked (each runs in
-// its own session, so the process group alone does not reach them).
+// setsid, so the process group alone does not reach them).
 func (s *SSHD) KillAll() {
 	pid := s.Proc.Cmd.Process.Pid
 	pids := descendants(pid)
