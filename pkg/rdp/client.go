@@ -91,6 +91,7 @@ type Client struct {
 	ledsKnown bool
 	errInfo   uint32
 	cursorSeq uint64
+	bells     uint64
 
 	ready     chan struct{}
 	readyOnce sync.Once

@@ -48,6 +48,13 @@ func (c *Client) LEDs() (flags uint16, known bool) {
 	return c.leds, c.ledsKnown
 }
 
+// Bells counts the server's play-sound PDUs (the remote bell).
+func (c *Client) Bells() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bells
+}
+
 // Cursor is the current pointer shape (nil before the server set one) and
 // a counter that rises on every pointer update.
 func (c *Client) Cursor() (*Cursor, uint64) {

@@ -179,6 +179,10 @@ func (c *Client) dataPDU(b []byte) error {
 		return err
 	case pdu2FontMap:
 		c.markReady()
+	case pdu2PlaySound:
+		c.mu.Lock()
+		c.bells++
+		c.mu.Unlock()
 	case pdu2SetErrorInfo:
 		r := newReader("set error info", sd.Body)
 		v := r.u32()

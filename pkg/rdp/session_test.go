@@ -124,6 +124,7 @@ func TestSessionStream(t *testing.T) {
 	s = append(s, serverDataPDU(pdu2KbdIndicators, []byte{0, 0, SyncCapsLock | SyncNumLock, 0}))
 	s = append(s, serverDataPDU(pdu2Pointer, []byte{ptrMsgPosition, 0, 0, 0, 5, 0, 6, 0}))
 	s = append(s, serverDataPDU(pdu2Pointer, []byte{ptrMsgSystem, 0, 0, 0, 0, 0, 0, 0}))
+	s = append(s, serverDataPDU(pdu2PlaySound, []byte{0x20, 3, 0, 0, 100, 0, 0, 0}))
 	s = append(s, serverDataPDU(pdu2SetErrorInfo, []byte{0x0C, 0, 0, 0}))
 	c, buf, err := runStream(t, bytes.Join(s, nil))
 
@@ -139,6 +140,9 @@ func TestSessionStream(t *testing.T) {
 		if got := pixel(buf, p.x, p.y); got != p.want {
 			t.Errorf("pixel (%d,%d) = %v, want %v", p.x, p.y, got, p.want)
 		}
+	}
+	if c.Bells() != 1 {
+		t.Errorf("bells %d", c.Bells())
 	}
 	if leds, ok := c.LEDs(); !ok || leds != SyncCapsLock|SyncNumLock {
 		t.Errorf("LEDs = %x %v", leds, ok)

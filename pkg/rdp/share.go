@@ -22,6 +22,7 @@ const (
 	pdu2Input           = 0x1C
 	pdu2Synchronize     = 0x1F
 	pdu2RefreshRect     = 0x21
+	pdu2PlaySound       = 0x22
 	pdu2ShutdownDenied  = 0x25
 	pdu2SaveSessionInfo = 0x26
 	pdu2FontList        = 0x27

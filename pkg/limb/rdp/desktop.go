@@ -293,7 +293,7 @@ func (d *desktop) Signals() wire.Signals {
 		wire.SigDesktopResize:   {State: wire.SignalLive, Reason: "server-forced sizes and reactivations are followed"},
 		wire.SigKeyScancodes:    {State: wire.SignalLive, Reason: "RDP input is by scancode (US layout table) and Unicode"},
 		wire.SigContinuous:      {State: wire.SignalLive, Reason: "RDP servers push updates as the screen changes"},
-		wire.SigBell:            {State: wire.SignalAbsent, Reason: "the RDP play-sound PDU is not tracked"},
+		wire.SigBell:            {State: wire.SignalLive, Value: map[string]any{"count": d.c.Bells()}},
 	}
 	switch channel, ready := d.c.ClipboardState(); {
 	case ready:
