@@ -147,8 +147,8 @@ func (s *SSHD) KnownHostsLine(pub string) string {
 	return fmt.Sprintf("[%s]:%d %s\n", s.Host, s.Port, pub)
 }
 
-// KillAll ends the listener and every connection it forked (each runs in
-// setsid, so the process group alone does not reach them).
+// KillAll ends the listener and every connection it forked (each of those
+// calls setsid, so the process group alone does not reach them).
 func (s *SSHD) KillAll() {
 	pid := s.Proc.Cmd.Process.Pid
 	pids := descendants(pid)
