@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pkg/sftp"
 
@@ -23,6 +24,8 @@ import (
 type files struct {
 	conn *conn
 	sc   *sftp.Client
+
+	mu   sync.Mutex
 	home string
 }
 
@@ -33,6 +36,8 @@ const maxListEntries = 100000
 func (f *files) err(err error, what string) error { return f.conn.opError(err, what) }
 
 func (f *files) Home() (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.home != "" {
 		return f.home, nil
 	}
