@@ -30,6 +30,7 @@ type ShadowOptions struct {
 	// User/Password (defaults rdpuser / Secret123!).
 	NLA            bool
 	User, Password string
+	Domain         string // written into the SAM entry when set
 }
 
 // StartShadow starts an Xvfb display and FreeRDP's shadow server sharing it.
@@ -60,7 +61,11 @@ func StartShadowOn(t testing.TB, d *Display, o ShadowOptions) *RDP {
 		if o.User == "" {
 			o.User, o.Password = "rdpuser", "Secret123!"
 		}
-		out, err := exec.Command("winpr-hash", "-u", o.User, "-p", o.Password, "-f", "sam").Output()
+		hashArgs := []string{"-u", o.User, "-p", o.Password, "-f", "sam"}
+		if o.Domain != "" {
+			hashArgs = append(hashArgs, "-d", o.Domain)
+		}
+		out, err := exec.Command("winpr-hash", hashArgs...).Output()
 		if err != nil {
 			t.Fatalf("winpr-hash: %v", err)
 		}

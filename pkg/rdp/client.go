@@ -23,7 +23,9 @@ type Config struct {
 	// Addr is host:port.
 	Addr string
 	// User, Domain and Password authenticate: through NLA when the server
-	// asks for it, else as an auto-logon in the Client Info PDU.
+	// asks for it, else as an auto-logon in the Client Info PDU. A User of
+	// the form DOMAIN\user sets Domain when Domain is empty; user@domain
+	// (UPN) is passed as is.
 	User, Domain, Password string
 	// Width and Height are the desktop size we ask for; servers may force
 	// their own (the framebuffer follows). 0 means 1024x768.
@@ -118,6 +120,10 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	if cfg.ClientName == "" {
 		cfg.ClientName = "dvv"
+	}
+	if dom, user, ok := strings.Cut(cfg.User, `\`); ok && cfg.Domain == "" {
+		// DOMAIN\user, as people write it for Windows logons.
+		cfg.Domain, cfg.User = dom, user
 	}
 	if cfg.HandshakeTimeout <= 0 {
 		cfg.HandshakeTimeout = 30 * time.Second

@@ -185,14 +185,12 @@ func credSSP(rw io.ReadWriter, pubKey []byte, user, domain, password string) err
 		return err
 	}
 	resp, err = readTSRequest(rw, "public key check")
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
+		// Servers that do not send an error code just hang up on a user
+		// they refuse.
+		return &AuthError{Msg: "the server closed the connection after our credentials (wrong user name or password?)"}
+	}
 	if err != nil {
-		var pe *ProtocolError
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
-			return &AuthError{Msg: "the server closed the connection after our credentials (wrong user name or password?)"}
-		}
-		if errors.As(err, &pe) {
-			return err
-		}
 		return err
 	}
 	if len(resp.PubKeyAuth) == 0 {

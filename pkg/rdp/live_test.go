@@ -103,6 +103,21 @@ func TestShadowNLA(t *testing.T) {
 	waitMatch(t, srv, buf, 0)
 }
 
+// A DOMAIN\user name authenticates against a SAM entry with that domain.
+func TestShadowNLADomain(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480, NLA: true,
+		User: "carol", Password: "Pa55-w0rd!", Domain: "LAB"})
+	dialTest(t, srv, func(c *Config) { c.User = `LAB\carol` })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, Config{Addr: srv.Addr, User: `OTHER\carol`, Password: srv.Password, Framebuffer: fb.New()})
+	var ae *AuthError
+	if !errors.As(err, &ae) {
+		t.Fatalf("another domain: %v, want *AuthError", err)
+	}
+}
+
 func TestShadowWrongPassword(t *testing.T) {
 	t.Parallel()
 	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480, NLA: true})
