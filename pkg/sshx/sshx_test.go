@@ -176,3 +176,19 @@ func TestPasswordAuth(t *testing.T) {
 		t.Fatalf("wrong password: %v", err)
 	}
 }
+
+func TestTrustHashed(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
+	testbed.AppendLines(t, filepath.Join(s.Home, ".ssh", "config"), "Host *", "  HashKnownHosts yes")
+	o := testOptions(s)
+	tr, err := Trust(context.Background(), o)
+	if err != nil || !tr.Hashed {
+		t.Fatalf("Trust: %+v %v", tr, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(s.Home, ".ssh", "known_hosts"))
+	if !strings.HasPrefix(string(b), "|1|") || strings.Contains(string(b), s.Host) {
+		t.Fatalf("known_hosts holds %q, want a hashed name", b)
+	}
+	dialT(t, o)
+}
