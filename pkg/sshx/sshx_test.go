@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -191,4 +192,20 @@ func TestTrustHashed(t *testing.T) {
 		t.Fatalf("known_hosts holds %q, want a hashed name", b)
 	}
 	dialT(t, o)
+}
+
+func TestEncryptedKeySkipped(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t)
+	key := filepath.Join(s.Home, ".ssh", "id_ed25519")
+	os.Remove(key)
+	os.Remove(key + ".pub")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "a passphrase", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v %s", err, out)
+	}
+	_, err := Dial(context.Background(), testOptions(s))
+	var ae *AuthError
+	if !errors.As(err, &ae) || !strings.Contains(ae.Error(), "encrypted") || !strings.Contains(ae.Error(), "ssh-add") {
+		t.Fatalf("want AuthError noting the encrypted key, got %v", err)
+	}
 }
