@@ -11,7 +11,7 @@ import (
 )
 
 // trustCommand is what a person runs to trust a certificate.
-func trustCommand(hostport string) string { return "dvv hosts trust " + hostport }
+func trustCommand(hostport string) string { return "dvv hosts trust " + hostport + " --protocol rdp" }
 
 // codedError turns an rdp failure into the code the daemon shows.
 func codedError(err error, hostport string) *wire.Error {
