@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -23,12 +24,27 @@ func TestRunSemantics(t *testing.T) {
 		}
 	})
 	t.Run("deadline", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
-		r, err := c.Run(ctx, "echo started; sleep 100", RunOptions{})
-		if err != nil {
-			t.Fatal(err)
+		// The deadline is ended by hand once the command is seen running
+		// (a marker file), so the test does not depend on timing.
+		runUntil := func(cmd, marker string) *RunResult {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				for i := 0; i < 2000; i++ {
+					if _, err := os.Stat(marker); err == nil {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				cancel()
+			}()
+			r, err := c.Run(ctx, cmd, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
 		}
+		r := runUntil("echo started; touch "+dir+"/m1; sleep 100", dir+"/m1")
 		if !r.TimedOut || r.ExitCode != nil || r.Signal != "" || r.Note == "" {
 			t.Fatalf("want timed out with no status, got %+v", r)
 		}
@@ -37,10 +53,8 @@ func TestRunSemantics(t *testing.T) {
 		}
 		// The command's whole process group is killed, not just orphaned.
 		pidFile := dir + "/bg.pid"
-		ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel2()
-		if r, err := c.Run(ctx2, "sleep 100 & echo $! > "+pidFile+"; wait", RunOptions{}); err != nil || !r.TimedOut {
-			t.Fatalf("%+v %v", r, err)
+		if r := runUntil("sleep 100 & echo $! > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; wait", pidFile); !r.TimedOut {
+			t.Fatalf("%+v", r)
 		}
 		testbed.Eventually(t, 5*time.Second, "the background sleep to die", func() bool {
 			r := runT(t, c, "ps -o stat= -p $(cat "+pidFile+") | grep -v Z", RunOptions{})

@@ -98,8 +98,9 @@ func TestTerminal(t *testing.T) {
 	})
 
 	t.Run("Ctrl+C interrupts a running command", func(t *testing.T) {
-		term.Send([]byte("sleep 100; echo NOT-INTERRUPTED\n"))
-		time.Sleep(300 * time.Millisecond)
+		marker := filepath.Join(t.TempDir(), "sleeping")
+		term.Send([]byte("touch " + marker + "; sleep 100; echo NOT-INTERRUPTED\n"))
+		testbed.WaitFile(t, marker, 10*time.Second)
 		changed := term.Changed()
 		term.Send([]byte{0x03})
 		<-changed
@@ -401,13 +402,9 @@ func TestSessionsExhausted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { _, err := term.Run(ctx, "sleep 3", "", 0); done <- err }()
-	time.Sleep(500 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("sleep: %v", err)
-	default:
-	}
+	marker := filepath.Join(t.TempDir(), "running")
+	go func() { _, err := term.Run(ctx, "touch "+marker+"; sleep 3", "", 0); done <- err }()
+	testbed.WaitFile(t, marker, 10*time.Second)
 	testbed.Eventually(t, 3*time.Second, "BUSY while both sessions are in use", func() bool {
 		_, err := term.Run(ctx, "true", "", 0)
 		return code(err) == wire.Busy
