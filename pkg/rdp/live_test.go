@@ -230,3 +230,16 @@ func TestShadowPixels16bpp(t *testing.T) {
 	srv.Background(t, "xterm", "-geometry", "50x8+20+20", "-bg", "#fafafa", "-fg", "#101010", "-e", "sh", "-c", "seq 1 6; sleep 600")
 	waitMatch(t, srv, buf, 8)
 }
+
+// A full-HD screen: large updates (fragmented fast-path output) at 32 and
+// 16 bpp on two sessions at once.
+func TestShadowFullHD(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 1920, Height: 1080})
+	_, buf := dialTest(t, srv, nil)
+	_, buf16 := dialTest(t, srv, func(c *Config) { c.ColorDepth = 16 })
+	srv.Background(t, "xterm", "-geometry", "120x40+100+100", "-e", "sh", "-c", "ls -la /usr/bin | head -100; sleep 600")
+	srv.Run(t, "xsetroot", "-solid", "#123456")
+	waitMatch(t, srv, buf, 0)
+	waitMatch(t, srv, buf16, 8)
+}
