@@ -16,7 +16,6 @@ const (
 	clipPeek    = 1 << 26
 	clipNotify  = 1 << 27
 	clipProvide = 1 << 28
-	clipActions = clipCaps | clipRequest | clipPeek | clipNotify | clipProvide
 )
 
 func (c *Client) serverCutText() error {

@@ -310,9 +310,8 @@ func mapError(err error, addr string) error {
 		return wire.Errorf(wire.Unsupported, "VNC server %s offers only security types this client cannot speak (%s). %s",
 			addr, strings.Join(unsup.Offered, ", "), unsup.Hint)
 	case errors.As(err, &unknown):
-		e := wire.Errorf(wire.HostKeyUnknown, "the TLS certificate of VNC server %s is not trusted yet; its SHA-256 fingerprint is %s. "+
+		return wire.Errorf(wire.HostKeyUnknown, "the TLS certificate of VNC server %s is not trusted yet; its SHA-256 fingerprint is %s. "+
 			"If that is right, run `dvv hosts trust %s`", addr, unknown.Fingerprint, hp)
-		return e
 	case errors.As(err, &changed):
 		return wire.Errorf(wire.HostKeyChanged, "the TLS certificate of VNC server %s changed: it now shows SHA-256 %s, "+
 			"but %s was trusted. This may be an attack; verify the machine before running `dvv hosts trust %s`",
