@@ -84,8 +84,7 @@ func (d *Daemon) serveConn(nc net.Conn) {
 	// finish and be answered. A client that is gone altogether makes the
 	// writer fail, which cancels what is still running.
 	inflight.Wait()
-	cancel()
-	close(c.out)
+	cancel() // also tells the writer to flush what is queued and stop
 	<-writerDone
 	nc.Close()
 	c.attMu.Lock()
@@ -149,26 +148,44 @@ func decodeRequest(line []byte, req *wire.Request) error {
 	return nil
 }
 
+// writer owns the connection's write side. c.out is never closed (late
+// event senders may still hold it); the writer stops when the connection's
+// context ends, after writing what was already queued.
 func (c *conn) writer(done chan struct{}) {
 	defer close(done)
 	w := bufio.NewWriter(c.nc)
-	broken := false
-	for line := range c.out {
-		if broken {
-			continue
-		}
+	write := func(line []byte) bool {
 		c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		w.Write(line)
-		if len(c.out) == 0 {
-			if err := w.Flush(); err != nil {
-				broken = true
-				c.cancel()   // withdraw what this client still has running
-				c.nc.Close() // ends the read loop too
+		if len(c.out) > 0 {
+			return true
+		}
+		if err := w.Flush(); err != nil {
+			c.cancel()   // the client is gone: withdraw what it still has running
+			c.nc.Close() // ends the read loop too
+			return false
+		}
+		return true
+	}
+	for {
+		select {
+		case line := <-c.out:
+			if !write(line) {
+				return
+			}
+		case <-c.ctx.Done():
+			for {
+				select {
+				case line := <-c.out:
+					if !write(line) {
+						return
+					}
+				default:
+					w.Flush()
+					return
+				}
 			}
 		}
-	}
-	if !broken {
-		w.Flush()
 	}
 }
 

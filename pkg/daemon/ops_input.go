@@ -218,9 +218,18 @@ func opType(c *call) (*wire.Response, error) {
 	if c.req.Text == nil {
 		return nil, wire.Errorf(wire.BadRequest, "text is required")
 	}
-	text := []rune(*c.req.Text)
 	if l.kind == kindTerminal {
 		return termSendText(c, *c.req.Text)
+	}
+	// Check the whole text before sending any of it: a control character
+	// with no key, or bytes that are not UTF-8, refuse it all.
+	strokes, err := keys.TextStrokes(*c.req.Text)
+	if err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "nothing was typed: %v", err)
+	}
+	text := make([]rune, len(strokes))
+	for i, s := range strokes {
+		text[i] = s.Rune
 	}
 	var delay time.Duration
 	if c.req.Wpm != nil {
@@ -236,7 +245,7 @@ func opType(c *call) (*wire.Response, error) {
 		return nil, err
 	}
 	sent := 0
-	err := c.act(func(ctx context.Context, desk limb.Desktop) error {
+	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
 		for _, r := range text {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -276,7 +285,17 @@ func opKey(c *call) (*wire.Response, error) {
 		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
 	}
 	if l.kind == kindTerminal {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; send bytes with term_send (e.g. bytesHex 03 for ctrl+c)", l.id)
+		// A terminal gets the bytes an xterm sends for the chord (normal
+		// cursor-key mode), unfenced like any terminal input.
+		b, ok := keys.TerminalBytes(syms, false)
+		if !ok {
+			return nil, wire.Errorf(wire.UnknownKey, "%q has no terminal byte sequence; send raw bytes with term_send bytesHex", c.req.Keys)
+		}
+		r, err := termSend(c, b)
+		if r != nil {
+			r.Result = wire.OpKey
+		}
+		return r, err
 	}
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err

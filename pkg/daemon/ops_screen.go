@@ -137,9 +137,9 @@ func opScreen(c *call) (*wire.Response, error) {
 // the framebuffer.
 func imageSpaceLine(s *wire.Screen) string {
 	g := s.ImageSpace
-	return fmt.Sprintf("imageSpace: image %dx%d shows native region x=%d y=%d w=%d h=%d of %dx%d at scale %g; native = (%d + imageX/%g, %d + imageY/%g); generation %d; coverage %.0f%%",
+	return fmt.Sprintf("imageSpace: image %dx%d shows native region x=%d y=%d w=%d h=%d of %dx%d at scale %g; native = (%d + imageX*%d/%d, %d + imageY*%d/%d); generation %d; coverage %.0f%%",
 		s.Width, s.Height, g.Region.X, g.Region.Y, g.Region.W, g.Region.H, g.Native.W, g.Native.H, g.Scale,
-		g.Region.X, g.Scale, g.Region.Y, g.Scale, s.Generation, s.Coverage*100)
+		g.Region.X, g.Region.W, s.Width, g.Region.Y, g.Region.H, s.Height, s.Generation, s.Coverage*100)
 }
 
 // encode copies the region out of the mirror (so the decoder is never
