@@ -91,7 +91,7 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	defer sess.Close()
 	stdout, stderr := &capWriter{max: limit}, &capWriter{max: limit}
 	nonce := newNonce()
-	pidLine := &pidWriter{next: stderr, prefix: nonce + " "}
+	pidLine := newPIDWriter(stderr, nonce+" ")
 	sess.Stdout, sess.Stderr = stdout, pidLine
 
 	// The first stderr line names the shell's PID, which sshd made a
@@ -114,7 +114,7 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	case err = <-waited:
 	case <-ctx.Done():
 		sess.Signal(ssh.SIGKILL)
-		c.killGroup(pidLine.pid())
+		c.killGroup(pidLine.waitPID(time.Second))
 		sess.Close()
 		select { // let the copying goroutines settle before reading buffers
 		case <-waited:
@@ -249,10 +249,37 @@ type pidWriter struct {
 	next   io.Writer
 	prefix string
 
-	mu   sync.Mutex
-	head []byte
-	done bool
-	p    int
+	mu    sync.Mutex
+	head  []byte
+	done  bool
+	p     int
+	known chan struct{} // closed once the first line is settled
+	once  sync.Once
+}
+
+func newPIDWriter(next io.Writer, prefix string) *pidWriter {
+	return &pidWriter{next: next, prefix: prefix, known: make(chan struct{})}
+}
+
+// settle marks the first line as handled; call with mu held.
+func (w *pidWriter) settle() {
+	w.done = true
+	if w.known != nil {
+		w.once.Do(func() { close(w.known) })
+	}
+}
+
+// waitPID waits up to d for the PID line, which the shell prints before
+// anything else, so a deadline that falls just after the command started
+// still finds its process group.
+func (w *pidWriter) waitPID(d time.Duration) int {
+	if w.known != nil {
+		select {
+		case <-w.known:
+		case <-time.After(d):
+		}
+	}
+	return w.pid()
 }
 
 func (w *pidWriter) Write(b []byte) (int, error) {
@@ -267,7 +294,7 @@ func (w *pidWriter) Write(b []byte) (int, error) {
 	if i < 0 && len(w.head) < len(w.prefix)+24 {
 		return n, nil
 	}
-	w.done = true
+	w.settle()
 	rest := w.head
 	if i >= 0 && bytes.HasPrefix(w.head, []byte(w.prefix)) {
 		w.p, _ = strconv.Atoi(string(w.head[len(w.prefix):i]))
@@ -287,7 +314,8 @@ func (w *pidWriter) flush() {
 	if !w.done && len(w.head) > 0 {
 		w.next.Write(w.head)
 	}
-	w.done, w.head = true, nil
+	w.head = nil
+	w.settle()
 }
 
 func (w *pidWriter) pid() int {

@@ -99,7 +99,9 @@ func TestTerminal(t *testing.T) {
 
 	t.Run("Ctrl+C interrupts a running command", func(t *testing.T) {
 		marker := filepath.Join(t.TempDir(), "sleeping")
-		term.Send([]byte("touch " + marker + "; sleep 100; echo NOT-INTERRUPTED\n"))
+		// The marker is made by the process that then becomes sleep, so
+		// Ctrl+C cannot land between two commands of the line.
+		term.Send([]byte("sh -c 'touch " + marker + "; exec sleep 100'; echo NOT-INTERRUPTED\n"))
 		testbed.WaitFile(t, marker, 10*time.Second)
 		changed := term.Changed()
 		term.Send([]byte{0x03})
