@@ -150,6 +150,14 @@ func (l *Limb) run() {
 		}
 		if !first {
 			l.setState(wire.StateReconnecting, nil)
+			if l.buf != nil {
+				// Coverage counts from the new connection: the old pixels
+				// may be stale, so they are cleared (same size, same
+				// generation) and every reader's fence arms.
+				if w, h := l.buf.Size(); w > 0 {
+					l.buf.Resize(w, h)
+				}
+			}
 		}
 		sess, err := l.dial()
 		if err != nil {
