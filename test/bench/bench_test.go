@@ -215,6 +215,9 @@ func TestFiftyLimbs(t *testing.T) {
 	shot := timeN(5, func() {
 		must(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.25}`)})
 	})
+	// The first run encodes 50 frames; later runs of unchanged screens are
+	// served from each limb's encode cache.
+	cold, warm := shot[0], shot[1:]
 	fbMiB := 640 * 480 * 4 / 1024.0 / 1024
 	report(t, "one dvvd, 50 perceiving limbs on 50 Xvnc servers (640x480)",
 		"| what | measured | target |", "| --- | --- | --- |",
@@ -223,7 +226,8 @@ func TestFiftyLimbs(t *testing.T) {
 		fmt.Sprintf("| idle CPU over 10 s | %.2f %% of one core | < 2 %% |", idleCPU),
 		fmt.Sprintf("| open file descriptors | %d | — |", fds),
 		fmt.Sprintf("| group_run status, 50 members (p50 / p90 of 20) | %s / %s | < 50 ms |", ms(status.pct(0.5)), ms(status.pct(0.9))),
-		fmt.Sprintf("| group_run screen scale 0.25, 50 members (p50 of 5) | %s | — |", ms(shot.pct(0.5))))
+		fmt.Sprintf("| group_run screen scale 0.25, 50 members, first (50 encodes) | %s | — |", ms(cold)),
+		fmt.Sprintf("| group_run screen scale 0.25, 50 members, unchanged screens (cached, p50 of 4) | %s | — |", ms(warm.pct(0.5))))
 	_ = context.Background
 }
 
