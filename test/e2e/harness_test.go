@@ -19,6 +19,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/limb"
+	rdplimb "github.com/dvvhq/dvv/pkg/limb/rdp"
 	sshlimb "github.com/dvvhq/dvv/pkg/limb/ssh"
 	"github.com/dvvhq/dvv/pkg/limb/vnc"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -36,7 +37,7 @@ func startDaemonWith(t *testing.T, svc daemon.Services, logw io.Writer) *daemon.
 	os.Mkdir(dir, 0o700)
 	d := daemon.New(daemon.Config{SocketPath: filepath.Join(dir, "e2e.sock"),
 		Logger:   slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Desktop:  map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Dial},
+		Desktop:  map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Dial, wire.ProtoRDP: rdplimb.Dial},
 		Terminal: sshlimb.DialTerminal, Files: sshlimb.DialFiles, Services: svc})
 	if err := d.Listen(); err != nil {
 		t.Fatal(err)

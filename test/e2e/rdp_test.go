@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"io"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/hosts"
+	"github.com/dvvhq/dvv/pkg/keychain"
+	rdplimb "github.com/dvvhq/dvv/pkg/limb/rdp"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+var fingerprintRe = regexp.MustCompile(`([0-9A-F]{2}:){31}[0-9A-F]{2}`)
+
+// TestRDPSavedHostWithNLA opens FreeRDP's shadow server (NLA) by hostId with
+// the password from the keychain, going through the certificate trust
+// step a user would: HOSTKEY_UNKNOWN, trust the shown fingerprint, connect.
+func TestRDPSavedHostWithNLA(t *testing.T) {
+	testbed.StartKeyring(t)
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600, NLA: true})
+	kc, err := keychain.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := hosts.Open(hosts.DefaultPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust := func(proto, addr string, port int, fp string) (string, error) {
+		return rdplimb.TrustCert(t.Context(), addr, port)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
+	c := dial(t, d, "agent")
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
+	r := must(t, c, &wire.Request{Op: "open", HostID: "win", Perceive: boolp(true)})
+	_, err = do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	if client.Code(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {
+		t.Fatalf("first sight of the certificate: %v", err)
+	}
+	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, &wire.Request{Op: "reconnect", LimbID: r.LimbID, TimeoutMs: intp(30000)})
+	o := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+	if o.State != "connected" || o.Size != (wire.Size{W: 800, H: 600}) || o.Geometry.Generation != 1 {
+		t.Fatalf("rdp limb %+v", o)
+	}
+	// The shadow server sends only what changes after it started: draw.
+	srv.Run(t, "xsetroot", "-solid", "#208040")
+	testbed.Eventually(t, 15*time.Second, "the green root arrives", func() bool {
+		s := must(t, c, &wire.Request{Op: "screen", LimbID: r.LimbID, Form: "region", Region: &wire.Region{X: 400, Y: 300, W: 1, H: 1}})
+		px := decodeScreen(t, s.Screen).RGBAAt(0, 0)
+		return absDiff(px.R, 0x20) <= 8 && absDiff(px.G, 0x80) <= 4 && absDiff(px.B, 0x40) <= 8 // 16-bpp quantisation
+	})
+	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	must(t, c, &wire.Request{Op: "click", LimbID: r.LimbID, Action: "move", X: intp(321), Y: intp(123), Generation: u64p(1)})
+	testbed.Eventually(t, 10*time.Second, "pointer at 321,123", func() bool {
+		x, y := srv.MouseLocation(t)
+		return x == 321 && y == 123
+	})
+}
+
+func absDiff(a uint8, b int) int {
+	d := int(a) - b
+	if d < 0 {
+		return -d
+	}
+	return d
+}
