@@ -49,6 +49,10 @@ const (
 // send a fragmented update larger than what we advertise.
 const maxRequestSize = 8 << 20
 
+// maxDesktopSide bounds a server-forced desktop size: RDP sessions reach
+// 8192x8192 at most, and the framebuffer (4 bytes a pixel) must stay bounded.
+const maxDesktopSide = 8192
+
 // pointerCacheSize is how many cursor shapes the server may ask us to keep.
 const pointerCacheSize = 32
 
@@ -107,7 +111,7 @@ func parseCapabilities(b []byte, n int) (*serverCaps, error) {
 		// A short capability body is tolerated: servers add fields over
 		// versions, and we read only leading ones.
 	}
-	if sc.Width <= 0 || sc.Height <= 0 || sc.Width > 16384 || sc.Height > 16384 {
+	if sc.Width <= 0 || sc.Height <= 0 || sc.Width > maxDesktopSide || sc.Height > maxDesktopSide {
 		return nil, protoErr(where, "bitmap capability gives desktop size %dx%d", sc.Width, sc.Height)
 	}
 	return sc, nil

@@ -83,7 +83,7 @@ func FuzzCapabilities(f *testing.F) {
 	f.Add(append([]byte{1, 0, 0, 0, 0, 0, byte(len(own) + 4), byte((len(own) + 4) >> 8), byte(m), 0, 0, 0}, own...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		da, err := parseDemandActive(b)
-		if err == nil && (da.Caps.Width <= 0 || da.Caps.Width > 16384 || da.Caps.Height <= 0 || da.Caps.Height > 16384) {
+		if err == nil && (da.Caps.Width <= 0 || da.Caps.Width > maxDesktopSide || da.Caps.Height <= 0 || da.Caps.Height > maxDesktopSide) {
 			t.Fatalf("accepted size %dx%d", da.Caps.Width, da.Caps.Height)
 		}
 	})

@@ -48,6 +48,9 @@ type Config struct {
 	// Logf, when set, receives a line per notable protocol event
 	// (activation, deactivation, errors), for diagnostics. Never secrets.
 	Logf func(format string, args ...any)
+	// tap, in tests, receives every PDU the read loop takes in, framed as on
+	// the wire, for recording sessions to replay.
+	tap io.Writer
 	// HandshakeTimeout bounds connecting when ctx has no deadline; default 30 s.
 	HandshakeTimeout time.Duration
 }

@@ -44,6 +44,13 @@ func frameDiff(buf *fb.Buffer, truth *image.RGBA, tol int) (bad int, first strin
 		for x := 0; x < w; x++ {
 			a := img.Pix[y*img.Stride+4*x:]
 			b := truth.Pix[y*truth.Stride+4*x:]
+			if a[3] != 0xff {
+				if bad == 0 {
+					first = fmt.Sprintf("(%d,%d) alpha %d: the framebuffer must stay opaque", x, y, a[3])
+				}
+				bad++
+				continue
+			}
 			for c := 0; c < 3; c++ {
 				d := int(a[c]) - int(b[c])
 				if d < -tol || d > tol {

@@ -59,6 +59,9 @@ func (c *Client) readLoop() error {
 		if cap(body) <= 64<<10 {
 			c.readBuf = body[:0]
 		}
+		if c.cfg.tap != nil {
+			writeFramed(c.cfg.tap, kind, hdr, body)
+		}
 		if kind == pduFastPath {
 			if err := c.ra.parseFastPath(hdr, body, c.fastPathUpdate); err != nil {
 				return err
@@ -310,4 +313,16 @@ func isLicensePDU(b []byte) bool {
 	}
 	v := b[5] & 0x0F
 	return v == 2 || v == 3
+}
+
+// writeFramed writes a PDU as it came off the wire.
+func writeFramed(w io.Writer, kind pduKind, hdr byte, body []byte) {
+	if kind == pduX224 {
+		n := len(body) + 4
+		w.Write([]byte{tpktVersion, 0, byte(n >> 8), byte(n)})
+	} else {
+		n := len(body) + 3
+		w.Write([]byte{hdr, byte(n>>8) | 0x80, byte(n)})
+	}
+	w.Write(body)
 }

@@ -101,6 +101,9 @@ func demandActivePDU(w, h int) []byte {
 
 func pixel(buf *fb.Buffer, x, y int) [3]byte {
 	img, _ := buf.Snapshot(image.Rect(x, y, x+1, y+1))
+	if img.Pix[3] != 0xff {
+		panic("framebuffer pixel not opaque")
+	}
 	return [3]byte{img.Pix[0], img.Pix[1], img.Pix[2]}
 }
 
@@ -198,6 +201,7 @@ func TestHostileStreams(t *testing.T) {
 		"garbage first byte":      {0x01, 0x02},
 		"demand active zero size": demandActivePDU(0, 0),
 		"redirection":             slowFrame(shareControlPDU(pduServerRedir, 1002, []byte{0, 0})),
+		"update of many screens":  fpFrame(fpUpdate(fpUpdateBitmap, fragSingle, bitmapUpdateData(rawRect(0, 0, 64, 48, 1, 1, 1), rawRect(0, 0, 64, 48, 1, 1, 1), rawRect(0, 0, 64, 48, 1, 1, 1), rawRect(0, 0, 64, 48, 1, 1, 1), rawRect(0, 0, 64, 48, 1, 1, 1), rawRect(0, 0, 64, 48, 1, 1, 1)))),
 	}
 	for name, stream := range cases {
 		_, _, err := runStream(t, stream)

@@ -135,7 +135,18 @@ type painter struct {
 func (p *painter) paint(b []byte) error {
 	pix, stride, fw, fh := p.buf.BeginWrite()
 	var damage []image.Rectangle
+	// Run-length codes expand a few bytes into many pixels, so bound the
+	// decoding work of one update: real servers paint each pixel about
+	// once; four screens' worth is generous.
+	budget := 4*fw*fh + 64*64
 	err := parseBitmapUpdate(b, func(rc *bitmapRect) error {
+		vis := image.Rect(rc.Left, rc.Top, rc.Right+1, rc.Bottom+1).Intersect(image.Rect(0, 0, fw, fh))
+		if vis.Empty() {
+			return nil // nothing on screen: do not spend time decoding it
+		}
+		if budget -= rc.Width * rc.Height; budget < 0 {
+			return protoErr("bitmap update", "rectangles cover more than four screens")
+		}
 		n := rc.Width * rc.Height * 4
 		if cap(p.scratch) < n {
 			p.scratch = make([]byte, n)
@@ -166,7 +177,13 @@ func (p *painter) paint(b []byte) error {
 		sx := (dst.Min.X - rc.Left) * 4
 		for y := dst.Min.Y; y < dst.Max.Y; y++ {
 			sy := y - rc.Top
-			copy(pix[y*stride+dst.Min.X*4:y*stride+dst.Min.X*4+cols], s[sy*sw+sx:sy*sw+sx+cols])
+			row := pix[y*stride+dst.Min.X*4 : y*stride+dst.Min.X*4+cols]
+			copy(row, s[sy*sw+sx:sy*sw+sx+cols])
+			// The framebuffer is opaque: a desktop's alpha (planar alpha
+			// planes, 32 bpp raw) carries nothing to show.
+			for i := 3; i < len(row); i += 4 {
+				row[i] = 0xff
+			}
 		}
 		damage = append(damage, dst)
 		return nil
