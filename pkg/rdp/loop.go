@@ -209,6 +209,14 @@ func (c *Client) dataPDU(b []byte) error {
 	return nil
 }
 
+// drawing notes that the server paints: a session it draws in is active
+// even if its font map has not come (yet).
+func (c *Client) drawing() {
+	if c.activated.Load() > 0 {
+		c.readyOnce.Do(func() { close(c.ready) })
+	}
+}
+
 // markReady ends Dial's wait and asks for a full frame.
 func (c *Client) markReady() {
 	c.readyOnce.Do(func() { close(c.ready) })
@@ -228,6 +236,7 @@ func (c *Client) slowUpdate(b []byte) error {
 	}
 	switch t {
 	case updateBitmap:
+		c.drawing()
 		return c.paint.paint(b)
 	case updatePalette:
 		return parsePalette(b, &c.paint.pal)
@@ -238,6 +247,7 @@ func (c *Client) slowUpdate(b []byte) error {
 func (c *Client) fastPathUpdate(u fastPathUpdate) error {
 	switch u.Code {
 	case fpUpdateBitmap:
+		c.drawing()
 		return c.paint.paint(u.Data)
 	case fpUpdatePalette:
 		return parsePalette(u.Data, &c.paint.pal)
