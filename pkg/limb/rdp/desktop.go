@@ -249,9 +249,7 @@ func (d *desktop) TypeRune(r rune) error {
 		return d.act(d.c.TypeUnicode(r))
 	}
 	if sym == 0 {
-		var shift bool
-		sym, shift = keys.RuneKeysym(r)
-		_ = shift // Key adds Shift where the US layout needs it
+		sym, _ = keys.RuneKeysym(r) // Key adds Shift where the US layout needs it
 		if sym == 0 {
 			return wire.Errorf(wire.BadRequest, "control character U+%04X cannot be typed; send it with `key`", r)
 		}
