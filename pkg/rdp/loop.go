@@ -39,7 +39,7 @@ func (c *Client) finalError(err error) error {
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
 		if c.activated.Load() == 0 {
-			return c.authHint(&UnreachableError{Addr: c.cfg.Addr, Err: errors.New("the server closed the connection before the session was active")})
+			return &UnreachableError{Addr: c.cfg.Addr, Err: errors.New("the server closed the connection before the session was active")}
 		}
 		return &UnreachableError{Addr: c.cfg.Addr, Err: errors.New("the connection was lost (server gone or network down)")}
 	}
