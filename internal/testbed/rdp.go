@@ -30,7 +30,8 @@ type ShadowOptions struct {
 	// User/Password (defaults rdpuser / Secret123!).
 	NLA            bool
 	User, Password string
-	Domain         string // written into the SAM entry when set
+	Domain         string   // written into the SAM entry when set
+	Extra          []string // more freerdp-shadow-cli arguments (e.g. /sec:rdp)
 }
 
 // StartShadow starts an Xvfb display and FreeRDP's shadow server sharing it.
@@ -78,6 +79,7 @@ func StartShadowOn(t testing.TB, d *Display, o ShadowOptions) *RDP {
 	} else {
 		args = append(args, "-auth")
 	}
+	args = append(args, o.Extra...)
 	cmd := d.Command("freerdp-shadow-cli", args...)
 	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 	r.Server = Start(t, "freerdp-shadow", cmd)
@@ -104,7 +106,9 @@ const xrdpLock = "/tmp/dvv-testbed-xrdp.lock"
 
 // StartXrdp starts xrdp and xrdp-sesman on 127.0.0.1 with the Xvnc back end
 // and a local account. The session's X display exists only once a client
-// has logged in: call WaitDisplay after connecting.
+// has logged in: call WaitDisplay after connecting. It holds a machine-wide
+// lock until the test ends, so call it at most once per test (use subtests
+// for more).
 func StartXrdp(t testing.TB, o XrdpOptions) *RDP {
 	t.Helper()
 	Need(t, "xrdp", "xrdp-sesman", "Xvnc", "useradd", "chpasswd")

@@ -330,3 +330,17 @@ func TestWheel(t *testing.T) {
 		}
 	}
 }
+
+// A server that speaks only standard RDP security (RC4) is refused as
+// UNSUPPORTED, with what to change on the server.
+func TestStandardSecurityOnlyIsUnsupported(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 640, Height: 480, Extra: []string{"/sec:rdp"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Options{}.Dial(ctx, target(srv), fb.New())
+	if code(err) != wire.Unsupported || !strings.Contains(err.Error(), "TLS") {
+		t.Fatalf("Dial: %v, want UNSUPPORTED naming TLS", err)
+	}
+	t.Log(err)
+}
