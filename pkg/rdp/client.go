@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -224,7 +225,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	cfg := &c.cfg
 	protocols := uint32(ProtocolSSL)
 	if cfg.Password != "" {
-		protocols |= ProtocolHybrid
+		protocols |= ProtocolHybrid | ProtocolHybridEx
 	}
 	selected, err := negotiate(c.conn, cfg.Addr, cfg.User, protocols)
 	if err != nil {
@@ -249,7 +250,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	c.conn = tc
 	c.br = bufio.NewReaderSize(tc, 64<<10)
 
-	if selected == ProtocolHybrid {
+	if selected == ProtocolHybrid || selected == ProtocolHybridEx {
 		pub, err := subjectPublicKey(der)
 		if err != nil {
 			return err
@@ -258,6 +259,11 @@ func (c *Client) handshake(ctx context.Context) error {
 			io.Reader
 			io.Writer
 		}{c.br, tc}, pub, cfg.User, cfg.Domain, cfg.Password); err != nil {
+			return err
+		}
+	}
+	if selected == ProtocolHybridEx {
+		if err := c.earlyUserAuthorization(); err != nil {
 			return err
 		}
 	}
@@ -294,7 +300,7 @@ func negotiate(conn net.Conn, addr, user string, protocols uint32) (uint32, erro
 		return 0, err
 	}
 	switch selected {
-	case ProtocolSSL, ProtocolHybrid:
+	case ProtocolSSL, ProtocolHybrid, ProtocolHybridEx:
 		return selected, nil
 	case ProtocolRDP:
 		return 0, &UnsupportedError{Msg: "the server speaks only standard RDP security (legacy RC4), which this client does not; enable TLS or NLA on the server"}
@@ -471,5 +477,26 @@ func (c *Client) authHint(err error) error {
 func (c *Client) logf(format string, args ...any) {
 	if c.cfg.Logf != nil {
 		c.cfg.Logf(format, args...)
+	}
+}
+
+// earlyUserAuthorization reads the Early User Authorization Result PDU a
+// HYBRID_EX server sends after CredSSP: whether this user may log on
+// remotely at all (MS-RDPBCGR 2.2.10.2).
+func (c *Client) earlyUserAuthorization() error {
+	var b [4]byte
+	if _, err := io.ReadFull(c.br, b[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
+			return &AuthError{Msg: "the server closed the connection after NLA (wrong user name or password?)"}
+		}
+		return err
+	}
+	switch v := binary.LittleEndian.Uint32(b[:]); v {
+	case 0: // AUTHZ_SUCCESS
+		return nil
+	case 5: // AUTHZ_ACCESS_DENIED
+		return &AuthError{Msg: "the credentials are right, but this user may not log on remotely (add it to the server's Remote Desktop Users)"}
+	default:
+		return protoErr("early user authorization result", "unknown result 0x%X", v)
 	}
 }

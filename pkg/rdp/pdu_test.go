@@ -318,3 +318,25 @@ func testClient(stream []byte) (*Client, *fb.Buffer) {
 	c.paint.buf = buf
 	return c, buf
 }
+
+// The HYBRID_EX result that follows CredSSP (no server here speaks it:
+// FreeRDP 2's shadow server refuses to select it).
+func TestEarlyUserAuthorization(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		ok   bool
+		auth bool
+	}{
+		{[]byte{0, 0, 0, 0}, true, false},
+		{[]byte{5, 0, 0, 0}, false, true},
+		{[]byte{9, 0, 0, 0}, false, false},
+		{[]byte{0, 0}, false, true}, // closed early: treated as refused credentials
+	} {
+		cl := &Client{br: bufio.NewReader(bytes.NewReader(c.in))}
+		err := cl.earlyUserAuthorization()
+		var ae *AuthError
+		if (err == nil) != c.ok || errors.As(err, &ae) != c.auth {
+			t.Errorf("%x: %v", c.in, err)
+		}
+	}
+}
