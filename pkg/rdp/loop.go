@@ -28,14 +28,16 @@ func (c *Client) finish(err error) {
 
 // finalError explains why the read loop stopped.
 func (c *Client) finalError(err error) error {
-	if isTyped(err) {
-		return err
-	}
 	c.mu.Lock()
 	info := c.errInfo
 	c.mu.Unlock()
-	if info != 0 {
+	var de *DisconnectError
+	if info != 0 && (errors.As(err, &de) || !isTyped(err)) {
+		// The server said why before it hung up: that is the reason.
 		return &DisconnectError{Info: info, Reason: errorInfoText(info)}
+	}
+	if isTyped(err) {
+		return err
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err) {
 		if c.activated.Load() == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"image"
+	"strings"
 	"testing"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -256,4 +257,23 @@ func FuzzChannelData(f *testing.F) {
 		}
 		c.channelData(1003, b)
 	})
+}
+
+// The server's reason (Set Error Info) survives the disconnect that
+// follows it, and an X.224 disconnect request is a disconnect, not garbage.
+func TestDisconnectReasons(t *testing.T) {
+	ultimatum := x224Data([]byte{mcsDisconnectUlt<<2 | 1, 0x80})
+	_, _, err := runStream(t, append(serverDataPDU(pdu2SetErrorInfo, []byte{0x05, 0, 0, 0}), ultimatum...))
+	var de *DisconnectError
+	if !errors.As(err, &de) || de.Info != 5 || !strings.Contains(de.Error(), "another connection") {
+		t.Errorf("error info then ultimatum: %v", err)
+	}
+	_, _, err = runStream(t, ultimatum)
+	if !errors.As(err, &de) || de.Info != 0 {
+		t.Errorf("bare ultimatum: %v", err)
+	}
+	_, _, err = runStream(t, tpktFrame([]byte{6, x224DR, 0, 0, 0, 0, 0}))
+	if !errors.As(err, &de) {
+		t.Errorf("X.224 disconnect request: %v", err)
+	}
 }

@@ -22,6 +22,7 @@ const (
 	x224CR        = 0xE0 // connection request
 	x224CC        = 0xD0 // connection confirm
 	x224DT        = 0xF0 // data
+	x224DR        = 0x80 // disconnect request
 	negReq        = 0x01
 	negRsp        = 0x02
 	negFailure    = 0x03
@@ -177,6 +178,9 @@ func unexpectedEOF(err error) error {
 
 // x224Payload strips the X.224 data TPDU header from a TPKT payload.
 func x224Payload(b []byte) ([]byte, error) {
+	if len(b) >= 2 && b[1]&0xF0 == x224DR {
+		return nil, &DisconnectError{Reason: "the server disconnected (X.224 disconnect request)"}
+	}
 	if len(b) < 3 || b[0] != 2 || b[1] != x224DT {
 		if len(b) >= 2 {
 			return nil, protoErr("X.224 data", "TPDU header %X is not a data TPDU", b[:min(3, len(b))])
