@@ -387,10 +387,23 @@ func (c *Client) readX224(where string) ([]byte, error) {
 	return x224Payload(body)
 }
 
+// writeTimeout bounds one write: a server that stops reading must not
+// block input calls forever.
+const writeTimeout = 15 * time.Second
+
 func (c *Client) write(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.activated.Load() > 0 {
+		// Only once the session runs: during set-up Dial's context rules.
+		c.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	}
 	_, err := c.conn.Write(b)
+	if err != nil && c.activated.Load() > 0 {
+		// A failed write leaves the TLS stream unusable: end the session
+		// so Done and Err tell the caller.
+		c.conn.Close()
+	}
 	return err
 }
 
