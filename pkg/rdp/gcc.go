@@ -116,7 +116,7 @@ func gccConferenceCreateRequest(userData []byte) []byte {
 	return w.b
 }
 
-// BER helpers for MCS Connect-Initial.
+// BER encoding for MCS Connect-Initial.
 
 func berLength(w *writer, n int) {
 	switch {
