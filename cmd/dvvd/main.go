@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/dvvhq/dvv/pkg/daemon"
@@ -110,7 +111,12 @@ func pinCert(address string, port int, fingerprint string) (string, error) {
 	if fingerprint == "" {
 		return "", wire.Errorf(wire.BadRequest, "pass the fingerprint the HOSTKEY_UNKNOWN answer showed (dvv hosts trust %s:%d --fingerprint …)", address, port)
 	}
-	if err := pins.Trust(net.JoinHostPort(address, strconv.Itoa(port)), fingerprint); err != nil {
+	hp := net.JoinHostPort(address, strconv.Itoa(port))
+	if old, ok, err := pins.Lookup(hp); err == nil && ok && !strings.EqualFold(old, fingerprint) {
+		path, _ := pins.Path()
+		return "", wire.Errorf(wire.HostKeyChanged, "%s is already trusted with a different certificate (%s); a changed certificate is never replaced by trust: verify the machine, then remove its line from %s", hp, old, path)
+	}
+	if err := pins.Trust(hp, fingerprint); err != nil {
 		return "", wire.Errorf(wire.BadRequest, "%v", err)
 	}
 	return fingerprint, nil

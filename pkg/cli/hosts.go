@@ -166,12 +166,14 @@ func hostsRmCmd(e *env) *cobra.Command {
 }
 
 func hostsTrustCmd(e *env) *cobra.Command {
-	var protocol string
+	var protocol, fingerprint string
 	cmd := &cobra.Command{
 		Use:   "trust <address[:port]>",
 		Short: "Trust a machine's SSH host key or TLS certificate (after checking its fingerprint)",
 		Long: "Fetch and trust a machine's SSH host key (or a VNC/RDP server's TLS certificate). Run it after\n" +
-			"checking the fingerprint a HOSTKEY_UNKNOWN answer showed you.",
+			"checking the fingerprint a HOSTKEY_UNKNOWN answer showed you. For VNC (VeNCrypt) pass that\n" +
+			"fingerprint with --fingerprint; for RDP it is optional and, when given, must match what the\n" +
+			"server presents. A key or certificate that changed is never replaced by this command.",
 		Args: exactArgs(1, "hosts trust needs an address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			host, port, err := splitHostPort(args[0])
@@ -183,7 +185,7 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			default:
 				return usageErr("--protocol must be ssh, vnc or rdp, not %q", protocol)
 			}
-			req := &wire.Request{Op: wire.OpHostTrust, Address: host, Protocol: protocol}
+			req := &wire.Request{Op: wire.OpHostTrust, Address: host, Protocol: protocol, Fingerprint: fingerprint}
 			if port != 0 {
 				req.Port = intp(port)
 			}
@@ -196,5 +198,6 @@ func hostsTrustCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&protocol, "protocol", wire.ProtoSSH, "ssh (host key), vnc or rdp (TLS certificate)")
+	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the SHA-256 fingerprint you checked (required for vnc)")
 	return cmd
 }

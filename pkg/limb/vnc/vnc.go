@@ -311,10 +311,10 @@ func mapError(err error, addr string) error {
 			addr, strings.Join(unsup.Offered, ", "), unsup.Hint)
 	case errors.As(err, &unknown):
 		return wire.Errorf(wire.HostKeyUnknown, "the TLS certificate of VNC server %s is not trusted yet; its SHA-256 fingerprint is %s. "+
-			"If that is right, run `dvv hosts trust %s`", addr, unknown.Fingerprint, hp)
+			"If that is right, run `dvv hosts trust %s --protocol vnc --fingerprint %s`", addr, unknown.Fingerprint, hp, unknown.Fingerprint)
 	case errors.As(err, &changed):
 		return wire.Errorf(wire.HostKeyChanged, "the TLS certificate of VNC server %s changed: it now shows SHA-256 %s, "+
-			"but %s was trusted. This may be an attack; verify the machine before running `dvv hosts trust %s`",
+			"but %s was trusted. This may be an attack: verify the machine out of band, then remove the line for %s from the known_certs file in dvv's config directory and trust it again",
 			addr, changed.Fingerprint, changed.Pinned, hp)
 	case errors.As(err, &proto):
 		return wire.Errorf(wire.ProtocolError, "VNC server %s: %v", addr, err)
