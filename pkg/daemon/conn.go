@@ -30,21 +30,23 @@ type conn struct {
 	att   *attachment
 	attMu sync.Mutex
 
-	out    chan []byte
+	wmu    sync.Mutex // serialises answers; each is written and flushed whole
+	w      *bufio.Writer
+	broken bool
+
 	ctx    context.Context
 	cancel context.CancelFunc
-
-	// Requests without an id are answered in order: each waits for the one
-	// before it, so `printf … | nc -U` scripts read answers in sequence.
-	seq chan struct{}
 }
+
+// inlineOps answer from memory in microseconds. They are served on the
+// reading goroutine even when they carry an id: a hand-off to another
+// goroutine would cost more than the op itself.
+var inlineOps = map[string]bool{wire.OpPing: true, wire.OpStatus: true, wire.OpSignals: true, wire.OpLimbs: true,
+	wire.OpHistory: true, wire.OpGroupList: true, wire.OpTokenList: true}
 
 func (d *Daemon) serveConn(nc net.Conn) {
 	ctx, cancel := context.WithCancel(d.ctx)
-	c := &conn{d: d, nc: nc, out: make(chan []byte, 64), ctx: ctx, cancel: cancel, seq: make(chan struct{}, 1)}
-	c.seq <- struct{}{}
-	writerDone := make(chan struct{})
-	go c.writer(writerDone)
+	c := &conn{d: d, nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel}
 	var inflight sync.WaitGroup
 	r := bufio.NewReaderSize(nc, 64<<10)
 	for {
@@ -66,14 +68,11 @@ func (d *Daemon) serveConn(nc net.Conn) {
 			c.send(errorResponse(nil, err))
 			continue
 		}
-		if len(req.ID) == 0 {
-			<-c.seq
-			inflight.Add(1)
-			go func() {
-				defer inflight.Done()
-				defer func() { c.seq <- struct{}{} }()
-				c.handle(&req)
-			}()
+		// Requests without an id are served in order, one after another,
+		// so `printf … | nc -U` scripts read answers in sequence. Requests
+		// with an id run concurrently and are answered as they finish.
+		if len(req.ID) == 0 || inlineOps[req.Op] {
+			c.handle(&req)
 			continue
 		}
 		inflight.Add(1)
@@ -81,11 +80,10 @@ func (d *Daemon) serveConn(nc net.Conn) {
 	}
 	// The client stopped sending. It may only have half-closed its side
 	// (`printf … | nc -N -U`) and still be reading: let what it asked for
-	// finish and be answered. A client that is gone altogether makes the
-	// writer fail, which cancels what is still running.
+	// finish and be answered. A client that is gone altogether makes a
+	// write fail, which cancels what is still running.
 	inflight.Wait()
-	cancel() // also tells the writer to flush what is queued and stop
-	<-writerDone
+	cancel()
 	nc.Close()
 	c.attMu.Lock()
 	att := c.att
@@ -148,57 +146,27 @@ func decodeRequest(line []byte, req *wire.Request) error {
 	return nil
 }
 
-// writer owns the connection's write side. c.out is never closed (late
-// event senders may still hold it); the writer stops when the connection's
-// context ends, after writing what was already queued.
-func (c *conn) writer(done chan struct{}) {
-	defer close(done)
-	w := bufio.NewWriter(c.nc)
-	write := func(line []byte) bool {
-		c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
-		w.Write(line)
-		if len(c.out) > 0 {
-			return true
-		}
-		if err := w.Flush(); err != nil {
-			c.cancel()   // the client is gone: withdraw what it still has running
-			c.nc.Close() // ends the read loop too
-			return false
-		}
-		return true
-	}
-	for {
-		select {
-		case line := <-c.out:
-			if !write(line) {
-				return
-			}
-		case <-c.ctx.Done():
-			for {
-				select {
-				case line := <-c.out:
-					if !write(line) {
-						return
-					}
-				default:
-					w.Flush()
-					return
-				}
-			}
-		}
-	}
-}
-
+// send writes one answer line. A client that cannot take it within
+// writeTimeout, or is gone, has the connection cancelled: what it still has
+// running is withdrawn.
 func (c *conn) send(r *wire.Response) {
 	line, err := json.Marshal(r)
 	if err != nil {
 		line, _ = json.Marshal(&wire.Response{Result: wire.ResultError, ID: r.ID, Code: wire.Internal,
 			Message: "answer could not be encoded"})
 	}
-	line = append(line, '\n')
-	select {
-	case c.out <- line:
-	case <-c.ctx.Done():
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.broken {
+		return
+	}
+	c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	c.w.Write(line)
+	c.w.WriteByte('\n')
+	if err := c.w.Flush(); err != nil {
+		c.broken = true
+		c.cancel()
+		c.nc.Close() // ends the read loop too
 	}
 }
 
