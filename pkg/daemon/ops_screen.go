@@ -153,11 +153,19 @@ func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]b
 	if l.enc.key == key {
 		return l.enc.data, l.enc.w, l.enc.h, nil
 	}
-	img, snapSeq := l.buf.Snapshot(region)
-	pix, stride, iw, ih := img.Pix, img.Stride, img.Rect.Dx(), img.Rect.Dy()
+	var pix []byte
+	var stride, iw, ih int
+	var snapSeq uint64
 	if scale != 1 {
-		s := imaging.Scale(pix, stride, iw, ih, scale)
-		pix, stride, iw, ih = s.Pix, s.Stride, s.Rect.Dx(), s.Rect.Dy()
+		// Scaling reads the mirror in place (scale is for the whole frame
+		// only): the small result is the copy, not the whole frame.
+		l.buf.Read(func(src []byte, srcStride, w, h int, seq uint64) {
+			s := imaging.Scale(src, srcStride, w, h, scale)
+			pix, stride, iw, ih, snapSeq = s.Pix, s.Stride, s.Rect.Dx(), s.Rect.Dy(), seq
+		})
+	} else {
+		img, seq := l.buf.Snapshot(region)
+		pix, stride, iw, ih, snapSeq = img.Pix, img.Stride, img.Rect.Dx(), img.Rect.Dy(), seq
 	}
 	var out bytes.Buffer
 	var err error

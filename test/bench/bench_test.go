@@ -92,11 +92,14 @@ func TestSocketRoundTrip(t *testing.T) {
 
 // focusTerm starts a shell xterm and focuses it, so key presses echo.
 func focusTerm(t *testing.T, d *testbed.Display) {
-	d.Background(t, "xterm", "-geometry", "60x10+300+500", "-e", "sh")
+	d.Background(t, "xterm", "-geometry", "60x10+300+500", "-title", "dvvbench", "-e", "sh")
 	testbed.Eventually(t, 10*time.Second, "xterm", func() bool {
-		o, err := d.Command("xdotool", "search", "--class", "xterm").Output()
+		o, err := d.Command("xdotool", "search", "--name", "dvvbench").Output()
 		f := strings.Fields(string(o))
-		return err == nil && len(f) > 0 && d.Command("xdotool", "windowfocus", "--sync", f[len(f)-1]).Run() == nil
+		// Without a window manager the keyboard follows the pointer: put it
+		// inside the shell's window, then focus it.
+		return err == nil && len(f) > 0 && d.Command("xdotool", "mousemove", "--window", f[len(f)-1], "30", "30").Run() == nil &&
+			d.Command("xdotool", "windowfocus", "--sync", f[len(f)-1]).Run() == nil
 	})
 }
 
