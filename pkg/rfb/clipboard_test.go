@@ -33,7 +33,8 @@ func (s *clipSink) get() (string, bool) {
 }
 
 func xclipOut(t *testing.T, d *testbed.Display) string {
-	cmd := d.Command("xclip", "-selection", "clipboard", "-o")
+	// xclip waits for the selection owner forever; a stuck owner must not hang the test.
+	cmd := d.Command("timeout", "5", "xclip", "-selection", "clipboard", "-o")
 	out, err := cmd.Output()
 	if err != nil {
 		return "<" + err.Error() + ">"
