@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -12,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/dvvhq/dvv/pkg/daemon"
@@ -112,11 +112,11 @@ func pinCert(address string, port int, fingerprint string) (string, error) {
 		return "", wire.Errorf(wire.BadRequest, "pass the fingerprint the HOSTKEY_UNKNOWN answer showed (dvv hosts trust %s:%d --fingerprint …)", address, port)
 	}
 	hp := net.JoinHostPort(address, strconv.Itoa(port))
-	if old, ok, err := pins.Lookup(hp); err == nil && ok && !strings.EqualFold(old, fingerprint) {
+	var changed *pins.ChangedError
+	if err := pins.Trust(hp, fingerprint); errors.As(err, &changed) {
 		path, _ := pins.Path()
-		return "", wire.Errorf(wire.HostKeyChanged, "%s is already trusted with a different certificate (%s); a changed certificate is never replaced by trust: verify the machine, then remove its line from %s", hp, old, path)
-	}
-	if err := pins.Trust(hp, fingerprint); err != nil {
+		return "", wire.Errorf(wire.HostKeyChanged, "%s is already trusted with a different certificate (%s); a changed certificate is never replaced by trust: verify the machine, then remove its line from %s", hp, changed.Pinned, path)
+	} else if err != nil {
 		return "", wire.Errorf(wire.BadRequest, "%v", err)
 	}
 	return fingerprint, nil

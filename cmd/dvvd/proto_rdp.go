@@ -4,9 +4,9 @@ import (
 	"context"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/limb/pins"
 	rdplimb "github.com/dvvhq/dvv/pkg/limb/rdp"
 	"github.com/dvvhq/dvv/pkg/rdp"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -28,16 +28,9 @@ func trustRDP(address string, port int, fingerprint string) (string, error) {
 		if err != nil {
 			return "", wire.Errorf(wire.Unreachable, "fetch the certificate of %s:%d: %v", address, port, err)
 		}
-		if fp := rdp.Fingerprint(der); !sameFingerprint(fp, fingerprint) {
+		if fp := rdp.Fingerprint(der); !pins.Same(fp, fingerprint) {
 			return "", wire.Errorf(wire.HostKeyChanged, "the server presents %s, not the %s you checked; nothing was trusted", fp, fingerprint)
 		}
 	}
 	return rdplimb.TrustCert(ctx, address, port)
-}
-
-func sameFingerprint(a, b string) bool {
-	norm := func(s string) string {
-		return strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(s, "SHA256:"), ":", ""))
-	}
-	return norm(a) == norm(b)
 }

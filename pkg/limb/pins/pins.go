@@ -53,8 +53,43 @@ func Lookup(hostport string) (fingerprint string, ok bool, err error) {
 	return fingerprint, ok, s.Err()
 }
 
-// Trust records fingerprint for hostport, replacing an earlier pin.
+// Same reports whether two fingerprints are equal, ignoring case, colons
+// and an "SHA256:" prefix.
+func Same(a, b string) bool {
+	norm := func(s string) string {
+		return strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(s, "SHA256:"), ":", ""))
+	}
+	return norm(a) == norm(b)
+}
+
+// ChangedError refuses to replace a pin with a different fingerprint: as
+// for SSH host keys, a changed certificate is removed from the file by
+// hand, after checking the machine out of band.
+type ChangedError struct {
+	HostPort, Pinned, Fingerprint string
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%s is already trusted with %s, not %s", e.HostPort, e.Pinned, e.Fingerprint)
+}
+
+// Trust records fingerprint for hostport. Trusting the pinned fingerprint
+// again is a no-op; a different one is a *ChangedError.
 func Trust(hostport, fingerprint string) error {
+	if old, ok, err := Lookup(hostport); err != nil {
+		return err
+	} else if ok {
+		if Same(old, fingerprint) {
+			return nil
+		}
+		return &ChangedError{HostPort: hostport, Pinned: old, Fingerprint: fingerprint}
+	}
+	return Replace(hostport, fingerprint)
+}
+
+// Replace records fingerprint for hostport whatever was pinned before: what
+// a person does after verifying a changed certificate out of band.
+func Replace(hostport, fingerprint string) error {
 	if strings.ContainsAny(hostport, " \t\n") || strings.ContainsAny(fingerprint, " \t\n") || hostport == "" || fingerprint == "" {
 		return fmt.Errorf("bad host %q or fingerprint %q", hostport, fingerprint)
 	}

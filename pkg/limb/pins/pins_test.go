@@ -1,6 +1,7 @@
 package pins
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,14 @@ func TestTrustLookupReplace(t *testing.T) {
 	if err := Trust("other:5901", "CC:DD"); err != nil {
 		t.Fatal(err)
 	}
-	if err := Trust("h:5900", "EE:FF"); err != nil {
+	if err := Trust("h:5900", "AA:BB"); err != nil {
+		t.Fatalf("trusting the pinned fingerprint again: %v", err)
+	}
+	var changed *ChangedError
+	if err := Trust("h:5900", "EE:FF"); !errors.As(err, &changed) || changed.Pinned != "AA:BB" {
+		t.Fatalf("Trust over a different pin: %v, want *ChangedError", err)
+	}
+	if err := Replace("h:5900", "EE:FF"); err != nil {
 		t.Fatal(err)
 	}
 	fp, ok, err := Lookup("h:5900")

@@ -97,7 +97,7 @@ func TestCertificatePinning(t *testing.T) {
 
 	// Another certificate pinned for the same server: refused as changed.
 	bogus := strings.Repeat("AB:", 31) + "AB"
-	if err := pins.Trust(srv.Addr, bogus); err != nil {
+	if err := pins.Replace(srv.Addr, bogus); err != nil {
 		t.Fatal(err)
 	}
 	_, err = o.Dial(ctx, target(srv), fb.New())

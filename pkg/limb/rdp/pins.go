@@ -1,8 +1,8 @@
 package rdp
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dvvhq/dvv/pkg/limb/pins"
 	"github.com/dvvhq/dvv/pkg/rdp"
@@ -23,11 +23,6 @@ func knownCertsFile() string {
 	return "known_certs in the dvv config directory"
 }
 
-func sameFingerprint(a, b string) bool {
-	norm := func(s string) string { return strings.ToUpper(strings.ReplaceAll(s, ":", "")) }
-	return norm(a) == norm(b)
-}
-
 // checkPin is the rdp.Config.VerifyCert hook.
 func checkPin(hostport string, der []byte, fp string) error {
 	pinned, ok, err := pins.Lookup(hostport)
@@ -37,25 +32,20 @@ func checkPin(hostport string, der []byte, fp string) error {
 	switch {
 	case !ok:
 		return &rdp.CertError{HostPort: hostport, Fingerprint: fp}
-	case !sameFingerprint(pinned, fp):
+	case !pins.Same(pinned, fp):
 		return &rdp.CertError{Changed: true, HostPort: hostport, Fingerprint: fp, Pinned: pinned}
 	}
 	return nil
 }
 
 // pin records fp for hostport. It refuses to replace a different pin, as
-// for SSH host keys: a changed certificate must be removed from the file by
-// hand first, after checking it out of band.
+// for SSH host keys (pkg/limb/pins).
 func pin(hostport, fp string) error {
-	old, ok, err := pins.Lookup(hostport)
-	if err != nil {
+	var changed *pins.ChangedError
+	if err := pins.Trust(hostport, fp); errors.As(err, &changed) {
+		return &rdp.CertError{Changed: true, HostPort: hostport, Fingerprint: fp, Pinned: changed.Pinned}
+	} else if err != nil {
 		return err
 	}
-	if ok {
-		if sameFingerprint(old, fp) {
-			return nil
-		}
-		return &rdp.CertError{Changed: true, HostPort: hostport, Fingerprint: fp, Pinned: old}
-	}
-	return pins.Trust(hostport, fp)
+	return nil
 }
