@@ -39,7 +39,13 @@ func TestHostileServers(t *testing.T) {
 			s := startFake(t, 64, 48, nil, func(c net.Conn) {
 				c.Write(tc.send)
 				if tc.name == "truncated update" {
-					return // hang up mid-message
+					// Hang up mid-message with a clean FIN: close our side
+					// but keep reading, or unread client bytes would turn
+					// the close into a reset (a network error, not a
+					// protocol one).
+					if tcp, ok := c.(*net.TCPConn); ok {
+						tcp.CloseWrite()
+					}
 				}
 				drain(c)
 			})
