@@ -99,6 +99,28 @@ func TestVeNCryptX509Plain(t *testing.T) {
 	t.Logf("X509Plain: %v", err)
 }
 
+// TestVeNCryptX509PlainLogin logs in over X509Plain as a real local account
+// (checked by PAM), and a wrong password for it is AUTH_FAILED.
+func TestVeNCryptX509PlainLogin(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	user, password := testbed.PasswordUser(t)
+	v, der := testbed.StartXvncX509(t, "X509Plain", "", "-PlainUsers", user, "-PAMService", "tigervnc")
+	if err := TrustCert(v.Addr, rfb.Fingerprint(der)); err != nil {
+		t.Fatal(err)
+	}
+	tg := target(v.Port, password)
+	tg.User = user
+	d, err := Dial(context.Background(), tg, fb.New())
+	if err != nil {
+		t.Fatalf("X509Plain as %s: %v", user, err)
+	}
+	d.Close()
+	tg.Password = password + "-wrong"
+	if _, err := Dial(context.Background(), tg, fb.New()); code(err) != wire.AuthFailed {
+		t.Fatalf("X509Plain with a wrong password: %v, want AUTH_FAILED", err)
+	}
+}
+
 func TestAnonymousTLSIsUnsupported(t *testing.T) {
 	t.Parallel()
 	v, _ := testbed.StartXvncX509(t, "TLSVnc", "secret12")
