@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/imaging"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -29,8 +30,8 @@ type Limb struct {
 	target limb.Target
 	kind   string // desktop or terminal
 
-	buf *fb.Buffer // desktop limbs: the mirror, kept across reconnects
-	enc encodedFrame
+	buf *fb.Buffer          // desktop limbs: the mirror, kept across reconnects
+	enc imaging.EncodeCache // recent encodes of the mirror
 
 	mu         sync.Mutex
 	state      string

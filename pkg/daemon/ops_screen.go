@@ -7,20 +7,10 @@ import (
 	"image"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/dvvhq/dvv/pkg/imaging"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// encodedFrame caches the last encode of a limb, so reading an unchanged
-// frame twice costs one encode.
-type encodedFrame struct {
-	mu   sync.Mutex
-	key  string
-	data []byte
-	w, h int
-}
 
 func opScreen(c *call) (*wire.Response, error) {
 	l := c.l
@@ -143,44 +133,50 @@ func imageSpaceLine(s *wire.Screen) string {
 }
 
 // encode copies the region out of the mirror (so the decoder is never
-// blocked by an encode) and encodes it, reusing the last encode when the
-// frame has not changed since.
+// blocked by an encode) and encodes it. The limb's encode cache (keyed by
+// the damage sequence the pixels were read at) means an unchanged frame is
+// encoded once however many readers ask, and concurrent readers of the same
+// frame share one encode.
 func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]byte, int, int, error) {
-	seq := l.buf.Seq()
-	key := fmt.Sprintf("%d|%v|%g|%s", seq, region, scale, format)
-	l.enc.mu.Lock()
-	defer l.enc.mu.Unlock()
-	if l.enc.key == key {
-		return l.enc.data, l.enc.w, l.enc.h, nil
+	iw, ih := region.Dx(), region.Dy()
+	if scale != 1 {
+		iw, ih = imaging.ScaledSize(iw, ih, scale)
+	}
+	key := func(seq uint64) imaging.CacheKey {
+		return imaging.CacheKey{Seq: seq, Region: region, Scale: scale, Format: format}
+	}
+	// Bytes filed under the current sequence show the current pixels.
+	if data, ok := l.enc.Get(key(l.buf.Seq())); ok {
+		return data, iw, ih, nil
 	}
 	var pix []byte
-	var stride, iw, ih int
-	var snapSeq uint64
+	var stride int
+	var seq uint64
 	if scale != 1 {
 		// Scaling reads the mirror in place (scale is for the whole frame
 		// only): the small result is the copy, not the whole frame.
-		l.buf.Read(func(src []byte, srcStride, w, h int, seq uint64) {
-			s := imaging.Scale(src, srcStride, w, h, scale)
-			pix, stride, iw, ih, snapSeq = s.Pix, s.Stride, s.Rect.Dx(), s.Rect.Dy(), seq
+		l.buf.Read(func(src []byte, srcStride, w, h int, s uint64) {
+			img := imaging.Scale(src, srcStride, w, h, scale)
+			pix, stride, seq = img.Pix, img.Stride, s
 		})
 	} else {
-		img, seq := l.buf.Snapshot(region)
-		pix, stride, iw, ih, snapSeq = img.Pix, img.Stride, img.Rect.Dx(), img.Rect.Dy(), seq
+		img, s := l.buf.Snapshot(region)
+		pix, stride, seq = img.Pix, img.Stride, s
 	}
-	var out bytes.Buffer
-	var err error
-	if format == "jpeg" {
-		err = imaging.EncodeJPEG(&out, pix, stride, iw, ih, 80)
-	} else {
-		err = imaging.EncodePNG(&out, pix, stride, iw, ih, imaging.PNGOptions{})
-	}
+	data, err := l.enc.GetOrEncode(key(seq), func() ([]byte, error) {
+		var out bytes.Buffer
+		var err error
+		if format == "jpeg" {
+			err = imaging.EncodeJPEG(&out, pix, stride, iw, ih, 80)
+		} else {
+			err = imaging.EncodePNG(&out, pix, stride, iw, ih, imaging.PNGOptions{})
+		}
+		return out.Bytes(), err
+	})
 	if err != nil {
 		return nil, 0, 0, wire.Errorf(wire.Internal, "encode %s: %v", format, err)
 	}
-	if snapSeq == seq {
-		l.enc.key, l.enc.data, l.enc.w, l.enc.h = key, out.Bytes(), iw, ih
-	}
-	return out.Bytes(), iw, ih, nil
+	return data, iw, ih, nil
 }
 
 func terminalScreen(c *call) (*wire.Response, error) {
