@@ -239,32 +239,29 @@ func (d *Daemon) resolve(a *attachment, req *wire.Request) (*Limb, error) {
 	return l, nil
 }
 
-// limbFor is the limb dispatch resolved for a limb op.
-func (d *Daemon) limbFor(c *call) *Limb { return c.l }
-
 func opClose(c *call) (*wire.Response, error) {
-	if l := c.d.limbFor(c); l != nil {
+	if l := c.l; l != nil {
 		l.close()
 	}
 	return ok(wire.OpClose), nil
 }
 
 func opStatus(c *call) (*wire.Response, error) {
-	l := c.d.limbFor(c)
+	l := c.l
 	r := ok(wire.OpStatus)
 	r.Observation = l.observe(c.att)
 	return r, nil
 }
 
 func opSignals(c *call) (*wire.Response, error) {
-	l := c.d.limbFor(c)
+	l := c.l
 	r := ok(wire.OpSignals)
 	r.Signals = l.observe(c.att).Signals
 	return r, nil
 }
 
 func opReconnect(c *call) (*wire.Response, error) {
-	l := c.d.limbFor(c)
+	l := c.l
 	timeout := 20 * time.Second
 	if c.req.TimeoutMs != nil {
 		timeout = clampMs(*c.req.TimeoutMs, 60000)
@@ -307,7 +304,7 @@ func opReconnect(c *call) (*wire.Response, error) {
 }
 
 func opHistory(c *call) (*wire.Response, error) {
-	l := c.d.limbFor(c)
+	l := c.l
 	r := ok(wire.OpHistory)
 	r.History = l.history.list()
 	return r, nil
