@@ -299,13 +299,16 @@ func negotiate(conn net.Conn, addr, user string, protocols uint32) (uint32, erro
 	if err != nil {
 		return 0, err
 	}
-	switch selected {
-	case ProtocolSSL, ProtocolHybrid, ProtocolHybridEx:
-		return selected, nil
-	case ProtocolRDP:
+	switch {
+	case selected == ProtocolRDP:
 		return 0, &UnsupportedError{Msg: "the server speaks only standard RDP security (legacy RC4), which this client does not; enable TLS or NLA on the server"}
+	case selected&protocols != selected || (selected != ProtocolSSL && selected != ProtocolHybrid && selected != ProtocolHybridEx):
+		// A selection outside the offer is refused before another byte
+		// goes out: no TLS hello, and above all no CredSSP exchange with
+		// credentials the server was never meant to see.
+		return 0, protoErr("X.224 connection confirm", "the server selected security protocol 0x%X, which was not offered (offered 0x%X)", selected, protocols)
 	}
-	return 0, &UnsupportedError{Msg: fmt.Sprintf("the server selected security protocol 0x%X, which we did not offer", selected)}
+	return selected, nil
 }
 
 // upgradeTLS runs the TLS handshake. Certificates are not checked against
