@@ -34,7 +34,7 @@ var (
 )
 
 func main() {
-	id := flag.String("id", "default", "instance name; the socket is /tmp/dvv<uid>/<id>.sock")
+	id := flag.String("id", "default", "instance name; the socket is $XDG_RUNTIME_DIR/dvv/<id>.sock, else /tmp/dvv<uid>/<id>.sock")
 	socket := flag.String("socket", "", "socket path (overrides --id's default path)")
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
 	threshold := flag.Float64("fence-threshold", daemon.DefaultFenceThreshold, "share of the screen repainted since the last read that refuses type/key")

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/mcp"
 )
 
@@ -24,7 +23,7 @@ func main() {
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dvvmcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	socket := fs.String("socket", "", "dvvd's control socket (default $DVV_SOCKET, else "+client.SocketPath("")+")")
+	socket := fs.String("socket", "", "dvvd's control socket (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
 	jpeg := fs.Bool("jpeg", os.Getenv("DVV_MCP_IMAGE") == "jpeg", "ask dvvd for JPEG screens instead of PNG (fewer tokens; also DVV_MCP_IMAGE=jpeg)")
 	name := fs.String("name", "", "attachment name when the MCP client sends none (default dvvmcp)")
 	genDocs := fs.Bool("gen-docs", false, "print docs/tools.md, generated from the manifest, and exit")

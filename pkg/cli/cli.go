@@ -74,7 +74,7 @@ func newRoot(e *env) *cobra.Command {
 		return usageErr("%v (see `%s --help`)", err, c.CommandPath())
 	})
 	pf := root.PersistentFlags()
-	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket (default $DVV_SOCKET, else /tmp/dvv<uid>/default.sock)")
+	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
 	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
 	pf.DurationVar(&e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
 

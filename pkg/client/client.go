@@ -20,22 +20,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// SocketPath is the socket of instance id ("" = "default") for this user.
-func SocketPath(id string) string {
-	if id == "" {
-		id = "default"
-	}
-	return fmt.Sprintf("/tmp/dvv%d/%s.sock", os.Getuid(), id)
-}
-
-// DefaultSocket is $DVV_SOCKET, else the default instance's socket.
-func DefaultSocket() string {
-	if p := os.Getenv("DVV_SOCKET"); p != "" {
-		return p
-	}
-	return SocketPath("")
-}
-
 // Options describe the attachment this client makes.
 type Options struct {
 	Name    string // attachment name shown as lease holder (e.g. "claude-code", "shell")
@@ -60,17 +44,29 @@ type Client struct {
 }
 
 // Dial connects to the socket at path and attaches. A socket nobody answers
-// on gives a DAEMON_UNAVAILABLE *wire.Error saying how to start dvvd.
+// on gives a DAEMON_UNAVAILABLE *wire.Error saying how to start dvvd; a
+// socket another user could have put there (see CheckDir), or a listener
+// running as another user, gives SOCKET_UNSAFE before anything is sent.
 func Dial(ctx context.Context, path string, o Options) (*Client, error) {
 	if path == "" {
 		path = DefaultSocket()
 	}
+	// The token, and a password on host_add, go to whoever listens here:
+	// check it is this user's dvvd before a byte is sent.
+	if err := checkSocket(path); err != nil {
+		return nil, err
+	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		return nil, &wire.Error{Code: wire.DaemonUnavailable,
-			Message: fmt.Sprintf("no dvvd answers on %s (%v)", path, errors.Unwrap(err)),
-			Next:    "start it with `dvvd &` (or `systemctl --user start dvvd`), or point --socket/DVV_SOCKET at a running one"}
+		return nil, unavailable(path, errors.Unwrap(err))
+	}
+	if uid, err := PeerUID(conn.(*net.UnixConn)); err != nil || uid != os.Getuid() {
+		conn.Close()
+		if err != nil {
+			return nil, unsafeSocket(fmt.Sprintf("cannot tell who listens on %s (%v)", path, err))
+		}
+		return nil, unsafeSocket(fmt.Sprintf("the process listening on %s runs as %s, not as you (%s)", path, Owner(uid), Owner(os.Getuid())))
 	}
 	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Response{},
 		events: make(chan *wire.Event, 256), done: make(chan struct{})}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -122,7 +123,7 @@ func (d *Daemon) Serve() error {
 			}
 			return err
 		}
-		uid, err := peerUID(c)
+		uid, err := client.PeerUID(c)
 		if err != nil || uid != os.Getuid() {
 			d.log.Warn("refused connection from another user", "peer_uid", uid)
 			c.Close()

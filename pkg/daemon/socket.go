@@ -8,32 +8,21 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/dvvhq/dvv/pkg/client"
 )
 
 // prepareDir makes sure dir is a private directory of this user: created
-// 0700 when missing; refused when it is a symlink, owned by someone else, or
-// open to group or others. A socket in a shared directory could be replaced
-// by another user's.
+// 0700 when missing; refused when it is a symlink, owned by someone else
+// (the message names them), or open to group or others. A socket in a
+// shared directory could be replaced by another user's. Clients apply the
+// same rules (client.CheckDir) before they send anything.
 func prepareDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symlink; refusing it (remove it and start again)", dir)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory; refusing it", dir)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d); refusing it", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s has mode %04o; it must be 0700 (chmod 700 %s)", dir, fi.Mode().Perm(), dir)
+	if err := client.CheckDir(dir); err != nil {
+		return fmt.Errorf("refusing the socket directory: %w", err)
 	}
 	return nil
 }

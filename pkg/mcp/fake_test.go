@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/png"
 	"net"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -176,4 +177,9 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallT
 	return res
 }
 
-func sockPath(t *testing.T) string { return filepath.Join(t.TempDir(), "d.sock") }
+// sockPath is a socket path in a private directory, as clients require.
+func sockPath(t *testing.T) string {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	return filepath.Join(dir, "d.sock")
+}

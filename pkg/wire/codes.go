@@ -37,6 +37,7 @@ const (
 	Busy              Code = "BUSY"
 	Internal          Code = "INTERNAL"
 	DaemonUnavailable Code = "DAEMON_UNAVAILABLE" // client side only: no dvvd answers
+	SocketUnsafe      Code = "SOCKET_UNSAFE"      // client side only: the socket may not be this user's dvvd
 )
 
 // CodeInfo documents a code. docs/protocol.md is generated from this table.
@@ -94,6 +95,7 @@ var Codes = []CodeInfo{
 	{Busy, "Another operation holds what this one needs.", "Retry after the other one finishes.", ExitConnection},
 	{Internal, "A bug in dvvd.", "Report it with `dvv history`; the daemon stays up.", ExitInternal},
 	{DaemonUnavailable, "No dvvd answers on the socket.", "Start it: `dvvd &` or `systemctl --user start dvvd`.", ExitDaemon},
+	{SocketUnsafe, "The socket's directory or file is not this user's alone (another owner, group/other permission bits, a symlink), or the process listening on it runs as another user; nothing was sent to it.", "Follow the message: have the directory removed (it names its owner), or set XDG_RUNTIME_DIR to a private directory; then start dvvd again.", ExitDaemon},
 }
 
 var codeIndex = func() map[Code]CodeInfo {

@@ -16,21 +16,24 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
-	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // The binaries under test, built once by TestMain.
-var dvvBin, dvvdBin string
+var dvvBin, dvvdBin, dvvmcpBin string
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("DVV_SQUAT_DIR"); dir != "" {
+		squat(dir, os.Getenv("DVV_SQUAT_LOG")) // this process is another user's squatter
+		return
+	}
 	dir, err := os.MkdirTemp("", "dvv-system-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	dvvBin, dvvdBin = filepath.Join(dir, "dvv"), filepath.Join(dir, "dvvd")
-	for bin, pkg := range map[string]string{dvvBin: "./cmd/dvv", dvvdBin: "./cmd/dvvd"} {
+	dvvBin, dvvdBin, dvvmcpBin = filepath.Join(dir, "dvv"), filepath.Join(dir, "dvvd"), filepath.Join(dir, "dvvmcp")
+	for bin, pkg := range map[string]string{dvvBin: "./cmd/dvv", dvvdBin: "./cmd/dvvd", dvvmcpBin: "./cmd/dvvmcp"} {
 		cmd := exec.Command("go", "build", "-o", bin, pkg)
 		cmd.Dir = "../.."
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -88,7 +91,7 @@ func startDaemonIn(t testing.TB, busAddress, home string) *daemon {
 		busAddress = "unix:path=" + filepath.Join(home, "no-bus")
 	}
 	id := fmt.Sprintf("sys%d-%d", os.Getpid(), instances.Add(1))
-	d := &daemon{t: t, id: id, socket: client.SocketPath(id), home: home}
+	d := &daemon{t: t, id: id, socket: filepath.Join(home, "dvv", id+".sock"), home: home}
 	d.env = append(cleanEnv(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_RUNTIME_DIR="+home, "DBUS_SESSION_BUS_ADDRESS="+busAddress, "DVV_SOCKET="+d.socket)
 	cmd := exec.Command(dvvdBin, "--id", id, "--no-discovery", "--log-level", "debug")
