@@ -65,6 +65,7 @@ func newTerminal(ctx context.Context, c *conn, o Options) (*terminal, error) {
 	emu.SetCallbacks(vt.Callbacks{Title: func(s string) { t.title = s }})
 	go t.pumpOutput()
 	go t.pumpReplies()
+	go t.releaseWhenDropped()
 	return t, nil
 }
 
@@ -100,6 +101,14 @@ func (t *terminal) pumpOutput() {
 // for them.
 func (t *terminal) pumpReplies() {
 	io.Copy(t.shell, t.emu)
+}
+
+// releaseWhenDropped frees what the session held once its connection has
+// ended, whether or not anyone calls Close: the daemon forgets a dropped
+// session and dials a new one.
+func (t *terminal) releaseWhenDropped() {
+	<-t.conn.client.Done()
+	t.Close()
 }
 
 func (t *terminal) notifyLocked() {
