@@ -64,10 +64,12 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	hctx, cancel := context.WithTimeout(ctx, ep.ConnectTimeout)
 	defer cancel()
 	addr := ep.Addr()
-	conn, err := dialTCP(hctx, addr)
+	tcp, err := dialTCP(hctx, addr)
 	if err != nil {
 		return nil, err
 	}
+	heard := &heardConn{Conn: tcp}
+	var conn net.Conn = heard
 	auth, cleanup := authMethods(ep, o.Password)
 	defer cleanup()
 	cfg := &ssh.ClientConfig{
@@ -82,7 +84,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	stopped := stop()
 	if err != nil {
 		conn.Close()
-		err = classifyHandshake(err, addr)
+		err = classifyHandshake(err, addr, heard)
 		var ae *AuthError
 		if errors.As(err, &ae) {
 			ae.User, ae.Tried, ae.Notes = ep.User, auth.tried, auth.notes
@@ -101,7 +103,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	c := &Client{SSH: ssh.NewClient(sc, chans, reqs), Endpoint: ep, done: make(chan struct{})}
 	go func() {
 		err := c.SSH.Wait()
-		c.fail(&ConnectError{Addr: addr, Err: fmt.Errorf("connection lost: %v", err)})
+		c.fail(connLost(addr, err))
 	}()
 	ka := o.KeepAlive
 	if ka == 0 {

@@ -7,6 +7,7 @@
 package sshx
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -232,7 +234,7 @@ func stopOnCancel(ctx context.Context, c net.Conn) (stop func() bool) {
 	return context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
 }
 
-func classifyHandshake(err error, addr string) error {
+func classifyHandshake(err error, addr string, heard *heardConn) error {
 	if err == nil {
 		return nil
 	}
@@ -246,12 +248,82 @@ func classifyHandshake(err error, addr string) error {
 		strings.Contains(msg, "Too many authentication failures") {
 		return &AuthError{Addr: addr, Err: err}
 	}
+	ioFailure := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrDeadlineExceeded)
+	var ne net.Error
+	if errors.As(err, &ne) {
+		ioFailure = true
+	}
+	// Something answered but is not an SSH server, or an SSH server broke
+	// the protocol: no retry fixes that. A server that merely hung up
+	// (or never spoke) may be busy or starting: that is worth retrying.
+	if first := heard.first(); len(first) > 0 && !bytes.HasPrefix(first, []byte("SSH-")) && !bytes.Contains(first, []byte("\nSSH-")) {
+		return &ProtocolError{Addr: addr, Err: fmt.Errorf("the server does not speak SSH: it sent %q", clip(first, 48))}
+	}
+	if !ioFailure {
+		return &ProtocolError{Addr: addr, Err: err}
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, os.ErrDeadlineExceeded) {
 		return &ConnectError{Addr: addr, Err: fmt.Errorf("the connection ended during the SSH handshake (%v)", err)}
 	}
+	return &ConnectError{Addr: addr, Err: err}
+}
+
+// ProtocolError means the server answered with something that is not
+// SSH, or broke the protocol. It is permanent: retrying cannot fix it.
+type ProtocolError struct {
+	Addr string
+	Err  error
+}
+
+func (e *ProtocolError) Error() string { return fmt.Sprintf("%s: %v", e.Addr, e.Err) }
+func (e *ProtocolError) Unwrap() error { return e.Err }
+
+// connLost classes why an established connection ended: a protocol
+// violation (a malformed packet, a bad MAC) or a plain loss.
+func connLost(addr string, err error) error {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return &ConnectError{Addr: addr, Err: fmt.Errorf("connection lost: %v", err)}
+	}
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return &ConnectError{Addr: addr, Err: err}
+		return &ConnectError{Addr: addr, Err: fmt.Errorf("connection lost: %v", err)}
 	}
-	return &ConnectError{Addr: addr, Err: err}
+	return &ProtocolError{Addr: addr, Err: fmt.Errorf("the server broke the SSH protocol: %v", err)}
+}
+
+// heardConn keeps the first bytes the server sent, to tell a server that
+// speaks something else from one that hung up.
+type heardConn struct {
+	net.Conn
+	mu  sync.Mutex
+	buf []byte
+}
+
+const heardMax = 256
+
+func (h *heardConn) Read(p []byte) (int, error) {
+	n, err := h.Conn.Read(p)
+	if n > 0 {
+		h.mu.Lock()
+		if room := heardMax - len(h.buf); room > 0 {
+			h.buf = append(h.buf, p[:min(n, room)]...)
+		}
+		h.mu.Unlock()
+	}
+	return n, err
+}
+
+func (h *heardConn) first() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]byte(nil), h.buf...)
+}
+
+func clip(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }

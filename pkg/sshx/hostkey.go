@@ -143,11 +143,12 @@ func FetchHostKey(ctx context.Context, address string, port int, algos []string)
 		},
 	}
 	hostport := net.JoinHostPort(address, strconv.Itoa(port))
-	conn, err := dialTCP(ctx, hostport)
+	tcp, err := dialTCP(ctx, hostport)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
+	defer tcp.Close()
+	conn := &heardConn{Conn: tcp}
 	stopOnCancel(ctx, conn)
 	c, _, _, err := ssh.NewClientConn(conn, hostport, cfg)
 	if c != nil {
@@ -156,7 +157,7 @@ func FetchHostKey(ctx context.Context, address string, port int, algos []string)
 	if got != nil {
 		return got, nil
 	}
-	return nil, classifyHandshake(err, hostport)
+	return nil, classifyHandshake(err, hostport, conn)
 }
 
 // AppendKnownHost records key for address:port in file, hashing the host

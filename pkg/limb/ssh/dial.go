@@ -6,6 +6,7 @@ package ssh
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -125,7 +126,12 @@ type conn struct {
 }
 
 func (c *conn) err() error {
-	if err := c.client.Err(); err != nil {
+	err := c.client.Err()
+	var pe *sshx.ProtocolError
+	if errors.As(err, &pe) {
+		return wire.Errorf(wire.ProtocolError, "the SSH connection to %s ended: %v", c.client.Endpoint.Addr(), err)
+	}
+	if err != nil {
 		return wire.Errorf(wire.NotConnected, "the SSH connection to %s ended: %v", c.client.Endpoint.Addr(), err)
 	}
 	return nil

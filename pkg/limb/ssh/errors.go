@@ -28,6 +28,7 @@ func dialError(err error, address string, port int) *wire.Error {
 	var he *sshx.HostKeyError
 	var ae *sshx.AuthError
 	var ce *sshx.ConnectError
+	var pe *sshx.ProtocolError
 	switch {
 	case errors.As(err, &we):
 		return we
@@ -43,6 +44,8 @@ func dialError(err error, address string, port int) *wire.Error {
 			he.Address, he.KeyType, he.Fingerprint, trustCommand(address, port))
 	case errors.As(err, &ae):
 		return wire.Errorf(wire.AuthFailed, "%v. Load the right key into ssh-agent, name it with IdentityFile in ~/.ssh/config, or save a password for this host.", ae)
+	case errors.As(err, &pe):
+		return wire.Errorf(wire.ProtocolError, "%v. This is not a working SSH server: check the port, and that an SSH server (not another service) listens there.", pe)
 	case errors.As(err, &ce):
 		return wire.Errorf(wire.Unreachable, "%v. Check the address and port, and that an SSH server runs there.", ce)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
@@ -70,6 +73,8 @@ func reasonWord(c wire.Code) string {
 		return "SSH authentication failed"
 	case wire.Unreachable:
 		return "no SSH server answers"
+	case wire.ProtocolError:
+		return "the server there does not speak SSH properly"
 	}
 	return strings.ToLower(string(c))
 }
