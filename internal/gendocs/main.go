@@ -1,5 +1,7 @@
-// Command gendocs writes the error-code table of docs/protocol.md from
-// pkg/wire's closed set of codes, between the codes:begin/end markers.
+// Command gendocs writes the generated parts of docs/protocol.md from
+// pkg/wire: the op table (from wire.Ops, the table dvvd, policy and the MCP
+// bridge run on) and the error-code table (from wire.Codes), each between
+// its begin/end markers.
 package main
 
 import (
@@ -10,10 +12,15 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-const (
-	begin = "<!-- codes:begin -->"
-	end   = "<!-- codes:end -->"
-)
+type section struct {
+	begin, end string
+	render     func() string
+}
+
+var sections = []section{
+	{"<!-- ops:begin -->", "<!-- ops:end -->", OpsTable},
+	{"<!-- codes:begin -->", "<!-- codes:end -->", Table},
+}
 
 // Table renders the codes as Markdown.
 func Table() string {
@@ -25,13 +32,103 @@ func Table() string {
 	return b.String()
 }
 
-// Render replaces the marked section of doc with the current table.
-func Render(doc string) (string, error) {
-	i, j := strings.Index(doc, begin), strings.Index(doc, end)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("markers %s … %s not found", begin, end)
+// OpsTable renders wire.Ops as Markdown: fields (with the variants they
+// apply to and their bounds), the capabilities needed, and the answer.
+func OpsTable() string {
+	var b strings.Builder
+	b.WriteString("| op | fields | needs | answer |\n| --- | --- | --- | --- |\n")
+	for i := range wire.Ops {
+		s := &wire.Ops[i]
+		fmt.Fprintf(&b, "| `%s`%s | %s | %s | %s |\n", s.Name, opMarks(s), fields(s), needs(s), s.Answer)
 	}
-	return doc[:i+len(begin)] + "\n" + Table() + doc[j:], nil
+	return b.String()
+}
+
+// opMarks flags inline (answered from memory, in read order) and read-only ops.
+func opMarks(s *wire.OpSpec) string {
+	var m []string
+	if s.Inline {
+		m = append(m, "inline")
+	}
+	if s.ReadOnly {
+		m = append(m, "read-only")
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(m, ", ") + ")"
+}
+
+func fields(s *wire.OpSpec) string {
+	var out []string
+	if s.Limb {
+		out = append(out, "selector")
+	}
+	for i := range s.Fields {
+		f := &s.Fields[i]
+		if s.Limb && (f.Name == "limbId" || f.Name == "groupId" || f.Name == "member") {
+			continue
+		}
+		d := "`" + f.Name + "`"
+		if f.Name == s.Variant {
+			d += " " + strings.Join(s.Variants, "/")
+		}
+		var q []string
+		if len(f.Only) > 0 {
+			q = append(q, strings.Join(f.Only, "/")+" only")
+		}
+		switch {
+		case f.Min != nil && f.Max != nil:
+			q = append(q, fmt.Sprintf("%d..%d", *f.Min, *f.Max))
+		case f.Min != nil:
+			q = append(q, fmt.Sprintf("≥ %d", *f.Min))
+		}
+		if f.Note != "" {
+			q = append(q, f.Note)
+		}
+		if len(q) > 0 {
+			d += " (" + strings.Join(q, "; ") + ")"
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return "—"
+	}
+	return strings.Join(out, ", ")
+}
+
+func needs(s *wire.OpSpec) string {
+	if s.Name == wire.OpGroupRun {
+		return "what its action needs"
+	}
+	if s.ActionCaps != nil {
+		var parts []string
+		for _, v := range s.Variants {
+			c := s.ActionCaps[v]
+			if len(c) == 0 {
+				parts = append(parts, v+": —")
+			} else {
+				parts = append(parts, v+": `"+strings.Join(c, "`, `")+"`")
+			}
+		}
+		return strings.Join(parts, "; ")
+	}
+	if len(s.Caps) == 0 {
+		return "—"
+	}
+	return "`" + strings.Join(s.Caps, "`, `") + "`"
+}
+
+// Render replaces every marked section of doc with its current table.
+func Render(doc string) (string, error) {
+	for _, sec := range sections {
+		i, j := strings.Index(doc, sec.begin), strings.Index(doc, sec.end)
+		if i < 0 || j < i {
+			return "", fmt.Errorf("markers %s … %s not found", sec.begin, sec.end)
+		}
+		doc = doc[:i+len(sec.begin)] + "\n" + sec.render() + doc[j:]
+	}
+	return doc, nil
 }
 
 func main() {

@@ -118,7 +118,7 @@ func (e *env) finish(err error) int {
 		if next := we.Next; next != "" {
 			fmt.Fprintf(e.stderr, "next: %s\n", next)
 		}
-		return we.Code.Info().Exit
+		return we.Exit()
 	}
 	// Anything else comes from cobra's own argument handling.
 	fmt.Fprintln(e.stderr, "dvv:", err)

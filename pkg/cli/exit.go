@@ -43,7 +43,7 @@ func usageErr(format string, args ...any) error {
 // errorResponse is the JSON object --json prints for a failure that never
 // reached dvvd (DAEMON_UNAVAILABLE, or a local file the CLI could not read).
 func errorResponse(we *wire.Error) *wire.Response {
-	return &wire.Response{Result: wire.ResultError, Code: we.Code, Message: we.Message, Next: we.Next, Observation: we.Observation}
+	return &wire.Response{Result: wire.ResultError, Code: we.Code, Message: we.Message, Next: we.Next, Cause: we.Cause, Observation: we.Observation}
 }
 
 // localErr is a failure on the CLI's own side (a local file), classed like

@@ -196,7 +196,7 @@ func groupRunCmd(e *env) *cobra.Command {
 			for _, m := range resp.Members {
 				if m.Response != nil {
 					if we := m.Response.Err(); we != nil {
-						return &exitStatus{code: we.Code.Info().Exit, msg: fmt.Sprintf("member %d (%s) failed: %s", m.Index, m.LimbID, we.Code)}
+						return &exitStatus{code: we.Exit(), msg: fmt.Sprintf("member %d (%s) failed: %s", m.Index, m.LimbID, we.Code)}
 					}
 				}
 			}

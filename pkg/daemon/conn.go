@@ -38,12 +38,6 @@ type conn struct {
 	cancel context.CancelFunc
 }
 
-// inlineOps answer from memory in microseconds. They are served on the
-// reading goroutine even when they carry an id: a hand-off to another
-// goroutine would cost more than the op itself.
-var inlineOps = map[string]bool{wire.OpPing: true, wire.OpStatus: true, wire.OpSignals: true, wire.OpLimbs: true,
-	wire.OpHistory: true, wire.OpGroupList: true, wire.OpTokenList: true}
-
 func (d *Daemon) serveConn(nc net.Conn) {
 	ctx, cancel := context.WithCancel(d.ctx)
 	c := &conn{d: d, nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel}
@@ -71,7 +65,9 @@ func (d *Daemon) serveConn(nc net.Conn) {
 		// Requests without an id are served in order, one after another,
 		// so `printf … | nc -U` scripts read answers in sequence. Requests
 		// with an id run concurrently and are answered as they finish.
-		if len(req.ID) == 0 || inlineOps[req.Op] {
+		// Inline ops (wire.OpSpec.Inline) answer from memory in microseconds:
+		// handing them to another goroutine would cost more than the op.
+		if spec, _ := wire.Spec(req.Op); len(req.ID) == 0 || (spec != nil && spec.Inline) {
 			c.handle(&req)
 			continue
 		}
@@ -188,6 +184,6 @@ func errorResponse(id json.RawMessage, err error) *wire.Response {
 	if next == "" {
 		next = we.Code.Info().Next
 	}
-	return &wire.Response{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next,
+	return &wire.Response{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next, Cause: we.Cause,
 		Observation: we.Observation}
 }

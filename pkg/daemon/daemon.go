@@ -90,6 +90,9 @@ func New(cfg Config) *Daemon {
 
 // Listen opens the control socket (see socket.go for the rules it enforces).
 func (d *Daemon) Listen() error {
+	if err := checkHandlers(); err != nil {
+		return err
+	}
 	path := d.SocketPath()
 	ln, err := listen(path)
 	if err != nil {

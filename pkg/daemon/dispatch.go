@@ -23,66 +23,70 @@ type call struct {
 
 type handler func(*call) (*wire.Response, error)
 
-// opInfo describes one op: its handler and whether it names a limb (then
-// history is kept and the selector is resolved first).
-type opInfo struct {
-	fn       handler
-	limbOp   bool
-	noAttach bool // hello/ping: served before any attachment exists
-}
+// handlers holds one handler per op of wire.Ops; what an op is (limb op,
+// inline, capabilities, fields, codes) lives in its spec, not here. It is
+// filled in init because group_run's handler dispatches again.
+var handlers map[string]handler
 
-var ops map[string]opInfo
+func init() { handlers = builtinHandlers() }
 
-func init() {
-	ops = map[string]opInfo{
-		wire.OpHello:      {fn: opHello},
-		wire.OpAttach:     {fn: opHello},
-		wire.OpPing:       {fn: opPing, noAttach: true},
-		wire.OpShutdown:   {fn: opShutdown},
-		wire.OpSubscribe:  {fn: opSubscribe},
-		wire.OpLimbs:      {fn: opLimbs},
-		wire.OpOpen:       {fn: opOpen},
-		wire.OpClose:      {fn: opClose, limbOp: true},
-		wire.OpReconnect:  {fn: opReconnect, limbOp: true},
-		wire.OpStatus:     {fn: opStatus, limbOp: true},
-		wire.OpControl:    {fn: opControl, limbOp: true},
-		wire.OpTakeover:   {fn: opTakeover, limbOp: true},
-		wire.OpClick:      {fn: opClick, limbOp: true},
-		wire.OpType:       {fn: opType, limbOp: true},
-		wire.OpKey:        {fn: opKey, limbOp: true},
-		wire.OpScreen:     {fn: opScreen, limbOp: true},
-		wire.OpWait:       {fn: opWait, limbOp: true},
-		wire.OpSignals:    {fn: opSignals, limbOp: true},
-		wire.OpClipboard:  {fn: opClipboard, limbOp: true},
-		wire.OpRun:        {fn: opRun, limbOp: true},
-		wire.OpTermRead:   {fn: opTermRead, limbOp: true},
-		wire.OpTermSend:   {fn: opTermSend, limbOp: true},
-		wire.OpFiles:      {fn: opFiles, limbOp: true},
-		wire.OpTransfer:   {fn: opTransfer, limbOp: true},
-		wire.OpHistory:    {fn: opHistory, limbOp: true},
-		wire.OpHosts:      {fn: opHosts},
-		wire.OpHostAdd:    {fn: opHostAdd},
-		wire.OpHostRemove: {fn: opHostRemove},
-		wire.OpHostTrust:  {fn: opHostTrust},
-		wire.OpGroupOpen:  {fn: opGroupOpen},
-		wire.OpGroupList:  {fn: opGroupList},
-		wire.OpGroupGrow:  {fn: opGroupGrow},
-		wire.OpGroupShrnk: {fn: opGroupShrink},
-		wire.OpGroupClose: {fn: opGroupClose},
-		wire.OpGroupRun:   {fn: opGroupRun},
-		wire.OpTokenNew:   {fn: opTokenCreate},
-		wire.OpTokenList:  {fn: opTokenList},
-		wire.OpTokenRevok: {fn: opTokenRevoke},
+func builtinHandlers() map[string]handler {
+	return map[string]handler{
+		wire.OpHello:      opHello,
+		wire.OpAttach:     opHello,
+		wire.OpPing:       opPing,
+		wire.OpShutdown:   opShutdown,
+		wire.OpSubscribe:  opSubscribe,
+		wire.OpLimbs:      opLimbs,
+		wire.OpOpen:       opOpen,
+		wire.OpClose:      opClose,
+		wire.OpReconnect:  opReconnect,
+		wire.OpStatus:     opStatus,
+		wire.OpControl:    opControl,
+		wire.OpTakeover:   opTakeover,
+		wire.OpClick:      opClick,
+		wire.OpType:       opType,
+		wire.OpKey:        opKey,
+		wire.OpScreen:     opScreen,
+		wire.OpWait:       opWait,
+		wire.OpSignals:    opSignals,
+		wire.OpClipboard:  opClipboard,
+		wire.OpRun:        opRun,
+		wire.OpTermRead:   opTermRead,
+		wire.OpTermSend:   opTermSend,
+		wire.OpFiles:      opFiles,
+		wire.OpTransfer:   opTransfer,
+		wire.OpHistory:    opHistory,
+		wire.OpHosts:      opHosts,
+		wire.OpHostAdd:    opHostAdd,
+		wire.OpHostRemove: opHostRemove,
+		wire.OpHostTrust:  opHostTrust,
+		wire.OpGroupOpen:  opGroupOpen,
+		wire.OpGroupList:  opGroupList,
+		wire.OpGroupGrow:  opGroupGrow,
+		wire.OpGroupShrnk: opGroupShrink,
+		wire.OpGroupClose: opGroupClose,
+		wire.OpGroupRun:   opGroupRun,
+		wire.OpTokenNew:   opTokenCreate,
+		wire.OpTokenList:  opTokenList,
+		wire.OpTokenRevok: opTokenRevoke,
 	}
 }
 
-// OpNames lists every op dvvd serves (docs and the policy table test).
-func OpNames() []string {
-	names := make([]string, 0, len(ops))
-	for n := range ops {
-		names = append(names, n)
+// checkHandlers makes a spec without a handler, or a handler without a
+// spec, a start-up failure rather than an op that answers "unknown".
+func checkHandlers() error {
+	for _, s := range wire.Ops {
+		if handlers[s.Name] == nil {
+			return fmt.Errorf("op %q is specified in pkg/wire but dvvd has no handler for it", s.Name)
+		}
 	}
-	return names
+	for name := range handlers {
+		if _, ok := wire.Spec(name); !ok {
+			return fmt.Errorf("dvvd has a handler for %q but pkg/wire does not specify it", name)
+		}
+	}
+	return nil
 }
 
 func (c *conn) handle(req *wire.Request) {
@@ -98,12 +102,15 @@ func (c *conn) serve(req *wire.Request) (resp *wire.Response) {
 			resp = errorResponse(nil, wire.Errorf(wire.Internal, "dvvd hit a bug serving %q; it is still running", req.Op))
 		}
 	}()
-	info, ok := ops[req.Op]
+	spec, ok := wire.Spec(req.Op)
 	if !ok {
 		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
 	}
-	if info.noAttach {
-		r, err := info.fn(&call{d: c.d, c: c, req: req, ctx: c.ctx})
+	if spec.NoAttach {
+		if err := spec.Check(req); err != nil {
+			return errorResponse(nil, err)
+		}
+		r, err := handlers[req.Op](&call{d: c.d, c: c, req: req, ctx: c.ctx})
 		if err != nil {
 			return errorResponse(nil, err)
 		}
@@ -133,10 +140,11 @@ func (c *conn) serve(req *wire.Request) (resp *wire.Response) {
 // dispatch runs one request for an attachment: access check, selector,
 // history, handler. group_run uses it for every member.
 func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wire.Request) *wire.Response {
-	info, known := ops[req.Op]
+	spec, known := wire.Spec(req.Op)
 	if !known {
 		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
 	}
+	fn := handlers[req.Op]
 	d.touch(att)
 	// Inside group_run, every member passes the start barrier exactly once,
 	// also on early failures.
@@ -148,14 +156,17 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 		}
 	}
 	defer pass()
+	if err := spec.Check(req); err != nil {
+		return errorResponse(nil, err)
+	}
 	if err := d.authorize(att, req); err != nil {
 		return errorResponse(nil, err)
 	}
 	cl := &call{d: d, c: c, att: att, req: req, ctx: ctx}
-	if !info.limbOp {
-		r, err := info.fn(cl)
+	if !spec.Limb {
+		r, err := fn(cl)
 		if err != nil {
-			return errorResponse(nil, err)
+			return errorResponse(nil, d.declared(spec, err))
 		}
 		return r
 	}
@@ -173,7 +184,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	start := time.Now()
 	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.Op})
 	pass()
-	r, err := info.fn(cl)
+	r, err := fn(cl)
+	err = d.declared(spec, err)
 	d.events.publish(&wire.Event{Kind: "op.end", LimbID: l.id, Detail: fmt.Sprintf("%s #%d", req.Op, seq)})
 	outcome := "ok"
 	if err != nil {
@@ -217,3 +229,30 @@ var observedCodes = map[wire.Code]bool{wire.GeometryChanged: true, wire.ScreenCh
 	wire.LeaseRevoked: true, wire.LeaseNotHeld: true, wire.OutOfBounds: true, wire.NotConnected: true, wire.NotReady: true}
 
 func ok(op string) *wire.Response { return &wire.Response{Result: op} }
+
+// lostConnection codes say why a limb's connection failed. An op that does
+// not declare them (wait, click, …) answers NOT_CONNECTED instead, with the
+// original code in the message: its caller's move is the same whatever
+// broke the connection.
+var lostConnection = map[wire.Code]bool{wire.AuthFailed: true, wire.Unreachable: true, wire.ProtocolError: true,
+	wire.HostKeyUnknown: true, wire.HostKeyChanged: true, wire.Unsupported: true}
+
+// declared keeps an op's answers within the codes its spec names: a lost
+// connection becomes NOT_CONNECTED; anything else undeclared is logged so
+// the spec (and docs/tools.md) can be corrected.
+func (d *Daemon) declared(spec *wire.OpSpec, err error) error {
+	var we *wire.Error
+	if err == nil || !errors.As(err, &we) || spec.CanRaise(we.Code) {
+		return err
+	}
+	if lostConnection[we.Code] && spec.CanRaise(wire.NotConnected) {
+		next := we.Next
+		if next == "" {
+			next = we.Code.Info().Next
+		}
+		return &wire.Error{Code: wire.NotConnected, Cause: we.Code, Observation: we.Observation,
+			Message: fmt.Sprintf("the limb is not connected: %s: %s", we.Code, we.Message), Next: next + " Then `reconnect`."}
+	}
+	d.log.Warn("op answered a code its spec does not declare", "op", spec.Name, "code", we.Code)
+	return err
+}

@@ -64,6 +64,12 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 		freed, holder := ls.freed, ls.holder.name
 		l.mu.Unlock()
 		left := time.Until(deadline)
+		if left <= 0 && wait > 0 {
+			// The tool reference names TIMEOUT for a wait that ran out;
+			// waitMs 0 asked not to wait and is refused as not held.
+			return &wire.Error{Code: wire.Timeout, Message: fmt.Sprintf("waited %v for limb %s's lease; %s still holds it", wait, l.id, holder),
+				Next: "Call `control` with action yield_status to see who holds it, then acquire again with a longer waitMs or leave it."}
+		}
 		if left <= 0 {
 			return wire.Errorf(wire.LeaseNotHeld, "limb %s's lease is held by %s", l.id, holder)
 		}

@@ -218,8 +218,13 @@ func TestPermanentFailureIsCoded(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "a"})
 	r := mustDo(t, c, &wire.Request{Op: "open", Address: "badpass", Protocol: "vnc"})
+	// wait names NOT_CONNECTED, not AUTH_FAILED, among its codes (the tool
+	// reference); the refused password is the cause.
 	_, err := do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(5000)})
-	wantCode(t, err, wire.AuthFailed)
+	wantCode(t, err, wire.NotConnected)
+	if client.Cause(err) != wire.AuthFailed || !strings.Contains(err.Error(), "wrong password") {
+		t.Fatalf("the answer hides its cause: %v (cause %s)", err, client.Cause(err))
+	}
 	_, err = do(t, c, &wire.Request{Op: "type", LimbID: r.LimbID, Text: strp("x")})
 	wantCode(t, err, wire.LeaseNotHeld)
 	mustDo(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})

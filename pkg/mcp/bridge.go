@@ -99,11 +99,11 @@ func (a *attachment) close() {
 	}
 }
 
-// retrySafe ops change nothing remote, so a call that met a dead connection
-// may be sent again once on a fresh one.
-var retrySafe = map[string]bool{
-	wire.OpHosts: true, wire.OpLimbs: true, wire.OpStatus: true, wire.OpSignals: true,
-	wire.OpGroupList: true, wire.OpTransfer: true, wire.OpScreen: true, wire.OpWait: true,
+// retrySafe reports whether a call that met a dead connection may be sent
+// again once on a fresh one: its spec says it changes nothing.
+func retrySafe(op string) bool {
+	s, ok := wire.Spec(op)
+	return ok && s.RetrySafe
 }
 
 // do sends req through the attachment, reconnecting when dvvd restarted.
@@ -120,7 +120,7 @@ func (a *attachment) do(ctx context.Context, name string, req *wire.Request) (*w
 		resp, err := c.Do(ctx, req)
 		if err == client.ErrClosed {
 			a.drop(c)
-			if attempt == 0 && retrySafe[req.Op] {
+			if attempt == 0 && retrySafe(req.Op) {
 				continue
 			}
 			return nil, notes, &wire.Error{Code: wire.DaemonUnavailable,

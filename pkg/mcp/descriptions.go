@@ -99,9 +99,9 @@ const (
 func (t *Tool) Description() string {
 	var b strings.Builder
 	b.WriteString(t.Doc)
-	if len(t.Raises) > 0 {
+	if raises := t.Raises(); len(raises) > 0 {
 		b.WriteString(" Raises ")
-		for i, c := range t.Raises {
+		for i, c := range raises {
 			if i > 0 {
 				b.WriteString(", ")
 			}

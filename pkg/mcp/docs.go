@@ -67,13 +67,13 @@ func writeTool(b *strings.Builder, t *Tool) {
 		}
 		b.WriteString("\n")
 	}
-	if len(t.Raises) > 0 {
-		codes := make([]string, len(t.Raises))
-		for i, c := range t.Raises {
-			codes[i] = string(c)
-		}
-		fmt.Fprintf(b, "Raises: %s.\n\n", strings.Join(codes, ", "))
+	// The same list dvvd holds its answers to (pkg/wire's op table).
+	raises := t.Raises()
+	codes := make([]string, len(raises))
+	for i, c := range raises {
+		codes[i] = "`" + string(c) + "`"
 	}
+	fmt.Fprintf(b, "Can answer: %s.\n\n", strings.Join(codes, ", "))
 	if t.Shell != "" {
 		fmt.Fprintf(b, "Shell: `%s`\n\n", t.Shell)
 	}

@@ -36,15 +36,13 @@ type Arg struct {
 
 // Tool is one tool of the manifest.
 type Tool struct {
-	Name     string
-	Op       string // the socket op it forwards to
-	Title    string
-	Doc      string // what it does, what it proves and what it only dispatches
-	Raises   []wire.Code
-	Shell    string // the equivalent dvv command line
-	ReadOnly bool   // changes nothing on the remote machine
-	Idem     bool   // repeating it has no further effect
-	Args     []Arg
+	Name  string
+	Op    string // the socket op it forwards to
+	Title string
+	Doc   string // what it does, what it proves and what it only dispatches
+	Shell string // the equivalent dvv command line
+	Idem  bool   // repeating it has no further effect
+	Args  []Arg
 }
 
 // Bounds the bridge applies to arguments before forwarding them.
@@ -93,13 +91,12 @@ var region = Arg{Name: "region", Type: TObject, Doc: "The rectangle to read, in 
 // Tools is the manifest, in the tool reference's order.
 var Tools = []Tool{
 	{Name: "dvv_hosts", Op: wire.OpHosts, Title: "Saved and discovered machines", Doc: docHosts,
-		Raises: []wire.Code{wire.PolicyDenied}, Shell: "dvv hosts", ReadOnly: true, Idem: true,
+		Shell: "dvv hosts", Idem: true,
 		Args: []Arg{boolean("discovered", "true to list what discovery (mDNS) has seen as well.")}},
 	{Name: "dvv_limbs", Op: wire.OpLimbs, Title: "Limbs this attachment can see", Doc: docLimbs,
-		Shell: "dvv limbs", ReadOnly: true, Idem: true},
+		Shell: "dvv limbs", Idem: true},
 	{Name: "dvv_open", Op: wire.OpOpen, Title: "Open a limb", Doc: docOpen,
-		Raises: []wire.Code{wire.BadRequest, wire.SlotRefused, wire.NotFound, wire.PolicyDenied},
-		Shell:  "dvv open <name or hostId> --perceive",
+		Shell: "dvv open <name or hostId> --perceive",
 		Args: []Arg{
 			str("hostId", "A saved machine, from dvv_hosts."),
 			str("address", "Hostname or IP of a machine that is not saved."),
@@ -112,15 +109,13 @@ var Tools = []Tool{
 		Shell: "dvv close <limbId>", Idem: true,
 		Args: []Arg{required(str("limbId", "The limb to close."))}},
 	{Name: "dvv_reconnect", Op: wire.OpReconnect, Title: "Reconnect a limb", Doc: docReconnect,
-		Raises: []wire.Code{wire.LimbGone, wire.Timeout, wire.AuthFailed, wire.Unreachable},
-		Shell:  "dvv reconnect <limbId>",
-		Args:   withTrio(num("timeoutMs", "How long to wait for the limb to come back; default 20000."))},
+		Shell: "dvv reconnect <limbId>",
+		Args:  withTrio(num("timeoutMs", "How long to wait for the limb to come back; default 20000."))},
 	{Name: "dvv_status", Op: wire.OpStatus, Title: "Observation of one limb", Doc: docStatus,
-		Raises: []wire.Code{wire.LimbGone}, Shell: "dvv status <limbId>", ReadOnly: true, Idem: true,
+		Shell: "dvv status <limbId>", Idem: true,
 		Args: trio()},
 	{Name: "dvv_control", Op: wire.OpControl, Title: "The control lease", Doc: docControl,
-		Raises: []wire.Code{wire.LimbGone, wire.LeaseNotHeld, wire.LeaseRevoked, wire.Timeout},
-		Shell:  "dvv control acquire <limbId>",
+		Shell: "dvv control acquire <limbId>",
 		Args: withTrio(
 			required(enum(str("action", "acquire, release, status, yield (release with a recorded reason) or yield_status (read only)."),
 				"acquire", "release", "status", "yield", "yield_status")),
@@ -128,8 +123,7 @@ var Tools = []Tool{
 			num("waitMs", "acquire only: how long to wait for a lease someone else holds; 0 fails at once."),
 		)},
 	{Name: "dvv_click", Op: wire.OpClick, Title: "Pointer event", Doc: docClick,
-		Raises: []wire.Code{wire.Unfenced, wire.GeometryChanged, wire.OutOfBounds, wire.WrongProtocol, wire.LeaseNotHeld, wire.LeaseRevoked, wire.LimbGone},
-		Shell:  "dvv click <limbId> <x> <y> [--action double]",
+		Shell: "dvv click <limbId> <x> <y> [--action double]",
 		Args: withTrio(
 			num("generation", "geometry.generation of the observation the coordinates were computed against. Without it the click is refused (UNFENCED)."),
 			required(enum(str("action", "What the pointer does."), "move", "click", "double", "right", "middle", "drag", "scroll")),
@@ -143,27 +137,23 @@ var Tools = []Tool{
 			strs("modifiers", "Keys held for the duration, e.g. [\"ctrl\",\"shift\"]."),
 		)},
 	{Name: "dvv_type", Op: wire.OpType, Title: "Type text", Doc: docType,
-		Raises: []wire.Code{wire.ScreenChanged, wire.WrongProtocol, wire.LeaseNotHeld, wire.LeaseRevoked, wire.LimbGone},
-		Shell:  "dvv type <limbId> \"text to type\"",
+		Shell: "dvv type <limbId> \"text to type\"",
 		Args: withTrio(
 			required(maxBytes(str("text", "The text, typed into whatever has focus."), MaxText)),
 			num("wpm", "Throttle in words per minute; default is as fast as the remote accepts."),
 		)},
 	{Name: "dvv_key", Op: wire.OpKey, Title: "Key or chord", Doc: docKey,
-		Raises: []wire.Code{wire.ScreenChanged, wire.UnknownKey, wire.LeaseNotHeld, wire.LeaseRevoked, wire.LimbGone},
-		Shell:  "dvv key <limbId> super+r",
-		Args:   withTrio(required(str("keys", "One key name, or a chord joined with +: Enter, Escape, Tab, ctrl+c, alt+F4, ctrl+alt+Delete, super+r.")))},
+		Shell: "dvv key <limbId> super+r",
+		Args:  withTrio(required(str("keys", "One key name, or a chord joined with +: Enter, Escape, Tab, ctrl+c, alt+F4, ctrl+alt+Delete, super+r.")))},
 	{Name: "dvv_screen", Op: wire.OpScreen, Title: "Read the screen", Doc: docScreen,
-		Raises: []wire.Code{wire.NotReady, wire.OutOfBounds, wire.BadRequest, wire.LimbGone},
-		Shell:  "dvv screen <limbId> --scale 0.5 --out ./dvv-screen.png", ReadOnly: true,
+		Shell: "dvv screen <limbId> --scale 0.5 --out ./dvv-screen.png",
 		Args: withTrio(
 			enum(str("form", "full (default), region, or damage-crop (only what changed since this attachment's last read)."), "full", "region", "damage-crop"),
 			region,
 			Arg{Name: "scale", Type: TNumber, Doc: "Whole frame only: scale factor, e.g. 0.5. Refused beside a region."},
 		)},
 	{Name: "dvv_wait", Op: wire.OpWait, Title: "Wait for a condition", Doc: docWait,
-		Raises: []wire.Code{wire.NotReady, wire.NotConnected, wire.Timeout, wire.LimbGone},
-		Shell:  "dvv wait <limbId> --until connected", ReadOnly: true,
+		Shell: "dvv wait <limbId> --until connected",
 		Args: withTrio(
 			required(enum(str("until", "The condition."), "connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit")),
 			maxBytes(str("text", "Needed for until text and text-gone: the text to look for."), MaxText),
@@ -171,14 +161,13 @@ var Tools = []Tool{
 			num("timeoutMs", "Deadline; default 8000, clamped to 25000."),
 		)},
 	{Name: "dvv_clipboard", Op: wire.OpClipboard, Title: "Remote clipboard", Doc: docClipboard,
-		Raises: []wire.Code{wire.PolicyDenied, wire.NotImplemented, wire.LeaseNotHeld, wire.LimbGone},
+
 		Args: withTrio(
 			required(enum(str("action", "get reads the remote clipboard; set writes text to it."), "get", "set")),
 			maxBytes(str("text", "set only: the text to put on the clipboard."), MaxText),
 		)},
 	{Name: "dvv_run", Op: wire.OpRun, Title: "Run a command", Doc: docRun,
-		Raises: []wire.Code{wire.PolicyDenied, wire.WrongProtocol, wire.Timeout, wire.LimbGone},
-		Shell:  "dvv run <limbId> --timeoutMs 5000 \"command\"",
+		Shell: "dvv run <limbId> --timeoutMs 5000 \"command\"",
 		Args: withTrio(
 			required(str("command", "One command line, run by the remote user's shell.")),
 			str("cwd", "Working directory; the home directory when absent."),
@@ -186,16 +175,16 @@ var Tools = []Tool{
 			num("maxOutputBytes", "Cap on each of stdout and stderr; above it output is cut and the answer says how much was dropped."),
 		)},
 	{Name: "dvv_term_read", Op: wire.OpTermRead, Title: "Terminal output since a cursor", Doc: docTermRead,
-		Raises: []wire.Code{wire.NotImplemented, wire.CursorExpired, wire.WrongProtocol, wire.LimbGone}, ReadOnly: true,
+
 		Args: withTrio(str("since", "A cursor from an earlier answer; absent means from the start."))},
 	{Name: "dvv_term_send", Op: wire.OpTermSend, Title: "Raw input to a terminal", Doc: docTermSend,
-		Raises: []wire.Code{wire.WrongProtocol, wire.LeaseNotHeld, wire.LeaseRevoked, wire.BadRequest, wire.LimbGone},
+
 		Args: withTrio(
 			maxBytes(str("text", "Sent as UTF-8."), MaxText),
 			maxBytes(str("bytesHex", "Bytes as hex, two digits each, no separators; 03 is Ctrl+C."), 2*MaxText),
 		)},
 	{Name: "dvv_files", Op: wire.OpFiles, Title: "Files over SFTP", Doc: docFiles,
-		Raises: []wire.Code{wire.FilesUnavailable, wire.PolicyDenied, wire.NotFound, wire.TooLarge, wire.LimbGone},
+
 		Args: withTrio(
 			required(enum(str("action", "What to do."), "list", "get", "put", "mkdir", "remove", "rename", "home")),
 			str("path", "The remote path; ~ and ~/x resolve against the remote home. For rename, the existing name."),
@@ -206,13 +195,13 @@ var Tools = []Tool{
 			boolean("recursive", "remove only: remove a directory and what it holds."),
 		)},
 	{Name: "dvv_transfer", Op: wire.OpTransfer, Title: "Transfers (none are ever queued)", Doc: docTransfer,
-		ReadOnly: true, Idem: true,
+		Idem: true,
 		Args: withTrio(
 			required(enum(str("action", "status or cancel."), "status", "cancel")),
 			str("transferId", "A transfer id; none is ever issued."),
 		)},
 	{Name: "dvv_group_open", Op: wire.OpGroupOpen, Title: "Open a group of limbs", Doc: docGroupOpen,
-		Raises: []wire.Code{wire.BadRequest, wire.NotFound, wire.Unreachable, wire.AuthFailed},
+
 		Args: []Arg{
 			strs("hostIds", "Saved machines, from dvv_hosts."),
 			strs("addresses", "Endpoints of machines that are not saved (host or host:port)."),
@@ -220,10 +209,10 @@ var Tools = []Tool{
 			boolean("perceive", "Keep a framebuffer mirror for every member."),
 		}},
 	{Name: "dvv_group_list", Op: wire.OpGroupList, Title: "Groups and their members", Doc: docGroupList,
-		Raises: []wire.Code{wire.NotFound}, ReadOnly: true, Idem: true,
+		Idem: true,
 		Args: []Arg{str("groupId", "One group to list members of; absent lists every group.")}},
 	{Name: "dvv_group_grow", Op: wire.OpGroupGrow, Title: "Add members to a group", Doc: docGroupGrow,
-		Raises: []wire.Code{wire.NotFound, wire.BadRequest, wire.Unreachable},
+
 		Args: []Arg{
 			required(str("groupId", "The group to grow.")),
 			strs("hostIds", "Saved machines to add."),
@@ -232,16 +221,16 @@ var Tools = []Tool{
 			boolean("perceive", "Keep a framebuffer mirror for the new members."),
 		}},
 	{Name: "dvv_group_shrink", Op: wire.OpGroupShrnk, Title: "Close the newest members", Doc: docGroupShrink,
-		Raises: []wire.Code{wire.NotFound, wire.BadRequest},
+
 		Args: []Arg{
 			required(str("groupId", "The group to shrink.")),
 			required(num("n", "How many of the most recently added members to close.")),
 		}},
 	{Name: "dvv_group_close", Op: wire.OpGroupClose, Title: "Close a group", Doc: docGroupClose,
-		Raises: []wire.Code{wire.NotFound}, Idem: true,
+		Idem: true,
 		Args: []Arg{required(str("groupId", "The group to close."))}},
 	{Name: "dvv_group_run", Op: wire.OpGroupRun, Title: "One action on every member", Doc: docGroupRun,
-		Raises: []wire.Code{wire.NotFound, wire.BadRequest},
+
 		Args: []Arg{
 			required(str("groupId", "The group.")),
 			required(enum(str("action", "The single-limb tool to run on every member, without its dvv_ prefix."),
@@ -249,7 +238,7 @@ var Tools = []Tool{
 			{Name: "arguments", Type: TObject, Doc: "That tool's arguments, without limbId, groupId and member."},
 		}},
 	{Name: "dvv_signals", Op: wire.OpSignals, Title: "Negotiated signals", Doc: docSignals,
-		Raises: []wire.Code{wire.LimbGone}, Shell: "dvv signals <limbId>", ReadOnly: true, Idem: true,
+		Shell: "dvv signals <limbId>", Idem: true,
 		Args: trio()},
 }
 
@@ -260,6 +249,23 @@ var toolIndex = func() map[string]*Tool {
 	}
 	return m
 }()
+
+// Spec is the op spec of the tool's socket op (pkg/wire's table): what it
+// reads, whether a retry is safe, which codes it answers with.
+func (t *Tool) Spec() *wire.OpSpec {
+	s, ok := wire.Spec(t.Op)
+	if !ok {
+		panic("mcp: tool " + t.Name + " forwards to op " + t.Op + ", which pkg/wire does not specify")
+	}
+	return s
+}
+
+// ReadOnly reports whether the tool changes nothing on the remote machine.
+func (t *Tool) ReadOnly() bool { return t.Spec().ReadOnly }
+
+// Raises lists the codes the tool can answer with: its op's, and
+// DAEMON_UNAVAILABLE when the bridge cannot reach dvvd.
+func (t *Tool) Raises() []wire.Code { return append(t.Spec().AllRaises(), wire.DaemonUnavailable) }
 
 // Lookup returns the tool with the given name.
 func Lookup(name string) (*Tool, bool) { t, ok := toolIndex[name]; return t, ok }

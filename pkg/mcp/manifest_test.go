@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 func TestToolCount(t *testing.T) {
@@ -182,7 +184,7 @@ func TestDescriptions(t *testing.T) {
 		if len(tool.Doc) < 60 || tool.Title == "" {
 			t.Errorf("%s: description or title too thin", tool.Name)
 		}
-		for _, c := range tool.Raises {
+		for _, c := range tool.Raises() {
 			if !c.Known() {
 				t.Errorf("%s raises unknown code %s", tool.Name, c)
 			}
@@ -221,5 +223,41 @@ func TestToolsDocCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(have, b.Bytes()) {
 		t.Fatalf("docs/tools.md is stale; run `%s`", DocsCommand)
+	}
+}
+
+// referenceCodes are the codes the tool reference names beside each tool
+// (the four codes of the loop are named for every tool that can meet them).
+var referenceCodes = map[string][]wire.Code{
+	"dvv_hosts":     {wire.PolicyDenied},
+	"dvv_open":      {wire.BadRequest, wire.SlotRefused},
+	"dvv_control":   {wire.LeaseNotHeld, wire.LeaseRevoked, wire.Timeout},
+	"dvv_click":     {wire.GeometryChanged, wire.Unfenced, wire.OutOfBounds, wire.WrongProtocol, wire.LimbGone, wire.LeaseRevoked},
+	"dvv_type":      {wire.ScreenChanged, wire.WrongProtocol, wire.LimbGone, wire.LeaseRevoked},
+	"dvv_key":       {wire.ScreenChanged, wire.UnknownKey, wire.LimbGone, wire.LeaseRevoked},
+	"dvv_screen":    {wire.LimbGone},
+	"dvv_wait":      {wire.NotReady, wire.NotConnected, wire.Timeout, wire.LimbGone},
+	"dvv_clipboard": {wire.NotImplemented, wire.PolicyDenied},
+	"dvv_run":       {wire.PolicyDenied},
+	"dvv_term_read": {wire.NotImplemented},
+	"dvv_files":     {wire.FilesUnavailable},
+	"dvv_status":    {wire.LimbGone},
+	"dvv_signals":   {wire.LimbGone},
+}
+
+// TestToolsRaiseWhatTheReferenceNames: every code the reference names for
+// a tool is in the list the tool (and dvvd, through pkg/wire's op table)
+// declares, and every declared code is a known one.
+func TestToolsRaiseWhatTheReferenceNames(t *testing.T) {
+	for name, want := range referenceCodes {
+		tool, ok := Lookup(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		for _, c := range want {
+			if !tool.Spec().CanRaise(c) {
+				t.Errorf("%s: the reference names %s but op %s does not declare it", name, c, tool.Op)
+			}
+		}
 	}
 }

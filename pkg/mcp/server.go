@@ -69,7 +69,7 @@ var additive = map[string]bool{"dvv_open": true, "dvv_group_open": true, "dvv_gr
 func (t *Tool) sdkTool() *sdk.Tool {
 	// Opening adds a connection and takes nothing away; every other act may
 	// overwrite or end something on the remote side.
-	destructive := !t.ReadOnly && !additive[t.Name]
+	destructive := !t.ReadOnly() && !additive[t.Name]
 	openWorld := true
 	return &sdk.Tool{
 		Name:        t.Name,
@@ -78,7 +78,7 @@ func (t *Tool) sdkTool() *sdk.Tool {
 		InputSchema: t.InputSchema(),
 		Annotations: &sdk.ToolAnnotations{
 			Title:           t.Title,
-			ReadOnlyHint:    t.ReadOnly,
+			ReadOnlyHint:    t.ReadOnly(),
 			DestructiveHint: &destructive,
 			IdempotentHint:  t.Idem,
 			OpenWorldHint:   &openWorld,

@@ -6,121 +6,47 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// rule is what one op needs: the same for every action, or per action with
-// a fallback for actions the table does not name (the daemon refuses those
-// as BAD_REQUEST; the fallback only makes sure policy never allows more).
-type rule struct {
-	always   []Capability
-	byAction map[string][]Capability
-	other    []Capability // actions missing from byAction
-}
-
-func caps(c ...Capability) []Capability { return c }
-
-var none = []Capability{}
-
-// table is the op→capability table. Every op in pkg/wire has an entry; the
-// test reads pkg/wire's source to keep it so.
-var table = map[string]rule{
-	wire.OpHello:     {always: none},
-	wire.OpAttach:    {always: none},
-	wire.OpPing:      {always: none},
-	wire.OpSubscribe: {always: none}, // events carry states and op names, never pixels or text
-	wire.OpShutdown:  {always: caps(DaemonAdmin)},
-
-	wire.OpLimbs:     {always: none},
-	wire.OpStatus:    {always: none},
-	wire.OpSignals:   {always: none},
-	wire.OpWait:      {always: none},
-	wire.OpTransfer:  {always: none}, // nothing is ever in flight
-	wire.OpGroupList: {always: none},
-
-	wire.OpOpen:      {always: caps(LimbsOpen)},
-	wire.OpClose:     {always: caps(LimbsOpen)},
-	wire.OpReconnect: {always: caps(LimbsOpen)},
-
-	wire.OpControl: {byAction: map[string][]Capability{
-		"acquire":      caps(Control),
-		"release":      caps(Control),
-		"yield":        caps(Control),
-		"status":       none,
-		"yield_status": none,
-	}, other: caps(Control)},
-	wire.OpClick:    {always: caps(Control)},
-	wire.OpType:     {always: caps(Control)},
-	wire.OpKey:      {always: caps(Control)},
-	wire.OpTermSend: {always: caps(Control)},
-	wire.OpTakeover: {always: caps(Takeover)},
-
-	wire.OpScreen:   {always: caps(ScreenRead)},
-	wire.OpTermRead: {always: caps(ScreenRead)},
-
-	wire.OpClipboard: {byAction: map[string][]Capability{
-		"get": caps(ClipboardRead),
-		"set": caps(ClipboardWrite),
-	}, other: caps(ClipboardRead, ClipboardWrite)},
-
-	wire.OpRun: {always: caps(Exec)},
-
-	wire.OpFiles: {byAction: map[string][]Capability{
-		"list":   caps(FilesRead),
-		"get":    caps(FilesRead),
-		"home":   caps(FilesRead),
-		"put":    caps(FilesWrite),
-		"mkdir":  caps(FilesWrite),
-		"remove": caps(FilesWrite),
-		"rename": caps(FilesWrite),
-	}, other: caps(FilesRead, FilesWrite)},
-
-	wire.OpHosts:      {always: caps(HostsRead)},
-	wire.OpHostAdd:    {always: caps(HostsWrite)},
-	wire.OpHostRemove: {always: caps(HostsWrite)},
-	wire.OpHostTrust:  {always: caps(HostsWrite)},
-
-	wire.OpGroupOpen:  {always: caps(LimbsOpen)},
-	wire.OpGroupGrow:  {always: caps(LimbsOpen)},
-	wire.OpGroupShrnk: {always: caps(LimbsOpen)},
-	wire.OpGroupClose: {always: caps(LimbsOpen)},
-	// group_run needs what its action needs (RequiredForGroupRun).
-
-	wire.OpTokenNew:   {always: caps(TokensAdmin)},
-	wire.OpTokenList:  {always: caps(TokensAdmin)},
-	wire.OpTokenRevok: {always: caps(TokensAdmin)},
-
-	wire.OpHistory: {always: caps(HistoryRead)},
-}
-
 // unknownOp is what an op missing from the table needs: the strongest
 // bundled capability, so a new op is never open by accident. The daemon
 // answers unknown ops BAD_REQUEST before asking policy.
 var unknownOp = caps(DaemonAdmin)
 
-// Known reports whether op is in the table.
-func Known(op string) bool {
-	if op == wire.OpGroupRun {
-		return true
+func caps(c ...Capability) []Capability { return c }
+
+func toCaps(names []string) []Capability {
+	out := make([]Capability, len(names))
+	for i, n := range names {
+		out[i] = Capability(n)
 	}
-	_, ok := table[op]
+	return out
+}
+
+// Known reports whether op is in the op table (pkg/wire's Ops).
+func Known(op string) bool {
+	_, ok := wire.Spec(op)
 	return ok
 }
 
-// Required returns the capabilities an op with an action needs. It does not
-// see request fields that name local paths; RequiredFor does.
+// Required returns the capabilities an op with an action needs, as its spec
+// in pkg/wire states them. An action the spec does not name needs every
+// capability the op can need (dvvd refuses such actions as BAD_REQUEST;
+// this only makes sure policy never allows more). It does not see request
+// fields that name local paths; RequiredFor does.
 func Required(op string, action string) []Capability {
 	if op == wire.OpGroupRun {
 		return RequiredForGroupRun(action)
 	}
-	r, ok := table[op]
+	s, ok := wire.Spec(op)
 	if !ok {
 		return append([]Capability{}, unknownOp...)
 	}
-	if r.byAction == nil {
-		return append([]Capability{}, r.always...)
+	if s.ActionCaps == nil {
+		return toCaps(s.Caps)
 	}
-	if c, ok := r.byAction[action]; ok {
-		return append([]Capability{}, c...)
+	if c, ok := s.ActionCaps[action]; ok {
+		return toCaps(c)
 	}
-	return append([]Capability{}, r.other...)
+	return toCaps(s.AllCaps())
 }
 
 // RequiredForGroupRun is what group_run with this action needs: exactly what

@@ -123,10 +123,20 @@ type Error struct {
 	Code        Code         `json:"code"`
 	Message     string       `json:"message"`
 	Next        string       `json:"next,omitempty"`
+	Cause       Code         `json:"cause,omitempty"` // the code under Code, when dvvd mapped one onto another
 	Observation *Observation `json:"observation,omitempty"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Exit is the dvv CLI's exit status for the error: its cause's when it has
+// one, so a script still tells a refused password from a dropped link.
+func (e *Error) Exit() int {
+	if e.Cause != "" {
+		return e.Cause.Info().Exit
+	}
+	return e.Code.Info().Exit
+}
 
 // Errorf builds a coded error; the next move defaults to the code's own.
 func Errorf(code Code, format string, args ...any) *Error {

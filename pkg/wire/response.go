@@ -18,6 +18,10 @@ type Response struct {
 	Code    Code   `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
 	Next    string `json:"next,omitempty"`
+	// Cause is the code that lay under Code when dvvd mapped a failure onto
+	// one the op declares (a wait on a limb whose password was refused
+	// answers NOT_CONNECTED, cause AUTH_FAILED).
+	Cause Code `json:"cause,omitempty"`
 
 	// hello / attach
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
@@ -62,7 +66,7 @@ func (r *Response) Err() *Error {
 	if r.Result != ResultError {
 		return nil
 	}
-	return &Error{Code: r.Code, Message: r.Message, Next: r.Next, Observation: r.Observation}
+	return &Error{Code: r.Code, Message: r.Message, Next: r.Next, Cause: r.Cause, Observation: r.Observation}
 }
 
 // DaemonInfo answers hello/attach.

@@ -39,7 +39,7 @@ func TestRDPSavedHostWithNLA(t *testing.T) {
 	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
 	r := must(t, c, &wire.Request{Op: "open", HostID: "win", Perceive: boolp(true)})
 	_, err = do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
-	if client.Code(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {
+	if client.Cause(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {
 		t.Fatalf("first sight of the certificate: %v", err)
 	}
 	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})

@@ -94,7 +94,7 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 	// A wrong stored password is AUTH_FAILED, and says nothing of the secret.
 	call(&wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "lab-wrong", Protocol: "vnc", Address: "localhost", Port: v.Port}, Password: secret[:4] + "XXXX"})
 	r2, _ := call(&wire.Request{Op: "open", HostID: "lab-wrong"})
-	if _, err := call(&wire.Request{Op: "wait", LimbID: r2.LimbID, Until: "connected", TimeoutMs: intp(20000)}); client.Code(err) != wire.AuthFailed {
+	if _, err := call(&wire.Request{Op: "wait", LimbID: r2.LimbID, Until: "connected", TimeoutMs: intp(20000)}); client.Cause(err) != wire.AuthFailed {
 		t.Fatalf("wrong stored password: %v", err)
 	}
 	call(&wire.Request{Op: "host_remove", HostID: "lab-wrong"})

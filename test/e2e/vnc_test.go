@@ -132,7 +132,9 @@ func TestVNCWrongPasswordFailsFast(t *testing.T) {
 	start := time.Now()
 	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &v.Port, Protocol: "vnc"})
 	_, err := do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
-	if client.Code(err) != wire.AuthFailed {
+	// wait answers NOT_CONNECTED (its code in the tool reference) with the
+	// refused password as the cause.
+	if client.Code(err) != wire.NotConnected || client.Cause(err) != wire.AuthFailed {
 		t.Fatalf("wrong (missing) password: %v", err)
 	}
 	if time.Since(start) > 15*time.Second {

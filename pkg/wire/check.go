@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"reflect"
+	"strings"
+)
+
+// envelope fields may come with any op: op and id frame the request, and
+// the first request on a connection may carry the attachment's name, token
+// and session.
+var envelope = map[string]bool{"op": true, "id": true, "name": true, "token": true, "session": true}
+
+// requestFields maps each JSON field name of Request to its struct index.
+var requestFields = func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeOf(Request{})
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			m[name] = i
+		}
+	}
+	return m
+}()
+
+// RequestField reports whether name is a field of Request.
+func RequestField(name string) bool { _, ok := requestFields[name]; return ok }
+
+// Check refuses, as BAD_REQUEST naming the field, a request that carries a
+// field its op does not take, a field that does not apply to the variant
+// asked (clipboard get with text), an unknown variant, or a whole number
+// outside its field's bounds. Presence is a non-zero value: every optional
+// field of Request is a pointer, a slice or omitted when empty.
+func (s *OpSpec) Check(req *Request) *Error {
+	v := reflect.ValueOf(req).Elem()
+	variant := ""
+	if s.Variant != "" {
+		if i, ok := requestFields[s.Variant]; ok {
+			variant, _ = v.Field(i).Interface().(string)
+		}
+		if variant != "" && !s.HasVariant(variant) {
+			return Errorf(BadRequest, "%s %q is not one of %s", s.Variant, variant, strings.Join(s.Variants, ", "))
+		}
+	}
+	// Walk the struct in field order so the first offending field named is
+	// stable from one run to the next.
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		fv := v.Field(i)
+		if envelope[name] || fv.IsZero() {
+			continue
+		}
+		f, ok := s.Field(name)
+		if !ok {
+			return Errorf(BadRequest, "%s does not take %q; its fields are: %s", s.Name, name, s.FieldNames())
+		}
+		if !f.Applies(variant) {
+			return Errorf(BadRequest, "%q applies to %s %s only, not %s %q", name, s.Name, orList(f.Only), s.Variant, variant)
+		}
+		if fv.Kind() == reflect.Pointer && fv.Elem().CanInt() {
+			if err := f.CheckRange(fv.Elem().Int()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func orList(vs []string) string {
+	switch len(vs) {
+	case 0:
+		return ""
+	case 1:
+		return vs[0]
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
+}

@@ -1,0 +1,362 @@
+package wire
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// OpSpec is what one op is. dvvd's dispatch, policy's capability table, the
+// MCP bridge's annotations and retry rule, the generated docs and the tests
+// all read this table; nothing else lists the ops.
+type OpSpec struct {
+	Name string
+	// Limb ops address one limb through the selector trio (limbId, or
+	// groupId with member); dvvd resolves it before the handler runs and
+	// keeps the limb's history.
+	Limb bool
+	// Inline ops answer from memory in microseconds and are served on the
+	// connection's reading goroutine even when they carry an id.
+	Inline bool
+	// NoAttach ops are served before the connection has an attachment.
+	NoAttach bool
+	// ReadOnly ops change nothing on a remote machine nor in dvvd's saved
+	// state; RetrySafe ones may be sent again after a connection dropped
+	// mid-call (a read-only op may still not be: it can clear a fence).
+	ReadOnly  bool
+	RetrySafe bool
+	// Caps are the policy capabilities the op needs; ActionCaps, when set,
+	// replaces Caps per action (an action it does not name needs the union).
+	Caps       []string
+	ActionCaps map[string][]string
+	// Variant is the field that picks what the op does ("action", or
+	// "until" for wait) and Variants its closed set, in documentation order.
+	Variant  string
+	Variants []string
+	// Fields are the request fields the op takes beside op, id and the
+	// attach envelope (name, token, session), which any first request may
+	// carry. Anything else is BAD_REQUEST naming the field.
+	Fields []Field
+	// Raises are the codes the op answers with, beyond the ones every op
+	// may answer (Universal, plus LIMB_GONE for limb ops). dvvd maps a
+	// connection failure onto NOT_CONNECTED for ops that do not list it.
+	Raises []Code
+	// Answer says in a few words what a success carries (docs).
+	Answer string
+}
+
+// Field is one request field of an op.
+type Field struct {
+	Name string
+	// Only lists the variants the field applies to; empty = every one.
+	Only []string
+	// Min and Max bound a whole-number field (nil = unbounded).
+	Min, Max *int64
+	// Note is a short remark for the docs (a default, a unit).
+	Note string
+}
+
+// Universal codes may come from any op: the request was malformed or too
+// large, policy refused it, or dvvd hit a bug.
+var Universal = []Code{BadRequest, PolicyDenied, TooLarge, Internal}
+
+func fld(name string, opts ...func(*Field)) Field {
+	f := Field{Name: name}
+	for _, o := range opts {
+		o(&f)
+	}
+	return f
+}
+
+func only(variants ...string) func(*Field) { return func(f *Field) { f.Only = variants } }
+func note(s string) func(*Field)           { return func(f *Field) { f.Note = s } }
+func atLeast(n int64) func(*Field)         { return func(f *Field) { f.Min = &n } }
+func within(lo, hi int64) func(*Field) {
+	return func(f *Field) { f.Min, f.Max = &lo, &hi }
+}
+
+// selector is the limb trio, which every limb op takes.
+var selector = []Field{fld("limbId"), fld("groupId"), fld("member", atLeast(0))}
+
+func limbFields(fs ...Field) []Field { return append(append([]Field{}, selector...), fs...) }
+
+func codes(c ...Code) []Code { return c }
+
+// Ops is the op table, in documentation order.
+var Ops = []OpSpec{
+	{Name: OpHello, Answer: "(takes the envelope: `name`, `token`, `session`, see Attachments) `daemon`: version, protocol, id, pid, attachment, role, caps"},
+	{Name: OpAttach, Answer: "as `hello`"},
+	{Name: OpPing, NoAttach: true, Inline: true, ReadOnly: true, RetrySafe: true, Answer: "`ping`"},
+	{Name: OpLimbs, Inline: true, ReadOnly: true, RetrySafe: true,
+		Answer: "`limbs`, `available`: id, protocol, address, port, slot, state, size, capabilities, lease"},
+	{Name: OpOpen, Caps: []string{"limbs.open"},
+		Fields: []Field{fld("hostId"), fld("address"), fld("port", within(1, 65535), note("5900 vnc, 3389 rdp, 22 ssh")),
+			fld("protocol", note("needed with address, refused beside hostId")), fld("slot", atLeast(0)), fld("perceive")},
+		Raises: codes(SlotRefused, NotFound, HostKeyUnknown, HostKeyChanged, KeychainMissing, Unsupported, Busy),
+		Answer: "`limbId`, `observation`; returns once the session task runs"},
+	{Name: OpClose, Limb: true, Caps: []string{"limbs.open"}, Fields: []Field{fld("limbId")},
+		Answer: "`close`; idempotent (a gone limb is success); in-flight intents withdrawn first"},
+	{Name: OpReconnect, Limb: true, Caps: []string{"limbs.open"},
+		Fields: limbFields(fld("timeoutMs", atLeast(0), note("20000, clamped to 60000"))),
+		Raises: codes(Timeout, AuthFailed, Unreachable, ProtocolError, HostKeyUnknown, HostKeyChanged, Unsupported, NotConnected),
+		Answer: "`observation` once connected again; the last error's code when it failed"},
+	{Name: OpStatus, Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector,
+		Answer: "`observation` (`dvv.observation.v1`)"},
+	{Name: OpSignals, Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector, Answer: "`signals`"},
+	{Name: OpControl, Limb: true, Variant: "action", Variants: []string{"acquire", "release", "status", "yield", "yield_status"},
+		ActionCaps: map[string][]string{"acquire": {"control"}, "release": {"control"}, "yield": {"control"}, "status": {}, "yield_status": {}},
+		Fields: limbFields(fld("action"), fld("reason", only("acquire", "release", "yield")),
+			fld("waitMs", only("acquire"), within(0, 600000), note("0 fails at once"))),
+		Raises: codes(LeaseNotHeld, LeaseRevoked, Timeout),
+		Answer: "`lease`, `observation`"},
+	{Name: OpTakeover, Limb: true, Caps: []string{"takeover"}, Fields: limbFields(fld("reason")),
+		Answer: "a person takes the lease at once"},
+	{Name: OpClick, Limb: true, Caps: []string{"control"}, Variant: "action",
+		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
+		Fields: limbFields(fld("action"), fld("generation"), fld("generationFrom", note("`last-read`")), fld("x"), fld("y"),
+			fld("toX", only("drag")), fld("toY", only("drag")), fld("button", only("drag")),
+			fld("direction", only("scroll")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers")),
+		Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
+		Answer: "`dispatched`"},
+	{Name: OpType, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("text"), fld("wpm", within(1, 100000))),
+		Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
+		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST` and nothing is typed); on a terminal limb the text goes to the PTY unfenced"},
+	{Name: OpKey, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("keys")),
+		Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
+		Answer: "`dispatched`; on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode)"},
+	{Name: OpScreen, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
+		Variants: []string{"full", "region", "damage-crop"},
+		Fields: limbFields(fld("form"), fld("region", only("region"), note("{x,y,w,h}")), fld("scale", only("full", "damage-crop"), note("(0,1]")),
+			fld("format", note("png or jpeg")), fld("out", note("absolute path: written there instead of inline"))),
+		Raises: codes(NotReady, OutOfBounds, NotConnected),
+		Answer: "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`"},
+	{Name: OpWait, Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until",
+		Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
+		Fields: limbFields(fld("until"), fld("text", only("text", "text-gone")),
+			fld("quietMs", atLeast(0), note("750")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000"))),
+		Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol),
+		Answer: "`wait`: settled, elapsedMs, detail, exitCode; a timeout is `settled: false`, not an error"},
+	{Name: OpClipboard, Limb: true, Variant: "action", Variants: []string{"get", "set"},
+		ActionCaps: map[string][]string{"get": {"clipboard.read"}, "set": {"clipboard.write"}},
+		Fields:     limbFields(fld("action"), fld("text", only("set"), note("≤ 1 MiB"))),
+		Raises:     codes(NotImplemented, LeaseNotHeld, LeaseRevoked, WrongProtocol, NotReady, NotConnected),
+		Answer:     "`clipboard`: text, present, via (extended-utf8/latin1), unrepresentable"},
+	{Name: OpRun, Limb: true, Caps: []string{"exec"},
+		Fields: limbFields(fld("command"), fld("cwd"), fld("timeoutMs", atLeast(1), note("required")),
+			fld("maxOutputBytes", atLeast(0))),
+		Raises: codes(WrongProtocol, Timeout, NotConnected, NotReady),
+		Answer: "`run`: exitCode or signal or timedOut, stdout, stderr (or *Base64 when not UTF-8), dropped counts"},
+	{Name: OpTermRead, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
+		Raises: codes(NotImplemented, CursorExpired, WrongProtocol),
+		Answer: "`term`: data (or dataBase64), cursor; `CURSOR_EXPIRED` when the ring overwrote the cursor"},
+	{Name: OpTermSend, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes"))),
+		Raises: codes(WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected),
+		Answer: "`dispatched`"},
+	{Name: OpFiles, Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
+		ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
+			"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
+		Fields: limbFields(fld("action"), fld("path", only("list", "get", "put", "mkdir", "remove", "rename")),
+			fld("to", only("get", "rename")), fld("from", only("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
+			fld("mode", only("put"), within(0, 0o7777)), fld("recursive", only("remove"))),
+		Raises: codes(FilesUnavailable, NotFound, Timeout, HostKeyUnknown),
+		Answer: "`files`: entries, bytes, contentBase64, home, via (ssh/sidecar)"},
+	{Name: OpTransfer, Limb: true, ReadOnly: true, RetrySafe: true, Variant: "action", Variants: []string{"status", "cancel"},
+		Fields: limbFields(fld("action"), fld("transferId")), Raises: codes(NotFound),
+		Answer: "`transfer`: nothing is ever in flight (an ordinary answer)"},
+	{Name: OpHistory, Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Caps: []string{"history.read"}, Fields: selector,
+		Answer: "`history`: the limb's last 128 ops — op, attachment, outcome code, timings; never text, pixels or secrets"},
+	{Name: OpHosts, Caps: []string{"hosts.read"}, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("discovered")},
+		Answer: "`hosts` (saved + ~/.ssh/config) with `hasCredential`; with `discovered`, also `discovered` + `discoveryNote`"},
+	{Name: OpHostAdd, Caps: []string{"hosts.write"}, Fields: []Field{fld("host", note("{name, protocol, address, port, user, domain, sshPort, sshUser}")), fld("password", note("to the keychain only"))},
+		Raises: codes(KeychainMissing, Unsupported), Answer: "`hosts`"},
+	{Name: OpHostRemove, Caps: []string{"hosts.write"}, Fields: []Field{fld("hostId", note("or the envelope's `name`"))},
+		Raises: codes(NotFound, KeychainMissing, Unsupported), Answer: "`hosts`; the keychain item is deleted too"},
+	{Name: OpHostTrust, Caps: []string{"hosts.write"},
+		Fields: []Field{fld("address"), fld("port", within(1, 65535)), fld("protocol"), fld("fingerprint")},
+		Raises: codes(Unreachable, Unsupported, HostKeyChanged, Timeout),
+		Answer: "`dispatched` with the trusted fingerprint"},
+	{Name: OpGroupOpen, Caps: []string{"limbs.open"},
+		Fields: []Field{fld("hostIds"), fld("addresses", note("host:port")), fld("protocol", note("needed with addresses")), fld("perceive")},
+		Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
+		Answer: "`group`; waits for every member's first connection; any failure closes what the call opened and names the member"},
+	{Name: OpGroupList, Inline: true, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("groupId")}, Raises: codes(NotFound),
+		Answer: "`groups`, or one `group` with members"},
+	{Name: OpGroupGrow, Caps: []string{"limbs.open"},
+		Fields: []Field{fld("groupId"), fld("hostIds"), fld("addresses"), fld("protocol"), fld("perceive")},
+		Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
+		Answer: "`group`"},
+	{Name: OpGroupShrnk, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId"), fld("n", atLeast(1))}, Raises: codes(NotFound),
+		Answer: "`group`; n larger than the group is `BAD_REQUEST` (never clamped)"},
+	{Name: OpGroupClose, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId")}, Raises: codes(NotFound),
+		Answer: "`group_close`; members already gone are fine"},
+	// group_run needs what its inner action needs (policy.RequiredFor).
+	{Name: OpGroupRun, Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
+		Fields: []Field{fld("groupId"), fld("action"), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"))},
+		Raises: codes(NotFound),
+		Answer: "`members`: index, limbId, response — each member's own answer or error"},
+	{Name: OpTokenNew, Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name
+		Raises: codes(KeychainMissing, Unsupported), Answer: "`token` (shown once; labelled by `name`), `tokens`"},
+	{Name: OpTokenList, Inline: true, ReadOnly: true, Caps: []string{"tokens.admin"}, Raises: codes(Unsupported), Answer: "`tokens`"},
+	{Name: OpTokenRevok, Caps: []string{"tokens.admin"}, Fields: []Field{fld("tokenId")}, Raises: codes(NotFound, Unsupported),
+		Answer: "`token_revoke`"},
+	{Name: OpSubscribe, ReadOnly: true, Fields: []Field{fld("events")},
+		Answer: "then `event` lines: limb.state, lease, op.start, op.end with seq and µs time"},
+	{Name: OpShutdown, Caps: []string{"daemon.admin"}, Answer: "dvvd stops"},
+}
+
+var opIndex map[string]*OpSpec
+
+func init() { indexOps() }
+
+func indexOps() {
+	opIndex = make(map[string]*OpSpec, len(Ops))
+	for i := range Ops {
+		s := &Ops[i]
+		if _, dup := opIndex[s.Name]; dup {
+			panic("wire: op " + s.Name + " is specified twice")
+		}
+		opIndex[s.Name] = s
+	}
+}
+
+// Spec returns the spec of an op.
+func Spec(op string) (*OpSpec, bool) { s, ok := opIndex[op]; return s, ok }
+
+// AddOp adds an op to the table. dvv's own ops are listed in Ops; this is
+// for tests that prove a new op needs nothing but its spec, its handler and
+// its test. It must run before dvvd starts.
+func AddOp(s OpSpec) {
+	Ops = append(Ops, s)
+	indexOps()
+}
+
+// OpNames lists every op, in table order.
+func OpNames() []string {
+	names := make([]string, len(Ops))
+	for i, s := range Ops {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Field returns the op's field of that name.
+func (s *OpSpec) Field(name string) (*Field, bool) {
+	for i := range s.Fields {
+		if s.Fields[i].Name == name {
+			return &s.Fields[i], true
+		}
+	}
+	return nil, false
+}
+
+// CanRaise reports whether the op may answer with code c.
+func (s *OpSpec) CanRaise(c Code) bool {
+	if c == LimbGone && s.Limb {
+		return true
+	}
+	for _, u := range Universal {
+		if u == c {
+			return true
+		}
+	}
+	for _, r := range s.Raises {
+		if r == c {
+			return true
+		}
+	}
+	return false
+}
+
+// AllRaises is every code the op may answer with, sorted in the order of
+// Codes: its own, LIMB_GONE for limb ops, and the universal ones.
+func (s *OpSpec) AllRaises() []Code {
+	var out []Code
+	for _, ci := range Codes {
+		if s.CanRaise(ci.Code) {
+			out = append(out, ci.Code)
+		}
+	}
+	return out
+}
+
+// AllCaps is the union of every capability the op can need.
+func (s *OpSpec) AllCaps() []string {
+	set := map[string]bool{}
+	for _, c := range s.Caps {
+		set[c] = true
+	}
+	for _, cs := range s.ActionCaps {
+		for _, c := range cs {
+			set[c] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HasVariant reports whether v is one of the op's variants.
+func (s *OpSpec) HasVariant(v string) bool {
+	for _, x := range s.Variants {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Applies reports whether the field applies to the variant v.
+func (f *Field) Applies(v string) bool {
+	if len(f.Only) == 0 || v == "" {
+		return true
+	}
+	for _, o := range f.Only {
+		if o == v {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckRange reports a whole number outside the field's bounds as
+// BAD_REQUEST naming the field.
+func (f *Field) CheckRange(n int64) *Error {
+	switch {
+	case f.Min != nil && f.Max != nil && (n < *f.Min || n > *f.Max):
+		return Errorf(BadRequest, "%s must be %d..%d, not %d", f.Name, *f.Min, *f.Max, n)
+	case f.Min != nil && n < *f.Min:
+		return Errorf(BadRequest, "%s must be at least %d, not %d", f.Name, *f.Min, n)
+	case f.Max != nil && n > *f.Max:
+		return Errorf(BadRequest, "%s must be at most %d, not %d", f.Name, *f.Max, n)
+	}
+	return nil
+}
+
+// FieldNames lists the op's field names, for messages.
+func (s *OpSpec) FieldNames() string {
+	if len(s.Fields) == 0 {
+		return "none"
+	}
+	names := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// String is the op's name.
+func (s *OpSpec) String() string { return fmt.Sprintf("op %s", s.Name) }
+
+// RemoveOp takes an op added by AddOp out of the table again.
+func RemoveOp(name string) {
+	for i := range Ops {
+		if Ops[i].Name == name {
+			Ops = append(Ops[:i:i], Ops[i+1:]...)
+			break
+		}
+	}
+	indexOps()
+}

@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOpTableIsConsistent: every field an op takes is a Request field,
+// every variant restriction names a real variant, and the variant field is
+// one of the op's fields.
+func TestOpTableIsConsistent(t *testing.T) {
+	for _, s := range Ops {
+		if s.Variant != "" {
+			if _, ok := s.Field(s.Variant); !ok {
+				t.Errorf("%s: variant field %q is not among its fields", s.Name, s.Variant)
+			}
+			if len(s.Variants) == 0 {
+				t.Errorf("%s: variant field without variants", s.Name)
+			}
+		}
+		for _, f := range s.Fields {
+			if !RequestField(f.Name) {
+				t.Errorf("%s: field %q is not a field of Request", s.Name, f.Name)
+			}
+			for _, o := range f.Only {
+				if !s.HasVariant(o) {
+					t.Errorf("%s.%s applies to %q, which is not one of %v", s.Name, f.Name, o, s.Variants)
+				}
+			}
+		}
+		for v := range s.ActionCaps {
+			if !s.HasVariant(v) {
+				t.Errorf("%s: capabilities for unknown action %q", s.Name, v)
+			}
+		}
+		for _, c := range s.Raises {
+			if !c.Known() {
+				t.Errorf("%s raises unknown code %s", s.Name, c)
+			}
+		}
+		if s.Limb {
+			for _, n := range []string{"limbId"} {
+				if _, ok := s.Field(n); !ok {
+					t.Errorf("limb op %s does not take %s", s.Name, n)
+				}
+			}
+		}
+	}
+}
+
+func TestCheckRefusesWhatDoesNotApply(t *testing.T) {
+	five, neg := 5, -5
+	text := "x"
+	cases := []struct {
+		req   Request
+		field string // "" = accepted
+	}{
+		{Request{Op: OpClipboard, LimbID: "l", Action: "get", Text: &text}, "text"},
+		{Request{Op: OpClipboard, LimbID: "l", Action: "set", Text: &text}, ""},
+		{Request{Op: OpControl, LimbID: "l", Action: "release", WaitMs: &five}, "waitMs"},
+		{Request{Op: OpControl, LimbID: "l", Action: "acquire", WaitMs: &five}, ""},
+		{Request{Op: OpWait, LimbID: "l", Until: "idle", QuietMs: &neg}, "quietMs"},
+		{Request{Op: OpClick, LimbID: "l", Action: "click", Direction: "up"}, "direction"},
+		{Request{Op: OpStatus, LimbID: "l", Path: "/x"}, "path"},
+		{Request{Op: OpPing, Name: "me", Token: "t", Session: "s"}, ""},
+		{Request{Op: OpFiles, LimbID: "l", Action: "bogus"}, "action"},
+	}
+	for _, c := range cases {
+		s, _ := Spec(c.req.Op)
+		err := s.Check(&c.req)
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%s %s: refused: %v", c.req.Op, c.req.Action, err)
+		case c.field != "" && (err == nil || err.Code != BadRequest || !strings.Contains(err.Message, c.field)):
+			t.Errorf("%s %s: want BAD_REQUEST naming %s, got %v", c.req.Op, c.req.Action, c.field, err)
+		}
+	}
+}

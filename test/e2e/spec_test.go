@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// TestAcquireWaitThatExpiresIsTimeout: an acquire whose waitMs runs out
+// answers TIMEOUT, the code the tool reference names; waitMs 0 still
+// answers LEASE_NOT_HELD at once.
+func TestAcquireWaitThatExpiresIsTimeout(t *testing.T) {
+	v := testbed.StartXvnc(t, testbed.XvncOptions{})
+	d := startDaemon(t)
+	a, b := dial(t, d, "a"), dial(t, d, "b")
+	id := openVNC(t, a, "127.0.0.1", v.Port)
+	must(t, a, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	_, err := do(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire", WaitMs: intp(200)})
+	if client.Code(err) != wire.Timeout || !strings.Contains(err.Error(), "a still holds it") {
+		t.Fatalf("acquire whose wait expired: %v", err)
+	}
+	_, err = do(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire", WaitMs: intp(0)})
+	if client.Code(err) != wire.LeaseNotHeld {
+		t.Fatalf("acquire without waiting: %v", err)
+	}
+}
+
+// rawLine sends one request line on a fresh socket connection and returns
+// the answer.
+func rawLine(t *testing.T, socket, line string) *wire.Response {
+	t.Helper()
+	nc, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := nc.Write([]byte(line + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := bufio.NewReader(nc).ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("%s: no answer: %v", line, err)
+	}
+	var r wire.Response
+	if err := json.Unmarshal(ans, &r); err != nil {
+		t.Fatalf("answer %q: %v", ans, err)
+	}
+	return &r
+}
+
+// TestFieldsThatDoNotApplyAreRefused: nonsense arguments are BAD_REQUEST
+// naming the field, and nothing reaches the server (the X pointer stays
+// where it was; the X clipboard keeps its text).
+func TestFieldsThatDoNotApplyAreRefused(t *testing.T) {
+	v := testbed.StartXvnc(t, testbed.XvncOptions{})
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	id := openVNC(t, c, "127.0.0.1", v.Port)
+	must(t, c, &wire.Request{Op: "screen", LimbID: id})
+	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	v.Run(t, "xdotool", "mousemove", "10", "10")
+	cases := []struct{ line, field string }{
+		{`{"op":"clipboard","limbId":"` + id + `","action":"get","text":"x"}`, "text"},
+		{`{"op":"control","limbId":"` + id + `","action":"release","waitMs":5}`, "waitMs"},
+		{`{"op":"wait","limbId":"` + id + `","until":"idle","quietMs":-5,"timeoutMs":100}`, "quietMs"},
+		{`{"op":"click","limbId":"` + id + `","action":"move","x":1.5,"y":40,"generation":1}`, "x"},
+		{`{"op":"click","limbId":"` + id + `","action":"move","x":100,"y":40,"generation":1,"direction":"up"}`, "direction"},
+		{`{"op":"click","limbId":"` + id + `","action":"scroll","x":100,"y":40,"generation":1,"direction":"up","clicks":0}`, "clicks"},
+		{`{"op":"status","limbId":"` + id + `","path":"/etc"}`, "path"},
+		{`{"op":"files","limbId":"` + id + `","action":"home","path":"/etc"}`, "path"},
+		{`{"op":"open","address":"127.0.0.1","protocol":"vnc","port":70000}`, "port"},
+	}
+	for _, tc := range cases {
+		r := rawLine(t, d.SocketPath(), tc.line)
+		if r.Code != wire.BadRequest || !strings.Contains(r.Message, `"`+tc.field+`"`) && !strings.Contains(r.Message, tc.field+" ") {
+			t.Errorf("%s: want BAD_REQUEST naming %s, got %s: %s", tc.line, tc.field, r.Code, r.Message)
+		}
+	}
+	if x, y := v.MouseLocation(t); x != 10 || y != 10 {
+		t.Fatalf("a refused move reached the server: pointer at %d,%d", x, y)
+	}
+	// The same requests without the offending field are served.
+	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "release"})
+	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(100), Y: intp(40), Generation: u64p(1)})
+	deadline := time.Now().Add(10 * time.Second)
+	for x, y := v.MouseLocation(t); x != 100 || y != 40; x, y = v.MouseLocation(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the valid move never arrived: pointer at %d,%d", x, y)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
