@@ -3,13 +3,22 @@ GO      ?= go
 BIN     ?= bin
 PKGS    := ./...
 export GOFLAGS ?= -buildvcs=false
+# One version for all three binaries and the packages: the nearest tag
+# (v1.2.3 → 1.2.3, with -N-gHASH past it), else 0.0.0-dev when there is no
+# tag or no git.
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null | sed -e 's/^v//' -e 's/-\([0-9]*\)-g/+\1.g/')
+ifeq ($(VERSION),)
+VERSION := 0.1.0-dev
+endif
+NFPM    ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.0
+LDFLAGS := -s -w $(foreach p,pkg/daemon pkg/cli pkg/mcp,-X github.com/dvvhq/dvv/$(p).Version=$(VERSION))
 
-.PHONY: all build test test-short testdeps demo bench lint docs clean fuzz
+.PHONY: all build test test-short testdeps demo bench lint docs clean fuzz package
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/dvvd ./cmd/dvv ./cmd/dvvmcp
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/dvvd ./cmd/dvv ./cmd/dvvmcp
 
 # Installs the real servers the tests start (apt, as root), then runs every
 # test against them. DVV_REQUIRE_SERVERS=1 turns "server missing" into a
@@ -43,6 +52,19 @@ docs:
 	$(GO) run ./cmd/dvvmcp --gen-docs > docs/tools.md
 	$(GO) run ./cmd/dvv gen-docs > docs/cli.md
 	$(GO) run ./internal/gendocs docs/protocol.md
+
+# .deb and .rpm in bin/, carrying completions, man pages and the user units.
+package: build
+	rm -rf $(BIN)/share && mkdir -p $(BIN)/share/completions $(BIN)/share/man
+	$(BIN)/dvv completion bash > $(BIN)/share/completions/dvv.bash
+	$(BIN)/dvv completion zsh > $(BIN)/share/completions/_dvv
+	$(BIN)/dvv completion fish > $(BIN)/share/completions/dvv.fish
+	$(GO) run -ldflags '$(LDFLAGS)' ./internal/genman $(BIN)/share/man
+	$(BIN)/dvvd --gen-man $(BIN)/share/man
+	$(BIN)/dvvmcp --gen-man $(BIN)/share/man
+	gzip -9n $(BIN)/share/man/*.1
+	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p deb -f packaging/nfpm.yaml -t $(BIN)/
+	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p rpm -f packaging/nfpm.yaml -t $(BIN)/
 
 clean:
 	rm -rf $(BIN)

@@ -6,14 +6,17 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
 
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/discovery"
@@ -34,36 +37,84 @@ var (
 )
 
 func main() {
-	id := flag.String("id", "default", "instance name; the socket is $XDG_RUNTIME_DIR/dvv/<id>.sock, else /tmp/dvv<uid>/<id>.sock")
-	socket := flag.String("socket", "", "socket path (overrides --id's default path)")
-	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
-	threshold := flag.Float64("fence-threshold", daemon.DefaultFenceThreshold, "share of the screen repainted since the last read that refuses type/key")
-	noDiscovery := flag.Bool("no-discovery", false, "do not browse mDNS (Avahi) for machines")
-	version := flag.Bool("version", false, "print the version and exit")
-	flag.Parse()
-	if *version {
-		fmt.Println("dvvd", daemon.Version)
-		return
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are dvvd's command-line flags.
+type options struct {
+	id, socket, level string
+	threshold         float64
+	noDiscovery       bool
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var o options
+	var manDir string
+	code := 0
+	root := &cobra.Command{
+		Use:   "dvvd",
+		Short: "dvv's per-user daemon: holds every limb and serves the control socket",
+		Long: "dvvd holds every limb (a live VNC, RDP or SSH connection), leases, groups, saved hosts and policy,\n" +
+			"and serves them on a Unix socket, one JSON object per line. Run one per user (see `dvv service install`).",
+		Version:       daemon.Version,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if manDir != "" {
+				return writeMan(cmd, manDir)
+			}
+			code = serve(o, stderr)
+			return nil
+		},
 	}
+	root.SetVersionTemplate("dvvd {{.Version}}\n")
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.CompletionOptions.DisableDefaultCmd = true
+	f := root.Flags()
+	f.StringVar(&o.id, "id", "default", "instance name; the socket is $XDG_RUNTIME_DIR/dvv/<id>.sock, else /tmp/dvv<uid>/<id>.sock")
+	f.StringVar(&o.socket, "socket", "", "socket path (overrides the path --id names)")
+	f.StringVar(&o.level, "log-level", "info", "log level: debug, info, warn or error")
+	f.Float64Var(&o.threshold, "fence-threshold", daemon.DefaultFenceThreshold, "share of the screen repainted since the last read that refuses type/key")
+	f.BoolVar(&o.noDiscovery, "no-discovery", false, "do not browse mDNS (Avahi) for machines")
+	f.BoolP("version", "v", false, "print the version and exit")
+	f.StringVar(&manDir, "gen-man", "", "write the man page into this directory and exit (packaging)")
+	f.MarkHidden("gen-man")
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stderr, "dvvd: %v (see `dvvd --help`)\n", err)
+		return 2
+	}
+	return code
+}
+
+// serve runs the daemon until SIGTERM/SIGINT and returns the exit status.
+func serve(o options, stderr io.Writer) int {
 	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(*level)); err != nil {
-		fmt.Fprintln(os.Stderr, "dvvd: bad --log-level:", err)
-		os.Exit(2)
+	if err := lv.UnmarshalText([]byte(o.level)); err != nil {
+		fmt.Fprintln(stderr, "dvvd: bad --log-level:", err)
+		return 2
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv}))
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	svc, err := services(ctx, !*noDiscovery)
+	svc, err := services(ctx, !o.noDiscovery)
 	if err != nil {
 		log.Error("cannot start", "error", err)
-		os.Exit(1)
+		return 1
 	}
-	d := daemon.New(daemon.Config{ID: *id, SocketPath: *socket, Logger: log, Desktop: desktopDialers,
-		Terminal: terminalDialer, Files: filesDialer, Services: svc, FenceThreshold: *threshold})
+	ln, err := activatedListener()
+	if err != nil {
+		log.Error("socket activation", "error", err)
+		return 1
+	}
+	d := daemon.New(daemon.Config{ID: o.id, SocketPath: o.socket, Listener: ln, Logger: log, Desktop: desktopDialers,
+		Terminal: terminalDialer, Files: filesDialer, Services: svc, FenceThreshold: o.threshold})
 	if err := d.Listen(); err != nil {
 		log.Error("cannot listen", "error", err)
-		os.Exit(1)
+		return 1
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
@@ -75,9 +126,10 @@ func main() {
 	if err := d.Serve(); err != nil {
 		log.Error("serve", "error", err)
 		d.Shutdown()
-		os.Exit(1)
+		return 1
 	}
 	<-d.Done()
+	return 0
 }
 
 func services(ctx context.Context, discover bool) (daemon.Services, error) {
@@ -120,4 +172,13 @@ func pinCert(address string, port int, fingerprint string) (string, error) {
 		return "", wire.Errorf(wire.BadRequest, "%v", err)
 	}
 	return fingerprint, nil
+}
+
+// writeMan writes the program's man page (section 1) into dir.
+func writeMan(root *cobra.Command, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root.DisableAutoGenTag = true
+	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVVD", Section: "1", Source: "dvvd " + root.Version, Manual: "dvv manual"}, dir)
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +11,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
 
 	"github.com/dvvhq/dvv/pkg/mcp"
 )
@@ -21,43 +23,70 @@ func main() {
 }
 
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dvvmcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	socket := fs.String("socket", "", "dvvd's control socket (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
-	jpeg := fs.Bool("jpeg", os.Getenv("DVV_MCP_IMAGE") == "jpeg", "ask dvvd for JPEG screens instead of PNG (fewer tokens; also DVV_MCP_IMAGE=jpeg)")
-	name := fs.String("name", "", "attachment name when the MCP client sends none (default dvvmcp)")
-	genDocs := fs.Bool("gen-docs", false, "print docs/tools.md, generated from the manifest, and exit")
-	version := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: dvvmcp [flags]\n\n"+
-			"Speaks MCP on stdin/stdout and forwards the %d dvv tools to dvvd.\n"+
-			"Environment: DVV_SOCKET (socket path), DVV_TOKEN (policy token), DVV_MCP_IMAGE=jpeg.\n\nFlags:\n", mcp.ToolCount)
-		fs.PrintDefaults()
+	var socket, name string
+	var jpeg, genDocs bool
+	var manDir string
+	code := 0
+	root := &cobra.Command{
+		Use:   "dvvmcp",
+		Short: "dvv's MCP server on stdio",
+		Long: fmt.Sprintf("Speaks MCP on stdin/stdout and forwards the %d dvv tools to dvvd.\n"+
+			"Environment: DVV_SOCKET (socket path or ssh://[user@]host[:port][/id]), DVV_TOKEN (policy token),\n"+
+			"DVV_MCP_IMAGE=jpeg.", mcp.ToolCount),
+		Version:       mcp.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected arguments %q; it takes only flags", strings.Join(args, " "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if manDir != "" {
+				return writeMan(cmd, manDir)
+			}
+			if genDocs {
+				if err := mcp.WriteToolsDoc(stdout); err != nil {
+					fmt.Fprintln(stderr, "dvvmcp:", err)
+					code = 1
+				}
+				return nil
+			}
+			code = serve(stdin, stdout, stderr, mcp.Options{Socket: socket, Token: os.Getenv("DVV_TOKEN"), JPEG: jpeg, DefaultName: name})
+			return nil
+		},
 	}
-	if err := fs.Parse(args); err != nil {
+	root.SetVersionTemplate("dvvmcp {{.Version}}\n")
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.CompletionOptions.DisableDefaultCmd = true
+	f := root.Flags()
+	f.StringVar(&socket, "socket", "", "dvvd's control socket: a path or ssh://[user@]host[:port][/id] (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
+	f.BoolVar(&jpeg, "jpeg", os.Getenv("DVV_MCP_IMAGE") == "jpeg", "ask dvvd for JPEG screens instead of PNG (fewer tokens; also DVV_MCP_IMAGE=jpeg)")
+	f.StringVar(&name, "name", "", "attachment name when the MCP client sends none (default dvvmcp)")
+	f.BoolVar(&genDocs, "gen-docs", false, "print docs/tools.md, generated from the manifest, and exit")
+	f.MarkHidden("gen-docs")
+	f.BoolP("version", "v", false, "print the version and exit")
+	f.StringVar(&manDir, "gen-man", "", "write the man page into this directory and exit (packaging)")
+	f.MarkHidden("gen-man")
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stderr, "dvvmcp: %v\n\n%s", err, root.UsageString())
 		return 2
 	}
-	switch {
-	case *version:
-		fmt.Fprintln(stdout, "dvvmcp", mcp.Version)
-		return 0
-	case *genDocs:
-		if err := mcp.WriteToolsDoc(stdout); err != nil {
-			fmt.Fprintln(stderr, "dvvmcp:", err)
-			return 1
-		}
-		return 0
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "dvvmcp: unexpected arguments %q; it takes only flags (see --help)\n", strings.Join(fs.Args(), " "))
-		return 2
-	}
+	return code
+}
+
+// serve bridges MCP on stdio to dvvd until the client goes away or a signal.
+func serve(stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, opts mcp.Options) int {
 	// stdout carries the protocol: every log line goes to stderr.
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b := mcp.New(mcp.Options{Socket: *socket, Token: os.Getenv("DVV_TOKEN"), JPEG: *jpeg, DefaultName: *name})
+	b := mcp.New(opts)
 	err := b.ServeStdio(ctx, stdin, stdout)
 	if err != nil && ctx.Err() == nil && !isEOF(err) {
 		fmt.Fprintln(stderr, "dvvmcp:", err)
@@ -68,4 +97,13 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 
 func isEOF(err error) bool {
 	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")
+}
+
+// writeMan writes the program's man page (section 1) into dir.
+func writeMan(root *cobra.Command, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root.DisableAutoGenTag = true
+	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVVMCP", Section: "1", Source: "dvvmcp " + root.Version, Manual: "dvv manual"}, dir)
 }

@@ -63,9 +63,12 @@ func newRoot(e *env) *cobra.Command {
 		Long: "dvv is the command-line client of dvvd, the daemon that holds live connections (limbs) to remote\n" +
 			"machines. Each command is one request to dvvd's socket. Commands typed in the same shell share one\n" +
 			"attachment, so a lease taken with `dvv control acquire` holds for the next `dvv click`.",
+		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("dvv {{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print dvv's version and exit (`dvv version` asks dvvd too)")
 	asGroup(root)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

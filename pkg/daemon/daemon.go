@@ -25,6 +25,9 @@ var Version = "0.1.0-dev"
 type Config struct {
 	ID         string // instance name; the socket is /tmp/dvv<uid>/<ID>.sock
 	SocketPath string // overrides the path derived from ID (tests)
+	// Listener is a socket the service manager already bound (systemd
+	// socket activation); Listen uses it as it is and never unlinks it.
+	Listener *net.UnixListener
 	Logger     *slog.Logger
 
 	// Dialers by protocol. A protocol without a dialer answers UNSUPPORTED.
@@ -93,6 +96,11 @@ func (d *Daemon) Listen() error {
 	if err := checkHandlers(); err != nil {
 		return err
 	}
+	if ln := d.cfg.Listener; ln != nil {
+		d.ln = ln
+		d.log.Info("listening on the socket the service manager passed", "socket", ln.Addr().String(), "pid", os.Getpid())
+		return nil
+	}
 	path := d.SocketPath()
 	ln, err := listen(path)
 	if err != nil {
@@ -105,6 +113,9 @@ func (d *Daemon) Listen() error {
 
 // SocketPath is where this daemon listens.
 func (d *Daemon) SocketPath() string {
+	if d.cfg.Listener != nil {
+		return d.cfg.Listener.Addr().String()
+	}
 	if d.cfg.SocketPath != "" {
 		return d.cfg.SocketPath
 	}

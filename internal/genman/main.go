@@ -1,0 +1,34 @@
+// Command genman writes dvv's man pages (section 1, one per command) into
+// the directory named by its argument. dvvd and dvvmcp write their own page
+// with their hidden --gen-man flag; `make package` runs all three.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra/doc"
+
+	"github.com/dvvhq/dvv/pkg/cli"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: genman DIR")
+		os.Exit(2)
+	}
+	if err := Write(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "genman:", err)
+		os.Exit(1)
+	}
+}
+
+// Write generates dvv.1 and dvv-<command>.1 pages into dir.
+func Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root := cli.Command()
+	root.DisableAutoGenTag = true
+	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVV", Section: "1", Source: "dvv " + cli.Version, Manual: "dvv manual"}, dir)
+}
