@@ -28,7 +28,7 @@ type Config struct {
 	// Listener is a socket the service manager already bound (systemd
 	// socket activation); Listen uses it as it is and never unlinks it.
 	Listener *net.UnixListener
-	Logger     *slog.Logger
+	Logger   *slog.Logger
 
 	// Dialers by protocol. A protocol without a dialer answers UNSUPPORTED.
 	Desktop  map[string]limb.DesktopDialer
