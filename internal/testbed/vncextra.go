@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -72,7 +73,8 @@ type QEMUVNC struct {
 	WSPort int // its WebSocket listener
 }
 
-// StartQEMUVNC starts QEMU with a VNC server (password auth) and its
+// StartQEMUVNC starts QEMU with a VNC server (password auth unless
+// password is "") and its
 // WebSocket listener. With screen, a PC with a VGA card shows its BIOS;
 // otherwise the machine is empty and the screen blank.
 func StartQEMUVNC(t testing.TB, password string, screen bool) *QEMUVNC {
@@ -84,15 +86,37 @@ func StartQEMUVNC(t testing.TB, password string, screen bool) *QEMUVNC {
 	if screen {
 		machine = []string{"-machine", "pc", "-accel", "tcg", "-m", "64", "-nodefaults", "-vga", "std"}
 	}
-	args := append(machine, "-display", "none", "-monitor", "none", "-serial", "none",
-		"-object", "secret,id=vncpw,data="+password,
-		"-vnc", fmt.Sprintf("127.0.0.1:%d,password-secret=vncpw,websocket=127.0.0.1:%d", display, ws))
+	// The input trace is the server's own record of the keys it received.
+	args := append(machine, "-display", "none", "-monitor", "none", "-serial", "none", "-trace", "input_event_key_qcode",
+		"-vnc", fmt.Sprintf("127.0.0.1:%d,websocket=127.0.0.1:%d", display, ws))
+	if password != "" { // "" serves without authentication
+		args[len(args)-1] += ",password-secret=vncpw"
+		args = append(args, "-object", "secret,id=vncpw,data="+password)
+	}
 	p := Start(t, "qemu", exec.Command("qemu-system-x86_64", args...))
 	port := 5900 + display
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	WaitTCP(t, addr, 20*time.Second)
 	return &QEMUVNC{VNC: VNC{Display: &Display{Num: -1, Dir: t.TempDir(), Proc: p}, Port: port, Addr: addr,
 		Password: password, Server: p}, WSPort: ws}
+}
+
+// QKey is one key event as QEMU's input layer received it.
+type QKey struct {
+	QCode string // QEMU's key name: "shift", "a", "ctrl", "1", "tab"
+	Down  bool
+}
+
+var qemuKeyTrace = regexp.MustCompile(`input_event_key_qcode con -?\d+, (?:key )?qcode (\S+), down (\d)`)
+
+// KeyEvents returns the key events QEMU's input layer traced so far.
+func (q *QEMUVNC) KeyEvents() []QKey {
+	b, _ := os.ReadFile(q.Server.Log)
+	var out []QKey
+	for _, m := range qemuKeyTrace.FindAllStringSubmatch(string(b), -1) {
+		out = append(out, QKey{QCode: m[1], Down: m[2] == "1"})
+	}
+	return out
 }
 
 // freeVNCDisplay finds N such that port 5900+N is free (QEMU takes a

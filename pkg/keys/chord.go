@@ -132,7 +132,9 @@ func lookup(part string) (uint32, bool) {
 // "ctrl+plus"); a lone "+" or an empty part ("ctrl++") is an error.
 // A lone letter is sent as its own keysym ("A" is keysym 'A', which types a
 // capital); with modifiers a letter names its key, so "ctrl+C" is "ctrl+c"
-// and the shifted chord is written "ctrl+shift+c".
+// and the shifted chord is written "ctrl+shift+c". With shift the main key
+// becomes the keysym its key types with Shift (see ShiftedKeysym), so
+// "ctrl+shift+c" is Control_L, Shift_L, 'C'.
 func ParseChord(s string) ([]uint32, error) {
 	if len(s) > MaxChordLen {
 		return nil, &UnknownKeyError{Chord: s[:MaxChordLen] + "...", Reason: fmt.Sprintf("longer than %d bytes", MaxChordLen)}
@@ -170,9 +172,32 @@ func ParseChord(s string) ([]uint32, error) {
 		if len(mods) > 0 && main >= 'A' && main <= 'Z' {
 			main += 'a' - 'A'
 		}
+		// With Shift held, send what the key types with Shift (shift+a is
+		// 'A', shift+1 is '!', shift+Tab is ISO_Left_Tab): keysym servers
+		// (TigerVNC, x11vnc) press or release Shift to match the keysym,
+		// so the unshifted one would arrive without Shift.
+		if containsSym(mods, XK_Shift_L) {
+			main = ShiftedKeysym(main)
+		}
 		mods = append(mods, main)
 	}
 	return mods, nil
+}
+
+// ShiftedKeysym is the keysym a US keyboard's key for sym types with Shift
+// held: capitals for letters (ASCII and Latin-1), the shifted symbol for
+// digits and punctuation, ISO_Left_Tab for Tab. Keys whose Shift level
+// types the same keysym (F5, Left, Return...) come back unchanged.
+func ShiftedKeysym(sym uint32) uint32 {
+	switch {
+	case sym == XK_Tab:
+		return XK_ISO_Left_Tab
+	case sym >= 0x20 && sym <= 0x7e:
+		return uint32(shiftRune(rune(sym)))
+	case sym >= 0xe0 && sym <= 0xfe && sym != 0xf7: // à..þ but not ÷
+		return sym - 0x20
+	}
+	return sym
 }
 
 func containsSym(list []uint32, sym uint32) bool {

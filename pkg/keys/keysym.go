@@ -67,6 +67,7 @@ const (
 	XK_Super_L          uint32 = 0xffeb
 	XK_Super_R          uint32 = 0xffec
 	XK_ISO_Level3_Shift uint32 = 0xfe03 // AltGr
+	XK_ISO_Left_Tab     uint32 = 0xfe20 // what Tab types with Shift held
 
 	XK_space uint32 = 0x0020
 )

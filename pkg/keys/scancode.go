@@ -30,20 +30,21 @@ var usMain = map[byte]uint16{
 
 // namedScan maps keysyms of named keys to scan codes.
 var namedScan = map[uint32]uint16{
-	XK_Escape:      0x01,
-	XK_BackSpace:   0x0e,
-	XK_Tab:         0x0f,
-	XK_Return:      0x1c,
-	XK_Control_L:   0x1d,
-	XK_Shift_L:     0x2a,
-	XK_Shift_R:     0x36,
-	XK_Alt_L:       0x38,
-	XK_Meta_L:      0xe05b, // Meta is the Windows/Command key on PC keyboards
-	XK_Meta_R:      0xe05c,
-	XK_Caps_Lock:   0x3a,
-	XK_Num_Lock:    0x45,
-	XK_Scroll_Lock: 0x46,
-	XK_Sys_Req:     0x54,
+	XK_Escape:       0x01,
+	XK_BackSpace:    0x0e,
+	XK_Tab:          0x0f,
+	XK_ISO_Left_Tab: 0x0f, // Tab with Shift
+	XK_Return:       0x1c,
+	XK_Control_L:    0x1d,
+	XK_Shift_L:      0x2a,
+	XK_Shift_R:      0x36,
+	XK_Alt_L:        0x38,
+	XK_Meta_L:       0xe05b, // Meta is the Windows/Command key on PC keyboards
+	XK_Meta_R:       0xe05c,
+	XK_Caps_Lock:    0x3a,
+	XK_Num_Lock:     0x45,
+	XK_Scroll_Lock:  0x46,
+	XK_Sys_Req:      0x54,
 
 	XK_KP_Multiply:  0x37,
 	XK_KP_Subtract:  0x4a,

@@ -29,6 +29,9 @@ func TerminalBytes(syms []uint32, appCursor bool) (b []byte, ok bool) {
 		}
 	}
 	key := syms[len(syms)-1]
+	if key == XK_ISO_Left_Tab {
+		key, shift = XK_Tab, true
+	}
 	if IsModifier(key) {
 		return nil, false
 	}

@@ -69,6 +69,9 @@ type desktop struct {
 	clip   string
 	clipIn limb.ClipboardInfo
 	clipOK bool
+
+	shiftOn   int             // shift keys the caller holds (QEMU key events)
+	autoShift map[uint32]bool // keysyms wrapped in a Shift of our own
 }
 
 // Dial connects a VNC desktop that writes into buf. It returns once the
@@ -169,12 +172,51 @@ func (d *desktop) Key(keysym uint32, down bool) error {
 		}
 	}
 	if d.c.SupportsQEMUKeys() {
-		if code, _, ok := keys.Scancode(keysym); ok {
-			return d.sendErr(d.c.QEMUKeyEvent(keysym, uint32(code), down))
+		if code, shift, ok := keys.Scancode(keysym); ok {
+			return d.scancodeKey(keysym, uint32(code), shift, down)
 		}
 	}
 	return d.sendErr(d.c.KeyEvent(keysym, down))
 }
+
+// scancodeKey sends a QEMU key event. A scan code carries no case: a
+// keysym that needs Shift ('A', '!') is wrapped in a Shift press unless the
+// caller already holds one, as a keyboard user would.
+func (d *desktop) scancodeKey(keysym, code uint32, shift, down bool) error {
+	d.mu.Lock()
+	if keysym == keys.XK_Shift_L || keysym == keys.XK_Shift_R {
+		if down {
+			d.shiftOn++
+		} else if d.shiftOn > 0 {
+			d.shiftOn--
+		}
+	}
+	if d.autoShift == nil {
+		d.autoShift = map[uint32]bool{}
+	}
+	wrap := d.autoShift[keysym]
+	if down {
+		wrap = shift && d.shiftOn == 0
+		d.autoShift[keysym] = wrap
+	} else {
+		delete(d.autoShift, keysym)
+	}
+	d.mu.Unlock()
+	lshift := uint32(scancodeLShift)
+	if wrap && down {
+		if err := d.c.QEMUKeyEvent(keys.XK_Shift_L, lshift, true); err != nil {
+			return d.sendErr(err)
+		}
+	}
+	err := d.c.QEMUKeyEvent(keysym, code, down)
+	if wrap && !down && err == nil {
+		err = d.c.QEMUKeyEvent(keys.XK_Shift_L, lshift, false)
+	}
+	return d.sendErr(err)
+}
+
+// scancodeLShift is the left Shift key's scan code.
+const scancodeLShift = 0x2a
 
 // TypeRune presses and releases the key for r, holding Shift where a US
 // layout needs it, so both keysym-driven servers (Xvnc, x11vnc) and
