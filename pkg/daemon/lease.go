@@ -45,13 +45,16 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 		ls := &l.lease
 		switch {
 		case ls.holder == nil || ls.holder == a:
-			if ls.holder == nil {
+			changed := ls.holder == nil
+			if changed {
 				ls.since = time.Now()
 			}
 			ls.holder, ls.reason, ls.human = a, reason, a.person
 			delete(ls.revoked, a)
 			l.mu.Unlock()
-			l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "acquired by " + a.name})
+			if changed { // events describe changes: holding it again is none
+				l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "acquired by " + a.name})
+			}
 			return nil
 		case ls.human && !a.person:
 			holder := ls.holder.name
@@ -117,6 +120,7 @@ func (l *Limb) takeover(a *attachment, reason string) {
 	l.d.mu.Unlock()
 	l.mu.Lock()
 	ls := &l.lease
+	changed := ls.holder != a || !ls.human
 	if prev := ls.holder; prev != nil && prev != a {
 		if ls.revoked == nil {
 			ls.revoked = map[*attachment]bool{}
@@ -132,7 +136,29 @@ func (l *Limb) takeover(a *attachment, reason string) {
 	}
 	ls.reason = reason
 	l.mu.Unlock()
-	l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "taken over by " + a.name})
+	if changed {
+		l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "taken over by " + a.name})
+	}
+}
+
+// resetLease starts the lease afresh after a reconnect: whoever held it
+// holds it no more (an agent other than by, the one asking, hears
+// LEASE_REVOKED once). A person's hold is kept: an agent's reconnect never
+// takes control away from a person.
+func (l *Limb) resetLease(by *attachment, reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ls := &l.lease
+	if ls.holder == nil || (ls.human && ls.holder != by) {
+		return
+	}
+	if ls.holder != by {
+		if ls.revoked == nil {
+			ls.revoked = map[*attachment]bool{}
+		}
+		ls.revoked[ls.holder] = true
+	}
+	l.freeLocked(reason)
 }
 
 // checkLease is the gate of every act: LEASE_REVOKED once after the lease

@@ -324,6 +324,9 @@ func (l *Limb) close() {
 		f.close()
 		delete(l.fences, a)
 	}
+	if l.lease.holder != nil {
+		l.freeLocked("the limb was closed")
+	}
 	l.state = wire.StateClosed
 	l.mu.Unlock()
 	l.d.mu.Lock()

@@ -269,6 +269,9 @@ func opReconnect(c *call) (*wire.Response, error) {
 	l.mu.Lock()
 	ch, before, wasUp := l.stateCh, l.reconnects, l.desk != nil || l.term != nil
 	l.mu.Unlock()
+	// A reconnect starts afresh: the lease is released here, and the
+	// typing fence re-arms when the new session clears the mirror.
+	l.resetLease(c.att, "the limb was reconnected")
 	l.requestRedial()
 	// Wait for a new session (connected again), or a failure.
 	deadline := time.After(timeout)

@@ -200,7 +200,7 @@ var Ops = []OpSpec{
 	{Name: OpTokenRevok, Caps: []string{"tokens.admin"}, Fields: []Field{fld("tokenId")}, Raises: codes(NotFound, Unsupported),
 		Answer: "`token_revoke`"},
 	{Name: OpSubscribe, ReadOnly: true, Fields: []Field{fld("events")},
-		Answer: "then `event` lines: limb.state, lease, op.start, op.end with seq and µs time"},
+		Answer: "then `event` lines: limb.state, lease, op.start, op.end with seq and µs time; each change once (acquiring a lease already held emits nothing; closing a limb whose lease is held emits lease released before limb.state closed)"},
 	{Name: OpShutdown, Caps: []string{"daemon.admin"}, Answer: "dvvd stops"},
 }
 
