@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -258,9 +259,18 @@ func opGroupShrink(c *call) (*wire.Response, error) {
 	gone := append([]groupMember(nil), g.members[size-n:]...)
 	g.members = g.members[:size-n]
 	c.d.mu.Unlock()
-	c.d.closeMembers(gone)
+	kept := c.d.closeMembers(gone, c.att)
 	r := ok(wire.OpGroupShrnk)
 	r.Group = c.d.groupView(g)
+	if len(kept) > 0 {
+		var why []string
+		for _, m := range gone {
+			if k := kept[m.limbID]; k != "" {
+				why = append(why, m.limbID+": "+k)
+			}
+		}
+		r.Dispatched = fmt.Sprintf("%d removed member(s) kept open: %s", len(kept), strings.Join(why, "; "))
+	}
 	return r, nil
 }
 
@@ -273,24 +283,71 @@ func opGroupClose(c *call) (*wire.Response, error) {
 	delete(c.d.groups, g.id)
 	members := g.members
 	c.d.mu.Unlock()
-	c.d.closeMembers(members)
-	return ok(wire.OpGroupClose), nil
+	kept := c.d.closeMembers(members, c.att)
+	r := ok(wire.OpGroupClose)
+	r.Group = c.d.groupView(g)
+	for i := range r.Group.Members {
+		r.Group.Members[i].Kept = kept[r.Group.Members[i].LimbID]
+	}
+	if len(kept) > 0 {
+		r.Dispatched = fmt.Sprintf("group closed; %d member(s) kept open because they are still in use (see group.members[].kept)", len(kept))
+	}
+	return r, nil
 }
 
-// closeMembers closes limbs concurrently; a member already gone is fine.
-func (d *Daemon) closeMembers(ms []groupMember) {
+// closeMembers closes the members' limbs concurrently, except a limb that
+// is still in use elsewhere: a member of another group, or attached by
+// another client. It returns the kept limbs with the reason. A member
+// already gone is fine.
+func (d *Daemon) closeMembers(ms []groupMember, by *attachment) map[string]string {
+	kept := map[string]string{}
 	var wg sync.WaitGroup
 	for _, m := range ms {
 		d.mu.Lock()
 		l := d.limbs[m.limbID]
+		why := d.usedElsewhereLocked(m.limbID, by)
 		d.mu.Unlock()
 		if l == nil {
+			continue
+		}
+		if why != "" {
+			kept[m.limbID] = why
 			continue
 		}
 		wg.Add(1)
 		go func() { defer wg.Done(); l.close() }()
 	}
 	wg.Wait()
+	return kept
+}
+
+// usedElsewhereLocked says why a limb is still in use beyond the caller's
+// group (closed or shrunk, and already out of d.groups), or "".
+func (d *Daemon) usedElsewhereLocked(id string, by *attachment) string {
+	var in []string
+	for gid, g := range d.groups {
+		for _, m := range g.members {
+			if m.limbID == id {
+				in = append(in, gid)
+				break
+			}
+		}
+	}
+	if len(in) > 0 {
+		sort.Strings(in)
+		return "still a member of group " + strings.Join(in, ", ")
+	}
+	var names []string
+	for _, a := range d.attachments {
+		if a != by && a.limbs[id] {
+			names = append(names, a.name)
+		}
+	}
+	if len(names) > 0 {
+		sort.Strings(names)
+		return "attached by another client (" + strings.Join(names, ", ") + ")"
+	}
+	return ""
 }
 
 type barrierKey struct{}

@@ -186,9 +186,9 @@ var Ops = []OpSpec{
 		Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
 		Answer: "`group`"},
 	{Name: OpGroupShrnk, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId"), fld("n", atLeast(1))}, Raises: codes(NotFound),
-		Answer: "`group`; n larger than the group is `BAD_REQUEST` (never clamped)"},
+		Answer: "`group`; n larger than the group is `BAD_REQUEST` (never clamped); a removed member still in use elsewhere stays open (`dispatched` says which and why)"},
 	{Name: OpGroupClose, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId")}, Raises: codes(NotFound),
-		Answer: "`group_close`; members already gone are fine"},
+		Answer: "`group` as it was, with each member's `state`; members already gone are fine. A member's limb that another group holds or another client attached stays open, and its `kept` says why"},
 	// group_run needs what its inner action needs (policy.RequiredFor).
 	{Name: OpGroupRun, Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
 		Fields: []Field{fld("groupId"), fld("action"), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"))},

@@ -232,6 +232,7 @@ type GroupMember struct {
 	LimbID string `json:"limbId"`
 	Host   string `json:"host"`
 	State  string `json:"state"`
+	Kept   string `json:"kept,omitempty"` // group_close/shrink: why this member's limb stayed open
 }
 
 // MemberResult is one member's answer inside group_run.

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -92,4 +96,46 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 		t.Fatalf("group_run status: %+v / %+v", r.Members[0].Response.Observation, r.Members[1].Response.Observation)
 	}
 	must(t, c, &wire.Request{Op: "group_close", GroupID: g.GroupID})
+}
+
+// TestGroupCloseKeepsSharedLimbs: closing a group leaves open the limbs
+// another group (or another client) still uses, and says which and why.
+func TestGroupCloseKeepsSharedLimbs(t *testing.T) {
+	shared := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
+	own := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
+	onlyB := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
+	hs, err := hosts.Open(filepath.Join(t.TempDir(), "hosts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
+	c := dial(t, d, "agent")
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "box", Protocol: "vnc", Address: "127.0.0.1", Port: shared.Port}})
+	a := must(t, c, &wire.Request{Op: "group_open", HostIDs: []string{"box"}, Addresses: []string{own.Addr}, Protocol: "vnc"}).Group
+	b := must(t, c, &wire.Request{Op: "group_open", HostIDs: []string{"box"}, Addresses: []string{onlyB.Addr}, Protocol: "vnc"}).Group
+	sharedID, onlyBID := b.Members[0].LimbID, b.Members[1].LimbID
+	if a.Members[0].LimbID != sharedID {
+		t.Fatalf("the saved host is not one limb: %+v %+v", a, b)
+	}
+	closed := must(t, c, &wire.Request{Op: "group_close", GroupID: b.GroupID})
+	if closed.Group == nil || closed.Group.Members[0].Kept == "" || !strings.Contains(closed.Group.Members[0].Kept, a.GroupID) ||
+		closed.Group.Members[1].Kept != "" || closed.Group.Members[1].State != wire.StateClosed {
+		t.Fatalf("group_close answer %+v", closed.Group)
+	}
+	if st := must(t, c, &wire.Request{Op: "status", LimbID: sharedID}).Observation.State; st != wire.StateConnected {
+		t.Fatalf("group A's member is %s after closing group B", st)
+	}
+	if _, err := do(t, c, &wire.Request{Op: "status", LimbID: onlyBID}); client.Code(err) != wire.LimbGone {
+		t.Fatalf("group B's own member: %v", err)
+	}
+	// A limb another client attached survives too.
+	other := dial(t, d, "person")
+	must(t, other, &wire.Request{Op: "status", LimbID: a.Members[1].LimbID})
+	closed = must(t, c, &wire.Request{Op: "group_close", GroupID: a.GroupID})
+	if closed.Group.Members[0].State != wire.StateClosed || !strings.Contains(closed.Group.Members[1].Kept, "person") {
+		t.Fatalf("group_close answer %+v", closed.Group)
+	}
+	if st := must(t, other, &wire.Request{Op: "status", LimbID: a.Members[1].LimbID}).Observation.State; st != wire.StateConnected {
+		t.Fatalf("the other client's limb is %s", st)
+	}
 }
