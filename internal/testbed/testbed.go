@@ -104,6 +104,20 @@ func (p *Proc) Kill() {
 	}
 }
 
+// Freeze stops the process (SIGSTOP to its PID), for tests of a server
+// that stops answering; Thaw (SIGCONT) undoes it, and cleanup thaws it so
+// it can be stopped.
+func (p *Proc) Freeze(t testing.TB) {
+	t.Helper()
+	if err := syscall.Kill(p.Cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP %d: %v", p.Cmd.Process.Pid, err)
+	}
+	t.Cleanup(p.Thaw)
+}
+
+// Thaw continues a frozen process (SIGCONT to its PID).
+func (p *Proc) Thaw() { syscall.Kill(p.Cmd.Process.Pid, syscall.SIGCONT) }
+
 // Exited reports whether the process has ended.
 func (p *Proc) Exited() bool {
 	select {

@@ -138,12 +138,23 @@ func asWireError(err error) *wire.Error {
 	return wire.Errorf(wire.Unreachable, "%v", err)
 }
 
+// Reconnect back-off: it doubles after every failed dial and after every
+// session that dropped before it was stableAfter old, so a server that
+// accepts and then hangs up is not hammered; a session that lived longer
+// starts the next one at the minimum again.
+const (
+	backoffMin  = 250 * time.Millisecond
+	backoffMax  = 10 * time.Second
+	stableAfter = 30 * time.Second
+)
+
 // run keeps the limb connected: dial, serve until the session drops, back
 // off, dial again — same id, same framebuffer. Permanent failures stop it in
-// state failed until a reconnect asks again.
+// state failed until a reconnect asks again; so does a session another
+// connection took over (taking it back would start a tug of war).
 func (l *Limb) run() {
 	defer close(l.exited)
-	backoff := 250 * time.Millisecond
+	backoff := backoffMin
 	first := true
 	for {
 		if l.ctx.Err() != nil {
@@ -169,14 +180,14 @@ func (l *Limb) run() {
 				if !l.sleepOrRedial(0) {
 					return
 				}
-				backoff = 250 * time.Millisecond
+				backoff = backoffMin
 				continue
 			}
 			l.setState(l.stateFor(first), we)
 			if !l.sleepOrRedial(backoff) {
 				return
 			}
-			backoff = min(backoff*2, 10*time.Second)
+			backoff = min(backoff*2, backoffMax)
 			continue
 		}
 		if !first {
@@ -185,16 +196,17 @@ func (l *Limb) run() {
 			l.mu.Unlock()
 		}
 		first = false
-		backoff = 250 * time.Millisecond
+		started := time.Now()
 		l.setState(wire.StateConnected, nil)
-		select {
-		case <-sess.Done():
+		switch l.serve(sess) {
+		case endDropped:
 			if l.shellExited() {
 				l.detachSession(nil)
 				l.setState(wire.StateExited, nil)
 				if !l.sleepOrRedial(0) {
 					return
 				}
+				backoff = backoffMin
 				continue
 			}
 			we := asWireError(sess.Err())
@@ -203,19 +215,78 @@ func (l *Limb) run() {
 			}
 			l.d.log.Warn("limb dropped", "limb", l.id, "code", we.Code, "error", we.Message)
 			l.detachSession(we)
-			if permanent(we) {
+			var taken *limb.TakenOverError
+			if permanent(we) || errors.As(sess.Err(), &taken) {
 				l.setState(wire.StateFailed, we)
 				if !l.sleepOrRedial(0) {
 					return
 				}
+				backoff = backoffMin
+				continue
 			}
-		case <-l.redial:
+			if time.Since(started) >= stableAfter {
+				backoff = backoffMin
+			}
+			l.setState(wire.StateReconnecting, we)
+			if !l.sleepOrRedial(backoff) {
+				return
+			}
+			backoff = min(backoff*2, backoffMax)
+		case endRedial:
 			sess.Close()
 			l.detachSession(wire.Errorf(wire.NotConnected, "reconnect requested"))
-		case <-l.ctx.Done():
+			backoff = backoffMin
+		case endClosing:
 			sess.Close()
 			l.detachSession(nil)
 			return
+		}
+	}
+}
+
+// How serve ended.
+const (
+	endDropped = iota // the session ended on its own
+	endRedial         // a reconnect was asked for
+	endClosing        // the limb is closing
+)
+
+// livenessTick is how often a connected session's liveness is read.
+const livenessTick = 500 * time.Millisecond
+
+// serve follows a live session until it ends, a reconnect is asked for or
+// the limb closes, and says which. Meanwhile a
+// session that can tell (limb.Liveness) moves the limb between connected
+// and stalled, so nobody reads stale pixels as fresh.
+func (l *Limb) serve(sess limb.Session) int {
+	live, _ := sess.(limb.Liveness)
+	var tick <-chan time.Time
+	if live != nil {
+		t := time.NewTicker(livenessTick)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-sess.Done():
+			return endDropped
+		case <-l.redial:
+			return endRedial
+		case <-l.ctx.Done():
+			return endClosing
+		case <-tick:
+			stalled, silent := live.Stalled()
+			l.mu.Lock()
+			st := l.state
+			l.mu.Unlock()
+			switch {
+			case stalled && st == wire.StateConnected:
+				l.d.log.Warn("limb stalled", "limb", l.id, "silent_ms", silent.Milliseconds())
+				l.setState(wire.StateStalled, nil)
+			case !stalled && st == wire.StateStalled:
+				l.d.log.Info("limb answers again", "limb", l.id)
+				l.setState(wire.StateConnected, nil)
+			}
 		}
 	}
 }
@@ -306,13 +377,25 @@ func (l *Limb) requestRedial() {
 	}
 }
 
+// actSettle bounds how long close lets withdrawn intents finish (a key
+// release, the rest of a drag) before it ends the session under them.
+const actSettle = time.Second
+
 // close withdraws in-flight intents, waits for them to settle, ends the
 // session and forgets the limb. Idempotent.
 func (l *Limb) close() {
 	l.actCancel()
-	l.acts.Wait()
+	settled := make(chan struct{})
+	go func() { l.acts.Wait(); close(settled) }()
+	select {
+	case <-settled:
+	case <-time.After(actSettle):
+		// An act is blocked writing to a server that reads nothing:
+		// ending the session below fails that write at once.
+	}
 	l.cancel()
 	<-l.exited
+	<-settled
 	l.filesMu.Lock()
 	if l.files != nil {
 		l.files.Close()
@@ -375,6 +458,9 @@ func (l *Limb) notConnectedLocked() error {
 	if l.state == wire.StateConnecting {
 		return wire.Errorf(wire.NotReady, "limb %s is still connecting%s; call wait with until: connected", l.id, reason)
 	}
+	if l.state == wire.StateStalled {
+		return wire.Errorf(wire.NotReady, "limb %s is stalled: the server has answered nothing, not even a liveness probe, so its pixels may be stale and input may not arrive; call wait with until: connected", l.id)
+	}
 	return wire.Errorf(wire.NotConnected, "limb %s is %s%s", l.id, l.state, reason)
 }
 
@@ -387,12 +473,17 @@ func (l *Limb) generation() uint64 {
 	return l.buf.Resizes()
 }
 
-// beginAct registers an intent that close and revocation withdraw.
+// beginAct registers an intent that close and revocation withdraw. A
+// stalled limb takes none: the agent would act on stale pixels, and the
+// write could block until the server answers.
 func (l *Limb) beginAct() (context.Context, func(), error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.state == wire.StateClosed || l.actCtx.Err() != nil {
 		return nil, nil, wire.Errorf(wire.LimbGone, "limb %s is closing", l.id)
+	}
+	if l.state == wire.StateStalled {
+		return nil, nil, l.notConnectedLocked()
 	}
 	l.acts.Add(1)
 	return l.actCtx, l.acts.Done, nil

@@ -44,6 +44,21 @@ type Session interface {
 	Signals() wire.Signals
 }
 
+// Liveness is implemented by sessions that can tell a stalled server (one
+// that answers nothing, not even a probe) from a quiet one. A stalled
+// session's pixels may be stale.
+type Liveness interface {
+	Stalled() (stalled bool, silent time.Duration)
+}
+
+// TakenOverError is a session's end when another connection took the
+// remote session over. The daemon reports it and does not reconnect by
+// itself: taking the session back would start a tug of war.
+type TakenOverError struct{ Err *wire.Error }
+
+func (e *TakenOverError) Error() string { return e.Err.Error() }
+func (e *TakenOverError) Unwrap() error { return e.Err }
+
 // Buttons is a pointer button mask with RFB's bit meanings.
 type Buttons uint8
 

@@ -73,6 +73,7 @@ func Fingerprint(der []byte) string {
 type Client struct {
 	cfg  Config
 	conn net.Conn
+	raw  net.Conn // the TCP connection under TLS: closing it never waits on a TLS alert
 	br   *bufio.Reader
 
 	wmu      sync.Mutex // serialises writes
@@ -106,6 +107,9 @@ type Client struct {
 	err       error
 	closed    atomic.Bool
 	activated atomic.Int32 // activations seen (1 at first, more after reactivation)
+
+	lastRead atomic.Int64 // unix nanoseconds of the latest bytes from the server
+	probing  atomic.Bool  // a liveness probe is being written
 }
 
 // Dial connects, authenticates and activates a session. It returns once the
@@ -139,14 +143,15 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	dial := cfg.Dial
 	if dial == nil {
-		var d net.Dialer
+		d := net.Dialer{KeepAliveConfig: keepAlive}
 		dial = d.DialContext
 	}
 	raw, err := dial(ctx, "tcp", cfg.Addr)
 	if err != nil {
 		return nil, &UnreachableError{Addr: cfg.Addr, Err: err}
 	}
-	c := &Client{cfg: cfg, conn: raw, ready: make(chan struct{}), done: make(chan struct{})}
+	c := &Client{cfg: cfg, conn: raw, raw: raw, ready: make(chan struct{}), done: make(chan struct{})}
+	c.lastRead.Store(time.Now().UnixNano())
 	c.paint.buf = cfg.Framebuffer
 	c.lic.user, c.lic.machine = cfg.User, cfg.ClientName
 	// Abort blocking reads and writes when ctx ends during set-up.
@@ -169,10 +174,11 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	select {
 	case <-c.ready:
 		raw.SetDeadline(time.Time{})
+		go c.watch()
 		return c, nil
 	default:
 	}
-	c.conn.Close()
+	c.raw.Close()
 	<-c.done
 	if c.err != nil && !errors.Is(c.err, ErrClosed) && (ctx.Err() == nil || isTyped(c.err)) {
 		return nil, c.err
@@ -248,7 +254,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	}
 	c.logf("rdp: TLS up")
 	c.conn = tc
-	c.br = bufio.NewReaderSize(tc, 64<<10)
+	c.br = bufio.NewReaderSize(&aliveReader{r: tc, last: &c.lastRead}, 64<<10)
 
 	if selected == ProtocolHybrid || selected == ProtocolHybridEx {
 		pub, err := subjectPublicKey(der)
@@ -392,7 +398,7 @@ func (c *Client) readX224(where string) ([]byte, error) {
 
 // writeTimeout bounds one write: a server that stops reading must not
 // block input calls forever.
-const writeTimeout = 15 * time.Second
+const writeTimeout = 10 * time.Second
 
 func (c *Client) write(b []byte) error {
 	c.wmu.Lock()
@@ -405,7 +411,7 @@ func (c *Client) write(b []byte) error {
 	if err != nil && c.activated.Load() > 0 {
 		// A failed write leaves the TLS stream unusable: end the session
 		// so Done and Err tell the caller.
-		c.conn.Close()
+		c.raw.Close()
 	}
 	return err
 }

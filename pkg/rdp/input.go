@@ -22,7 +22,7 @@ func (c *Client) Err() error {
 // Close ends the session.
 func (c *Client) Close() error {
 	if c.closed.CompareAndSwap(false, true) {
-		c.conn.Close()
+		c.raw.Close()
 	}
 	<-c.done
 	return nil

@@ -21,7 +21,7 @@ func (c *Client) loop() {
 func (c *Client) finish(err error) {
 	c.doneOnce.Do(func() {
 		c.err = err
-		c.conn.Close()
+		c.raw.Close()
 		close(c.done)
 	})
 }
@@ -280,6 +280,10 @@ func (c *Client) fastPathUpdate(u fastPathUpdate) error {
 	}
 	return nil
 }
+
+// InfoTakenOver is the Set Error Info code a server sends when another
+// connection took the session over (ERRINFO_DISCONNECTED_BY_OTHERCONNECTION).
+const InfoTakenOver = 0x5
 
 // errorInfoText explains the commonest Set Error Info codes.
 func errorInfoText(v uint32) string {

@@ -312,7 +312,7 @@ func (discardConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
 func testClient(stream []byte) (*Client, *fb.Buffer) {
 	buf := fb.New()
 	buf.Resize(64, 48)
-	c := &Client{conn: discardConn{}, br: bufio.NewReader(bytes.NewReader(stream)), io: 1003, user: 1007,
+	c := &Client{conn: discardConn{}, raw: discardConn{}, br: bufio.NewReader(bytes.NewReader(stream)), io: 1003, user: 1007,
 		ready: make(chan struct{}), done: make(chan struct{})}
 	c.cfg = Config{Addr: "test", Framebuffer: buf, ColorDepth: 32}
 	c.paint.buf = buf

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -43,6 +44,10 @@ type Config struct {
 	// server offers continuous updates.
 	NoContinuousUpdates bool
 
+	// ProbeInterval, StallAfter and WriteTimeout tune liveness (see
+	// Client.Stalled); 0 means the Default values.
+	ProbeInterval, StallAfter, WriteTimeout time.Duration
+
 	OnCutText func(text string, utf8 bool) // the remote clipboard changed
 	OnBell    func()
 }
@@ -70,12 +75,14 @@ type Caps struct {
 // must be called (once) to read the server's messages.
 type Client struct {
 	conn net.Conn
+	raw  net.Conn // under conn when it is TLS: closed first, so Close never waits on a TLS alert
 	r    *reader
 	cfg  Config
 	buf  *fb.Buffer
 	dec  decoder
 
-	wmu sync.Mutex // serialises writes
+	wmu    sync.Mutex // serialises writes
+	broken bool       // a write failed: the stream is out of step (under wmu)
 
 	mu         sync.Mutex // guards the fields below
 	caps       Caps
@@ -88,6 +95,12 @@ type Client struct {
 	closed     bool
 
 	closeOnce sync.Once
+
+	lastRead      atomic.Int64 // unix nanoseconds of the latest bytes from the server
+	probing       atomic.Bool  // a liveness probe is being written
+	probeInterval time.Duration
+	stallAfter    time.Duration
+	writeTimeout  time.Duration
 }
 
 // Dial connects to "host:port" or a ws:// / wss:// URL and completes the
@@ -121,8 +134,7 @@ func dialOnce(ctx context.Context, address string, cfg *Config, avoidVeNCrypt bo
 	if strings.HasPrefix(address, "ws://") || strings.HasPrefix(address, "wss://") {
 		conn, err = dialWebSocket(dctx, address, cfg)
 	} else {
-		var d net.Dialer
-		conn, err = d.DialContext(dctx, "tcp", address)
+		conn, err = keepAliveDialer.DialContext(dctx, "tcp", address)
 	}
 	if err != nil {
 		return nil, err
@@ -163,7 +175,12 @@ func newClient(ctx context.Context, conn net.Conn, cfg *Config, avoidVeNCrypt bo
 		return nil, err
 	}
 	h.conn.SetDeadline(time.Time{})
-	c := &Client{conn: h.conn, r: h.r, cfg: *cfg, buf: cfg.Framebuffer, name: h.name}
+	c := &Client{conn: h.conn, raw: h.raw, r: h.r, cfg: *cfg, buf: cfg.Framebuffer, name: h.name,
+		probeInterval: orDefault(cfg.ProbeInterval, DefaultProbeInterval),
+		stallAfter:    orDefault(cfg.StallAfter, DefaultStallAfter),
+		writeTimeout:  orDefault(cfg.WriteTimeout, DefaultWriteTimeout)}
+	c.lastRead.Store(time.Now().UnixNano())
+	c.r.src = &aliveReader{r: c.r.src, last: &c.lastRead}
 	if c.buf == nil {
 		c.buf = fb.New()
 	}
@@ -183,6 +200,18 @@ func newClient(ctx context.Context, conn net.Conn, cfg *Config, avoidVeNCrypt bo
 	c.ready = true
 	c.mu.Unlock()
 	return c, nil
+}
+
+// keepAliveDialer sets TCP keepalive as the floor under the liveness
+// probes: a peer whose machine vanished is found within about 30 s even
+// when no probe can be written.
+var keepAliveDialer = net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 5 * time.Second, Count: 3}}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 func isTimeout(err error) bool {
@@ -263,14 +292,29 @@ func updateRequest(incremental bool, x, y, w, h int) []byte {
 		byte(w >> 8), byte(w), byte(h >> 8), byte(h)}
 }
 
-// send writes one or more whole messages; writes never interleave.
+// send writes one or more whole messages; writes never interleave. A
+// write that fails (its deadline passed, the peer reset) may have sent part
+// of a message, after which the server would misread every later byte: the
+// connection is closed, so Run returns and no later call reports success
+// on a dead stream.
 func (c *Client) send(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	if c.broken {
+		return errBrokenStream
+	}
+	c.conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))
 	_, err := c.conn.Write(b)
+	if err != nil {
+		c.broken = true
+		c.raw.Close()
+		c.conn.Close()
+	}
 	return err
 }
+
+// errBrokenStream answers writes after one failed part-way.
+var errBrokenStream = errors.New("rfb: an earlier write failed; the connection was dropped")
 
 // Framebuffer is the buffer this client writes into.
 func (c *Client) Framebuffer() *fb.Buffer { return c.buf }
@@ -303,7 +347,10 @@ func (c *Client) Close() error {
 		c.mu.Lock()
 		c.closed = true
 		c.mu.Unlock()
-		err = c.conn.Close()
+		err = c.raw.Close()
+		if c.conn != c.raw {
+			c.conn.Close()
+		}
 	})
 	return err
 }
@@ -316,6 +363,9 @@ var ErrClosed = errors.New("rfb: client closed")
 // ErrClosed, a network error (io.EOF when the server hung up), or a
 // *ProtocolError, after which the connection is closed.
 func (c *Client) Run() error {
+	done := make(chan struct{})
+	defer close(done)
+	go c.watch(done)
 	err := c.loop()
 	c.mu.Lock()
 	closed := c.closed

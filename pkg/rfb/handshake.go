@@ -10,6 +10,7 @@ import (
 // It may replace the connection (VeNCrypt upgrades it to TLS).
 type handshake struct {
 	conn          net.Conn
+	raw           net.Conn // the connection under TLS, when conn was upgraded
 	r             *reader
 	cfg           *Config
 	minor         int // 3, 7 or 8
@@ -26,7 +27,7 @@ type handshake struct {
 const bufSize = 64 << 10
 
 func newHandshake(conn net.Conn, cfg *Config) *handshake {
-	return &handshake{conn: conn, cfg: cfg, r: newReader(bufio.NewReaderSize(conn, bufSize))}
+	return &handshake{conn: conn, raw: conn, cfg: cfg, r: newReader(bufio.NewReaderSize(conn, bufSize))}
 }
 
 func (h *handshake) write(b []byte) error {

@@ -8,6 +8,7 @@ const (
 	StateConnecting   = "connecting"
 	StateConnected    = "connected"
 	StateReconnecting = "reconnecting"
+	StateStalled      = "stalled" // connected, but the server answers nothing: pixels may be stale
 	StateFailed       = "failed"
 	StateExited       = "exited" // a terminal's shell ended; reconnect opens a new one
 	StateClosed       = "closed"

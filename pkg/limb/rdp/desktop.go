@@ -95,6 +95,10 @@ func (d *desktop) Err() error {
 	if err == nil {
 		return nil
 	}
+	var de *rdp.DisconnectError
+	if errors.As(err, &de) && de.Info == rdp.InfoTakenOver {
+		return &limb.TakenOverError{Err: codedError(err, d.hp)}
+	}
 	return codedError(err, d.hp)
 }
 
@@ -104,6 +108,9 @@ func (d *desktop) Close() error {
 }
 
 func (d *desktop) DesktopName() string { return "" }
+
+// Stalled reports a server that stopped answering (limb.Liveness).
+func (d *desktop) Stalled() (bool, time.Duration) { return d.c.Stalled() }
 
 // act maps a failure of a live session to its code.
 func (d *desktop) act(err error) error {

@@ -54,6 +54,8 @@ func codedError(err error, hostport string) *wire.Error {
 		return wire.Errorf(wire.Unsupported, "%v", ue)
 	case errors.As(err, &pe):
 		return wire.Errorf(wire.ProtocolError, "%v; the session was ended to protect dvvd", pe)
+	case errors.As(err, &de) && de.Info == rdp.InfoTakenOver:
+		return wire.Errorf(wire.NotConnected, "%v; dvv does not take the session back by itself: call reconnect to take it over again", de)
 	case errors.As(err, &de):
 		return wire.Errorf(wire.NotConnected, "%v", de)
 	case errors.As(err, &unr):

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/keys"
@@ -74,9 +75,20 @@ type desktop struct {
 	autoShift map[uint32]bool // keysyms wrapped in a Shift of our own
 }
 
+// Options tune Dial. The zero value is what the daemon uses.
+type Options struct {
+	// WriteTimeout bounds one write to the server (0: rfb's default).
+	WriteTimeout time.Duration
+}
+
 // Dial connects a VNC desktop that writes into buf. It returns once the
 // handshake is done.
 func Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, error) {
+	return Options{}.Dial(ctx, t, buf)
+}
+
+// Dial connects with these options (a limb.DesktopDialer).
+func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, error) {
 	if t.Slot > 0 {
 		return nil, wire.Errorf(wire.SlotRefused, "VNC shares one session per server; slot %d is refused, open slot 0", t.Slot)
 	}
@@ -84,7 +96,7 @@ func Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, err
 	d := &desktop{addr: addr, done: make(chan struct{})}
 	cfg := &rfb.Config{
 		Password: t.Password, Username: t.User, Shared: true, Framebuffer: buf,
-		TLS: certPolicy(hostPort(addr)),
+		TLS: certPolicy(hostPort(addr)), WriteTimeout: o.WriteTimeout,
 		OnCutText: func(text string, utf8 bool) {
 			via := "latin1"
 			if utf8 {
@@ -153,6 +165,9 @@ func (d *desktop) Close() error {
 }
 
 func (d *desktop) DesktopName() string { return d.c.DesktopName() }
+
+// Stalled reports a server that stopped answering (limb.Liveness).
+func (d *desktop) Stalled() (bool, time.Duration) { return d.c.Stalled() }
 
 func (d *desktop) Pointer(x, y int, b limb.Buttons) error {
 	if x < 0 || y < 0 || x > 0xffff || y > 0xffff {
