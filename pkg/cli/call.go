@@ -18,16 +18,29 @@ const baseTimeout = 60 * time.Second
 // dial attaches to dvvd as this shell's session: every dvv command typed in
 // one shell shares one attachment, and so one lease.
 func (e *env) dial(ctx context.Context) (*client.Client, error) {
-	path := e.socket
-	if path == "" {
-		path = client.DefaultSocket()
-	}
-	return client.Dial(ctx, path, client.Options{
+	return client.Dial(ctx, e.socketPath(), client.Options{
 		Name:    "shell",
 		Token:   e.getenv("DVV_TOKEN"),
 		Session: shellSession(e.getenv),
 	})
 }
+
+// socketPath is --socket, else $DVV_SOCKET, else the default socket.
+func (e *env) socketPath() string {
+	if e.socket != "" {
+		return e.socket
+	}
+	if e.getenv != nil {
+		if p := e.getenv("DVV_SOCKET"); p != "" {
+			return p
+		}
+	}
+	return client.DefaultSocket()
+}
+
+// remote reports a dvvd on another machine (ssh://): a path on this machine
+// means nothing to it.
+func (e *env) remote() bool { return strings.HasPrefix(e.socketPath(), "ssh://") }
 
 // shellSession is client.ShellSession, reading $DVV_SESSION through getenv
 // so tests can name sessions without touching the process environment.
@@ -58,30 +71,20 @@ func (e *env) deadline(req *wire.Request) time.Duration {
 // prints nothing more to stdout.
 func (e *env) call(req *wire.Request) (*wire.Response, error) { return e.callWith(req, nil) }
 
-// localFallback moves a local file through the CLI itself when dvvd refuses
-// to touch a path on its machine because the token lacks local.files. The
-// CLI runs as the same user dvvd serves (dvvd checks the peer's uid), so
-// this reaches no file the caller could not reach anyway; it only keeps
-// `dvv screen`, `dvv files get/put` usable with an agent's token.
+// localFallback moves a local file's bytes through the CLI itself: the
+// request carries them inline and dvv reads or writes the local file in its
+// own process. A dvvd sandboxed by its service unit (no write access to the
+// caller's tree), one reached over ssh:// on another machine, and a token
+// without local.files all work the same way. Only bytes over dvvd's inline
+// limits make the request name the path instead, for a dvvd on this
+// machine to stream (see docs/security.md).
 type localFallback struct {
 	strip  func(*wire.Request) error  // carry the data inline instead of naming the path
 	finish func(*wire.Response) error // write what came back inline to the path
 }
 
 func (e *env) callWith(req *wire.Request, fb *localFallback) (*wire.Response, error) {
-	resp, err := e.roundTrip(req)
-	if fb != nil && localPathDenied(err) {
-		if err = fb.strip(req); err == nil {
-			resp, err = e.roundTrip(req)
-			if err == nil && fb.finish != nil {
-				if err = fb.finish(resp); err != nil {
-					resp = nil
-				}
-			}
-		} else {
-			resp = nil
-		}
-	}
+	resp, err := e.exchange(req, fb)
 	if e.json {
 		switch {
 		case resp != nil:
@@ -95,11 +98,33 @@ func (e *env) callWith(req *wire.Request, fb *localFallback) (*wire.Response, er
 	return resp, err
 }
 
-// localPathDenied reports a refusal that names only the local.files
-// capability (the request named a path on dvvd's machine).
-func localPathDenied(err error) bool {
+// exchange sends req with its local bytes inline (fb), or as it is when
+// there is no local file to move.
+func (e *env) exchange(req *wire.Request, fb *localFallback) (*wire.Response, error) {
+	if fb == nil {
+		return e.roundTrip(req)
+	}
+	named := *req // the request naming the local path, before strip
+	err := fb.strip(req)
+	var resp *wire.Response
+	if err == nil {
+		resp, err = e.roundTrip(req)
+		if err == nil && fb.finish != nil {
+			if err = fb.finish(resp); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if isCode(err, wire.TooLarge) && !e.remote() {
+		return e.roundTrip(&named)
+	}
+	return resp, err
+}
+
+// isCode reports a coded error of code c.
+func isCode(err error, c wire.Code) bool {
 	var we *wire.Error
-	return errors.As(err, &we) && we.Code == wire.PolicyDenied && strings.Contains(we.Message, `"local.files"`)
+	return errors.As(err, &we) && we.Code == c
 }
 
 func (e *env) roundTrip(req *wire.Request) (*wire.Response, error) {

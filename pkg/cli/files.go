@@ -22,9 +22,10 @@ func filesCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "files",
 		Short: "Remote files over SFTP (the SSH connection, or a desktop's SSH sidecar)",
-		Long: "Remote paths may start with ~ (the remote user's home). Local paths are made absolute here and\n" +
-			"dvvd reads or writes them itself, streaming; with a token that lacks local.files, dvv moves the\n" +
-			"file itself, inline (up to 16 MiB). - means stdin for put and stdout for get (inline too).",
+		Long: "Remote paths may start with ~ (the remote user's home). dvv reads and writes local files itself\n" +
+			"and the bytes travel inside the request or answer (up to 16 MiB), so dvvd never touches your\n" +
+			"directory; a bigger file is streamed by a dvvd on this machine, which needs the local.files\n" +
+			"capability and write access to the path. - means stdin for put and stdout for get.",
 	}
 	asGroup(cmd)
 	cmd.AddCommand(filesLsCmd(e), filesGetCmd(e), filesPutCmd(e), filesSimpleCmd(e, "mkdir", "mkdir <limbId> <path>", "Make a remote directory"),

@@ -171,8 +171,8 @@ func groupRunCmd(e *env) *cobra.Command {
 		Short: "Run one action on every member at once (wait, screen, status, signals, type, key, click, run)",
 		Long: "Run one action on every member concurrently; --args carries that action's tool arguments as\n" +
 			"a JSON object (minus limbId/groupId/member). screen writes one image per member into --out-dir\n" +
-			"(default the current directory), named NNN-LIMB.png (dvv writes them itself when a token lacks\n" +
-			"local.files). One line per member follows; the exit status\n" +
+			"(default the current directory), named NNN-LIMB.png; dvv writes them itself. One line per member\n" +
+			"follows; the exit status\n" +
 			"is 0 when every member succeeded, else the class of the first failing member.",
 		Example: "  dvv group run grp-1 screen --out-dir ./shots --args '{\"scale\":0.5}'\n" +
 			"  dvv group run grp-1 wait --args '{\"until\":\"connected\"}'",
@@ -204,7 +204,7 @@ func groupRunCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&argsJSON, "args", "", "the action's arguments as a JSON object")
-	cmd.Flags().StringVar(&outDir, "out-dir", ".", "screen: the directory dvvd writes the images into")
+	cmd.Flags().StringVar(&outDir, "out-dir", ".", "screen: the directory dvv writes the images into")
 	return cmd
 }
 

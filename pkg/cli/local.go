@@ -88,7 +88,7 @@ func filesPutFallback() *localFallback {
 			return localErr(wire.BadRequest, "read %s: %v", req.From, err)
 		}
 		if len(data) > inlinePutMax {
-			return localErr(wire.TooLarge, "%s is over %d bytes; without the local.files capability it must travel inline", req.From, inlinePutMax)
+			return localErr(wire.TooLarge, "%s is over %d bytes, more than travels inline; dvvd streams it from the path when it runs on this machine and the token has local.files", req.From, inlinePutMax)
 		}
 		req.From, req.ContentBase64 = "", base64.StdEncoding.EncodeToString(data)
 		return nil

@@ -28,10 +28,10 @@ func screenCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "screen <limbId>",
 		Short: "Read the screen: write a desktop's image to --out, print a terminal's text grid",
-		Long: "Read what the limb shows now. For a desktop limb dvvd writes the image itself to --out (made\n" +
-			"absolute here; default ./dvv-screen.png, or .jpg with --jpeg) and dvv prints the path and the\n" +
-			"imageSpace line that maps picture pixels back to framebuffer pixels. --out - writes the image\n" +
-			"to stdout instead. When a token lacks local.files, dvv writes the file itself.\n" +
+		Long: "Read what the limb shows now. For a desktop limb dvv receives the image and writes it to --out\n" +
+			"itself, replacing the file only once it is whole (default ./dvv-screen.png, or .jpg with --jpeg),\n" +
+			"then prints the path and the imageSpace line that maps picture pixels back to framebuffer\n" +
+			"pixels. --out - writes the image to stdout instead. dvvd never writes into your directory.\n" +
 			"This read clears the typing fence and records the generation `dvv click` fences with.\n" +
 			"For a terminal limb the text grid is printed.",
 		Example: "  dvv screen vnc-1a2b3c4d --scale 0.5 --out ./dvv-screen.png\n" +
@@ -55,7 +55,7 @@ func screenCmd(e *env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.Float64Var(&o.scale, "scale", 1, "scale the whole frame by (0, 1]")
-	f.StringVar(&o.out, "out", defaultScreenOut, "where dvvd writes the image (- for stdout)")
+	f.StringVar(&o.out, "out", defaultScreenOut, "where dvv writes the image (- for stdout)")
 	f.StringVar(&o.form, "form", "", "full, region or damage-crop (default full, or region with --region)")
 	f.StringVar(&o.region, "region", "", "x,y,w,h in framebuffer pixels (form region)")
 	f.BoolVar(&o.jpeg, "jpeg", false, "JPEG instead of PNG")
