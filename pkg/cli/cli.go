@@ -83,7 +83,7 @@ func newRoot(e *env) *cobra.Command {
 
 	root.AddCommand(
 		limbsCmd(e), openCmd(e), closeCmd(e), reconnectCmd(e), statusCmd(e), signalsCmd(e), historyCmd(e),
-		controlCmd(e),
+		controlCmd(e), shareCmd(e), pauseCmd(e, "pause"), pauseCmd(e, "resume"),
 		clickCmd(e), typeCmd(e), keyCmd(e), clipboardCmd(e),
 		screenCmd(e), waitCmd(e),
 		runCmd(e), termCmd(e),

@@ -25,7 +25,7 @@ func controlCmd(e *env) *cobra.Command {
 	} {
 		cmd.AddCommand(controlActionCmd(e, a.action, a.short))
 	}
-	cmd.AddCommand(takeoverCmd(e))
+	cmd.AddCommand(takeoverCmd(e), handbackCmd(e))
 	return cmd
 }
 

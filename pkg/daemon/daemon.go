@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/client"
@@ -59,6 +60,7 @@ type Daemon struct {
 	groups      map[string]*group
 	nextGroup   int
 	closing     bool
+	pausedAll   atomic.Bool // a person paused agent input on every limb (pause.go)
 
 	events *eventHub
 	ln     *net.UnixListener

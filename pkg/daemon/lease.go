@@ -27,6 +27,9 @@ func (l *Limb) leaseView(a *attachment) wire.Lease {
 func (l *Limb) leaseViewLocked(a *attachment) wire.Lease {
 	ls := &l.lease
 	v := wire.Lease{HumanTookOver: ls.human, Reason: ls.reason}
+	if l.pausedLocked() {
+		v.HumanTookOver, v.Reason = true, "a person paused agent input"
+	}
 	if ls.holder != nil {
 		v.Holder = ls.holder.name
 		v.Held = ls.holder == a
@@ -44,6 +47,9 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 		l.mu.Lock()
 		ls := &l.lease
 		switch {
+		case !a.person && l.pausedLocked():
+			l.mu.Unlock()
+			return wire.Errorf(wire.LeaseNotHeld, "a person paused agent input on limb %s; it is refused until they resume", l.id)
 		case ls.holder == nil || ls.holder == a:
 			changed := ls.holder == nil
 			if changed {
@@ -127,8 +133,7 @@ func (l *Limb) takeover(a *attachment, reason string) {
 		}
 		ls.revoked[prev] = true
 		// Withdraw every intent in flight, then start a fresh act context.
-		l.actCancel()
-		l.actCtx, l.actCancel = context.WithCancel(l.ctx)
+		l.withdrawActsLocked()
 	}
 	ls.holder, ls.human, ls.since = a, true, time.Now()
 	if reason == "" {
@@ -167,6 +172,9 @@ func (l *Limb) checkLease(a *attachment) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ls := &l.lease
+	if !a.person && l.pausedLocked() {
+		return wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; nothing was delivered", l.id)
+	}
 	if ls.holder == a {
 		return nil
 	}

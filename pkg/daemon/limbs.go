@@ -48,6 +48,8 @@ type Limb struct {
 
 	lease  leaseState
 	fences map[*attachment]*fence
+	share  *share // RFB re-share, once started (share.go)
+	paused bool   // a person paused agent input on this limb (pause.go)
 
 	acts      sync.WaitGroup
 	actCtx    context.Context

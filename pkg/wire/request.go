@@ -55,6 +55,9 @@ const (
 	OpTokenRevok = "token_revoke"
 	OpHistory    = "history"
 	OpTakeover   = "takeover"
+	OpShare      = "share"
+	OpHandback   = "handback"
+	OpPause      = "pause"
 )
 
 // Region is a rectangle in native framebuffer pixels.
@@ -168,6 +171,12 @@ type Request struct {
 
 	// subscribe
 	Events []string `json:"events,omitempty"`
+
+	// share
+	ViewOnly bool `json:"viewOnly,omitempty"`
+	TCP      bool `json:"tcp,omitempty"`
+	// pause: every limb instead of the one named
+	All bool `json:"all,omitempty"`
 }
 
 // HostSpec describes a saved machine (host_add).

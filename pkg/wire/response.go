@@ -59,6 +59,26 @@ type Response struct {
 
 	History []HistoryEntry `json:"history,omitzero"`
 	Event   *Event         `json:"event,omitempty"`
+
+	Share  *Share       `json:"share,omitempty"`
+	Paused *PauseResult `json:"paused,omitempty"`
+}
+
+// Share is a limb's RFB re-share (op share): where a VNC viewer connects.
+type Share struct {
+	Socket     string `json:"socket"`              // Unix socket, interactive (this user only)
+	ViewSocket string `json:"viewSocket"`          // Unix socket, view-only
+	TCP        string `json:"tcp,omitempty"`       // 127.0.0.1:port, when asked with tcp
+	Password   string `json:"password,omitempty"`  // one-time VNC password for TCP: one connection, shown once
+	ExpiresMs  int64  `json:"expiresMs,omitempty"` // unix ms after which an unused password is void
+	ViewOnly   bool   `json:"viewOnly"`            // the password gives a view-only session
+	Viewers    int    `json:"viewers"`             // viewer sessions connected now
+}
+
+// PauseResult answers pause: which limbs refuse agent input now.
+type PauseResult struct {
+	All   bool     `json:"all"`            // every limb, including ones opened later
+	Limbs []string `json:"limbs,omitzero"` // limbs paused one by one
 }
 
 // Err returns the answer's error, or nil for a success.

@@ -1,0 +1,127 @@
+package daemon
+
+import (
+	"context"
+	"sort"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// Pausing is a person stopping every agent's input on a limb, or on every
+// limb, without driving it themselves: until they resume, an agent's act
+// answers LEASE_REVOKED and observations show human_took_over, as when a
+// person took over. In-flight acts are withdrawn at once.
+
+// pausedLocked reports whether agent input is paused on l. Needs l.mu.
+func (l *Limb) pausedLocked() bool { return l.paused || l.d.pausedAll.Load() }
+
+// withdrawActsLocked cancels the acts in flight and starts a fresh act
+// context. Needs l.mu.
+func (l *Limb) withdrawActsLocked() {
+	l.actCancel()
+	l.actCtx, l.actCancel = context.WithCancel(l.ctx)
+}
+
+func (d *Daemon) allLimbs() []*Limb {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]*Limb, 0, len(d.limbs))
+	for _, l := range d.limbs {
+		out = append(out, l)
+	}
+	return out
+}
+
+// opPause: action pause or resume, for the limb named or (all) every limb.
+// resume without a limb resumes everything.
+func opPause(c *call) (*wire.Response, error) {
+	d := c.d
+	req := c.req
+	if req.All && (req.LimbID != "" || req.GroupID != "") {
+		return nil, wire.Errorf(wire.BadRequest, "pass a limb or all, not both")
+	}
+	var target *Limb
+	if req.LimbID != "" || req.GroupID != "" {
+		l, err := d.resolve(c.att, req)
+		if err != nil {
+			return nil, err
+		}
+		target = l
+	}
+	r := ok(wire.OpPause)
+	switch req.Action {
+	case "pause":
+		if target == nil && !req.All {
+			return nil, wire.Errorf(wire.BadRequest, "pause needs a limb, or all to pause every limb")
+		}
+		if req.All {
+			d.pausedAll.Store(true)
+		}
+		for _, l := range d.allLimbs() {
+			if l != target && !req.All {
+				continue
+			}
+			l.mu.Lock()
+			l.paused = l.paused || l == target
+			l.withdrawActsLocked()
+			l.mu.Unlock()
+			d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "agent input paused by a person"})
+		}
+		r.Dispatched = "agent input paused"
+	case "resume":
+		if target == nil {
+			d.pausedAll.Store(false)
+		}
+		for _, l := range d.allLimbs() {
+			if target != nil && l != target {
+				continue
+			}
+			l.mu.Lock()
+			l.paused = false
+			l.mu.Unlock()
+			d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "agent input resumed"})
+		}
+		r.Dispatched = "agent input resumed"
+		if target != nil && d.pausedAll.Load() {
+			r.Dispatched = "this limb's own pause is lifted, but every limb is still paused (resume without a limb lifts that)"
+		}
+	case "":
+		return nil, wire.Errorf(wire.BadRequest, "action is required: pause or resume")
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of pause, resume", req.Action)
+	}
+	r.Paused = d.pauseView()
+	return r, nil
+}
+
+func (d *Daemon) pauseView() *wire.PauseResult {
+	v := &wire.PauseResult{All: d.pausedAll.Load()}
+	for _, l := range d.allLimbs() {
+		l.mu.Lock()
+		if l.paused {
+			v.Limbs = append(v.Limbs, l.id)
+		}
+		l.mu.Unlock()
+	}
+	sort.Strings(v.Limbs)
+	return v
+}
+
+// opHandback ends a person's hold on a limb (taken over from the CLI, a
+// VNC viewer or the browser): agents may acquire the lease again. A pause
+// stays until resumed.
+func opHandback(c *call) (*wire.Response, error) {
+	l := c.l
+	r := ok(wire.OpHandback)
+	l.mu.Lock()
+	if l.lease.human && l.lease.holder != nil {
+		l.freeLocked("handed back by a person")
+		r.Dispatched = "control handed back; agents may acquire the lease"
+	} else {
+		r.Dispatched = "no person held this limb; nothing to hand back"
+	}
+	l.mu.Unlock()
+	lv := l.leaseView(c.att)
+	r.Lease = &lv
+	return r, nil
+}

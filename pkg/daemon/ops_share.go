@@ -1,0 +1,45 @@
+package daemon
+
+import (
+	"fmt"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// opShare starts (or reports) a limb's share, or stops it.
+func opShare(c *call) (*wire.Response, error) {
+	l := c.l
+	r := ok(wire.OpShare)
+	switch c.req.Action {
+	case "", "start":
+	case "stop":
+		l.mu.Lock()
+		sh := l.share
+		l.share = nil
+		l.mu.Unlock()
+		if sh != nil {
+			sh.stop()
+			r.Dispatched = "share stopped; every viewer was disconnected"
+		} else {
+			r.Dispatched = "limb was not shared"
+		}
+		return r, nil
+	default:
+		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of start, stop", c.req.Action)
+	}
+	sh, err := l.shareFor()
+	if err != nil {
+		return nil, err
+	}
+	r.Share = sh.view()
+	r.Share.ViewOnly = c.req.ViewOnly
+	if c.req.TCP {
+		addr, pw, exp, err := sh.startTCP(c.req.ViewOnly)
+		if err != nil {
+			return nil, err
+		}
+		r.Share.TCP, r.Share.Password, r.Share.ExpiresMs = addr, pw, exp.UnixMilli()
+	}
+	r.Dispatched = fmt.Sprintf("limb %s is shared over RFB", l.id)
+	return r, nil
+}

@@ -1,0 +1,255 @@
+// Package rfbserver serves a framebuffer mirror (pkg/fb) to any VNC viewer
+// as an RFB 3.8 server: None or VNC authentication, Raw, CopyRect (scrolls
+// found by comparing with what the viewer already has), ZRLE, DesktopSize
+// and a Cursor shape. Updates are pull-based: one per viewer request,
+// covering everything that changed since the last one, so a slow viewer
+// sees fewer frames and never makes the writer of the mirror wait.
+//
+// It knows nothing of who may drive the machine: input is handed to the
+// Input the caller gives, or dropped for a view-only session.
+package rfbserver
+
+import (
+	"bufio"
+	"context"
+	"crypto/des"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+)
+
+// Input receives a viewer's input events, already bounds-checked against
+// the framebuffer.
+type Input interface {
+	Pointer(x, y int, buttons uint8)
+	Key(keysym uint32, down bool)
+	CutText(text string)
+}
+
+// Config describes one viewer session.
+type Config struct {
+	Buffer *fb.Buffer
+	Name   string // desktop name shown by the viewer
+	// Auth, when set, requires VNC authentication: it gets the challenge
+	// sent and the viewer's response and reports whether they match a
+	// password (see CheckVNCAuth), and whether that password only lets the
+	// viewer watch. nil offers security type None.
+	Auth func(challenge, response []byte) (ok, viewOnly bool)
+	// ViewOnly drops every input event (and Input is never called).
+	ViewOnly bool
+	Input    Input
+	// WriteTimeout bounds one update's write; a viewer that reads nothing
+	// for this long is disconnected. 0 means 30 s.
+	WriteTimeout time.Duration
+	// Cursor is the pointer shape sent to viewers that ask for one; nil
+	// sends a plain arrow.
+	Cursor *Cursor
+	// OnUpdate, when set, is told the bytes of every update written
+	// (measurements).
+	OnUpdate func(bytes int)
+}
+
+// Encodings and pseudo-encodings this server speaks.
+const (
+	encRaw         int32 = 0
+	encCopyRect    int32 = 1
+	encZRLE        int32 = 16
+	encDesktopSize int32 = -223
+	encCursor      int32 = -239
+)
+
+// maxCutText bounds a viewer's clipboard message.
+const maxCutText = 1 << 20
+
+// ErrAuth is returned when a viewer's VNC authentication fails.
+var ErrAuth = errors.New("rfbserver: authentication failed")
+
+// Serve runs one viewer session on conn until the viewer leaves, ctx ends
+// or an error occurs. It closes conn.
+func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
+	defer conn.Close()
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = 30 * time.Second
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	s := &session{cfg: cfg, conn: conn, r: bufio.NewReader(conn), pf: defaultFormat, wake: make(chan struct{}, 1)}
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if err := s.handshake(ctx); err != nil {
+		return err
+	}
+	conn.SetDeadline(time.Time{})
+	s.tracker = cfg.Buffer.NewTracker()
+	defer s.tracker.Close()
+	readErr := make(chan error, 1)
+	go func() { readErr <- s.readLoop() }()
+	for {
+		if err := s.maybeUpdate(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-readErr:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		case <-s.wake:
+		case <-cfg.Buffer.Changed():
+		}
+	}
+}
+
+// session is one viewer's state. mu guards what the reader sets and the
+// writer reads.
+type session struct {
+	cfg     Config
+	conn    net.Conn
+	r       *bufio.Reader
+	tracker *fb.Tracker
+	wake    chan struct{}
+
+	mu         sync.Mutex
+	pf         PixelFormat
+	pfChanged  bool
+	encodings  []int32
+	want       bool // a FramebufferUpdateRequest is waiting
+	full       bool // a non-incremental one: send everything
+	cursorSent bool
+
+	enc encoder // the writer's only
+}
+
+func (s *session) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *session) handshake(ctx context.Context) error {
+	for {
+		if w, h := s.cfg.Buffer.Size(); w > 0 && h > 0 {
+			break
+		}
+		select { // a limb still connecting has no size yet
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.cfg.Buffer.Changed():
+		case <-time.After(time.Second):
+		}
+	}
+	if _, err := io.WriteString(s.conn, "RFB 003.008\n"); err != nil {
+		return err
+	}
+	v := make([]byte, 12)
+	if _, err := io.ReadFull(s.r, v); err != nil {
+		return err
+	}
+	var minor int
+	if _, err := fmt.Sscanf(string(v), "RFB 003.%03d\n", &minor); err != nil {
+		return fmt.Errorf("rfbserver: not an RFB viewer (version %q)", v)
+	}
+	secType := byte(1)
+	if s.cfg.Auth != nil {
+		secType = 2
+	}
+	if minor < 7 { // 3.3: the server decides
+		if err := writeU32(s.conn, uint32(secType)); err != nil {
+			return err
+		}
+	} else {
+		if _, err := s.conn.Write([]byte{1, secType}); err != nil {
+			return err
+		}
+		chosen, err := s.r.ReadByte()
+		if err != nil {
+			return err
+		}
+		if chosen != secType {
+			return s.fail(minor, fmt.Sprintf("security type %d was not offered", chosen))
+		}
+	}
+	if secType == 2 {
+		challenge := make([]byte, 16)
+		rand.Read(challenge)
+		if _, err := s.conn.Write(challenge); err != nil {
+			return err
+		}
+		resp := make([]byte, 16)
+		if _, err := io.ReadFull(s.r, resp); err != nil {
+			return err
+		}
+		ok, viewOnly := s.cfg.Auth(challenge, resp)
+		if !ok {
+			s.fail(minor, "authentication failed: the one-time password is wrong or was already used")
+			return ErrAuth
+		}
+		s.cfg.ViewOnly = s.cfg.ViewOnly || viewOnly
+	}
+	if secType == 2 || minor >= 8 {
+		if err := writeU32(s.conn, 0); err != nil {
+			return err
+		}
+	}
+	if _, err := s.r.ReadByte(); err != nil { // ClientInit: shared flag (always shared)
+		return err
+	}
+	w, h := s.cfg.Buffer.Size()
+	msg := make([]byte, 4, 24+len(s.cfg.Name))
+	binary.BigEndian.PutUint16(msg[0:], uint16(w))
+	binary.BigEndian.PutUint16(msg[2:], uint16(h))
+	msg = append(msg, defaultFormat.bytes()...)
+	msg = binary.BigEndian.AppendUint32(msg, uint32(len(s.cfg.Name)))
+	msg = append(msg, s.cfg.Name...)
+	s.enc.w, s.enc.h = 0, 0 // the first update sends everything
+	_, err := s.conn.Write(msg)
+	return err
+}
+
+// fail tells the viewer why (3.8 carries a reason) and gives up.
+func (s *session) fail(minor int, reason string) error {
+	writeU32(s.conn, 1)
+	if minor >= 8 {
+		writeU32(s.conn, uint32(len(reason)))
+		io.WriteString(s.conn, reason)
+	}
+	return errors.New("rfbserver: " + reason)
+}
+
+func writeU32(w io.Writer, v uint32) error {
+	_, err := w.Write(binary.BigEndian.AppendUint32(nil, v))
+	return err
+}
+
+// VNCAuthResponse is the answer a viewer knowing password gives to
+// challenge: DES with the password (8 bytes at most) as key, each key byte
+// bit-reversed as VNC has always done.
+func VNCAuthResponse(password string, challenge []byte) []byte {
+	var key [8]byte
+	copy(key[:], password)
+	for i, b := range key {
+		key[i] = bits.Reverse8(b)
+	}
+	c, _ := des.NewCipher(key[:]) // an 8-byte key cannot fail
+	out := make([]byte, 16)
+	c.Encrypt(out[:8], challenge[:8])
+	c.Encrypt(out[8:], challenge[8:16])
+	return out
+}
+
+// CheckVNCAuth reports whether response answers challenge for password, in
+// constant time.
+func CheckVNCAuth(password string, challenge, response []byte) bool {
+	return subtle.ConstantTimeCompare(VNCAuthResponse(password, challenge), response) == 1
+}
