@@ -203,6 +203,7 @@ func (l *Limb) run() {
 		switch l.serve(sess) {
 		case endDropped:
 			if l.shellExited() {
+				sess.Close() // the shell is gone; its connection goes too
 				l.detachSession(nil)
 				l.setState(wire.StateExited, nil)
 				if !l.sleepOrRedial(0) {

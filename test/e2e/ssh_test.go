@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/client"
@@ -135,3 +136,32 @@ func TestSidecarFilesOnVNCLimb(t *testing.T) {
 type nopWriter struct{}
 
 func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestTerminalShellExitIsExited: when the shell ends, status and limbs say
+// exited at once (not connected), and the exit status is kept.
+func TestTerminalShellExitIsExited(t *testing.T) {
+	s := testbed.StartSSHD(t)
+	t.Setenv("HOME", s.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	r := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"})
+	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	must(t, c, &wire.Request{Op: "term_send", LimbID: r.LimbID, Text: strp("exit 3\n")})
+	w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "exit", TimeoutMs: intp(15000)})
+	if !w.Wait.Settled {
+		t.Fatalf("wait exit: %+v", w.Wait)
+	}
+	testbed.Eventually(t, 10*time.Second, "state exited", func() bool {
+		return must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.State == wire.StateExited
+	})
+	for _, l := range must(t, c, &wire.Request{Op: "limbs"}).Limbs {
+		if l.LimbID == r.LimbID && l.State != wire.StateExited {
+			t.Fatalf("limbs says %s", l.State)
+		}
+	}
+	if _, err := do(t, c, &wire.Request{Op: "term_send", LimbID: r.LimbID, Text: strp("x")}); client.Code(err) != wire.NotConnected {
+		t.Fatalf("term_send after exit: %v", err)
+	}
+}

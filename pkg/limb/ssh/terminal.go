@@ -43,6 +43,7 @@ type terminal struct {
 	exitCode int
 	cols     int
 	rows     int
+	ended    chan struct{} // closed when the shell ended or its connection dropped
 }
 
 func newTerminal(ctx context.Context, c *conn, o Options) (*terminal, error) {
@@ -61,7 +62,7 @@ func newTerminal(ctx context.Context, c *conn, o Options) (*terminal, error) {
 	// The raw ring is the scrollback; the emulator keeps only a token one.
 	emu.SetScrollbackSize(1)
 	t := &terminal{conn: c, shell: sh, emu: emu, ring: NewRing(o.Scrollback),
-		changed: make(chan struct{}), lastOut: time.Now(), cols: cols, rows: rows}
+		changed: make(chan struct{}), lastOut: time.Now(), cols: cols, rows: rows, ended: make(chan struct{})}
 	emu.SetCallbacks(vt.Callbacks{Title: func(s string) { t.title = s }})
 	go t.pumpOutput()
 	go t.pumpReplies()
@@ -94,6 +95,7 @@ func (t *terminal) pumpOutput() {
 	}
 	t.notifyLocked()
 	t.mu.Unlock()
+	close(t.ended)
 }
 
 // pumpReplies sends the emulator's answers to terminal queries (cursor
@@ -116,7 +118,10 @@ func (t *terminal) notifyLocked() {
 	t.changed = make(chan struct{})
 }
 
-func (t *terminal) Done() <-chan struct{} { return t.conn.client.Done() }
+// Done closes when the shell exits (Exited says so) as well as when the
+// connection drops (releaseWhenDropped closes the shell, which ends
+// pumpOutput): the session is over either way.
+func (t *terminal) Done() <-chan struct{} { return t.ended }
 func (t *terminal) Err() error            { return t.conn.err() }
 func (t *terminal) Close() error {
 	t.shell.Close()
