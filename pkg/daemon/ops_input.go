@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/keys"
@@ -244,6 +245,9 @@ func opType(c *call) (*wire.Response, error) {
 	if err := l.checkTypingFence(c.att); err != nil {
 		return nil, err
 	}
+	if err := checkTypeable(l, text); err != nil {
+		return nil, err
+	}
 	sent := 0
 	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
 		for _, r := range text {
@@ -273,6 +277,38 @@ func opType(c *call) (*wire.Response, error) {
 	r := ok(wire.OpType)
 	r.Dispatched = fmt.Sprintf("%d characters sent; not verified: read the screen to see them", len(text))
 	return r, nil
+}
+
+// checkTypeable refuses, before anything is sent, a text holding
+// characters the session cannot type, naming them all.
+func checkTypeable(l *Limb, text []rune) error {
+	desk, err := l.desktop()
+	if err != nil {
+		return err
+	}
+	rc, ok := desk.(limb.RuneChecker)
+	if !ok {
+		return nil
+	}
+	var first *wire.Error
+	var bad []string
+	seen := map[rune]bool{}
+	for _, r := range text {
+		err := rc.CheckRune(r)
+		if err == nil || seen[r] {
+			continue
+		}
+		seen[r] = true
+		bad = append(bad, fmt.Sprintf("%q", r))
+		if first == nil {
+			first = asWireError(err)
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return wire.Errorf(first.Code, "nothing was typed: %d character(s) cannot be typed on this session (%s): %s; send those as clipboard text, or type the rest on its own",
+		len(bad), strings.Join(bad, " "), first.Message)
 }
 
 func opKey(c *call) (*wire.Response, error) {

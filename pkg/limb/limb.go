@@ -90,6 +90,13 @@ type Desktop interface {
 	DesktopName() string
 }
 
+// RuneChecker is a Desktop that cannot type every character (an RDP
+// server without Unicode input): CheckRune says, before anything is sent,
+// whether TypeRune(r) can deliver r, with a coded reason when it cannot.
+type RuneChecker interface {
+	CheckRune(r rune) error
+}
+
 // ClipboardInfo says how a clipboard text travelled.
 type ClipboardInfo struct {
 	Via     string   // "extended-utf8" or "latin1"

@@ -130,7 +130,7 @@ var Ops = []OpSpec{
 		Answer: "`dispatched`"},
 	{Name: OpType, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("text"), fld("wpm", within(1, 100000))),
 		Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
-		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST` and nothing is typed); on a terminal limb the text goes to the PTY unfenced"},
+		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced"},
 	{Name: OpKey, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("keys")),
 		Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
 		Answer: "`dispatched`; on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode)"},

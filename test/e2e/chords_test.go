@@ -162,6 +162,35 @@ func TestChordsOnQEMUByScancode(t *testing.T) {
 	}
 }
 
+// TestQEMUTypeChecksTheWholeTextFirst: QEMU drops keysyms that have no
+// key, so a text holding one is refused before any key is sent.
+func TestQEMUTypeChecksTheWholeTextFirst(t *testing.T) {
+	q := testbed.StartQEMUVNC(t, "", true)
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	port := q.Port
+	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	testbed.Eventually(t, 20*time.Second, "QEMU key events negotiated", func() bool {
+		s := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.Signals
+		return s[wire.SigKeyScancodes].State == wire.SignalLive
+	})
+	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	testbed.Eventually(t, 20*time.Second, "a full frame", func() bool {
+		return must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.Coverage == 1
+	})
+	must(t, c, &wire.Request{Op: "screen", LimbID: r.LimbID, Scale: f64p(0.25)})
+	_, err := do(t, c, &wire.Request{Op: "type", LimbID: r.LimbID, Text: strp("héllo")})
+	if client.Code(err) != wire.NotImplemented {
+		t.Fatalf("type with é on QEMU: %v", err)
+	}
+	must(t, c, &wire.Request{Op: "type", LimbID: r.LimbID, Text: strp("ok")})
+	testbed.Eventually(t, 10*time.Second, "o and k traced", func() bool { return len(q.KeyEvents()) >= 4 })
+	if ev := q.KeyEvents(); ev[0].QCode != "o" {
+		t.Fatalf("QEMU received %v before the refused text's successor", ev)
+	}
+}
+
 func isModifierName(n string) bool {
 	switch n {
 	case "Shift_L", "Shift_R", "Control_L", "Control_R", "Alt_L", "Alt_R", "Meta_L", "Meta_R", "Super_L", "Super_R", "ISO_Level3_Shift":

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"io"
+	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +71,51 @@ func absDiff(a uint8, b int) int {
 		return -d
 	}
 	return d
+}
+
+// openShadow opens FreeRDP's shadow server (no authentication) as a
+// perceiving limb, trusting its certificate first, and takes the lease.
+func openShadow(t *testing.T, srv *testbed.RDP) (*client.Client, string) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // certificate pins of this test only
+	trust := func(proto, addr string, port int, fp string) (string, error) {
+		return rdplimb.TrustCert(t.Context(), addr, port)
+	}
+	d := startDaemonWith(t, daemon.Services{Trust: trust}, io.Discard)
+	c := dial(t, d, "agent")
+	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
+	if w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
+		t.Fatalf("rdp limb: %+v", w.Observation)
+	}
+	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	return c, r.LimbID
+}
+
+// TestRDPTypeChecksTheWholeTextFirst: on a server without Unicode input,
+// a text with characters no US key types is refused before any of it is
+// sent (the xterm's file stays empty), and the rest types exactly.
+func TestRDPTypeChecksTheWholeTextFirst(t *testing.T) {
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600})
+	c, id := openShadow(t, srv)
+	out := srv.CatTerm(t)
+	typeRead := func(text string) error {
+		must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
+		_, err := do(t, c, &wire.Request{Op: "type", LimbID: id, Text: &text})
+		return err
+	}
+	err := typeRead("héllo ünïcode\n")
+	if client.Code(err) != wire.NotImplemented || !strings.Contains(err.Error(), "nothing was typed") {
+		t.Fatalf("type with characters no key types: %v", err)
+	}
+	if err := typeRead("plain ascii\n"); err != nil {
+		t.Fatal(err)
+	}
+	testbed.Eventually(t, 10*time.Second, "typed line in the file", func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.HasSuffix(string(b), "\n")
+	})
+	if b, _ := os.ReadFile(out); string(b) != "plain ascii\n" {
+		t.Fatalf("the xterm received %q", b)
+	}
 }

@@ -238,31 +238,12 @@ func keysymRune(sym uint32) (rune, bool) {
 // layout does not matter; Enter, Tab and BackSpace as keys. Servers without
 // Unicode input get US-layout scancodes.
 func (d *desktop) TypeRune(r rune) error {
-	var sym uint32
-	switch r {
-	case '\n', '\r':
-		sym = keys.XK_Return
-	case '\t':
-		sym = keys.XK_Tab
-	case '\b':
-		sym = keys.XK_BackSpace
-	case 0x1b:
-		sym = keys.XK_Escape
+	sym, unicode, err := d.route(r)
+	if err != nil {
+		return err
 	}
-	if sym == 0 && d.c.UnicodeInput() {
-		if r < 0x20 || r == 0x7F {
-			return wire.Errorf(wire.BadRequest, "control character U+%04X cannot be typed; send it with `key` (e.g. ctrl+c)", r)
-		}
+	if unicode {
 		return d.act(d.c.TypeUnicode(r))
-	}
-	if sym == 0 {
-		sym, _ = keys.RuneKeysym(r) // Key adds Shift where the US layout needs it
-		if sym == 0 {
-			return wire.Errorf(wire.BadRequest, "control character U+%04X cannot be typed; send it with `key`", r)
-		}
-		if _, _, ok := keys.Scancode(sym); !ok {
-			return wire.Errorf(wire.NotImplemented, "this RDP server accepts no Unicode input and %q has no key on a US keyboard", r)
-		}
 	}
 	if err := d.Key(sym, true); err != nil {
 		return err
@@ -332,3 +313,39 @@ func (d *desktop) Signals() wire.Signals {
 
 var _ limb.Desktop = (*desktop)(nil)
 var _ limb.DesktopDialer = Dial
+
+// CheckRune says whether r can be typed on this session, before anything
+// is sent (limb.RuneChecker).
+func (d *desktop) CheckRune(r rune) error {
+	_, _, err := d.route(r)
+	return err
+}
+
+// route picks how r is typed: a keysym sent as scan codes (Key adds Shift
+// where the US layout needs it), or a Unicode event.
+func (d *desktop) route(r rune) (sym uint32, unicode bool, err error) {
+	switch r {
+	case '\n', '\r':
+		return keys.XK_Return, false, nil
+	case '\t':
+		return keys.XK_Tab, false, nil
+	case '\b':
+		return keys.XK_BackSpace, false, nil
+	case 0x1b:
+		return keys.XK_Escape, false, nil
+	}
+	if r < 0x20 || r == 0x7F {
+		return 0, false, wire.Errorf(wire.BadRequest, "control character U+%04X cannot be typed; send it with `key` (e.g. ctrl+c)", r)
+	}
+	if d.c.UnicodeInput() {
+		return 0, true, nil
+	}
+	sym, _ = keys.RuneKeysym(r)
+	if sym == 0 {
+		return 0, false, wire.Errorf(wire.BadRequest, "character U+%04X cannot be typed; send it with `key`", r)
+	}
+	if _, _, ok := keys.Scancode(sym); !ok {
+		return 0, false, wire.Errorf(wire.NotImplemented, "this RDP server accepts no Unicode input and %q has no key on a US keyboard", r)
+	}
+	return sym, false, nil
+}

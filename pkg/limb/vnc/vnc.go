@@ -258,6 +258,22 @@ func (d *desktop) TypeRune(r rune) error {
 	return err
 }
 
+// CheckRune refuses, before anything is sent, a character a scan-code
+// server (QEMU) has no key for: it would drop it silently.
+// (limb.RuneChecker; keysym servers take any keysym.)
+func (d *desktop) CheckRune(r rune) error {
+	sym, _ := keys.RuneKeysym(r)
+	if sym == 0 {
+		return wire.Errorf(wire.BadRequest, "character %U cannot be typed (a control character); use key with a key name", r)
+	}
+	if d.c.SupportsQEMUKeys() {
+		if _, _, ok := keys.Scancode(sym); !ok {
+			return wire.Errorf(wire.NotImplemented, "this VNC server takes keys as scan codes and %q has no key on a US keyboard", r)
+		}
+	}
+	return nil
+}
+
 func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
 	dropped, utf8, err := d.c.CutText(text)
 	info := limb.ClipboardInfo{Via: "latin1", Dropped: dropped}
