@@ -188,9 +188,22 @@ func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, err
 		return resp, nil
 	case <-ctx.Done():
 		c.forget(id)
+		c.withdraw(id)
 		return nil, &wire.Error{Code: wire.Timeout, Message: "no answer before the client's deadline: " + ctx.Err().Error(),
-			Next: "the op may still complete in dvvd; read `history` for the limb to learn what happened"}
+			Next: "dvvd was asked to withdraw the op; read `history` for the limb to learn how far it got"}
 	}
+}
+
+// withdraw asks dvvd to stop the work of a request this client gave up on
+// (op cancel). Its answer, and the cancelled request's, are dropped.
+func (c *Client) withdraw(id string) {
+	line, _ := json.Marshal(&wire.Request{Op: wire.OpCancel, ID: json.RawMessage(strconv.FormatUint(c.nextID.Add(1), 10)),
+		Cancels: json.RawMessage(id)})
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.w.Write(line)
+	c.w.WriteByte('\n')
+	c.w.Flush()
 }
 
 func (c *Client) forget(id string) {

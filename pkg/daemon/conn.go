@@ -36,6 +36,41 @@ type conn struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	// inflight maps the ids of requests still running concurrently to what
+	// withdraws their work (op cancel).
+	inflightMu sync.Mutex
+	inflight   map[string]context.CancelFunc
+}
+
+// track registers a request with an id as in flight and returns its
+// context; done unregisters it.
+func (c *conn) track(id json.RawMessage) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	key := string(bytes.TrimSpace(id))
+	c.inflightMu.Lock()
+	if c.inflight == nil {
+		c.inflight = map[string]context.CancelFunc{}
+	}
+	c.inflight[key] = cancel
+	c.inflightMu.Unlock()
+	return ctx, func() {
+		c.inflightMu.Lock()
+		delete(c.inflight, key)
+		c.inflightMu.Unlock()
+		cancel()
+	}
+}
+
+// withdraw cancels the in-flight request with that id, if there is one.
+func (c *conn) withdraw(id json.RawMessage) bool {
+	c.inflightMu.Lock()
+	cancel, ok := c.inflight[string(bytes.TrimSpace(id))]
+	c.inflightMu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
 }
 
 func (d *Daemon) serveConn(nc net.Conn) {
@@ -68,11 +103,12 @@ func (d *Daemon) serveConn(nc net.Conn) {
 		// Inline ops (wire.OpSpec.Inline) answer from memory in microseconds:
 		// handing them to another goroutine would cost more than the op.
 		if spec, _ := wire.Spec(req.Op); len(req.ID) == 0 || (spec != nil && spec.Inline) {
-			c.handle(&req)
+			c.handle(c.ctx, &req)
 			continue
 		}
 		inflight.Add(1)
-		go func() { defer inflight.Done(); c.handle(&req) }()
+		ctx, done := c.track(req.ID)
+		go func() { defer inflight.Done(); defer done(); c.handle(ctx, &req) }()
 	}
 	// The client stopped sending. It may only have half-closed its side
 	// (`printf … | nc -N -U`) and still be reading: let what it asked for

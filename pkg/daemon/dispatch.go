@@ -73,6 +73,7 @@ func builtinHandlers() map[string]handler {
 		wire.OpTokenNew:   opTokenCreate,
 		wire.OpTokenList:  opTokenList,
 		wire.OpTokenRevok: opTokenRevoke,
+		wire.OpCancel:     opCancel,
 	}
 }
 
@@ -92,13 +93,13 @@ func checkHandlers() error {
 	return nil
 }
 
-func (c *conn) handle(req *wire.Request) {
-	resp := c.serve(req)
+func (c *conn) handle(ctx context.Context, req *wire.Request) {
+	resp := c.serve(ctx, req)
 	resp.ID = req.ID
 	c.send(resp)
 }
 
-func (c *conn) serve(req *wire.Request) (resp *wire.Response) {
+func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Response) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.d.log.Error("panic serving request", "op", req.Op, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
@@ -113,7 +114,7 @@ func (c *conn) serve(req *wire.Request) (resp *wire.Response) {
 		if err := spec.Check(req); err != nil {
 			return errorResponse(nil, err)
 		}
-		r, err := handlers[req.Op](&call{d: c.d, c: c, req: req, ctx: c.ctx})
+		r, err := handlers[req.Op](&call{d: c.d, c: c, req: req, ctx: ctx})
 		if err != nil {
 			return errorResponse(nil, err)
 		}
@@ -137,7 +138,7 @@ func (c *conn) serve(req *wire.Request) (resp *wire.Response) {
 		}
 	}
 	c.attMu.Unlock()
-	return c.d.dispatch(c.ctx, c, att, req)
+	return c.d.dispatch(ctx, c, att, req)
 }
 
 // dispatch runs one request for an attachment: access check, selector,

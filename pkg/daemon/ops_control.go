@@ -55,3 +55,19 @@ func opTakeover(c *call) (*wire.Response, error) {
 	r.Observation = c.l.observe(c.att)
 	return r, nil
 }
+
+// opCancel withdraws the work of a request this connection still has in
+// flight: its context ends, so a wait, a run or a transfer stops. The
+// cancelled request is still answered, with what its work returned.
+func opCancel(c *call) (*wire.Response, error) {
+	if len(c.req.Cancels) == 0 {
+		return nil, wire.Errorf(wire.BadRequest, "cancel needs cancels: the id of a request sent on this connection")
+	}
+	r := ok(wire.OpCancel)
+	if c.c != nil && c.c.withdraw(c.req.Cancels) {
+		r.Dispatched = "request " + string(c.req.Cancels) + " withdrawn"
+	} else {
+		r.Dispatched = "no request " + string(c.req.Cancels) + " is in flight on this connection (it may have finished)"
+	}
+	return r, nil
+}

@@ -118,16 +118,17 @@ func opHosts(c *call) (*wire.Response, error) {
 	d := c.d
 	r := ok(wire.OpHosts)
 	r.Hosts = []wire.Host{}
+	// discovered adds what discovery saw; saved hosts are listed either way
+	// (the tool reference lists both).
 	if c.req.Discovered {
 		r.Discovered = []wire.Host{}
 		if d.cfg.Services.Discovery == nil {
 			r.DiscoveryNote = "discovery is off in this dvvd"
-			return r, nil
+		} else {
+			list, note := d.cfg.Services.Discovery.List()
+			r.Discovered = append(r.Discovered, list...)
+			r.DiscoveryNote = note
 		}
-		list, note := d.cfg.Services.Discovery.List()
-		r.Discovered = append(r.Discovered, list...)
-		r.DiscoveryNote = note
-		return r, nil
 	}
 	kc := d.cfg.Services.Keychain
 	if s := d.cfg.Services.Hosts; s != nil {

@@ -142,8 +142,10 @@ func summary(tool *Tool, r *wire.Response) string {
 		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, r.Screen.Generation, r.Screen.Coverage)
 	case r.Screen != nil:
 		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage, r.Screen.ImageSpaceLine)
-	case r.Dispatched != "":
+	case r.Dispatched != "" && tool.Spec().Dispatches:
 		return fmt.Sprintf("%s: dispatched %s (dispatch only: read dvv_screen or dvv_wait to see the effect)", tool.Name, r.Dispatched)
+	case r.Dispatched != "":
+		return fmt.Sprintf("%s: %s", tool.Name, r.Dispatched)
 	case r.Wait != nil:
 		if r.Wait.Settled {
 			return fmt.Sprintf("%s: %s settled after %d ms", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)

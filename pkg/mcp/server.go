@@ -58,7 +58,7 @@ func (b *Bridge) Run(ctx context.Context, t sdk.Transport) error {
 // stdout), reading frames up to MaxFrameBytes so that an oversized argument
 // gets a TOO_LARGE answer instead of ending the session.
 func (b *Bridge) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	return b.Run(ctx, &sdk.IOTransport{Reader: r, Writer: w, MaxLineLength: MaxFrameBytes})
+	return b.Run(ctx, &stdioTransport{r: r, w: w, max: MaxFrameBytes})
 }
 
 // Close ends the attachment to dvvd.

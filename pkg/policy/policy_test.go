@@ -116,6 +116,7 @@ var opTable = []struct {
 	{wire.OpTokenList, "", "nnyny"},
 	{wire.OpTokenRevok, "", "nnyny"},
 	{wire.OpHistory, "", "yyyyy"},
+	{wire.OpCancel, "", "yyyyy"},
 	{"no_such_op", "", "nnyny"},
 }
 

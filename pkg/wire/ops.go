@@ -25,6 +25,9 @@ type OpSpec struct {
 	// mid-call (a read-only op may still not be: it can clear a fence).
 	ReadOnly  bool
 	RetrySafe bool
+	// Dispatches ops send input to the remote machine and answer once it
+	// is sent: only a later screen or wait shows its effect.
+	Dispatches bool
 	// Caps are the policy capabilities the op needs; ActionCaps, when set,
 	// replaces Caps per action (an action it does not name needs the union).
 	Caps       []string
@@ -121,17 +124,17 @@ var Ops = []OpSpec{
 		Fields: limbFields(fld("action", note("start when absent")), fld("viewOnly", only("start")), fld("tcp", only("start"), note("127.0.0.1 with a one-time password"))),
 		Raises: codes(WrongProtocol, Busy),
 		Answer: "`share`: socket, viewSocket, tcp, password (shown once), expiresMs, viewOnly, viewers"},
-	{Name: OpClick, Limb: true, Caps: []string{"control"}, Variant: "action",
+	{Name: OpClick, Limb: true, Dispatches: true, Caps: []string{"control"}, Variant: "action",
 		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
 		Fields: limbFields(fld("action"), fld("generation"), fld("generationFrom", note("`last-read`")), fld("x"), fld("y"),
 			fld("toX", only("drag")), fld("toY", only("drag")), fld("button", only("drag")),
 			fld("direction", only("scroll")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers")),
 		Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
 		Answer: "`dispatched`"},
-	{Name: OpType, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("text"), fld("wpm", within(1, 100000))),
+	{Name: OpType, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text"), fld("wpm", within(1, 100000))),
 		Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
 		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced"},
-	{Name: OpKey, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("keys")),
+	{Name: OpKey, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys")),
 		Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
 		Answer: "`dispatched`; on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode)"},
 	{Name: OpScreen, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
@@ -159,7 +162,7 @@ var Ops = []OpSpec{
 	{Name: OpTermRead, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
 		Raises: codes(NotImplemented, CursorExpired, WrongProtocol),
 		Answer: "`term`: data (or dataBase64), cursor; `CURSOR_EXPIRED` when the ring overwrote the cursor"},
-	{Name: OpTermSend, Limb: true, Caps: []string{"control"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes"))),
+	{Name: OpTermSend, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes"))),
 		Raises: codes(WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected),
 		Answer: "`dispatched`"},
 	{Name: OpFiles, Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
@@ -211,6 +214,8 @@ var Ops = []OpSpec{
 		Answer: "`token_revoke`"},
 	{Name: OpSubscribe, ReadOnly: true, Fields: []Field{fld("events")},
 		Answer: "then `event` lines: limb.state, lease, op.start, op.end with seq and µs time; each change once (acquiring a lease already held emits nothing; closing a limb whose lease is held emits lease released before limb.state closed)"},
+	{Name: OpCancel, NoAttach: true, Inline: true, Fields: []Field{fld("cancels", note("a request id of this connection"))},
+		Answer: "`dispatched`: whether a request with that id was in flight; its work stops and it is answered as the work ends"},
 	{Name: OpShutdown, Caps: []string{"daemon.admin"}, Answer: "dvvd stops"},
 }
 

@@ -58,6 +58,7 @@ const (
 	OpShare      = "share"
 	OpHandback   = "handback"
 	OpPause      = "pause"
+	OpCancel     = "cancel"
 )
 
 // Region is a rectangle in native framebuffer pixels.
@@ -177,6 +178,10 @@ type Request struct {
 	TCP      bool `json:"tcp,omitempty"`
 	// pause: every limb instead of the one named
 	All bool `json:"all,omitempty"`
+	// cancel: the id of a request this connection sent that is still in
+	// flight; its work is withdrawn (it is still answered, with what the
+	// cancelled work returned).
+	Cancels json.RawMessage `json:"cancels,omitempty"`
 }
 
 // HostSpec describes a saved machine (host_add).

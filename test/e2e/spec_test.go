@@ -2,14 +2,19 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -97,5 +102,50 @@ func TestFieldsThatDoNotApplyAreRefused(t *testing.T) {
 			t.Fatalf("the valid move never arrived: pointer at %d,%d", x, y)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCallerThatGivesUpStopsTheWork: a client whose deadline passes asks
+// dvvd to withdraw the request (op cancel); the wait it started ends long
+// before its own 25 s deadline.
+func TestCallerThatGivesUpStopsTheWork(t *testing.T) {
+	v := testbed.StartXvnc(t, testbed.XvncOptions{})
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	id := openVNC(t, c, "127.0.0.1", v.Port)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := c.Do(ctx, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: intp(25000)})
+	if client.Code(err) != wire.Timeout {
+		t.Fatalf("a wait past the client's deadline: %v", err)
+	}
+	testbed.Eventually(t, 15*time.Second, "the abandoned wait to end in dvvd", func() bool {
+		for _, h := range must(t, c, &wire.Request{Op: "history", LimbID: id}).History {
+			if h.Op == "wait" && strings.Contains(h.Detail, "screen-changed") {
+				return true
+			}
+		}
+		return false
+	})
+	// A cancel for nothing in flight is an ordinary answer.
+	r := rawLine(t, d.SocketPath(), `{"op":"cancel","cancels":"nope"}`)
+	if r.Result != "cancel" || !strings.Contains(r.Dispatched, "no request") {
+		t.Fatalf("cancel of nothing: %+v", r)
+	}
+}
+
+// TestHostsDiscoveredListsSavedHostsToo: hosts {discovered: true} lists the
+// saved machines beside what discovery saw, as the tool reference says.
+func TestHostsDiscoveredListsSavedHostsToo(t *testing.T) {
+	hs, err := hosts.Open(filepath.Join(t.TempDir(), "hosts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
+	c := dial(t, d, "agent")
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: 5999}})
+	r := must(t, c, &wire.Request{Op: "hosts", Discovered: true})
+	if len(r.Hosts) != 1 || r.Hosts[0].Name != "lab" || r.Discovered == nil {
+		t.Fatalf("hosts with discovered: saved %+v, discovered %+v (%s)", r.Hosts, r.Discovered, r.DiscoveryNote)
 	}
 }
