@@ -14,7 +14,7 @@ func TestWritesPages(t *testing.T) {
 	if err := Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"dvv.1", "dvv-open.1", "dvv-screen.1", "dvv-files-get.1"} {
+	for _, name := range []string{"dvv.1", "dvv-open.1", "dvv-screen.1", "dvv-service-install.1"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -89,7 +89,7 @@ func newRoot(e *env) *cobra.Command {
 		runCmd(e), termCmd(e),
 		filesCmd(e), transferCmd(e),
 		hostsCmd(e), tokenCmd(e), groupCmd(e),
-		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e),
+		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e),
 		genDocsCmd(e),
 	)
 	return root
