@@ -24,6 +24,9 @@ type clickOptions struct {
 	clicks     int
 	modifiers  []string
 	generation uint64
+	text       string // click the centre of this text's only match
+	region     string // --text: only matches inside this area
+	lang       string
 }
 
 func clickCmd(e *env) *cobra.Command {
@@ -37,9 +40,28 @@ func clickCmd(e *env) *cobra.Command {
 			"A session that never read the screen gets UNFENCED: run `dvv screen` first, or pass --generation.",
 		Example: "  dvv click vnc-1a2b3c4d 100 200\n  dvv click vnc-1a2b3c4d 100 200 --action double\n" +
 			"  dvv click vnc-1a2b3c4d 10 10 --action drag --to-x 300 --to-y 10\n" +
-			"  dvv click vnc-1a2b3c4d 400 300 --action scroll --direction down --clicks 3",
-		Args: exactArgs(3, "click needs a limb id, x and y"),
+			"  dvv click vnc-1a2b3c4d 400 300 --action scroll --direction down --clicks 3\n" +
+			"  dvv click vnc-1a2b3c4d --text OK",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("text") {
+				return exactArgs(1, "click --text needs only the limb id")(cmd, args)
+			}
+			return exactArgs(3, "click needs a limb id, x and y (or --text)")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("text") {
+				req, err := o.request(cmd.Flags(), []string{args[0], "0", "0"})
+				if err != nil {
+					return err
+				}
+				if o.text == "" || cmd.Flags().Changed("generation") {
+					return usageErr("--text needs non-empty text and takes the generation from what it read (no --generation)")
+				}
+				return e.clickText(req, o.text, o.region, o.lang)
+			}
+			if cmd.Flags().Changed("region") || cmd.Flags().Changed("lang") {
+				return usageErr("--region and --lang are for --text only")
+			}
 			req, err := o.request(cmd.Flags(), args)
 			if err != nil {
 				return err
@@ -55,6 +77,9 @@ func clickCmd(e *env) *cobra.Command {
 	f.StringVar(&o.direction, "direction", "", "scroll: up, down, left or right")
 	f.IntVar(&o.clicks, "clicks", 1, "scroll: wheel clicks")
 	f.StringSliceVar(&o.modifiers, "modifiers", nil, "keys held during the action, e.g. ctrl,shift")
+	f.StringVar(&o.text, "text", "", "click the centre of this text (read with `dvv find`); refused unless it is on the screen exactly once")
+	f.StringVar(&o.region, "region", "", "--text: only matches inside x,y,w,h")
+	f.StringVar(&o.lang, "lang", "", "--text: recognition languages (default eng)")
 	f.Uint64Var(&o.generation, "generation", 0, "the geometry generation x,y were computed against (default: this shell's last screen read)")
 	return cmd
 }

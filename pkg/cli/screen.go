@@ -21,6 +21,8 @@ type screenOptions struct {
 	form   string
 	region string
 	jpeg   bool
+	text   bool
+	lang   string
 }
 
 func screenCmd(e *env) *cobra.Command {
@@ -38,6 +40,18 @@ func screenCmd(e *env) *cobra.Command {
 			"  dvv screen vnc-1a2b3c4d --region 0,0,400,300\n  dvv screen vnc-1a2b3c4d --form damage-crop",
 		Args: exactArgs(1, "screen needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.text {
+				// The recognised lines instead of pixels (a find without text).
+				req, err := findRequest(args[0], "", o.region, o.lang)
+				if err != nil {
+					return err
+				}
+				resp, err := e.call(req)
+				if err == nil && e.human() {
+					e.printLines(resp.Find)
+				}
+				return err
+			}
 			req, err := o.request(cmd.Flags(), args[0])
 			if err != nil {
 				return err
@@ -59,6 +73,8 @@ func screenCmd(e *env) *cobra.Command {
 	f.StringVar(&o.form, "form", "", "full, region or damage-crop (default full, or region with --region)")
 	f.StringVar(&o.region, "region", "", "x,y,w,h in framebuffer pixels (form region)")
 	f.BoolVar(&o.jpeg, "jpeg", false, "JPEG instead of PNG")
+	f.BoolVar(&o.text, "text", false, "desktop: print the recognised lines (of --region) instead of an image")
+	f.StringVar(&o.lang, "lang", "", "--text: recognition languages (default eng)")
 	return cmd
 }
 
@@ -155,7 +171,7 @@ func (e *env) printScreen(s *wire.Screen) error {
 }
 
 func waitCmd(e *env) *cobra.Command {
-	var until, text string
+	var until, text, lang string
 	var quietMs, timeoutMs int
 	cmd := &cobra.Command{
 		Use:   "wait <limbId> --until CONDITION",
@@ -164,7 +180,7 @@ func waitCmd(e *env) *cobra.Command {
 			"Exit status 0 when it settled; " + strconv.Itoa(ExitNotSettled) + " when the deadline passed first (dvvd answers that as an\n" +
 			"ordinary success with settled: false, which --json shows as is).",
 		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet-ms 500\n" +
-			"  dvv wait ssh-5e6f7a8b --until text --text '$ '",
+			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'",
 		Args: exactArgs(1, "wait needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := limbRequest(wire.OpWait, args[0])
@@ -174,7 +190,7 @@ func waitCmd(e *env) *cobra.Command {
 			if until == "" {
 				return usageErr("wait needs --until connected|screen-stable|screen-changed|text|text-gone|idle|exit")
 			}
-			req.Until = until
+			req.Until, req.Lang = until, lang
 			if cmd.Flags().Changed("text") {
 				req.Text = &text
 			}
@@ -199,6 +215,9 @@ func waitCmd(e *env) *cobra.Command {
 				if w.ExitCode != nil {
 					fmt.Fprintf(e.stdout, "exit status: %d\n", *w.ExitCode)
 				}
+				for _, m := range w.Matches {
+					fmt.Fprintln(e.stdout, matchLine(m))
+				}
 			}
 			if !w.Settled {
 				return &exitStatus{code: ExitNotSettled, msg: fmt.Sprintf("not settled: until %s did not hold within %d ms (%s)", w.Until, w.ElapsedMs, w.Detail)}
@@ -208,7 +227,8 @@ func waitCmd(e *env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&until, "until", "", "connected, screen-stable, screen-changed, text, text-gone, idle or exit")
-	f.StringVar(&text, "text", "", "the text for --until text and text-gone (terminal limbs)")
+	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
+	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
 	f.IntVar(&quietMs, "quiet-ms", 750, "how long the screen must stay unchanged for screen-stable and idle")
 	f.IntVar(&timeoutMs, "timeout-ms", 8000, "give up after this long (dvvd clamps it to 25000)")
 	return cmd

@@ -47,6 +47,8 @@ type Config struct {
 	SessionIdle time.Duration
 	// MaxConns bounds concurrent socket connections.
 	MaxConns int
+	// OCRProgram is the tesseract program text reading runs ("": $DVV_TESSERACT, then PATH).
+	OCRProgram string
 }
 
 // Daemon is a running dvvd.

@@ -60,6 +60,7 @@ func builtinHandlers() map[string]handler {
 		wire.OpFiles:      opFiles,
 		wire.OpTransfer:   opTransfer,
 		wire.OpHistory:    opHistory,
+		wire.OpFind:       opFind,
 		wire.OpHosts:      opHosts,
 		wire.OpHostAdd:    opHostAdd,
 		wire.OpHostRemove: opHostRemove,

@@ -32,6 +32,7 @@ type Limb struct {
 
 	buf *fb.Buffer          // desktop limbs: the mirror, kept across reconnects
 	enc imaging.EncodeCache // recent encodes of the mirror
+	txt textReaders         // recognised text of the mirror, per language
 
 	mu         sync.Mutex
 	state      string

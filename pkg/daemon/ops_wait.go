@@ -33,6 +33,7 @@ func opWait(c *call) (*wire.Response, error) {
 	var cond func() (settled bool, detail string, err error)
 	var changed func() <-chan struct{}
 	stateChanged := func() <-chan struct{} { l.mu.Lock(); defer l.mu.Unlock(); return l.stateCh }
+	var matches []wire.TextMatch // where desktop text was read
 
 	switch req.Until {
 	case "connected":
@@ -78,10 +79,14 @@ func opWait(c *call) (*wire.Response, error) {
 		if req.Text == nil || *req.Text == "" {
 			return nil, wire.Errorf(wire.BadRequest, "until %s needs text", req.Until)
 		}
-		if l.kind != kindTerminal {
-			return nil, wire.Errorf(wire.WrongProtocol, "until %s reads a terminal's text grid; on a desktop limb call screen and read the pixels", req.Until)
-		}
 		want := *req.Text
+		if l.kind != kindTerminal {
+			var err error
+			if cond, changed, err = desktopTextWait(c, want, &matches); err != nil {
+				return nil, err
+			}
+			break
+		}
 		cond = func() (bool, string, error) {
 			term, err := l.terminal()
 			if err != nil {
@@ -119,7 +124,9 @@ func opWait(c *call) (*wire.Response, error) {
 			return nil, err
 		}
 		if settled {
-			return waitAnswer(c, true, detail, start), nil
+			r := waitAnswer(c, true, detail, start)
+			r.Wait.Matches = matches
+			return r, nil
 		}
 		// Quiet-based waits must also wake when the quiet period ends.
 		var tick <-chan time.Time

@@ -304,3 +304,38 @@ func (t *Tracker) Close() {
 	delete(t.b.trackers, t)
 	t.b.mu.Unlock()
 }
+
+// TakeRects reports the accumulated damage as rectangles of whole tiles
+// (one per run of changed tiles in a tile row, clipped to the frame) and
+// clears it. Readers that work per changed area (text recognition, image
+// search) use it instead of the single bounding box, so two small changes
+// far apart stay two small areas.
+func (t *Tracker) TakeRects() (rects []image.Rectangle, resized bool) {
+	t.b.mu.Lock()
+	defer t.b.mu.Unlock()
+	frame := image.Rect(0, 0, t.b.w, t.b.h)
+	resized = t.resized
+	if t.count > 0 && t.cols > 0 {
+		rows := (len(t.tiles)*64 + t.cols - 1) / t.cols
+		set := func(i int) bool { return i/64 < len(t.tiles) && t.tiles[i/64]&(1<<(i%64)) != 0 }
+		for ty := 0; ty < rows; ty++ {
+			for tx := 0; tx < t.cols; {
+				if !set(ty*t.cols + tx) {
+					tx++
+					continue
+				}
+				start := tx
+				for tx < t.cols && set(ty*t.cols+tx) {
+					tx++
+				}
+				r := image.Rect(start*TileSize, ty*TileSize, tx*TileSize, (ty+1)*TileSize).Intersect(frame)
+				if !r.Empty() {
+					rects = append(rects, r)
+				}
+			}
+		}
+	}
+	clear(t.tiles)
+	t.count, t.bounds, t.resized = 0, image.Rectangle{}, false
+	return rects, resized
+}

@@ -79,3 +79,28 @@ func TestSnapshotAndChanged(t *testing.T) {
 		t.Fatalf("pixel %v", c)
 	}
 }
+
+func TestTrackerTakeRects(t *testing.T) {
+	b := New()
+	tr := b.NewTracker()
+	defer tr.Close()
+	b.Resize(100, 40) // 7x3 tiles, the last column and row partial
+	if rects, resized := tr.TakeRects(); !resized || len(rects) != 3 || rects[0] != image.Rect(0, 0, 100, 16) || rects[2] != image.Rect(0, 32, 100, 40) {
+		t.Fatalf("first take after resize: %v %v", rects, resized)
+	}
+	b.BeginWrite()
+	b.EndWrite(image.Rect(1, 1, 2, 2), image.Rect(40, 20, 70, 22), image.Rect(99, 39, 100, 40))
+	rects, resized := tr.TakeRects()
+	want := []image.Rectangle{image.Rect(0, 0, 16, 16), image.Rect(32, 16, 80, 32), image.Rect(96, 32, 100, 40)}
+	if resized || len(rects) != len(want) {
+		t.Fatalf("rects %v resized %v", rects, resized)
+	}
+	for i := range want {
+		if rects[i] != want[i] {
+			t.Fatalf("rect %d = %v, want %v", i, rects[i], want[i])
+		}
+	}
+	if rects, _ := tr.TakeRects(); len(rects) != 0 || tr.Peek().Share != 0 {
+		t.Fatalf("take did not clear: %v", rects)
+	}
+}

@@ -81,6 +81,7 @@ var opTable = []struct {
 	{wire.OpPause, "resume", "nnyny"},
 	{wire.OpScreen, "", "yyyyy"},
 	{wire.OpTermRead, "", "yyyyy"},
+	{wire.OpFind, "", "yyyyy"},
 	{wire.OpClipboard, "get", "nnyny"},
 	{wire.OpClipboard, "set", "nyyyy"},
 	{wire.OpClipboard, "bogus", "nnyny"},

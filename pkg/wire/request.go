@@ -59,6 +59,7 @@ const (
 	OpHandback   = "handback"
 	OpPause      = "pause"
 	OpCancel     = "cancel"
+	OpFind       = "find"
 )
 
 // Region is a rectangle in native framebuffer pixels.
@@ -127,6 +128,9 @@ type Request struct {
 	Scale  *float64 `json:"scale,omitempty"`
 	Format string   `json:"format,omitempty"` // png (default) or jpeg
 	Out    string   `json:"out,omitempty"`    // absolute local path: write the image there instead of inline
+
+	// find / wait on a desktop: recognition languages, e.g. "eng" or "eng+deu"
+	Lang string `json:"lang,omitempty"`
 
 	// wait / reconnect / run
 	Until     string `json:"until,omitempty"`

@@ -45,6 +45,7 @@ type Response struct {
 	Files    *FilesResult `json:"files,omitempty"`
 	Clip     *Clipboard   `json:"clipboard,omitempty"`
 	Transfer *Transfer    `json:"transfer,omitempty"`
+	Find     *FindResult  `json:"find,omitempty"`
 
 	Hosts         []Host `json:"hosts,omitzero"`
 	Discovered    []Host `json:"discovered,omitzero"`
@@ -160,6 +161,8 @@ type WaitResult struct {
 	ElapsedMs int64  `json:"elapsedMs"`
 	Detail    string `json:"detail,omitempty"`
 	ExitCode  *int   `json:"exitCode,omitempty"` // until: exit
+	// Matches says where the text was read on a desktop (until: text).
+	Matches []TextMatch `json:"matches,omitzero"`
 }
 
 // RunResult answers run. Stdout/Stderr are UTF-8 when valid; otherwise the

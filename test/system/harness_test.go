@@ -85,7 +85,7 @@ func startDaemon(t testing.TB, busAddress string) *daemon {
 
 // startDaemonIn is startDaemon with a given HOME (e.g. one whose ~/.ssh
 // holds a client key and known_hosts).
-func startDaemonIn(t testing.TB, busAddress, home string) *daemon {
+func startDaemonIn(t testing.TB, busAddress, home string, extraEnv ...string) *daemon {
 	t.Helper()
 	if busAddress == "" {
 		busAddress = "unix:path=" + filepath.Join(home, "no-bus")
@@ -94,6 +94,7 @@ func startDaemonIn(t testing.TB, busAddress, home string) *daemon {
 	d := &daemon{t: t, id: id, socket: filepath.Join(home, "dvv", id+".sock"), home: home}
 	d.env = append(cleanEnv(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_RUNTIME_DIR="+home, "DBUS_SESSION_BUS_ADDRESS="+busAddress, "DVV_SOCKET="+d.socket)
+	d.env = append(d.env, extraEnv...)
 	cmd := exec.Command(dvvdBin, "--id", id, "--no-discovery", "--log-level", "debug")
 	cmd.Env = d.env
 	d.proc = testbed.Start(t, "dvvd", cmd)

@@ -1,0 +1,200 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"sync"
+
+	"github.com/dvvhq/dvv/pkg/ocr"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+const defaultLang = "eng"
+
+// maxLangs bounds the readers one limb keeps (one per language list).
+const maxLangs = 4
+
+// textReaders holds a desktop limb's text readers, made on first use.
+type textReaders struct {
+	mu sync.Mutex
+	by map[string]*ocr.Reader
+}
+
+// desktopText is what one read of a desktop's text gave.
+type desktopText struct {
+	lines  []ocr.Line
+	gen    uint64
+	cached bool
+	lang   string
+}
+
+// readText brings the limb's recognised text up to date with its mirror.
+func (c *call) readText(lang string) (*desktopText, error) {
+	l := c.l
+	if lang == "" {
+		lang = defaultLang
+	}
+	if !ocr.ValidLang(lang) {
+		return nil, wire.Errorf(wire.BadRequest, "lang %q is not a list of language codes like eng or eng+deu", lang)
+	}
+	l.mu.Lock()
+	perceive, state := l.perceive, l.state
+	l.mu.Unlock()
+	if !perceive {
+		return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("reading text needs the framebuffer mirror, and limb %s was opened without perceive", l.id),
+			Next: "call open again for this machine with perceive: true"}
+	}
+	if state != wire.StateConnected {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return nil, l.notConnectedLocked()
+	}
+	eng := ocr.NewEngine(c.d.cfg.OCRProgram)
+	if err := eng.Check(); err != nil {
+		return nil, unsupportedText(err)
+	}
+	l.txt.mu.Lock()
+	if l.txt.by == nil {
+		l.txt.by = map[string]*ocr.Reader{}
+	}
+	r := l.txt.by[lang]
+	if r == nil {
+		if len(l.txt.by) >= maxLangs {
+			for k, old := range l.txt.by {
+				old.Close()
+				delete(l.txt.by, k)
+				break
+			}
+		}
+		r = ocr.NewReader(eng, l.buf, lang)
+		l.txt.by[lang] = r
+	}
+	l.txt.mu.Unlock()
+	for {
+		gen := l.generation()
+		lines, st, err := r.Read(c.ctx)
+		if err != nil {
+			return nil, textError(err)
+		}
+		// A resize during the read leaves boxes of another geometry: read
+		// again (the reader starts over on a resize).
+		if l.generation() == gen {
+			return &desktopText{lines: lines, gen: gen, cached: st.Areas == 0, lang: lang}, nil
+		}
+	}
+}
+
+func unsupportedText(err error) error {
+	return &wire.Error{Code: wire.Unsupported, Message: "text recognition is not available on this machine: " + err.Error(),
+		Next: "install it (" + ocr.InstallHint + "), then retry; every other op works without it"}
+}
+
+func textError(err error) error {
+	switch {
+	case errors.Is(err, ocr.ErrUnavailable):
+		return unsupportedText(err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return wire.Errorf(wire.Timeout, "text recognition was interrupted: %v", err)
+	}
+	return wire.Errorf(wire.Internal, "text recognition failed: %v", err)
+}
+
+// matches finds text in what was read, optionally inside a region.
+func (t *desktopText) matches(text string, region image.Rectangle) []wire.TextMatch {
+	out := []wire.TextMatch{}
+	for _, m := range ocr.Find(t.lines, text) {
+		if !region.Empty() && !m.Box.In(region) {
+			continue
+		}
+		c := m.Center()
+		out = append(out, wire.TextMatch{Text: m.Text, Box: toRegion(m.Box), Center: wire.Point{X: c.X, Y: c.Y},
+			Confidence: round3(m.Conf), Generation: t.gen})
+	}
+	return out
+}
+
+func toRegion(r image.Rectangle) wire.Region {
+	return wire.Region{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
+}
+
+// requestRegion reads an optional region, which must lie in the frame.
+func (c *call) requestRegion() (image.Rectangle, error) {
+	g := c.req.Region
+	if g == nil {
+		return image.Rectangle{}, nil
+	}
+	w, h := c.l.buf.Size()
+	r := image.Rect(g.X, g.Y, g.X+g.W, g.Y+g.H)
+	if g.W <= 0 || g.H <= 0 || !r.In(image.Rect(0, 0, w, h)) {
+		return r, wire.Errorf(wire.OutOfBounds, "region %dx%d+%d+%d is not inside the %dx%d framebuffer", g.W, g.H, g.X, g.Y, w, h)
+	}
+	return r, nil
+}
+
+// opFind answers where text is on a desktop, or (without text) every line
+// read in the region.
+func opFind(c *call) (*wire.Response, error) {
+	if c.l.kind != kindDesktop {
+		return nil, wire.Errorf(wire.WrongProtocol, "find reads a desktop's pixels; on a terminal use term_read or screen for the text grid")
+	}
+	region, err := c.requestRegion()
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.readText(c.req.Lang)
+	if err != nil {
+		return nil, err
+	}
+	w, h := c.l.buf.Size()
+	res := &wire.FindResult{Lang: t.lang, Generation: t.gen, Cached: t.cached, Matches: []wire.TextMatch{},
+		ImageSpace: wire.ImageSpace{Region: wire.Region{W: w, H: h}, Scale: 1, Native: wire.Size{W: w, H: h}}}
+	res.ImageSpaceLine = fmt.Sprintf("imageSpace: boxes are native framebuffer pixels of the whole %dx%d frame (a full screen at scale 1); at scale s, image = native * s; generation %d", w, h, t.gen)
+	if c.req.Text != nil && *c.req.Text != "" {
+		res.Matches = t.matches(*c.req.Text, region)
+	} else {
+		for _, ln := range t.lines {
+			if !region.Empty() && !ln.Box.Overlaps(region) {
+				continue
+			}
+			conf := 1.0
+			for _, w := range ln.Words {
+				conf = min(conf, w.Conf)
+			}
+			res.Lines = append(res.Lines, wire.TextLine{Text: ln.Text(), Box: toRegion(ln.Box), Confidence: round3(conf)})
+		}
+	}
+	r := ok(wire.OpFind)
+	r.Find = res
+	r.Observation = c.l.observe(c.att)
+	return r, nil
+}
+
+// desktopTextWait is the condition of wait until text / text-gone on a
+// desktop: recognise what changed, settle when the text is there (or gone).
+func desktopTextWait(c *call, want string, found *[]wire.TextMatch) (func() (bool, string, error), func() <-chan struct{}, error) {
+	if _, err := c.readText(c.req.Lang); err != nil {
+		return nil, nil, err
+	}
+	appear := c.req.Until == "text"
+	cond := func() (bool, string, error) {
+		if err := c.l.mustBeConnected(); err != nil {
+			return false, "", err
+		}
+		t, err := c.readText(c.req.Lang)
+		if err != nil {
+			return false, "", err
+		}
+		m := t.matches(want, image.Rectangle{})
+		if (len(m) > 0) == appear {
+			*found = m
+			if appear {
+				return true, fmt.Sprintf("text is on the screen (%d place(s), generation %d)", len(m), t.gen), nil
+			}
+			return true, "text is gone from the screen", nil
+		}
+		return false, "", nil
+	}
+	return cond, c.l.buf.Changed, nil
+}

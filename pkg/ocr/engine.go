@@ -1,0 +1,314 @@
+// Package ocr reads text off a framebuffer mirror with Tesseract. It runs
+// the `tesseract` program (see docs/ocr.md for why a program and not the
+// library), recognises only the areas that changed since it last looked,
+// and keeps what it read per area and damage sequence, so an unchanged
+// screen costs nothing. It knows nothing of leases, fences or the wire.
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// EnvProgram names the environment variable that overrides the engine
+// program's path (dvvd reads it at start).
+const EnvProgram = "DVV_TESSERACT"
+
+// InstallHint says how to get the engine.
+const InstallHint = "install Tesseract (Debian/Ubuntu: apt install tesseract-ocr tesseract-ocr-eng; Fedora: dnf install tesseract; macOS: brew install tesseract), or point " + EnvProgram + " at the program"
+
+// ErrUnavailable is returned when the engine program or a language is missing.
+var ErrUnavailable = errors.New("ocr: text recognition is not available")
+
+// UnavailableError says what is missing and how to get it.
+type UnavailableError struct{ Reason string }
+
+func (e *UnavailableError) Error() string { return e.Reason + "; " + InstallHint }
+
+// Unwrap lets errors.Is(err, ErrUnavailable) match.
+func (e *UnavailableError) Unwrap() error { return ErrUnavailable }
+
+// Engine runs the tesseract program.
+type Engine struct {
+	// Program is the path or name of the tesseract program.
+	Program string
+	// Scale is the upscale factor applied before recognition: Tesseract
+	// reads glyphs best at 20 to 30 pixels high, and UI fonts are 10 to 13
+	// (docs/ocr.md has the measurement). 0 means DefaultScale.
+	Scale int
+}
+
+// DefaultScale is the upscale factor used when Engine.Scale is 0.
+const DefaultScale = 2
+
+// NewEngine returns an engine using program, or $DVV_TESSERACT, or
+// "tesseract" on PATH.
+func NewEngine(program string) *Engine {
+	if program == "" {
+		program = os.Getenv(EnvProgram)
+	}
+	if program == "" {
+		program = "tesseract"
+	}
+	return &Engine{Program: program}
+}
+
+var langRE = regexp.MustCompile(`^[A-Za-z0-9_]{2,32}(\+[A-Za-z0-9_]{2,32}){0,7}$`)
+
+// ValidLang reports whether lang is a well-formed language list such as
+// "eng" or "eng+deu" (what the engine is told, never a path or a flag).
+func ValidLang(lang string) bool { return langRE.MatchString(lang) }
+
+// Check reports whether the engine program exists, as an UnavailableError.
+func (e *Engine) Check() error {
+	if _, err := exec.LookPath(e.Program); err != nil {
+		return &UnavailableError{Reason: fmt.Sprintf("the text recognition program %q was not found", e.Program)}
+	}
+	return nil
+}
+
+// maxOutput bounds the engine's output.
+const maxOutput = 16 << 20
+
+// block is one piece of content to recognise: a rectangle of a grey copy
+// of the screen whose top-left pixel is at origin in the framebuffer.
+type block struct {
+	g      *gray
+	r      image.Rectangle
+	origin image.Point
+}
+
+// segment cuts an area of the screen (img, whose top-left corner is at
+// origin) into blocks of content.
+func segment(img *image.RGBA, origin image.Point) []block {
+	g := toGray(img)
+	var out []block
+	for _, r := range g.blocks(image.Rect(0, 0, g.w, g.h), nil, 0) {
+		out = append(out, block{g: g, r: r, origin: origin})
+	}
+	return out
+}
+
+// Recognize reads the text of img, an area of the screen whose top-left
+// corner is at origin in framebuffer pixels; boxes come back in
+// framebuffer pixels.
+func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
+	return e.recognizeBlocks(ctx, segment(img, origin), lang)
+}
+
+// canvasRows bounds one engine run's picture height (upscaled pixels):
+// more content is split over several runs, run side by side.
+const canvasRows = 2400
+
+// recognizeBlocks lays the blocks out one under the other on white canvases
+// (each block upscaled, dark text on light paper whatever its colours),
+// runs the engine once per canvas and maps every word back to the screen.
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string) ([]Line, error) {
+	if !ValidLang(lang) {
+		return nil, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
+	}
+	if err := e.Check(); err != nil {
+		return nil, err
+	}
+	if len(blocks) == 0 {
+		return nil, nil
+	}
+	scale := e.Scale
+	if scale <= 0 {
+		scale = DefaultScale
+	}
+	var canvases []*canvas
+	var cur *canvas
+	for _, b := range blocks {
+		if cur == nil || cur.rows+b.r.Dy()*scale > canvasRows {
+			cur = &canvas{scale: scale}
+			canvases = append(canvases, cur)
+		}
+		cur.add(b)
+	}
+	results := make([][]Line, len(canvases))
+	errs := make([]error, len(canvases))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, c := range canvases {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var tsv []byte
+			if tsv, errs[i] = e.run(ctx, c.pgm(), lang); errs[i] == nil {
+				results[i] = c.mapBack(parseTSV(tsv))
+			}
+		}()
+	}
+	wg.Wait()
+	var out []Line
+	for i := range canvases {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, results[i]...)
+	}
+	return out, nil
+}
+
+// run feeds one PGM picture to the engine and returns its TSV.
+func (e *Engine) run(ctx context.Context, pgm []byte, lang string) ([]byte, error) {
+	// One thread per run: OpenMP's spinning threads cost more than they
+	// give on small pictures, and dvvd runs canvases side by side instead.
+	cmd := exec.CommandContext(ctx, e.Program, "stdin", "stdout", "-l", lang, "--oem", "1", "--psm", "4", "tsv")
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	cmd.Stdin = bytes.NewReader(pgm)
+	out := &limitedBuffer{max: maxOutput}
+	stderr := &limitedBuffer{max: 4096}
+	cmd.Stdout, cmd.Stderr = out, stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "Failed loading language") || strings.Contains(msg, "Error opening data file") {
+			return nil, &UnavailableError{Reason: fmt.Sprintf("the language data for %q is not installed (Debian: apt install tesseract-ocr-%s)", lang, strings.SplitN(lang, "+", 2)[0])}
+		}
+		return nil, fmt.Errorf("ocr: %s failed: %v: %s", filepath.Base(e.Program), err, msg)
+	}
+	return out.Bytes(), nil
+}
+
+// pad is the white space around each block on a canvas, in source pixels.
+const pad = 8
+
+// canvas is one engine run's picture: blocks stacked top to bottom.
+type canvas struct {
+	scale  int
+	blocks []block
+	at     []image.Rectangle // each block's place on the canvas (upscaled pixels)
+	rows   int
+	cols   int
+}
+
+func (c *canvas) add(b block) {
+	s := c.scale
+	top := c.rows + pad*s
+	r := image.Rect(pad*s, top, pad*s+b.r.Dx()*s, top+b.r.Dy()*s)
+	c.blocks = append(c.blocks, b)
+	c.at = append(c.at, r)
+	c.rows = r.Max.Y
+	c.cols = max(c.cols, r.Max.X+pad*s)
+}
+
+// pgm draws the canvas: white paper, each block upscaled (bilinear) and
+// inverted when its paper is dark, as binary PGM.
+func (c *canvas) pgm() []byte {
+	w, h := c.cols, c.rows+pad*c.scale
+	hdr := fmt.Sprintf("P5\n%d %d\n255\n", w, h)
+	out := make([]byte, len(hdr)+w*h)
+	copy(out, hdr)
+	dst := out[len(hdr):]
+	for i := range dst {
+		dst[i] = 0xff
+	}
+	for i, b := range c.blocks {
+		paper := b.g.background(b.r)
+		invert := paper < 128
+		upscale(b.g, b.r, c.scale, invert, dst, w, c.at[i].Min)
+		white := paper
+		if invert {
+			white = 255 - paper
+		}
+		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, white)
+	}
+	return out
+}
+
+// mapBack turns words on the canvas into words on the screen. Words whose
+// centre is on no block (noise in the padding) are dropped.
+func (c *canvas) mapBack(lines []Line) []Line {
+	var out []Line
+	for _, l := range lines {
+		var nl Line
+		for _, w := range l.Words {
+			ctr := image.Pt((w.Box.Min.X+w.Box.Max.X)/2, (w.Box.Min.Y+w.Box.Max.Y)/2)
+			for i, at := range c.at {
+				if !ctr.In(at) {
+					continue
+				}
+				b := c.blocks[i]
+				box := unscale(w.Box.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
+				if !box.Empty() {
+					w.Box = box
+					nl.Words = append(nl.Words, w)
+					nl.Box = nl.Box.Union(box)
+				}
+				break
+			}
+		}
+		if len(nl.Words) > 0 {
+			out = append(out, nl)
+		}
+	}
+	return out
+}
+
+// unscale maps a box on the upscaled picture back to source pixels,
+// rounding outward so the box still holds the glyphs.
+func unscale(r image.Rectangle, s int) image.Rectangle {
+	return image.Rect(r.Min.X/s, r.Min.Y/s, (r.Max.X+s-1)/s, (r.Max.Y+s-1)/s)
+}
+
+// upscale draws r of g, s times larger with bilinear interpolation, into
+// dst (stride w) at p.
+func upscale(g *gray, r image.Rectangle, s int, invert bool, dst []byte, w int, p image.Point) {
+	bw, bh := r.Dx(), r.Dy()
+	px := func(x, y int) int {
+		v := int(g.pix[(r.Min.Y+y)*g.w+r.Min.X+x])
+		if invert {
+			return 255 - v
+		}
+		return v
+	}
+	for oy := 0; oy < bh*s; oy++ {
+		// Sample centres: source = (o + 0.5)/s - 0.5, in 1/256ths.
+		fy := ((2*oy+1)*256)/(2*s) - 128
+		y0, wy := 0, 0
+		if fy > 0 {
+			y0, wy = fy>>8, fy&0xff
+		}
+		y1 := min(y0+1, bh-1)
+		row := dst[(p.Y+oy)*w+p.X:]
+		for ox := 0; ox < bw*s; ox++ {
+			fx := ((2*ox+1)*256)/(2*s) - 128
+			x0, wx := 0, 0
+			if fx > 0 {
+				x0, wx = fx>>8, fx&0xff
+			}
+			x1 := min(x0+1, bw-1)
+			top := px(x0, y0)*(256-wx) + px(x1, y0)*wx
+			bot := px(x0, y1)*(256-wx) + px(x1, y1)*wx
+			row[ox] = uint8((top*(256-wy) + bot*wy + 32768) >> 16)
+		}
+	}
+}
+
+// limitedBuffer keeps at most max bytes and drops the rest.
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,109 @@
+package ocr
+
+import (
+	"image"
+	"testing"
+)
+
+func line(words ...Word) Line {
+	l := Line{Words: words}
+	for _, w := range words {
+		l.Box = l.Box.Union(w.Box)
+	}
+	return l
+}
+
+func word(text string, x, y, w, h int, conf float64) Word {
+	return Word{Text: text, Box: image.Rect(x, y, x+w, y+h), Conf: conf}
+}
+
+func TestFind(t *testing.T) {
+	lines := []Line{
+		line(word("File", 10, 10, 40, 12, 0.9), word("saved.", 55, 10, 60, 12, 0.8), word("Save", 120, 10, 40, 12, 0.95), word("as", 165, 10, 20, 12, 0.7)),
+		line(word("[OK]", 100, 40, 40, 14, 0.6), word("Cancel", 150, 40, 60, 14, 0.9)),
+		line(word("ok", 300, 300, 20, 12, 0.99)),
+	}
+	cases := []struct {
+		q     string
+		boxes []image.Rectangle
+		confs []float64
+		texts []string
+	}{
+		{"Save as", []image.Rectangle{image.Rect(120, 10, 185, 22)}, []float64{0.7}, []string{"Save as"}},
+		{"save   AS", []image.Rectangle{image.Rect(120, 10, 185, 22)}, []float64{0.7}, []string{"Save as"}},
+		{"saved", []image.Rectangle{image.Rect(55, 10, 105, 22)}, []float64{0.8}, []string{"saved."}},
+		// Two places: inside the bracketed word (narrowed) and the bare one.
+		{"OK", []image.Rectangle{image.Rect(110, 40, 130, 54), image.Rect(300, 300, 320, 312)}, []float64{0.6, 0.99}, []string{"[OK]", "ok"}},
+		{"saved. Save", []image.Rectangle{image.Rect(55, 10, 160, 22)}, []float64{0.8}, []string{"saved. Save"}},
+		{"as [OK]", nil, nil, nil}, // never across lines
+		{"", nil, nil, nil},
+		{"   ", nil, nil, nil},
+		{"missing", nil, nil, nil},
+	}
+	for _, c := range cases {
+		got := Find(lines, c.q)
+		if len(got) != len(c.boxes) {
+			t.Errorf("%q: %d matches %+v, want %d", c.q, len(got), got, len(c.boxes))
+			continue
+		}
+		for i, m := range got {
+			if m.Box != c.boxes[i] || m.Conf != c.confs[i] || m.Text != c.texts[i] {
+				t.Errorf("%q #%d: %+v, want box %v conf %v text %q", c.q, i, m, c.boxes[i], c.confs[i], c.texts[i])
+			}
+		}
+	}
+}
+
+func TestParseTSV(t *testing.T) {
+	tsv := "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n" +
+		"1\t1\t0\t0\t0\t0\t0\t0\t640\t100\t-1\t\n" +
+		"4\t1\t1\t1\t1\t0\t20\t20\t200\t24\t-1\t\n" +
+		"5\t1\t1\t1\t1\t1\t20\t20\t80\t24\t96.5\tHello\n" +
+		"5\t1\t1\t1\t1\t2\t110\t20\t110\t24\t91\tworld\n" +
+		"5\t1\t1\t1\t1\t3\t230\t20\t10\t24\t95\t \n" + // blank word: dropped
+		"5\t1\t1\t1\t2\t1\t20\t60\t60\t24\t-1\tNext\n" + // conf clamped to 0
+		"5\t1\t1\t1\t2\t2\tx\t60\t60\t24\t50\tbad\n" + // malformed: dropped
+		"5\t1\t1\t1\t2\t3\t90\t60\t0\t24\t50\tzero\n" + // empty box: dropped
+		"5\t1\t1\t1\t2\t4\t90\t60\t40\n" // short row: dropped
+	lines := parseTSV([]byte(tsv))
+	if len(lines) != 2 {
+		t.Fatalf("lines %+v", lines)
+	}
+	if lines[0].Text() != "Hello world" || lines[0].Box != image.Rect(20, 20, 220, 44) || lines[0].Words[0].Conf != 0.965 {
+		t.Fatalf("line 0 %+v", lines[0])
+	}
+	if lines[1].Text() != "Next" || lines[1].Words[0].Conf != 0 {
+		t.Fatalf("line 1 %+v", lines[1])
+	}
+}
+
+func FuzzParseTSV(f *testing.F) {
+	f.Add([]byte("5\t1\t1\t1\t1\t1\t20\t20\t80\t24\t96.5\tHello\n"))
+	f.Add([]byte("5\t1\t1\t1\t1\t1\t-5\t99999999999\t80\t24\tNaN\tx\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, l := range parseTSV(data) {
+			if len(l.Words) == 0 {
+				t.Fatal("empty line")
+			}
+			for _, w := range l.Words {
+				if w.Box.Empty() || !(w.Conf >= 0 && w.Conf <= 1) || w.Text == "" {
+					t.Fatalf("bad word %+v", w)
+				}
+				Find([]Line{l}, w.Text)
+			}
+		}
+	})
+}
+
+func FuzzFind(f *testing.F) {
+	f.Add("Save as", "Save", "as")
+	f.Add("ß", "SS", "ẞ")
+	f.Fuzz(func(t *testing.T, q, a, b string) {
+		l := line(word(a, 0, 0, 30, 10, 0.5), word(b, 40, 0, 30, 10, 0.5))
+		for _, m := range Find([]Line{l}, q) {
+			if !m.Box.In(l.Box) || m.Box.Empty() {
+				t.Fatalf("match %+v outside line %v", m, l.Box)
+			}
+		}
+	})
+}

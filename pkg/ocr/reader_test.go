@@ -1,0 +1,142 @@
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/draw"
+	"image/png"
+	"os/exec"
+	"testing"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/fb"
+)
+
+// label renders text with ImageMagick (DejaVu Sans, black on white), the
+// way a toolkit draws a UI string.
+func label(t *testing.T, text string, points int) *image.RGBA {
+	t.Helper()
+	testbed.Need(t, "convert")
+	out, err := exec.Command("convert", "-background", "white", "-fill", "black", "-font", "DejaVu-Sans",
+		"-pointsize", itoa(points), "label:"+text, "png:-").Output()
+	if err != nil {
+		t.Fatalf("convert: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rgba := image.NewRGBA(img.Bounds())
+	draw.Draw(rgba, rgba.Bounds(), img, img.Bounds().Min, draw.Src)
+	return rgba
+}
+
+func itoa(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
+
+// paint draws img into the mirror at p (damage included).
+func paint(b *fb.Buffer, img *image.RGBA, p image.Point) {
+	pix, stride, _, _ := b.BeginWrite()
+	r := img.Bounds().Add(p)
+	for y := 0; y < img.Bounds().Dy(); y++ {
+		copy(pix[(p.Y+y)*stride+p.X*4:], img.Pix[y*img.Stride:y*img.Stride+img.Bounds().Dx()*4])
+	}
+	b.EndWrite(r)
+}
+
+func fill(b *fb.Buffer, r image.Rectangle, v byte) {
+	pix, stride, _, _ := b.BeginWrite()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			copy(pix[y*stride+x*4:], []byte{v, v, v, 0xff})
+		}
+	}
+	b.EndWrite(r)
+}
+
+func TestReaderReadsOnlyWhatChanged(t *testing.T) {
+	testbed.Need(t, "tesseract")
+	b := fb.New()
+	b.Resize(640, 400)
+	fill(b, image.Rect(0, 0, 640, 400), 0xff)
+	r := NewReader(NewEngine(""), b, "eng")
+	defer r.Close()
+	ctx := context.Background()
+
+	title := label(t, "Quarterly report", 13)
+	paint(b, title, image.Pt(20, 20))
+	lines, st, err := r.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Areas != 1 || st.Pixels != 640*400 {
+		t.Fatalf("first read: %+v", st)
+	}
+	if m := Find(lines, "Quarterly report"); len(m) != 1 || !m[0].Box.In(title.Bounds().Add(image.Pt(20, 20)).Inset(-2)) {
+		t.Fatalf("title: %+v in %v", m, lines)
+	}
+
+	// Unchanged: answered from what was read, no engine run.
+	if _, st, _ := r.Read(ctx); st.Areas != 0 {
+		t.Fatalf("unchanged screen ran the engine: %+v", st)
+	}
+
+	// A dialog-sized change far from the title: only it is read.
+	dlg := label(t, "Save as another name?", 12)
+	at := image.Pt(300, 250)
+	paint(b, dlg, at)
+	lines, st, err = r.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Areas != 1 || st.Pixels > 4*int64(dlg.Bounds().Dx()+64)*int64(dlg.Bounds().Dy()+64) {
+		t.Fatalf("dialog read more than its area: %+v", st)
+	}
+	m := Find(lines, "another name")
+	if len(m) != 1 || !m[0].Box.In(dlg.Bounds().Add(at).Inset(-2)) {
+		t.Fatalf("dialog text: %+v (drawn at %v) in %v", m, dlg.Bounds().Add(at), lines)
+	}
+	if len(Find(lines, "Quarterly")) != 1 {
+		t.Fatalf("the title was lost from the cache: %v", lines)
+	}
+
+	// The dialog goes: its text goes with it, the title stays.
+	fill(b, dlg.Bounds().Add(at), 0xff)
+	lines, _, err = r.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(Find(lines, "another name")) != 0 || len(Find(lines, "Quarterly")) != 1 {
+		t.Fatalf("after the dialog closed: %v", lines)
+	}
+}
+
+func TestMissingProgramIsUnavailable(t *testing.T) {
+	b := fb.New()
+	b.Resize(64, 64)
+	r := NewReader(NewEngine("/nonexistent/tesseract"), b, "eng")
+	defer r.Close()
+	_, _, err := r.Read(context.Background())
+	var ue *UnavailableError
+	if err == nil || !asUnavailable(err, &ue) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func asUnavailable(err error, ue **UnavailableError) bool {
+	e, ok := err.(*UnavailableError)
+	*ue = e
+	return ok
+}
+
+func TestMissingLanguageIsUnavailable(t *testing.T) {
+	testbed.Need(t, "tesseract")
+	img := label(t, "hello", 20)
+	_, err := NewEngine("").Recognize(context.Background(), img, image.Point{}, "zzz")
+	if _, ok := err.(*UnavailableError); !ok {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := NewEngine("").Recognize(context.Background(), img, image.Point{}, "../etc"); err == nil {
+		t.Fatal("a path as language was accepted")
+	}
+}

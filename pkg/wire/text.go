@@ -1,0 +1,34 @@
+package wire
+
+// TextMatch is one place text was read on a desktop. Box and Center are
+// native framebuffer pixels; a click computed from them is fenced with
+// Generation like any other coordinate.
+type TextMatch struct {
+	Text       string  `json:"text"` // the whole words the match touches, as read
+	Box        Region  `json:"box"`
+	Center     Point   `json:"center"`
+	Confidence float64 `json:"confidence"` // 0..1, the least confident word
+	Generation uint64  `json:"generation"`
+}
+
+// TextLine is one recognised line of a desktop (find without text).
+type TextLine struct {
+	Text       string  `json:"text"`
+	Box        Region  `json:"box"`
+	Confidence float64 `json:"confidence"`
+}
+
+// FindResult answers find.
+type FindResult struct {
+	Matches    []TextMatch `json:"matches"`
+	Lines      []TextLine  `json:"lines,omitzero"` // find without text: every line of the region
+	Lang       string      `json:"lang"`
+	Generation uint64      `json:"generation"`
+	// Cached is true when nothing changed since the last recognition, so
+	// the answer cost no recognition at all.
+	Cached bool `json:"cached"`
+	// ImageSpace is the frame the boxes refer to (native pixels, scale 1):
+	// the same space as a full `screen` at scale 1.
+	ImageSpace     ImageSpace `json:"imageSpace"`
+	ImageSpaceLine string     `json:"imageSpaceLine"`
+}
