@@ -79,13 +79,22 @@ func openCmd(e *env) *cobra.Command {
 			"The argument is an address when --protocol is given or when it starts with vnc://, rdp://,\n" +
 			"ssh://, ws:// or wss:// (ws and wss mean VNC over WebSocket); a port may follow the host\n" +
 			"(127.0.0.1:5951, [::1]:5900) or come from --port. Otherwise it names a saved host (its id or\n" +
-			"name, see `dvv hosts`). open returns while the limb connects: `dvv wait LIMB --until connected`.",
+			"name, see `dvv hosts`). With --wait (the default when stdout is a terminal) open returns once\n" +
+			"the limb is connected, or fails with the limb's coded error (UNREACHABLE, AUTH_FAILED…; the limb\n" +
+			"keeps retrying until `dvv close`); with --wait=false it returns while the limb connects.",
 		Example: "  dvv open 127.0.0.1:5951 --protocol vnc --perceive\n  dvv open vnc://lab.local --perceive\n  dvv open lab --perceive",
 		Args:    exactArgs(1, "open needs one address or saved host"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := o.request(args[0], cmd.Flags().Changed("port"), cmd.Flags().Changed("slot"))
 			if err != nil {
 				return err
+			}
+			wait := isTerminal(e.stdout)
+			if cmd.Flags().Changed("wait") {
+				wait = o.wait
+			}
+			if wait {
+				return e.openAndWait(req, o.waitTimeout)
 			}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
@@ -103,15 +112,19 @@ func openCmd(e *env) *cobra.Command {
 	f.StringVar(&o.protocol, "protocol", "", "vnc, rdp or ssh (the argument is then an address)")
 	f.IntVar(&o.port, "port", 0, "port (default 5900 vnc, 3389 rdp, 22 ssh)")
 	f.IntVar(&o.slot, "slot", 0, "0 attaches to what is live; above 0 opens a fresh session (RDP, SSH)")
-	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so `dvv screen` and screen waits work")
+	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so screen reads and screen waits work")
+	f.BoolVar(&o.wait, "wait", false, "return once connected, or with the coded error (default: on when stdout is a terminal)")
+	f.DurationVar(&o.waitTimeout, "wait-timeout", 30*time.Second, "how long --wait waits for the first connection")
 	return cmd
 }
 
 type openOptions struct {
-	protocol string
-	port     int
-	slot     int
-	perceive bool
+	protocol    string
+	port        int
+	slot        int
+	perceive    bool
+	wait        bool
+	waitTimeout time.Duration
 }
 
 // request decides whether the argument is an address or a saved host and

@@ -1,0 +1,8 @@
+//go:build !linux && !darwin
+
+package cli
+
+import "io"
+
+// isTerminal is false where terminals cannot be told apart: no spinner.
+func isTerminal(io.Writer) bool { return false }
