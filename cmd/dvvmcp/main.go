@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/mcp"
 )
 
@@ -53,7 +54,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 				}
 				return nil
 			}
-			code = serve(stdin, stdout, stderr, mcp.Options{Socket: socket, Token: os.Getenv("DVV_TOKEN"), JPEG: jpeg, DefaultName: name})
+			token, tokenErr := client.TokenFromEnv(os.LookupEnv)
+			code = serve(stdin, stdout, stderr, mcp.Options{Socket: socket, Token: token, TokenErr: tokenErr, JPEG: jpeg, DefaultName: name})
 			return nil
 		},
 	}

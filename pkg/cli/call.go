@@ -18,9 +18,16 @@ const baseTimeout = 60 * time.Second
 // dial attaches to dvvd as this shell's session: every dvv command typed in
 // one shell shares one attachment, and so one lease.
 func (e *env) dial(ctx context.Context) (*client.Client, error) {
+	token := e.getenv("DVV_TOKEN")
+	if e.lookupEnv != nil {
+		var err error
+		if token, err = client.TokenFromEnv(e.lookupEnv); err != nil {
+			return nil, err
+		}
+	}
 	return client.Dial(ctx, e.socketPath(), client.Options{
 		Name:    "shell",
-		Token:   e.getenv("DVV_TOKEN"),
+		Token:   token,
 		Session: shellSession(e.getenv),
 	})
 }

@@ -35,6 +35,8 @@ type env struct {
 
 	// getenv reads the environment (DVV_TOKEN, DVV_SESSION); tests replace it.
 	getenv func(string) string
+	// lookupEnv tells an empty DVV_TOKEN from an unset one (nil: unset).
+	lookupEnv func(string) (string, bool)
 	// ctx is cancelled on Ctrl+C.
 	ctx context.Context
 	// send replaces the socket round trip (unit tests of request building).
@@ -46,7 +48,7 @@ type env struct {
 
 // Run executes the dvv command line args and returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv, ctx: ctx}
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -119,4 +120,17 @@ func unavailable(path string, err error) error {
 func unsafeSocket(msg string) error {
 	return &wire.Error{Code: wire.SocketUnsafe, Message: msg + "; nothing was sent",
 		Next: wire.SocketUnsafe.Info().Next}
+}
+
+// TokenFromEnv reads DVV_TOKEN through lookup (os.LookupEnv). Unset is the
+// socket owner's own access; set but empty (as `$(cat missing-file)`
+// gives) is an error, never taken as "no token".
+func TokenFromEnv(lookup func(string) (string, bool)) (string, error) {
+	tok, set := lookup("DVV_TOKEN")
+	if set && strings.TrimSpace(tok) == "" {
+		return "", &wire.Error{Code: wire.PolicyDenied,
+			Message: "DVV_TOKEN is set but empty (was it read from a missing file?); nothing was sent",
+			Next:    "set DVV_TOKEN to a token from `dvv token create`, or unset it (`unset DVV_TOKEN`) to act with your own access"}
+	}
+	return tok, nil
 }

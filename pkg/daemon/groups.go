@@ -257,6 +257,15 @@ func opGroupShrink(c *call) (*wire.Response, error) {
 		return nil, wire.Errorf(wire.BadRequest, "group %s has %d members; shrinking by %d would close more than it holds (no clamping: use group_close to close all)", g.id, size, n)
 	}
 	gone := append([]groupMember(nil), g.members[size-n:]...)
+	c.d.mu.Unlock()
+	if err := c.d.checkMembersFree(c.att, gone, "group_shrink"); err != nil {
+		return nil, err
+	}
+	c.d.mu.Lock()
+	if len(g.members) != size {
+		c.d.mu.Unlock()
+		return nil, wire.Errorf(wire.Busy, "group %s changed during the shrink; nothing was closed", g.id)
+	}
 	g.members = g.members[:size-n]
 	c.d.mu.Unlock()
 	kept := c.d.closeMembers(gone, c.att)
@@ -280,8 +289,14 @@ func opGroupClose(c *call) (*wire.Response, error) {
 		return nil, err
 	}
 	c.d.mu.Lock()
+	members := append([]groupMember(nil), g.members...)
+	c.d.mu.Unlock()
+	if err := c.d.checkMembersFree(c.att, members, "group_close"); err != nil {
+		return nil, err
+	}
+	c.d.mu.Lock()
 	delete(c.d.groups, g.id)
-	members := g.members
+	members = g.members
 	c.d.mu.Unlock()
 	kept := c.d.closeMembers(members, c.att)
 	r := ok(wire.OpGroupClose)
@@ -293,6 +308,23 @@ func opGroupClose(c *call) (*wire.Response, error) {
 		r.Dispatched = fmt.Sprintf("group closed; %d member(s) kept open because they are still in use (see group.members[].kept)", len(kept))
 	}
 	return r, nil
+}
+
+// checkMembersFree refuses a group change that would close a member a
+// person holds (see Limb.checkPersonHold).
+func (d *Daemon) checkMembersFree(a *attachment, ms []groupMember, op string) error {
+	for _, m := range ms {
+		d.mu.Lock()
+		l := d.limbs[m.limbID]
+		d.mu.Unlock()
+		if l == nil {
+			continue
+		}
+		if err := l.checkPersonHold(a, op); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // closeMembers closes the members' limbs concurrently, except a limb that

@@ -216,3 +216,53 @@ func (d *Daemon) releaseAllLeases(a *attachment, reason string) {
 		l.mu.Unlock()
 	}
 }
+
+// checkPersonHold refuses a limb-changing op (close, reconnect, a group
+// change that closes it) to an attachment that is not a person while a
+// person holds the limb or has paused agent input on it: the agent hears
+// LEASE_REVOKED with human_took_over, as it does for input.
+func (l *Limb) checkPersonHold(a *attachment, op string) error {
+	l.d.mu.Lock()
+	person := a.person
+	l.d.mu.Unlock()
+	if person {
+		return nil
+	}
+	l.mu.Lock()
+	ls := &l.lease
+	held := ls.human && ls.holder != nil && ls.holder != a
+	paused := l.pausedLocked()
+	holder := ""
+	if held {
+		holder = ls.holder.name
+	}
+	l.mu.Unlock()
+	var e *wire.Error
+	switch {
+	case held:
+		e = wire.Errorf(wire.LeaseRevoked, "a person (%s) took over limb %s; %s is refused to agents while they hold it, and nothing was done", holder, l.id, op)
+	case paused:
+		e = wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; %s is refused until they resume, and nothing was done", l.id, op)
+	default:
+		return nil
+	}
+	e.Observation = l.observe(a)
+	return e
+}
+
+// releaseToken frees everything held by attachments of a revoked token:
+// their leases (so others can acquire) and the attachments themselves.
+func (d *Daemon) releaseToken(tokenID string) {
+	var gone []*attachment
+	d.mu.Lock()
+	for k, a := range d.attachments {
+		if a.grant.TokenID == tokenID {
+			delete(d.attachments, k)
+			gone = append(gone, a)
+		}
+	}
+	d.mu.Unlock()
+	for _, a := range gone {
+		d.releaseAllLeases(a, "the token was revoked")
+	}
+}

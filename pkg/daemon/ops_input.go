@@ -220,6 +220,9 @@ func opType(c *call) (*wire.Response, error) {
 		return nil, wire.Errorf(wire.BadRequest, "text is required")
 	}
 	if l.kind == kindTerminal {
+		if err := c.terminalInputAllowed(); err != nil {
+			return nil, err
+		}
 		return termSendText(c, *c.req.Text)
 	}
 	// Check the whole text before sending any of it: a control character
@@ -321,6 +324,9 @@ func opKey(c *call) (*wire.Response, error) {
 		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
 	}
 	if l.kind == kindTerminal {
+		if err := c.terminalInputAllowed(); err != nil {
+			return nil, err
+		}
 		// A terminal gets the bytes an xterm sends for the chord (normal
 		// cursor-key mode), unfenced like any terminal input.
 		b, ok := keys.TerminalBytes(syms, false)

@@ -241,6 +241,9 @@ func (d *Daemon) resolve(a *attachment, req *wire.Request) (*Limb, error) {
 
 func opClose(c *call) (*wire.Response, error) {
 	if l := c.l; l != nil {
+		if err := l.checkPersonHold(c.att, "close"); err != nil {
+			return nil, err
+		}
 		l.close()
 	}
 	return ok(wire.OpClose), nil
@@ -262,6 +265,9 @@ func opSignals(c *call) (*wire.Response, error) {
 
 func opReconnect(c *call) (*wire.Response, error) {
 	l := c.l
+	if err := l.checkPersonHold(c.att, "reconnect"); err != nil {
+		return nil, err
+	}
 	timeout := 20 * time.Second
 	if c.req.TimeoutMs != nil {
 		timeout = clampMs(*c.req.TimeoutMs, 60000)

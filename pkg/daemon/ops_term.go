@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -104,6 +105,17 @@ func opTermSend(c *call) (*wire.Response, error) {
 		return nil, wire.Errorf(wire.BadRequest, "term_send needs text or bytesHex")
 	}
 	return termSend(c, b)
+}
+
+// terminalInputAllowed: type and key on a terminal limb are term_send, and
+// need what it needs (exec; see docs/security.md).
+func (c *call) terminalInputAllowed() error {
+	if c, missing := c.att.grant.Missing(policy.TerminalInput); missing {
+		e := wire.Errorf(wire.PolicyDenied, "this attachment lacks capability %q, which input to a terminal limb needs (keystrokes into a shell run commands)", c)
+		e.Next = fmt.Sprintf("Ask the owner for a token that names it: dvv token create --role operator --cap %s; do not retry.", c)
+		return e
+	}
+	return nil
 }
 
 func termSendText(c *call, text string) (*wire.Response, error) {

@@ -293,5 +293,6 @@ func opTokenRevoke(c *call) (*wire.Response, error) {
 		}
 		return nil, asBadRequest(err)
 	}
+	c.d.releaseToken(c.req.TokenID)
 	return ok(wire.OpTokenRevok), nil
 }

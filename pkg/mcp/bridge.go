@@ -14,6 +14,9 @@ import (
 type Options struct {
 	Socket string // dvvd's socket; "" = $DVV_SOCKET, else the default instance
 	Token  string // policy token (DVV_TOKEN); "" = the socket owner's own access
+	// TokenErr, when set, answers every tool call instead of dialling (an
+	// empty DVV_TOKEN: see client.TokenFromEnv).
+	TokenErr error
 	// JPEG asks dvvd for JPEG screens instead of PNG: far fewer tokens for an
 	// agent, at the cost of exact pixels.
 	JPEG bool
@@ -50,6 +53,9 @@ func (a *attachment) get(ctx context.Context, name string) (c *client.Client, no
 		default:
 			return a.c, "", nil
 		}
+	}
+	if a.opts.TokenErr != nil {
+		return nil, "", a.opts.TokenErr
 	}
 	if name == "" {
 		name = a.opts.DefaultName

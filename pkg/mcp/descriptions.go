@@ -66,7 +66,7 @@ const (
 		"start, the answer says how many bytes were lost rather than inventing them."
 
 	docTermSend = "Writes raw input to a terminal limb: text as UTF-8 or bytesHex (03 is Ctrl+C). For prompts and full-screen programs. " +
-		"It neither waits nor knows whether the input worked: follow it with dvv_wait or dvv_screen."
+		"It neither waits nor knows whether the input worked: follow it with dvv_wait or dvv_screen. Input to a shell runs commands, so it needs the exec capability (as do dvv_type and dvv_key on a terminal limb)."
 
 	docFiles = "Moves files over SFTP: on SSH limbs the same connection, on desktops a second SSH connection to the same machine. " +
 		"list, get, put, mkdir, remove, rename, home. Reading needs files.read and writing files.write; neither implies the other. " +

@@ -73,7 +73,7 @@ var opTable = []struct {
 	{wire.OpClick, "click", "nyyyy"},
 	{wire.OpType, "", "nyyyy"},
 	{wire.OpKey, "", "nyyyy"},
-	{wire.OpTermSend, "", "nyyyy"},
+	{wire.OpTermSend, "", "nnnyy"},
 	{wire.OpTakeover, "", "nnyny"},
 	{wire.OpShare, "", "nnyny"},
 	{wire.OpHandback, "", "nnyny"},
@@ -111,6 +111,7 @@ var opTable = []struct {
 	{wire.OpGroupRun, "type", "nyyyy"},
 	{wire.OpGroupRun, "key", "nyyyy"},
 	{wire.OpGroupRun, "run", "nnnyy"},
+	{wire.OpGroupRun, "term_send", "nnnyy"},
 	{wire.OpGroupRun, "group_run", "nnyny"},
 	{wire.OpGroupRun, "", "nnyny"},
 	{wire.OpTokenNew, "", "nnyny"},
@@ -239,6 +240,25 @@ func TestLocalPathsNeedLocalFiles(t *testing.T) {
 	}
 	if RequiredFor(nil)[0] != DaemonAdmin {
 		t.Error("nil request")
+	}
+}
+
+// A port given beside a saved host would send its credential elsewhere: it
+// needs hosts.write, the capability that can change the host.
+func TestPortOverrideOnSavedHostNeedsHostsWrite(t *testing.T) {
+	port := 5973
+	override := &wire.Request{Op: wire.OpOpen, HostID: "lab", Port: &port}
+	for _, g := range grants(t) {
+		e := g.g.Allow(override)
+		if g.g.Has(HostsWrite) != (e == nil) {
+			t.Errorf("%s: open hostId+port allowed=%v", g.name, e == nil)
+		}
+		if e != nil && g.g.Has(LimbsOpen) && !strings.Contains(e.Message, string(HostsWrite)) {
+			t.Errorf("%s: denial does not name hosts.write: %v", g.name, e)
+		}
+		if g.g.Has(LimbsOpen) && g.g.Allow(&wire.Request{Op: wire.OpOpen, HostID: "lab"}) != nil {
+			t.Errorf("%s: a saved host at its own endpoint refused", g.name)
+		}
 	}
 }
 

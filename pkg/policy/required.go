@@ -89,8 +89,17 @@ func RequiredFor(req *wire.Request) []Capability {
 	if namesLocalPath(req) {
 		need = addCap(need, LocalFiles)
 	}
+	if req.Op == wire.OpOpen && req.HostID != "" && req.Port != nil {
+		// A saved host's credential goes where the host says. Sending it to
+		// another port is changing the host.
+		need = addCap(need, HostsWrite)
+	}
 	return need
 }
+
+// TerminalInput is what type and key need on a terminal limb, where they
+// are the same as term_send: keystrokes into a shell run commands.
+var TerminalInput = []Capability{Control, Exec}
 
 // namesLocalPath reports whether a request reads or writes a file on the
 // machine dvvd runs on.

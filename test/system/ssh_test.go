@@ -121,6 +121,19 @@ func TestSSHRunTermFiles(t *testing.T) {
 		t.Errorf("files put with a token wrote %q", b)
 	}
 	wantExit(t, asToken("run", limb, "--timeout-ms", "1000", "true"), wire.ExitDenied, wire.PolicyDenied)
+	// Input to a terminal is running commands: without exec, term send,
+	// type and key on it are refused, and nothing reaches the shell.
+	for _, args := range [][]string{{"term", "send", limb, "touch " + filepath.Join(s.RemoteHome, "pwned") + "\n"},
+		{"type", limb, "touch " + filepath.Join(s.RemoteHome, "pwned")}, {"key", limb, "Enter"}} {
+		r := asToken(args...)
+		wantExit(t, r, wire.ExitDenied, wire.PolicyDenied)
+		if !strings.Contains(r.stderr, `"exec"`) {
+			t.Errorf("%v: the denial does not name exec: %v", args, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.RemoteHome, "pwned")); err == nil {
+		t.Error("terminal input without exec reached the shell")
+	}
 
 	if r := d.must("transfer", "status", limb); !strings.Contains(r.stdout, "no transfer") {
 		t.Errorf("transfer status: %v", r)
