@@ -4,16 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/vt"
-
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/sshx"
+	"github.com/dvvhq/dvv/pkg/vtscreen"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -26,19 +24,25 @@ const (
 	DefaultReadMax = 256 << 10
 )
 
-// terminal is a login shell on a PTY behind a VT emulator, with a raw
+// terminal is a login shell on a PTY behind a VT screen, with a raw
 // scrollback ring, on one warm SSH connection that also serves run and
 // files.
+//
+// Two locks: mu guards the small state every status and limbs answer
+// reads (exit, last output, size, the ring); screenMu guards the screen,
+// which may work for a while on a burst of output. Nothing waits for
+// screenMu while holding mu.
 type terminal struct {
 	conn  *conn
 	shell *sshx.Shell
 
+	screenMu sync.Mutex
+	screen   *vtscreen.Screen
+
 	mu       sync.Mutex
-	emu      *vt.Emulator
 	ring     *Ring
 	changed  chan struct{}
 	lastOut  time.Time
-	title    string
 	exited   bool
 	exitCode int
 	cols     int
@@ -58,27 +62,27 @@ func newTerminal(ctx context.Context, c *conn, o Options) (*terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	emu := vt.NewEmulator(cols, rows)
-	// The raw ring is the scrollback; the emulator keeps only a token one.
-	emu.SetScrollbackSize(1)
-	t := &terminal{conn: c, shell: sh, emu: emu, ring: NewRing(o.Scrollback),
+	// The screen answers the remote program's queries (cursor position,
+	// device attributes) straight into the PTY: it waits for them.
+	t := &terminal{conn: c, shell: sh, screen: vtscreen.New(cols, rows, sh), ring: NewRing(o.Scrollback),
 		changed: make(chan struct{}), lastOut: time.Now(), cols: cols, rows: rows, ended: make(chan struct{})}
-	emu.SetCallbacks(vt.Callbacks{Title: func(s string) { t.title = s }})
 	go t.pumpOutput()
-	go t.pumpReplies()
 	go t.releaseWhenDropped()
 	return t, nil
 }
 
-// pumpOutput feeds the remote's output to the ring and the emulator.
+// pumpOutput feeds the remote's output to the screen and the ring. The
+// screen goes first, so a waiter woken by the ring finds it there.
 func (t *terminal) pumpOutput() {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := t.shell.Read(buf)
 		if n > 0 {
+			t.screenMu.Lock()
+			t.screen.Write(buf[:n])
+			t.screenMu.Unlock()
 			t.mu.Lock()
 			t.ring.Write(buf[:n])
-			t.emu.Write(buf[:n])
 			t.lastOut = time.Now()
 			t.notifyLocked()
 			t.mu.Unlock()
@@ -88,6 +92,17 @@ func (t *terminal) pumpOutput() {
 		}
 	}
 	code, _, exited := t.shell.Wait()
+	if !exited {
+		// The channel closed without a status: usually the connection
+		// died. Let its cause settle before Done, since Err reads it (a
+		// protocol break is permanent, a drop is not), and end a
+		// connection that is somehow still up: the session is over.
+		select {
+		case <-t.conn.client.Done():
+		case <-time.After(2 * time.Second):
+			t.conn.close()
+		}
+	}
 	t.mu.Lock()
 	t.exited, t.exitCode = exited, code
 	if !exited { // the channel closed without a status: the connection died
@@ -96,13 +111,6 @@ func (t *terminal) pumpOutput() {
 	t.notifyLocked()
 	t.mu.Unlock()
 	close(t.ended)
-}
-
-// pumpReplies sends the emulator's answers to terminal queries (cursor
-// position, device attributes) back to the remote program, which waits
-// for them.
-func (t *terminal) pumpReplies() {
-	io.Copy(t.shell, t.emu)
 }
 
 // releaseWhenDropped frees what the session held once its connection has
@@ -124,19 +132,15 @@ func (t *terminal) notifyLocked() {
 func (t *terminal) Done() <-chan struct{} { return t.ended }
 func (t *terminal) Err() error            { return t.conn.err() }
 func (t *terminal) Close() error {
-	t.shell.Close()
-	// Closing the emulator's reply pipe ends pumpReplies. (Emulator.Close
-	// would flip a flag its Read checks without a lock.)
-	if c, ok := t.emu.InputPipe().(io.Closer); ok {
-		c.Close()
-	}
+	t.shell.Close() // first: a reply blocked on the PTY fails and frees the screen
+	t.screenMu.Lock()
+	t.screen.Close()
+	t.screenMu.Unlock()
 	return t.conn.close()
 }
 
 func (t *terminal) Signals() wire.Signals {
-	t.mu.Lock()
-	title := t.title
-	t.mu.Unlock()
+	title := t.screen.Title()
 	absent := func(why string) wire.Signal { return wire.Signal{State: wire.SignalAbsent, Reason: why} }
 	return wire.Signals{
 		wire.SigExitStatus:      {State: wire.SignalLive},
@@ -183,31 +187,12 @@ func (t *terminal) Read(since uint64, max int) ([]byte, uint64, int64, error) {
 	return data, next, lost, nil
 }
 
-// Grid is the emulator's visible screen, trailing blanks trimmed, and the
-// cursor (column, row; zero based).
+// Grid is the visible screen, trailing blanks trimmed, and the cursor
+// (column, row; zero based).
 func (t *terminal) Grid() ([]string, int, int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	rows := make([]string, t.rows)
-	var b strings.Builder
-	for y := 0; y < t.rows; y++ {
-		b.Reset()
-		for x := 0; x < t.cols; x++ {
-			c := t.emu.CellAt(x, y)
-			switch {
-			case c == nil:
-				b.WriteByte(' ')
-			case c.IsZero(): // the second half of a wide character
-			case c.Content == "":
-				b.WriteByte(' ')
-			default:
-				b.WriteString(c.Content)
-			}
-		}
-		rows[y] = strings.TrimRight(b.String(), " ")
-	}
-	p := t.emu.CursorPosition()
-	return rows, p.X, p.Y
+	t.screenMu.Lock()
+	defer t.screenMu.Unlock()
+	return t.screen.Text()
 }
 
 func (t *terminal) Changed() <-chan struct{} {
@@ -239,8 +224,10 @@ func (t *terminal) Resize(cols, rows int) error {
 	if cols <= 0 || rows <= 0 || cols > 1000 || rows > 1000 {
 		return badRequest("terminal size %dx%d is out of range (1..1000)", cols, rows)
 	}
+	t.screenMu.Lock()
+	t.screen.Resize(cols, rows)
+	t.screenMu.Unlock()
 	t.mu.Lock()
-	t.emu.Resize(cols, rows)
 	t.cols, t.rows = cols, rows
 	t.mu.Unlock()
 	return t.conn.opError(t.shell.Resize(cols, rows), "resizing the terminal")
