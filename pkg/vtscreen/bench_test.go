@@ -2,6 +2,8 @@ package vtscreen
 
 import (
 	"testing"
+
+	ts "github.com/dvvhq/dvv/internal/termstreams"
 )
 
 // BenchmarkStreams feeds 8 MiB of each kind of output in 32 KiB chunks
@@ -17,10 +19,10 @@ func BenchmarkStreams(b *testing.B) {
 		name string
 		data []byte
 	}{
-		{"plain", plainText(size)},
-		{"ls-color", colouredLs(size)},
-		{"top-redraw", topRedraw(size, cols, rows)},
-		{"wide-emoji", wideText(size)},
+		{"plain", ts.PlainText(size)},
+		{"ls-color", ts.ColouredLs(size)},
+		{"top-redraw", ts.TopRedraw(size, cols, rows)},
+		{"wide-emoji", ts.WideText(size)},
 	}
 	feed := func(b *testing.B, data []byte, write func([]byte), read func()) {
 		b.SetBytes(int64(len(data)))

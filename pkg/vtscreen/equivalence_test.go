@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/vt"
+
+	ts "github.com/dvvhq/dvv/internal/termstreams"
 )
 
 // lockedBuf collects replies from a pump goroutine.
@@ -141,11 +143,11 @@ func TestSameTextAsTheEmulatorAlone(t *testing.T) {
 	t.Parallel()
 	const cols, rows = 80, 24
 	streams := map[string][]byte{
-		"plain":   plainText(400 << 10),
-		"ls":      colouredLs(400 << 10),
-		"top":     topRedraw(200<<10, cols, rows),
-		"wide":    wideText(200 << 10),
-		"seq":     seqOutput(1, 15000),
+		"plain":   ts.PlainText(400 << 10),
+		"ls":      ts.ColouredLs(400 << 10),
+		"top":     ts.TopRedraw(200<<10, cols, rows),
+		"wide":    ts.WideText(200 << 10),
+		"seq":     ts.Seq(1, 15000),
 		"nolines": bytes.Repeat([]byte("no line feed at all "), 15000),
 	}
 	for name, data := range streams {
@@ -168,18 +170,9 @@ func TestSameTextOnRandomStreams(t *testing.T) {
 	for i := 0; i < iters; i++ {
 		r := rand.New(rand.NewSource(int64(i)))
 		cols, rows := 2+r.Intn(40), 1+r.Intn(12)
-		data := randomStream(r, 2000+r.Intn(20000), cols, rows)
+		data := ts.RandomStream(r, 2000+r.Intn(20000), cols, rows)
 		same(t, data, cols, rows, func() int { return 1 + r.Intn(1+r.Intn(600)) }, func() bool { return r.Intn(8) == 0 })
 	}
-}
-
-// seqOutput is `seq from to` through a PTY.
-func seqOutput(from, to int) []byte {
-	var b bytes.Buffer
-	for i := from; i <= to; i++ {
-		fmt.Fprintf(&b, "%d\r\n", i)
-	}
-	return b.Bytes()
 }
 
 // FuzzSameText: any bytes, any chunking, same text as the emulator alone.
@@ -187,9 +180,9 @@ func seqOutput(from, to int) []byte {
 func FuzzSameText(f *testing.F) {
 	r := rand.New(rand.NewSource(9))
 	for i := 0; i < 20; i++ {
-		f.Add(randomStream(r, 500, 20, 6), uint8(i), uint16(37*i))
+		f.Add(ts.RandomStream(r, 500, 20, 6), uint8(i), uint16(37*i))
 	}
-	f.Add(colouredLs(4000), uint8(3), uint16(4096))
+	f.Add(ts.ColouredLs(4000), uint8(3), uint16(4096))
 	f.Add([]byte("A\x1b[9999b\x1b[9999I\x1b[9999Z"), uint8(0), uint16(5))
 	f.Fuzz(func(t *testing.T, data []byte, shape uint8, chunk uint16) {
 		if len(data) > 1<<16 || longDigits(data) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	ts "github.com/dvvhq/dvv/internal/termstreams"
 )
 
 func textOf(rows []string, x, y int) string {
@@ -80,7 +82,7 @@ func TestMarginsPastTheEdge(t *testing.T) {
 // emulator, and what the screen shows is still the end of it.
 func TestFloodIsSkipped(t *testing.T) {
 	t.Parallel()
-	data := colouredLs(4 << 20)
+	data := ts.ColouredLs(4 << 20)
 	s := New(120, 40, nil)
 	defer s.Close()
 	for at := 0; at < len(data); at += 32 << 10 {

@@ -1,4 +1,7 @@
-package vtscreen
+// Package termstreams makes the byte streams a terminal sees, for
+// equivalence tests and benchmarks of terminal emulation. Each is what a
+// PTY passes on (ONLCR: "\r\n").
+package termstreams
 
 import (
 	"fmt"
@@ -6,11 +9,8 @@ import (
 	"strings"
 )
 
-// Byte streams a terminal sees, for the equivalence tests and the
-// benchmarks. Each is what a PTY would pass on (ONLCR: "\r\n").
-
-// plainText is prose-like lines of ASCII.
-func plainText(size int) []byte {
+// PlainText is prose-like lines of ASCII.
+func PlainText(size int) []byte {
 	words := strings.Fields("the quick brown fox jumps over a lazy dog while compiling objects linking binaries and running tests")
 	r := rand.New(rand.NewSource(1))
 	var b strings.Builder
@@ -27,8 +27,8 @@ func plainText(size int) []byte {
 	return []byte(b.String())
 }
 
-// colouredLs is `ls -l --color=always` of a large directory.
-func colouredLs(size int) []byte {
+// ColouredLs is `ls -l --color=always` of a large directory.
+func ColouredLs(size int) []byte {
 	colours := []string{"01;34", "01;32", "01;36", "00", "01;31", "40;33;01"}
 	r := rand.New(rand.NewSource(2))
 	var b strings.Builder
@@ -39,9 +39,9 @@ func colouredLs(size int) []byte {
 	return []byte(b.String())
 }
 
-// topRedraw is a full-screen program on the alternate screen redrawing
+// TopRedraw is a full-screen program on the alternate screen redrawing
 // every row by cursor addressing, with a highlighted header, as top does.
-func topRedraw(size, cols, rows int) []byte {
+func TopRedraw(size, cols, rows int) []byte {
 	r := rand.New(rand.NewSource(3))
 	var b strings.Builder
 	b.WriteString("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J")
@@ -56,9 +56,9 @@ func topRedraw(size, cols, rows int) []byte {
 	return []byte(b.String())
 }
 
-// wideText mixes CJK, emoji (with modifiers and ZWJ sequences), accents
+// WideText mixes CJK, emoji (with modifiers and ZWJ sequences), accents
 // and ASCII.
-func wideText(size int) []byte {
+func WideText(size int) []byte {
 	pieces := []string{"日本語のテキスト", "中文字符", "한국어", "😀", "👍🏽", "👩‍💻", "🇫🇷", "café", "e\u0301", "naïve", "ascii words", "→", "│", "…"}
 	r := rand.New(rand.NewSource(4))
 	var b strings.Builder
@@ -73,8 +73,8 @@ func wideText(size int) []byte {
 	return []byte(b.String())
 }
 
-// fragments of everything a terminal meets, for random streams.
-func randomStream(r *rand.Rand, n, cols, rows int) []byte {
+// RandomStream is fragments of everything a terminal meets, for random streams.
+func RandomStream(r *rand.Rand, n, cols, rows int) []byte {
 	count := func() int {
 		switch r.Intn(4) {
 		case 0:
@@ -152,6 +152,15 @@ func randomStream(r *rand.Rand, n, cols, rows int) []byte {
 				fmt.Fprintf(&b, "flood %d \x1b[32mok\x1b[m\r\n", i)
 			}
 		}
+	}
+	return []byte(b.String())
+}
+
+// Seq is `seq from to` through a PTY.
+func Seq(from, to int) []byte {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "%d\r\n", i)
 	}
 	return []byte(b.String())
 }
