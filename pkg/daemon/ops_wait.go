@@ -119,6 +119,7 @@ func opWait(c *call) (*wire.Response, error) {
 
 	for {
 		ch, sch := changed(), stateChanged()
+		checked := time.Now()
 		settled, detail, err := cond()
 		if err != nil {
 			return nil, err
@@ -137,6 +138,14 @@ func opWait(c *call) (*wire.Response, error) {
 		}
 		select {
 		case <-ch:
+			if req.Until == "text" || req.Until == "text-gone" {
+				// Reading the grid costs a screen of emulation: during a
+				// flood, look again at most every textRecheck (the deadline
+				// is noticed on the next turn, after one more look).
+				if !pauseUntil(c, checked.Add(textRecheck)) {
+					return nil, wire.Errorf(wire.Timeout, "the client went away")
+				}
+			}
 		case <-sch:
 		case <-tick:
 		case <-deadline.C:
@@ -144,6 +153,25 @@ func opWait(c *call) (*wire.Response, error) {
 		case <-c.ctx.Done():
 			return nil, wire.Errorf(wire.Timeout, "the client went away")
 		}
+	}
+}
+
+// textRecheck spaces out the grid reads of a text wait on a busy terminal.
+const textRecheck = 25 * time.Millisecond
+
+// pauseUntil waits until t; false when the client went away first.
+func pauseUntil(c *call, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-c.ctx.Done():
+		return false
 	}
 }
 
