@@ -34,6 +34,7 @@ var (
 	terminalDialer limb.TerminalDialer
 	filesDialer    limb.FilesDialer
 	trusters       = map[string]func(address string, port int, fingerprint string) (string, error){}
+	hostKeyCheck   func(ctx context.Context, address string, port int, user string) (string, error)
 )
 
 func main() {
@@ -142,7 +143,7 @@ func services(ctx context.Context, discover bool) (daemon.Services, error) {
 		return daemon.Services{}, fmt.Errorf("tokens: %w", err)
 	}
 	svc := daemon.Services{Hosts: hs, Tokens: ts, Keychain: keychain.OpenLazy(), SSHConfig: hosts.DefaultSSHConfigPath(),
-		Trust: trust}
+		Trust: trust, HostKey: hostKeyCheck}
 	if discover {
 		svc.Discovery = discovery.Start(ctx)
 	}

@@ -1,11 +1,19 @@
 package main
 
-import sshlimb "github.com/dvvhq/dvv/pkg/limb/ssh"
+import (
+	"context"
+
+	sshlimb "github.com/dvvhq/dvv/pkg/limb/ssh"
+	"github.com/dvvhq/dvv/pkg/sshx"
+)
 
 func init() {
 	terminalDialer = sshlimb.DialTerminal
 	filesDialer = sshlimb.DialFiles
 	trusters["ssh"] = func(address string, port int, _ string) (string, error) {
 		return sshlimb.TrustHostKey(address, port)
+	}
+	hostKeyCheck = func(ctx context.Context, address string, port int, user string) (string, error) {
+		return sshx.CheckTrust(ctx, sshx.Options{Address: address, Port: port, User: user})
 	}
 }

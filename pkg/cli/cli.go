@@ -91,7 +91,7 @@ func newRoot(e *env) *cobra.Command {
 		runCmd(e), termCmd(e),
 		filesCmd(e), transferCmd(e),
 		hostsCmd(e), tokenCmd(e), groupCmd(e),
-		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e),
+		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e), doctorCmd(e), reportCmd(e),
 		genDocsCmd(e),
 	)
 	return root

@@ -53,8 +53,10 @@ type Config struct {
 
 // Daemon is a running dvvd.
 type Daemon struct {
-	cfg Config
-	log *slog.Logger
+	cfg     Config
+	log     *slog.Logger
+	tail    *logTail  // the log's last lines, for `report`
+	started time.Time // for `report`'s uptime
 
 	mu          sync.Mutex
 	limbs       map[string]*Limb
@@ -91,7 +93,8 @@ func New(cfg Config) *Daemon {
 		cfg.MaxConns = 1024
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Daemon{cfg: cfg, log: cfg.Logger, limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
+	tail := newLogTail()
+	return &Daemon{cfg: cfg, log: withTail(cfg.Logger, tail), tail: tail, started: time.Now(), limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
 		groups: map[string]*group{}, events: newEventHub(), ctx: ctx, cancel: cancel}
 }
 

@@ -75,6 +75,8 @@ func builtinHandlers() map[string]handler {
 		wire.OpTokenList:  opTokenList,
 		wire.OpTokenRevok: opTokenRevoke,
 		wire.OpCancel:     opCancel,
+		wire.OpHealth:     opHealth,
+		wire.OpReport:     opReport,
 	}
 }
 

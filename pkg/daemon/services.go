@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,6 +29,9 @@ type Services struct {
 	// it, returning its fingerprint (dvv hosts trust).
 	// For TLS endpoints the fingerprint to pin is given by the user.
 	Trust func(protocol, address string, port int, fingerprint string) (string, error)
+	// HostKey compares an SSH endpoint's host key with known_hosts without
+	// writing (`dvv doctor`); nil when SSH is not built in.
+	HostKey func(ctx context.Context, address string, port int, user string) (fingerprint string, err error)
 }
 
 // grantFor resolves an attach request's token. No token is the socket's

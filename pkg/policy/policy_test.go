@@ -119,6 +119,8 @@ var opTable = []struct {
 	{wire.OpTokenRevok, "", "nnyny"},
 	{wire.OpHistory, "", "yyyyy"},
 	{wire.OpCancel, "", "yyyyy"},
+	{wire.OpHealth, "", "yyyyy"},
+	{wire.OpReport, "", "nnyny"},
 	{"no_such_op", "", "nnyny"},
 }
 

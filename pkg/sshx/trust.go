@@ -21,22 +21,11 @@ type TrustResult struct {
 // own default is plain). A key that differs from a recorded one is not
 // replaced: that is a HostKeyError with Changed set.
 func Trust(ctx context.Context, o Options) (*TrustResult, error) {
-	ep, err := Resolve(o)
-	if err != nil {
-		return nil, err
-	}
-	checker, err := newHostKeyChecker(ep.KnownHosts)
-	if err != nil {
-		return nil, err
-	}
-	// Ask for a recorded key type first, so a host already trusted under
-	// one type is compared like for like.
-	key, err := FetchHostKey(ctx, ep.HostName, ep.Port, checker.knownAlgorithms(ep.Addr(), fakeAddr(ep.Addr())))
-	if err != nil {
-		return nil, err
+	ep, key, err, fetchErr := presentedKey(ctx, o)
+	if fetchErr != nil {
+		return nil, fetchErr
 	}
 	res := &TrustResult{Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), File: ep.KnownHosts[0], Hashed: ep.HashKnownHosts}
-	err = checker.check(ep.Addr(), fakeAddr(ep.Addr()), key)
 	if err == nil {
 		res.Already = true
 		return res, nil

@@ -222,6 +222,10 @@ var Ops = []OpSpec{
 	{Name: OpCancel, NoAttach: true, Inline: true, Fields: []Field{fld("cancels", note("a request id of this connection"))},
 		Answer: "`dispatched`: whether a request with that id was in flight; its work stops and it is answered as the work ends"},
 	{Name: OpShutdown, Caps: []string{"daemon.admin"}, Answer: "dvvd stops"},
+	{Name: OpHealth, ReadOnly: true, RetrySafe: true, Caps: []string{"hosts.read"},
+		Answer: "`checks`: dvvd's side of `dvv doctor` — keychain, mDNS, ssh-agent, ~/.ssh/config, each saved host reachable and trusted; each `ok`, `skip`, `warn` or `fail` with a fix"},
+	{Name: OpReport, ReadOnly: true, RetrySafe: true, Caps: []string{"daemon.admin"},
+		Answer: "`report`: dvvd's version, build, configuration, uptime and last log lines (for `dvv report`; no secret)"},
 }
 
 var opIndex map[string]*OpSpec

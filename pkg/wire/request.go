@@ -60,6 +60,8 @@ const (
 	OpPause      = "pause"
 	OpCancel     = "cancel"
 	OpFind       = "find"
+	OpHealth     = "health"
+	OpReport     = "report"
 )
 
 // Region is a rectangle in native framebuffer pixels.

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/redact"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func reportCmd(e *env) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Write a bug-report bundle (.tar.gz) without secrets",
+		Long: "report gathers what a maintainer needs to understand a problem: versions and OS, dvvd's\n" +
+			"configuration, uptime and last log lines, `dvv doctor`'s checks, saved hosts (never their\n" +
+			"passwords), every limb's observation, signals (negotiated protocol details) and operation history.\n" +
+			"Every file passes through the same secret scanner dvv's tests use; what it masks is counted in\n" +
+			"SUMMARY.txt. Addresses and host names stay in: read the bundle before you post it publicly.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				out = "dvv-report-" + time.Now().UTC().Format("20060102-150405") + ".tar.gz"
+			}
+			b := e.gatherReport()
+			data, masked, err := b.pack()
+			if err != nil {
+				return localErr(wire.Internal, "packing the report: %v", err)
+			}
+			if err := writeLocal(out, data); err != nil { // 0600, whole or not at all
+				return err
+			}
+			if e.json {
+				e.printJSON(struct {
+					Result string `json:"result"`
+					Out    string `json:"out"`
+					Files  int    `json:"files"`
+					Bytes  int    `json:"bytes"`
+					Masked int    `json:"masked"`
+				}{"report", out, len(b.files), len(data), masked})
+				return nil
+			}
+			fmt.Fprintf(e.stdout, "wrote %s (%d files, %d bytes; %d secret-looking strings masked)\n", out, len(b.files), len(data), masked)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "the bundle's path (default dvv-report-<time>.tar.gz here)")
+	return cmd
+}
+
+// bundle is the report's files, by name, in the order they were added.
+type bundle struct {
+	names []string
+	files map[string][]byte
+}
+
+func (b *bundle) add(name string, v any) {
+	data, ok := v.([]byte)
+	if !ok {
+		data, _ = json.MarshalIndent(v, "", "  ")
+		data = append(data, '\n')
+	}
+	if b.files == nil {
+		b.files = map[string][]byte{}
+	}
+	if _, dup := b.files[name]; !dup {
+		b.names = append(b.names, name)
+	}
+	b.files[name] = data
+}
+
+// failure records an op that did not answer, in place of its file.
+func failure(err error) map[string]string {
+	if we, ok := err.(*wire.Error); ok {
+		return map[string]string{"code": string(we.Code), "message": we.Message}
+	}
+	return map[string]string{"error": err.Error()}
+}
+
+// gatherReport asks dvvd for everything the bundle holds; what it cannot
+// get is recorded as a failure in its place, so a report of a broken setup
+// still says what broke.
+func (e *env) gatherReport() *bundle {
+	b := &bundle{}
+	ctx, cancel := context.WithTimeout(e.ctx, 60*time.Second)
+	defer cancel()
+	versions := map[string]any{"dvv": Version, "protocol": wire.ProtocolVersion, "go": runtime.Version(),
+		"os": runtime.GOOS + "/" + runtime.GOARCH, "created": time.Now().UTC().Format(time.RFC3339)}
+	b.add("doctor.json", e.doctor())
+	// An attachment of its own, ended when the report is done: naming an
+	// available limb attaches it, and that must not stick to this shell.
+	c, err := client.Dial(ctx, e.socketPath(), client.Options{Name: "report", Token: e.getenv("DVV_TOKEN")})
+	if err != nil {
+		versions["dvvd"] = failure(err)
+		b.add("versions.json", versions)
+		return b
+	}
+	defer c.Close()
+	versions["dvvd"] = c.Info
+	b.add("versions.json", versions)
+	ask := func(name string, req *wire.Request, pick func(*wire.Response) any) {
+		resp, err := c.Do(ctx, req)
+		if err != nil {
+			b.add(name, failure(err))
+			return
+		}
+		b.add(name, pick(resp))
+	}
+	ask("daemon.json", &wire.Request{Op: wire.OpReport}, func(r *wire.Response) any { return r.Report })
+	ask("hosts.json", &wire.Request{Op: wire.OpHosts}, func(r *wire.Response) any { return r.Hosts })
+	resp, err := c.Do(ctx, &wire.Request{Op: wire.OpLimbs})
+	if err != nil {
+		b.add("limbs.json", failure(err))
+		return b
+	}
+	b.add("limbs.json", map[string]any{"limbs": resp.Limbs, "available": resp.Available})
+	// Reading a limb's status or signals attaches nothing and takes no lease.
+	for _, l := range append(append([]wire.LimbSummary{}, resp.Limbs...), resp.Available...) {
+		dir := "limbs/" + l.LimbID + "/"
+		ask(dir+"status.json", &wire.Request{Op: wire.OpStatus, LimbID: l.LimbID}, func(r *wire.Response) any { return r.Observation })
+		ask(dir+"signals.json", &wire.Request{Op: wire.OpSignals, LimbID: l.LimbID}, func(r *wire.Response) any { return r.Signals })
+		ask(dir+"history.json", &wire.Request{Op: wire.OpHistory, LimbID: l.LimbID}, func(r *wire.Response) any { return r.History })
+	}
+	return b
+}
+
+// pack scrubs every file and writes them as a gzip'd tar; it returns how
+// many secret-looking strings it masked.
+func (b *bundle) pack() ([]byte, int, error) {
+	scan := redact.New()
+	masked := 0
+	var kinds []string
+	for _, n := range b.names {
+		clean, found := scan.Scrub(b.files[n])
+		b.files[n] = clean
+		masked += len(found)
+		for _, f := range found {
+			kinds = append(kinds, fmt.Sprintf("%s: %s at byte %d", n, f.Kind, f.Offset))
+		}
+	}
+	summary := "dvv bug report\n\nFiles:\n"
+	for _, n := range b.names {
+		summary += fmt.Sprintf("  %-36s %d bytes\n", n, len(b.files[n]))
+	}
+	summary += fmt.Sprintf("\nSecret-looking strings masked: %d\n", masked)
+	for _, k := range kinds {
+		summary += "  " + k + "\n"
+	}
+	b.add("SUMMARY.txt", []byte(summary))
+
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	now := time.Now()
+	for _, n := range b.names {
+		data := b.files[n]
+		hdr := &tar.Header{Name: "dvv-report/" + n, Mode: 0o600, Size: int64(len(data)), ModTime: now, Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, 0, err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return nil, 0, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, 0, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, 0, err
+	}
+	return buf.Bytes(), masked, nil
+}

@@ -1,0 +1,116 @@
+// Package redact finds and removes secrets in text that is about to leave
+// the machine (a bug-report bundle): dvv tokens, private keys, passwords in
+// URLs and "password=" pairs, plus any exact values the caller knows to be
+// secret. The tests use the same scanner to prove that nothing dvv writes
+// carries a secret, so the bundle and the tests agree on what one looks like.
+package redact
+
+import (
+	"bytes"
+	"regexp"
+	"sort"
+)
+
+// Mask replaces every secret found.
+const Mask = "[REDACTED]"
+
+// Finding is one secret found: its kind and byte offset (never its value).
+type Finding struct {
+	Kind   string `json:"kind"`
+	Offset int    `json:"offset"`
+}
+
+// patterns are the shapes of secrets that need no list to be recognised.
+// A token is "dvv_" plus 43 base64url characters (32 random bytes).
+var patterns = []struct {
+	kind string
+	re   *regexp.Regexp
+	sub  int // submatch holding the secret (0: the whole match)
+}{
+	{"dvv-token", regexp.MustCompile(`dvv_[A-Za-z0-9_-]{43}`), 0},
+	{"private-key", regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), 0},
+	{"url-password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`), 1},
+	{"password-field", regexp.MustCompile(`(?i)"?(?:password|passwd|secret|token)"?\s*[:=]\s*"([^"\s]+)"`), 1},
+	{"password-field", regexp.MustCompile(`(?i)\b(?:password|passwd|secret|token)=([^\s"&]+)`), 1},
+}
+
+// Scanner finds secrets: the built-in shapes plus known values.
+type Scanner struct {
+	known [][]byte
+}
+
+// New returns a scanner that also finds each of the known values (values
+// shorter than 4 bytes are ignored: they would match ordinary text).
+func New(known ...string) *Scanner {
+	s := &Scanner{}
+	for _, k := range known {
+		if len(k) >= 4 {
+			s.known = append(s.known, []byte(k))
+		}
+	}
+	return s
+}
+
+type span struct {
+	start, end int
+	kind       string
+}
+
+func (s *Scanner) spans(b []byte) []span {
+	var out []span
+	for _, p := range patterns {
+		for _, m := range p.re.FindAllSubmatchIndex(b, -1) {
+			start, end := m[2*p.sub], m[2*p.sub+1]
+			if start < 0 || string(b[start:end]) == Mask { // already scrubbed
+				continue
+			}
+			out = append(out, span{start, end, p.kind})
+		}
+	}
+	for _, k := range s.known {
+		for off := 0; ; {
+			i := bytes.Index(b[off:], k)
+			if i < 0 {
+				break
+			}
+			out = append(out, span{off + i, off + i + len(k), "known-secret"})
+			off += i + len(k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out
+}
+
+// Find lists the secrets in b, in order of offset.
+func (s *Scanner) Find(b []byte) []Finding {
+	var fs []Finding
+	for _, sp := range s.spans(b) {
+		fs = append(fs, Finding{Kind: sp.kind, Offset: sp.start})
+	}
+	return fs
+}
+
+// Scrub returns b with every secret replaced by Mask, and what was found.
+func (s *Scanner) Scrub(b []byte) ([]byte, []Finding) {
+	sps := s.spans(b)
+	if len(sps) == 0 {
+		return b, nil
+	}
+	var out bytes.Buffer
+	var fs []Finding
+	last := 0
+	for _, sp := range sps {
+		if sp.start < last { // overlaps one already masked
+			if sp.end > last {
+				last = sp.end
+			}
+			continue
+		}
+		out.Write(b[last:sp.start])
+		out.WriteString(Mask)
+		fs = append(fs, Finding{Kind: sp.kind, Offset: sp.start})
+		last = sp.end
+	}
+	out.Write(b[last:])
+	return out.Bytes(), fs
+}

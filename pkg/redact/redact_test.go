@@ -1,0 +1,58 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestScrub(t *testing.T) {
+	tok := "dvv_" + strings.Repeat("A1b-_", 8) + "xyz"
+	cases := []struct {
+		name, in, want string
+		kinds          []string
+	}{
+		{"clean", `{"op":"status","limbId":"vnc-1"}`, `{"op":"status","limbId":"vnc-1"}`, nil},
+		{"token", "DVV_TOKEN=" + tok + " dvv ping", "DVV_TOKEN=" + Mask + " dvv ping", []string{"dvv-token"}},
+		{"url", "open vnc://:hunter22@10.0.0.5:5900 now", "open vnc://:" + Mask + "@10.0.0.5:5900 now", []string{"url-password"}},
+		{"url user", "ssh://me:pw12345@box/x", "ssh://me:" + Mask + "@box/x", []string{"url-password"}},
+		{"url no password", "ssh://me@box:22", "ssh://me@box:22", nil},
+		{"json field", `{"password":"s3cr3t!"}`, `{"password":"` + Mask + `"}`, []string{"password-field"}},
+		{"kv", "login password=abc123&x=1", "login password=" + Mask + "&x=1", []string{"password-field"}},
+		{"known", "typed Zq7pw9xK into it", "typed " + Mask + " into it", []string{"known-secret"}},
+		{"key", "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\nb", "a\n" + Mask + "\nb", []string{"private-key"}},
+		{"masked stays", `{"password":"` + Mask + `"}`, `{"password":"` + Mask + `"}`, nil},
+	}
+	s := New("Zq7pw9xK", "ab") // "ab" is too short to be listed
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, fs := s.Scrub([]byte(c.in))
+			if string(got) != c.want {
+				t.Fatalf("Scrub(%q) = %q, want %q", c.in, got, c.want)
+			}
+			if len(fs) != len(c.kinds) {
+				t.Fatalf("findings %+v, want kinds %v", fs, c.kinds)
+			}
+			for i, f := range fs {
+				if f.Kind != c.kinds[i] {
+					t.Fatalf("finding %d kind %q, want %q", i, f.Kind, c.kinds[i])
+				}
+			}
+			if again := s.Find(got); len(again) != 0 {
+				t.Fatalf("scrubbed text still has secrets: %+v", again)
+			}
+		})
+	}
+}
+
+func FuzzScrub(f *testing.F) {
+	f.Add([]byte(`{"password":"x1234"} vnc://:pw@h dvv_`))
+	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\n-----END RSA PRIVATE KEY-----"))
+	s := New("Zq7pw9xK")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, _ := s.Scrub(b)
+		if bytes.Contains(out, []byte("Zq7pw9xK")) {
+			t.Fatalf("known secret survived: %q", out)
+		}
+	})
+}
