@@ -114,14 +114,14 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	case err = <-waited:
 	case <-ctx.Done():
 		sess.Signal(ssh.SIGKILL)
-		c.killGroup(pidLine.waitPID(time.Second))
+		kill := c.killGroup(pidLine.waitPID(time.Second))
 		sess.Close()
 		select { // let the copying goroutines settle before reading buffers
 		case <-waited:
 		case <-time.After(time.Second):
 		}
 		res.TimedOut = true
-		res.Note = fmt.Sprintf("the deadline (%v) ended the command while it was still running: no exit status exists; its process group was killed (SIGKILL) and its channel closed", time.Since(start).Round(time.Millisecond))
+		res.Note = fmt.Sprintf("the deadline (%v) ended the command while it was still running: no exit status exists; %s", time.Since(start).Round(time.Millisecond), kill)
 		pidLine.flush()
 		res.fill(stdout, stderr, start)
 		return res, nil
@@ -219,28 +219,61 @@ func (c *Client) connErr(err error) error {
 	}
 }
 
+// killReport says what was done about a timed-out command's process
+// group, and what is not known.
+type killReport struct {
+	pid      int   // 0: the shell never said its PID
+	openErr  error // why no second channel opened
+	answered bool  // the kill command finished
+	status   int   // its exit status (0: the group was signalled)
+}
+
+func (k killReport) String() string {
+	const closed = "its channel was closed and a KILL signal request sent on it (OpenSSH ignores those)"
+	switch {
+	case k.pid <= 1:
+		return "the shell never reported its PID, so no process group could be killed; " + closed + ": the command may still be running"
+	case k.openErr != nil:
+		return fmt.Sprintf("no second channel opened to kill its process group (PID %d): %v; %s: the command may still be running", k.pid, k.openErr, closed)
+	case !k.answered:
+		return fmt.Sprintf("kill -KILL of its process group (PID %d) was sent but reported no result in time, so whether the command died is not known; %s", k.pid, closed)
+	case k.status != 0:
+		return fmt.Sprintf("kill -KILL of its process group (PID %d) failed with status %d (the group had already gone, or is not this user's); %s", k.pid, k.status, closed)
+	}
+	return fmt.Sprintf("its process group (PID %d) was killed (SIGKILL, confirmed by kill) and its channel closed", k.pid)
+}
+
 // killGroup kills a timed-out command's process group from a second
 // channel, bounded in time so a dying connection cannot hold Run.
-func (c *Client) killGroup(pid int) {
+func (c *Client) killGroup(pid int) killReport {
+	k := killReport{pid: pid}
 	if pid <= 1 {
-		return
+		return k
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	s, err := c.newSession(ctx)
 	if err != nil {
-		return
+		k.openErr = err
+		return k
 	}
 	defer s.Close()
-	done := make(chan struct{})
+	done := make(chan error, 1)
 	go func() {
-		s.Run(fmt.Sprintf("kill -KILL -- -%d 2>/dev/null || kill -KILL %d 2>/dev/null", pid, pid))
-		close(done)
+		done <- s.Run(fmt.Sprintf("kill -KILL -- -%d 2>/dev/null || kill -KILL %d 2>/dev/null", pid, pid))
 	}()
 	select {
-	case <-done:
+	case err := <-done:
+		var ee *ssh.ExitError
+		switch {
+		case err == nil:
+			k.answered = true
+		case errors.As(err, &ee) && ee.Signal() == "":
+			k.answered, k.status = true, ee.ExitStatus()
+		}
 	case <-ctx.Done():
 	}
+	return k
 }
 
 // pidWriter takes the first line of stderr, "<prefix><pid>", out of the
