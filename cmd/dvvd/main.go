@@ -20,6 +20,7 @@ import (
 
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/discovery"
+	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/keychain"
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -46,6 +47,7 @@ type options struct {
 	id, socket, level string
 	threshold         float64
 	noDiscovery       bool
+	maxFramebuffer    string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -80,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&o.level, "log-level", "info", "log level: debug, info, warn or error")
 	f.Float64Var(&o.threshold, "fence-threshold", daemon.DefaultFenceThreshold, "share of the screen repainted since the last read that refuses type/key")
 	f.BoolVar(&o.noDiscovery, "no-discovery", false, "do not browse mDNS (Avahi) for machines")
+	f.StringVar(&o.maxFramebuffer, "max-framebuffer", "8192x4096", "largest desktop a VNC or RDP server may announce, as WxH: its area is the limit (each side at most 16384); a larger one fails the limb with PROTOCOL_ERROR")
 	f.BoolP("version", "v", false, "print the version and exit")
 	f.StringVar(&manDir, "gen-man", "", "write the man page into this directory and exit (packaging)")
 	f.MarkHidden("gen-man")
@@ -98,6 +101,11 @@ func serve(o options, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
+	var fw, fh int
+	if _, err := fmt.Sscanf(o.maxFramebuffer, "%dx%d", &fw, &fh); err != nil || fw < 1 || fh < 1 || fw > fb.MaxDim || fh > fb.MaxDim {
+		fmt.Fprintf(stderr, "dvvd: bad --max-framebuffer %q: give WxH, each side 1 to %d (e.g. 8192x4096)\n", o.maxFramebuffer, fb.MaxDim)
+		return 2
+	}
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -112,7 +120,8 @@ func serve(o options, stderr io.Writer) int {
 		return 1
 	}
 	d := daemon.New(daemon.Config{ID: o.id, SocketPath: o.socket, Listener: ln, Logger: log, Desktop: desktopDialers,
-		Terminal: terminalDialer, Files: filesDialer, Services: svc, FenceThreshold: o.threshold})
+		Terminal: terminalDialer, Files: filesDialer, Services: svc, FenceThreshold: o.threshold,
+		MaxFramebufferPixels: fw * fh})
 	if err := d.Listen(); err != nil {
 		log.Error("cannot listen", "error", err)
 		return 1

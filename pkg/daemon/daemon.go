@@ -49,6 +49,9 @@ type Config struct {
 	MaxConns int
 	// OCRProgram is the tesseract program text reading runs ("": $DVV_TESSERACT, then PATH).
 	OCRProgram string
+	// MaxFramebufferPixels bounds the desktop area a server may announce
+	// (0: fb.DefaultMaxPixels); a larger one fails the limb PROTOCOL_ERROR.
+	MaxFramebufferPixels int
 }
 
 // Daemon is a running dvvd.

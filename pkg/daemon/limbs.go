@@ -113,6 +113,7 @@ func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	l.actCtx, l.actCancel = context.WithCancel(ctx)
 	if kind == kindDesktop {
 		l.buf = fb.New()
+		l.buf.SetMaxPixels(d.cfg.MaxFramebufferPixels)
 	}
 	d.limbs[id] = l
 	go l.run()

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -109,6 +110,9 @@ func opScreen(c *call) (*wire.Response, error) {
 		ImageSpace: wire.ImageSpace{Region: wire.Region{X: region.Min.X, Y: region.Min.Y, W: region.Dx(), H: region.Dy()},
 			Scale: scale, Native: wire.Size{W: w, H: h}}}
 	scr.ImageSpaceLine = imageSpaceLine(scr)
+	if req.Out == "" && len(data) > screenInlineMax {
+		return nil, tooLargeInline(len(data), scale)
+	}
 	if req.Out != "" {
 		if err := os.WriteFile(req.Out, data, 0o600); err != nil {
 			return nil, wire.Errorf(wire.BadRequest, "write %s: %v", req.Out, err)
@@ -121,6 +125,22 @@ func opScreen(c *call) (*wire.Response, error) {
 	r.Screen = scr
 	r.Observation = l.observe(c.att)
 	return r, nil
+}
+
+// screenInlineMax bounds one inline image: base64 and JSON around it must
+// stay well inside a client's 64 MiB answer line (and an MCP client's).
+const screenInlineMax = 32 << 20
+
+// tooLargeInline tells the agent how to get a picture that fits: a scale
+// that should bring it under the limit, or out to have it written to a file.
+func tooLargeInline(n int, scale float64) error {
+	s := scale * math.Sqrt(float64(screenInlineMax)/float64(n)) * 0.9
+	s = math.Floor(s*20) / 20
+	if s <= 0 {
+		s = 0.05
+	}
+	return wire.Errorf(wire.TooLarge, "the screen encodes to %d bytes, over the %d-byte limit for an inline image; pass scale: %g (or smaller), form: region for a part, or out: an absolute path to have it written to a file",
+		n, screenInlineMax, s)
 }
 
 // imageSpaceLine tells an agent how to map a point on the picture back to

@@ -10,6 +10,7 @@ package fb
 
 import (
 	"errors"
+	"fmt"
 	"image"
 	"math/bits"
 	"sync"
@@ -20,7 +21,13 @@ import (
 // hostile or broken; 16384 covers every real multi-monitor desktop.
 const MaxDim = 16384
 
-// ErrTooLarge is returned by Resize for sizes beyond MaxDim.
+// DefaultMaxPixels bounds a buffer's area unless SetMaxPixels says
+// otherwise: 8192x4096 (an 8K UHD screen, or two 4K side by side), 128 MiB
+// of pixels. A server announcing more is refused.
+const DefaultMaxPixels = 8192 * 4096
+
+// ErrTooLarge is returned by Resize for sizes beyond MaxDim or the
+// buffer's pixel limit.
 var ErrTooLarge = errors.New("fb: framebuffer size out of range")
 
 // Buffer is a framebuffer mirror. The zero value is not usable; call New.
@@ -40,21 +47,53 @@ type Buffer struct {
 	covWords int
 	covered  int64
 
-	trackers map[*Tracker]struct{}
-	changed  chan struct{}
+	trackers  map[*Tracker]struct{}
+	changed   chan struct{}
+	maxPixels int
 }
 
 // New returns an empty (0x0) buffer.
 func New() *Buffer {
-	return &Buffer{trackers: map[*Tracker]struct{}{}, changed: make(chan struct{}), last: time.Now()}
+	return &Buffer{trackers: map[*Tracker]struct{}{}, changed: make(chan struct{}), last: time.Now(), maxPixels: DefaultMaxPixels}
+}
+
+// SetMaxPixels sets the largest area Resize accepts (n <= 0: the default).
+func (b *Buffer) SetMaxPixels(n int) {
+	if n <= 0 {
+		n = DefaultMaxPixels
+	}
+	b.mu.Lock()
+	b.maxPixels = n
+	b.mu.Unlock()
+}
+
+// MaxPixels is the largest area Resize accepts.
+func (b *Buffer) MaxPixels() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.maxPixels
+}
+
+// CheckSize reports whether Resize would accept w x h, as ErrTooLarge
+// wrapped with the limit, so protocol clients can refuse a size before
+// allocating anything of their own for it.
+func (b *Buffer) CheckSize(w, h int) error {
+	limit := b.MaxPixels()
+	if w < 0 || h < 0 || w > MaxDim || h > MaxDim {
+		return fmt.Errorf("%w: %dx%d (each side at most %d)", ErrTooLarge, w, h, MaxDim)
+	}
+	if w*h > limit {
+		return fmt.Errorf("%w: %dx%d is over the limit of %d pixels", ErrTooLarge, w, h, limit)
+	}
+	return nil
 }
 
 // Resize sets a size, clears the pixels to black and resets coverage (a
 // reconnect calls it again with the same size). Only a real change of size
 // counts as a resize. Every tracker sees the whole frame as damaged.
 func (b *Buffer) Resize(w, h int) error {
-	if w < 0 || h < 0 || w > MaxDim || h > MaxDim {
-		return ErrTooLarge
+	if err := b.CheckSize(w, h); err != nil {
+		return err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -64,6 +103,9 @@ func (b *Buffer) Resize(w, h int) error {
 		b.pix = b.pix[:n]
 		clear(b.pix)
 	} else {
+		dropped := cap(b.pix)
+		b.pix = nil
+		Release(dropped)
 		b.pix = make([]byte, n)
 	}
 	for i := 3; i < n; i += 4 {

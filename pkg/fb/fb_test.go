@@ -1,6 +1,7 @@
 package fb
 
 import (
+	"errors"
 	"image"
 	"testing"
 )
@@ -31,8 +32,19 @@ func TestCoverageAndResizes(t *testing.T) {
 	if b.Resizes() != 2 {
 		t.Fatalf("resizes=%d", b.Resizes())
 	}
-	if err := b.Resize(MaxDim+1, 10); err != ErrTooLarge {
+	if err := b.Resize(MaxDim+1, 10); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("oversize: %v", err)
+	}
+	// The area limit is the buffer's own, and a refused size changes nothing.
+	b.SetMaxPixels(1000 * 1000)
+	if err := b.Resize(1001, 1000); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the pixel limit: %v", err)
+	}
+	if w, h := b.Size(); w != 120 || h != 50 || b.Resizes() != 2 {
+		t.Fatalf("after a refused resize: %dx%d, resizes %d", w, h, b.Resizes())
+	}
+	if err := b.Resize(1000, 1000); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -6,9 +6,15 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/fb"
 )
 
@@ -86,5 +92,100 @@ func TestServerSelectsProtocolNotOffered(t *testing.T) {
 				t.Fatalf("the client sent %d bytes after the server's selection", n)
 			}
 		})
+	}
+}
+
+// dialHostile connects to a hostile test server, trusting its certificate.
+func dialHostile(t *testing.T, srv *hostileServer, buf *fb.Buffer) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, Config{Addr: srv.Addr, Framebuffer: buf})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// "Another connection took over the session" ends it with a reason the
+// caller can tell from other disconnections (the limb does not fight it).
+func TestServerSaysTakenOver(t *testing.T) {
+	srv := startHostile(t, 320, 240, func(s *hostileSession) { s.errorInfo(InfoTakenOver) })
+	c := dialHostile(t, srv, fb.New())
+	<-c.Done()
+	var de *DisconnectError
+	if !errors.As(c.Err(), &de) || de.Info != InfoTakenOver {
+		t.Fatalf("end of a taken-over session: %v", c.Err())
+	}
+}
+
+// rssBytes is this process's resident set, from /proc.
+func rssBytes(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS in /proc/self/status")
+	return 0
+}
+
+// A server cycling Deactivate All / Demand Active between a huge desktop
+// and a small one must not leave the process holding the huge surfaces:
+// once it settles on the small one, memory comes back.
+func TestResizeCyclesReleaseMemory(t *testing.T) {
+	const cycles = 8
+	srv := startHostile(t, 640, 480, func(s *hostileSession) {
+		for range cycles {
+			if s.activate(8192, 4096, true) != nil || s.activate(640, 480, true) != nil {
+				return
+			}
+		}
+		s.wait() // stay connected at 640x480
+	})
+	runtime.GC()
+	debug.FreeOSMemory()
+	base := rssBytes(t)
+	buf := fb.New()
+	c := dialHostile(t, srv, buf)
+	testbed.Eventually(t, 60*time.Second, "every reactivation handled", func() bool {
+		return c.activated.Load() == 1+2*cycles
+	})
+	if w, h := buf.Size(); w != 640 || h != 480 {
+		t.Fatalf("settled at %dx%d", w, h)
+	}
+	// Each 8192x4096 surface is 128 MiB; what is left must be far less.
+	var rss int64
+	testbed.Eventually(t, 10*time.Second, "memory returned after the cycles", func() bool {
+		rss = rssBytes(t)
+		return rss-base < 48<<20
+	})
+	t.Logf("RSS %d MiB before, %d MiB after %d cycles to 8192x4096", base>>20, rss>>20, cycles)
+}
+
+// A desktop beyond the framebuffer's limit is a ProtocolError, at the
+// first activation and at a reactivation alike.
+func TestDesktopBeyondTheLimit(t *testing.T) {
+	srv := startHostile(t, 2048, 2048, func(s *hostileSession) {})
+	buf := fb.New()
+	buf.SetMaxPixels(1 << 20)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var pe *ProtocolError
+	if _, err := Dial(ctx, Config{Addr: srv.Addr, Framebuffer: buf}); !errors.As(err, &pe) || !strings.Contains(err.Error(), "1048576") {
+		t.Fatalf("2048x2048 over a 1 Mpx limit: %v", err)
+	}
+	srv = startHostile(t, 640, 480, func(s *hostileSession) { s.activate(2048, 2048, true); s.wait() })
+	c := dialHostile(t, srv, buf)
+	<-c.Done()
+	if !errors.As(c.Err(), &pe) {
+		t.Fatalf("reactivation to 2048x2048 over a 1 Mpx limit: %v", c.Err())
 	}
 }

@@ -221,6 +221,7 @@ func isTimeout(err error) bool {
 
 func (c *Client) setupDecoder() {
 	d := &c.dec
+	d.limit = c.buf
 	d.onResize = func(w, h int) {
 		if bw, bh := c.buf.Size(); bw != w || bh != h {
 			c.buf.Resize(w, h)

@@ -1,6 +1,7 @@
 package rfb
 
 import (
+	"fmt"
 	"image"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -27,7 +28,8 @@ type decoder struct {
 	zrle   zstream
 	tight  [4]zstream
 	damage []image.Rectangle
-	buf    []byte // per-decoder scratch
+	buf    []byte     // per-decoder scratch
+	limit  *fb.Buffer // whose size limit a server-announced size must meet
 
 	onResize     func(w, h int)
 	onCursor     func(Cursor)
@@ -35,6 +37,21 @@ type decoder struct {
 	onName       func(string)
 	onExtDesktop func()
 	onQEMUKeys   func()
+}
+
+// checkSize refuses a server-announced size beyond the buffer's limit
+// (fb.DefaultMaxPixels without a buffer) before anything is allocated.
+func checkSize(buf *fb.Buffer, w, h int) error {
+	var err error
+	if buf != nil {
+		err = buf.CheckSize(w, h)
+	} else if w > fb.MaxDim || h > fb.MaxDim || w*h > fb.DefaultMaxPixels {
+		err = fmt.Errorf("%w: %dx%d is over the limit of %d pixels", fb.ErrTooLarge, w, h, fb.DefaultMaxPixels)
+	}
+	if err != nil {
+		return &ProtocolError{Msg: "the server announced a framebuffer beyond the size limit", Err: err}
+	}
+	return nil
 }
 
 // readUpdate reads a FramebufferUpdate after its message-type byte.
@@ -130,8 +147,8 @@ func (d *decoder) rect(r *reader, x, y, w, h int, enc int32) (last bool, err err
 }
 
 func (d *decoder) resize(w, h int) error {
-	if w > fb.MaxDim || h > fb.MaxDim || w*h > maxPixels {
-		return protoErr("framebuffer size %dx%d is beyond the %d-pixel limit", w, h, maxPixels)
+	if err := checkSize(d.limit, w, h); err != nil {
+		return err
 	}
 	d.s.resize(w, h)
 	d.damage = d.damage[:0]

@@ -88,9 +88,7 @@ const (
 // Bounds on server-controlled lengths.
 const (
 	// MaxCutText caps clipboard text in either direction (10 MiB).
-	MaxCutText = 10 << 20
-	// maxPixels caps the framebuffer area (a 16384x4096 wall of screens).
-	maxPixels     = 1 << 26
+	MaxCutText    = 10 << 20
 	maxNameLen    = 4096
 	maxReasonLen  = 4096
 	maxCursorSide = 512

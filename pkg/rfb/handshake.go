@@ -202,8 +202,5 @@ func (h *handshake) serverInit() error {
 	if r.err != nil {
 		return r.err
 	}
-	if h.width*h.height > maxPixels {
-		return protoErr("framebuffer size %dx%d is beyond the %d-pixel limit", h.width, h.height, maxPixels)
-	}
-	return nil
+	return checkSize(h.cfg.Framebuffer, h.width, h.height)
 }

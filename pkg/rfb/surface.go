@@ -1,6 +1,10 @@
 package rfb
 
-import "image"
+import (
+	"image"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+)
 
 // surface is the decoder's own copy of the framebuffer, 4 bytes a pixel in
 // R, G, B, A order (our negotiated pixel format puts R, G, B in the first
@@ -18,6 +22,9 @@ func (s *surface) resize(w, h int) {
 		s.pix = s.pix[:n]
 		clear(s.pix)
 	} else {
+		dropped := cap(s.pix)
+		s.pix = nil
+		fb.Release(dropped)
 		s.pix = make([]byte, n)
 	}
 	for i := 3; i < n; i += 4 {

@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/limb/vnc"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// sizedRFB completes an RFB 3.8 handshake (security None) announcing a
+// w x h desktop, then runs serve on the connection.
+func sizedRFB(t *testing.T, w, h int, serve func(c net.Conn)) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.Write([]byte("RFB 003.008\n"))
+				buf := make([]byte, 12)
+				if _, err := io.ReadFull(c, buf); err != nil {
+					return
+				}
+				c.Write([]byte{1, 1})
+				if _, err := io.ReadFull(c, buf[:1]); err != nil {
+					return
+				}
+				c.Write([]byte{0, 0, 0, 0})
+				if _, err := io.ReadFull(c, buf[:1]); err != nil {
+					return
+				}
+				init := []byte{byte(w >> 8), byte(w), byte(h >> 8), byte(h), 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0, 0, 0, 0, 4, 'b', 'i', 'g', '!'}
+				c.Write(init)
+				serve(c)
+			}()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// noiseFrame is one Raw update of random pixels over the whole desktop:
+// nothing compresses it.
+func noiseFrame(w, h int) []byte {
+	b := make([]byte, 4+12+w*h*4)
+	b[0], b[3] = 0, 1
+	binary.BigEndian.PutUint16(b[8:], uint16(w))
+	binary.BigEndian.PutUint16(b[10:], uint16(h))
+	rand.Read(b[16:])
+	return b
+}
+
+// A screen too big to answer inline is TOO_LARGE with the way out (scale,
+// out) in the message, not an answer over the client's line limit.
+func TestInlineScreenIsCapped(t *testing.T) {
+	port := sizedRFB(t, 4096, 4096, func(c net.Conn) {
+		c.Write(noiseFrame(4096, 4096))
+		io.Copy(io.Discard, c)
+	})
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	id := openVNC(t, c, "127.0.0.1", port)
+	_, err := do(t, c, &wire.Request{Op: "screen", LimbID: id})
+	if client.Code(err) != wire.TooLarge || !strings.Contains(err.Error(), "scale") || !strings.Contains(err.Error(), "out") {
+		t.Fatalf("4096x4096 of noise inline: %v", err)
+	}
+	s := must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
+	if s.Screen.Width != 1024 || s.Screen.DataBase64 == "" {
+		t.Fatalf("scaled screen %dx%d", s.Screen.Width, s.Screen.Height)
+	}
+	out := filepath.Join(t.TempDir(), "big.png")
+	s = must(t, c, &wire.Request{Op: "screen", LimbID: id, Out: out})
+	if st, err := os.Stat(out); err != nil || st.Size() < 32<<20 || s.Screen.Path != out {
+		t.Fatalf("screen to a file: %v", err)
+	}
+}
+
+// The framebuffer a server may announce is bounded by a limit the daemon
+// is configured with; beyond it the limb fails PROTOCOL_ERROR naming it,
+// before anything of that size is allocated.
+func TestAnnouncedFramebufferIsBounded(t *testing.T) {
+	for name, announce := range map[string]func(c net.Conn){
+		"at connect": nil,
+		"by a DesktopSize update": func(c net.Conn) {
+			// 512x512 fits; then a DesktopSize pseudo-rectangle to 4096x4096.
+			c.Write(append([]byte{0, 0, 0, 1}, rect(0, 0, 4096, 4096, -223)...))
+			io.Copy(io.Discard, c)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w, h := 4096, 4096
+			if announce != nil {
+				w, h = 512, 512
+			} else {
+				announce = func(c net.Conn) { io.Copy(io.Discard, c) }
+			}
+			port := sizedRFB(t, w, h, announce)
+			dir := filepath.Join(t.TempDir(), "sock")
+			os.Mkdir(dir, 0o700)
+			d := daemon.New(daemon.Config{SocketPath: filepath.Join(dir, "e2e.sock"),
+				Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Desktop: map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Dial}, MaxFramebufferPixels: 1024 * 1024})
+			if err := d.Listen(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { d.Serve(); close(done) }()
+			t.Cleanup(func() { d.Shutdown(); <-done })
+			c := dial(t, d, "agent")
+			r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+			testbed.Eventually(t, 20*time.Second, "the limb fails", func() bool {
+				return must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.State == wire.StateFailed
+			})
+			o := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+			if o.LastError == nil || o.LastError.Code != wire.ProtocolError || !strings.Contains(o.LastError.Message, "1048576") {
+				t.Fatalf("limb error %+v", o.LastError)
+			}
+		})
+	}
+}
