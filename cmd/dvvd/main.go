@@ -151,7 +151,16 @@ func services(ctx context.Context, discover bool) (daemon.Services, error) {
 	if err != nil {
 		return daemon.Services{}, fmt.Errorf("tokens: %w", err)
 	}
-	svc := daemon.Services{Hosts: hs, Tokens: ts, Keychain: keychain.OpenLazy(), SSHConfig: hosts.DefaultSSHConfigPath(),
+	// A saved host's password comes from the credentials file or systemd's
+	// credentials first (headless machines), then from the keychain.
+	names := func(id string) []string {
+		if h, ok := hs.Get(id); ok {
+			return []string{h.Name, h.ID}
+		}
+		return []string{id}
+	}
+	kc := keychain.WithFiles(keychain.OpenLazy(), "", names)
+	svc := daemon.Services{Hosts: hs, Tokens: ts, Keychain: kc, SSHConfig: hosts.DefaultSSHConfigPath(),
 		Trust: trust, HostKey: hostKeyCheck}
 	if discover {
 		svc.Discovery = discovery.Start(ctx)

@@ -55,7 +55,7 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return "keychain unavailable: " + e.Reason + ". " + e.Fix + " (dvv never stores secrets in a plain file)"
+	return "keychain unavailable: " + e.Reason + ". " + e.Fix + " (dvv itself never writes a secret to a file)"
 }
 
 // Wire converts to the socket's coded error.

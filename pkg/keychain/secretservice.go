@@ -95,7 +95,8 @@ func sessionBusAddress() (string, error) {
 
 const fixHint = "Run dvvd inside a desktop session, or start a bus and a Secret Service provider for it: " +
 	"`eval $(dbus-launch --sh-syntax)` then `gnome-keyring-daemon --unlock --components=secrets` (it reads the keyring password on stdin), " +
-	"and give dvvd the same DBUS_SESSION_BUS_ADDRESS"
+	"and give dvvd the same DBUS_SESSION_BUS_ADDRESS; or, without a keyring, put a HOST:PASSWORD line in " +
+	"~/.config/dvv/credentials (mode 0600), which dvvd reads (docs/security.md)"
 
 // ensure connects and opens a session; s.mu is held.
 func (s *secretService) ensure() error {

@@ -1,0 +1,197 @@
+package keychain
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Passwords for machines where no desktop keyring runs (a headless server,
+// a container), in the conventions server people already use:
+//
+//   - a credentials file read only by dvvd, like ~/.pgpass: one
+//     "HOST:PASSWORD" line per saved host (its name or id; the password is
+//     the rest of the line), refused unless it is this user's, not a
+//     symlink, and closed to group and others (chmod 600);
+//   - systemd credentials: LoadCredential=dvv-HOST:/path in the unit puts
+//     a file named dvv-HOST in $CREDENTIALS_DIRECTORY.
+//
+// Both are read on every lookup, so an edit applies without a restart, and
+// both are read-only to dvv: `dvv hosts add --password-stdin` still needs a
+// keychain. No error from here carries a line of the file.
+
+// CredentialsPath is $XDG_CONFIG_HOME/dvv/credentials (~/.config/dvv/credentials).
+func CredentialsPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "dvv", "credentials")
+}
+
+// Names gives the names a host id is known by (its saved name and the id),
+// the keys the files use.
+type Names func(hostID string) []string
+
+// credentialsFile is the ~/.pgpass-style file.
+type credentialsFile struct {
+	path  string
+	names Names
+}
+
+func (c *credentialsFile) lookup(hostID string) (string, bool, error) {
+	f, err := openPrivate(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	want := map[string]bool{}
+	for _, n := range c.names(hostID) {
+		want[n] = true
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 4096), 64<<10)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimRight(sc.Text(), "\r")
+		if text == "" || strings.HasPrefix(strings.TrimSpace(text), "#") {
+			continue
+		}
+		host, secret, ok := strings.Cut(text, ":")
+		if !ok {
+			return "", false, &UnavailableError{Reason: fmt.Sprintf("%s line %d has no ':' between the host and the password", c.path, line),
+				Fix: "Write one HOST:PASSWORD line per saved host"}
+		}
+		if want[strings.TrimSpace(host)] {
+			return secret, true, nil
+		}
+	}
+	if sc.Err() != nil {
+		return "", false, &UnavailableError{Reason: fmt.Sprintf("cannot read %s (a line over 64 KiB?)", c.path), Fix: "Keep one HOST:PASSWORD per line"}
+	}
+	return "", false, nil
+}
+
+// openPrivate opens path only when it is a regular file of this user that
+// group and others cannot read: a password file anyone else could read (or
+// swap) is refused, as ssh and psql refuse theirs.
+func openPrivate(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &UnavailableError{Reason: path + " is not a regular file (a symlink?); refusing it", Fix: "Replace it with a plain file, mode 0600"}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return nil, &UnavailableError{Reason: fmt.Sprintf("%s belongs to uid %d, not to you; refusing it", path, st.Uid), Fix: "Use a file of your own, mode 0600"}
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, &UnavailableError{Reason: fmt.Sprintf("%s has mode %04o, readable beyond you; refusing it", path, fi.Mode().Perm()),
+			Fix: "chmod 600 " + path}
+	}
+	return os.Open(path)
+}
+
+// credentialsDir is systemd's $CREDENTIALS_DIRECTORY: one file per secret,
+// named dvv-HOST.
+type credentialsDir struct {
+	dir   string
+	names Names
+}
+
+func (c *credentialsDir) lookup(hostID string) (string, bool, error) {
+	for _, n := range c.names(hostID) {
+		if n == "" || strings.ContainsAny(n, "/\x00") || n == "." || n == ".." {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(c.dir, "dvv-"+n))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", false, &UnavailableError{Reason: fmt.Sprintf("cannot read the credential dvv-%s in %s", n, c.dir), Fix: "Check LoadCredential= in the unit"}
+		}
+		return strings.TrimRight(string(b), "\r\n"), true, nil
+	}
+	return "", false, nil
+}
+
+// source is one read-only place secrets come from.
+type source interface {
+	lookup(hostID string) (secret string, found bool, err error)
+}
+
+// WithFiles puts the credentials file at path (CredentialsPath() when
+// empty) and, when dvvd runs under systemd with credentials,
+// $CREDENTIALS_DIRECTORY in front of kc: Get reads them first, then kc;
+// Set and Delete go to kc (nil kc: no keychain at all, files only).
+func WithFiles(kc Keychain, path string, names Names) Keychain {
+	if path == "" {
+		path = CredentialsPath()
+	}
+	if names == nil {
+		names = func(id string) []string { return []string{id} }
+	}
+	l := &layered{kc: kc, sources: []source{&credentialsFile{path: path, names: names}}}
+	if d := os.Getenv("CREDENTIALS_DIRECTORY"); filepath.IsAbs(d) {
+		l.sources = append(l.sources, &credentialsDir{dir: d, names: names})
+	}
+	return l
+}
+
+// layered reads the files first, then the keychain.
+type layered struct {
+	kc      Keychain
+	sources []source
+}
+
+func (l *layered) Get(hostID string) (string, error) {
+	if err := checkHostID(hostID); err != nil {
+		return "", err
+	}
+	for _, s := range l.sources {
+		secret, found, err := s.lookup(hostID)
+		if err != nil {
+			return "", err
+		}
+		if found {
+			return secret, nil
+		}
+	}
+	if l.kc == nil {
+		return "", ErrNotFound
+	}
+	return l.kc.Get(hostID)
+}
+
+func (l *layered) Has(hostID string) bool {
+	for _, s := range l.sources {
+		if _, found, err := s.lookup(hostID); found && err == nil {
+			return true
+		}
+	}
+	return l.kc != nil && l.kc.Has(hostID)
+}
+
+func (l *layered) Set(hostID, label, secret string) error {
+	if l.kc == nil {
+		return &UnavailableError{Reason: "no keychain is configured", Fix: "Put a HOST:PASSWORD line in " + CredentialsPath() + " (mode 0600) instead"}
+	}
+	return l.kc.Set(hostID, label, secret)
+}
+
+func (l *layered) Delete(hostID string) error {
+	if l.kc == nil {
+		return nil
+	}
+	return l.kc.Delete(hostID)
+}
