@@ -191,7 +191,9 @@ func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
 	if strings.ContainsAny(t.Address, " \t\n") || len(t.Address) > 255 {
 		return t, wire.Errorf(wire.BadRequest, "address %q is not a host name, IP or ws:// URL", t.Address)
 	}
-	if t.Port == 0 && !strings.Contains(t.Address, "://") {
+	// An SSH address may be a ~/.ssh/config alias with a Port of its own:
+	// 0 lets the SSH client read the config first and fall back to 22.
+	if t.Port == 0 && !strings.Contains(t.Address, "://") && t.Protocol != wire.ProtoSSH {
 		t.Port = defaultPort(t.Protocol)
 	}
 	if t.Port < 0 || t.Port > 65535 {

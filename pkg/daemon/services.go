@@ -225,7 +225,7 @@ func opHostTrust(c *call) (*wire.Response, error) {
 	if c.req.Port != nil {
 		port = *c.req.Port
 	}
-	if port == 0 {
+	if port == 0 && proto != wire.ProtoSSH { // ssh: the config's Port, else 22
 		port = defaultPort(proto)
 	}
 	fp, err := c.d.cfg.Services.Trust(proto, addr, port, c.req.Fingerprint)

@@ -165,3 +165,23 @@ func TestTerminalShellExitIsExited(t *testing.T) {
 		t.Fatalf("term_send after exit: %v", err)
 	}
 }
+
+// TestSSHConfigAliasPort: an alias whose ~/.ssh/config entry names a
+// non-default Port is dialled on that port when opened by address.
+func TestSSHConfigAliasPort(t *testing.T) {
+	s := testbed.StartSSHD(t)
+	t.Setenv("HOME", s.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	testbed.AppendLines(t, filepath.Join(s.Home, ".ssh", "config"), "Host box", "  HostName 127.0.0.1", fmt.Sprintf("  Port %d", s.Port))
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	r := must(t, c, &wire.Request{Op: "open", Address: "box", Protocol: "ssh"})
+	w, err := do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	if err != nil || !w.Wait.Settled {
+		t.Fatalf("open box (Port %d in ~/.ssh/config): %v", s.Port, err)
+	}
+	run := must(t, c, &wire.Request{Op: "run", LimbID: r.LimbID, Command: "echo $SSH_CONNECTION", TimeoutMs: intp(10000)}).Run
+	if f := strings.Fields(run.Stdout); len(f) != 4 || f[3] != fmt.Sprint(s.Port) {
+		t.Fatalf("sshd saw the connection as %q, want server port %d", run.Stdout, s.Port)
+	}
+}
