@@ -111,6 +111,7 @@ func (d *Daemon) openMembers(c *call) ([]groupMember, error) {
 				return
 			}
 			limbs[i] = l
+			l.adopt(t)
 			errs[i] = l.firstAttempt(c.ctx, groupOpenWait)
 		}()
 	}

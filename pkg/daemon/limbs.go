@@ -524,3 +524,39 @@ func (l *Limb) lastExit() (int, bool) {
 	}
 	return 0, false
 }
+
+// adopt applies a saved host's settings to a limb that was already open
+// for the same endpoint (by address, or by another saved host). The SSH
+// sidecar takes effect at once (an open SFTP session is dropped and the
+// next files call dials the new one); a different login is not switched
+// under a live session. It returns what the caller should be told, or "".
+func (l *Limb) adopt(t limb.Target) string {
+	l.mu.Lock()
+	cur := l.target
+	var notes []string
+	sidecar := false
+	if t.SSHPort != 0 && t.SSHPort != cur.SSHPort {
+		l.target.SSHPort, sidecar = t.SSHPort, true
+	}
+	if t.SSHUser != "" && t.SSHUser != cur.SSHUser {
+		l.target.SSHUser, sidecar = t.SSHUser, true
+	}
+	if (t.User != "" && t.User != cur.User) || (t.Domain != "" && t.Domain != cur.Domain) {
+		who := cur.User
+		if who == "" {
+			who = "no user"
+		}
+		notes = append(notes, fmt.Sprintf("limb %s was already open as %s; the saved host's login (%s) was not applied to the live session: close the limb and open the saved host again to log in with it", l.id, who, t.User))
+	}
+	l.mu.Unlock()
+	if sidecar {
+		l.filesMu.Lock()
+		if l.files != nil {
+			l.files.Close()
+			l.files = nil
+		}
+		l.filesMu.Unlock()
+		notes = append([]string{fmt.Sprintf("limb %s was already open; the saved host's SSH sidecar now serves its files", l.id)}, notes...)
+	}
+	return strings.Join(notes, "; ")
+}

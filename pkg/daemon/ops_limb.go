@@ -137,10 +137,12 @@ func opOpen(c *call) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	note := l.adopt(t)
 	c.d.attachLimb(c.att, l)
 	r := ok(wire.OpOpen)
 	r.LimbID = l.id
 	r.Observation = l.observe(c.att)
+	r.Dispatched = note
 	return r, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,5 +184,40 @@ func TestSSHConfigAliasPort(t *testing.T) {
 	run := must(t, c, &wire.Request{Op: "run", LimbID: r.LimbID, Command: "echo $SSH_CONNECTION", TimeoutMs: intp(10000)}).Run
 	if f := strings.Fields(run.Stdout); len(f) != 4 || f[3] != fmt.Sprint(s.Port) {
 		t.Fatalf("sshd saw the connection as %q, want server port %d", run.Stdout, s.Port)
+	}
+}
+
+// TestSavedHostSidecarAppliesToOpenLimb: a desktop open by address, then
+// opened again through a saved host with an SSH sidecar, serves files
+// through that sidecar.
+func TestSavedHostSidecarAppliesToOpenLimb(t *testing.T) {
+	s := testbed.StartSSHD(t)
+	t.Setenv("HOME", s.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
+	hs, err := hosts.Open(filepath.Join(t.TempDir(), "hosts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
+	c := dial(t, d, "agent")
+	byAddr := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &v.Port, Protocol: "vnc"}).LimbID
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "side", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port, SSHPort: s.Port, SSHUser: s.User}})
+	r := must(t, c, &wire.Request{Op: "open", HostID: "side"})
+	if r.LimbID != byAddr || !strings.Contains(r.Dispatched, "sidecar") {
+		t.Fatalf("open side: limb %s (by address %s), %q", r.LimbID, byAddr, r.Dispatched)
+	}
+	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	marker := filepath.Join(s.RemoteHome, "sidecar-marker")
+	if err := os.WriteFile(marker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := must(t, c, &wire.Request{Op: "files", LimbID: r.LimbID, Action: "list", Path: s.RemoteHome}).Files
+	found := false
+	for _, e := range f.Entries {
+		found = found || e.Name == "sidecar-marker"
+	}
+	if !found {
+		t.Fatalf("files list through the sidecar: %+v", f)
 	}
 }
