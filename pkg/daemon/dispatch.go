@@ -61,6 +61,7 @@ func builtinHandlers() map[string]handler {
 		wire.OpTransfer:   opTransfer,
 		wire.OpHistory:    opHistory,
 		wire.OpFind:       opFind,
+		wire.OpExpect:     opExpect,
 		wire.OpHosts:      opHosts,
 		wire.OpHostAdd:    opHostAdd,
 		wire.OpHostRemove: opHostRemove,

@@ -82,6 +82,7 @@ var opTable = []struct {
 	{wire.OpScreen, "", "yyyyy"},
 	{wire.OpTermRead, "", "yyyyy"},
 	{wire.OpFind, "", "yyyyy"},
+	{wire.OpExpect, "", "yyyyy"},
 	{wire.OpClipboard, "get", "nnyny"},
 	{wire.OpClipboard, "set", "nyyyy"},
 	{wire.OpClipboard, "bogus", "nnyny"},

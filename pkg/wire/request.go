@@ -62,6 +62,7 @@ const (
 	OpFind       = "find"
 	OpHealth     = "health"
 	OpReport     = "report"
+	OpExpect     = "expect"
 )
 
 // Region is a rectangle in native framebuffer pixels.
@@ -133,6 +134,11 @@ type Request struct {
 
 	// find / wait on a desktop: recognition languages, e.g. "eng" or "eng+deu"
 	Lang string `json:"lang,omitempty"`
+
+	// expect: the picture to wait for (PNG, base64) and the least
+	// similarity that counts as found, 0..1
+	TemplateBase64 string   `json:"templateBase64,omitempty"`
+	Threshold      *float64 `json:"threshold,omitempty"`
 
 	// wait / reconnect / run
 	Until     string `json:"until,omitempty"`

@@ -38,14 +38,15 @@ type Response struct {
 	// acts: what was dispatched (never "verified": input is proven only by a later screen)
 	Dispatched string `json:"dispatched,omitempty"`
 
-	Screen   *Screen      `json:"screen,omitempty"`
-	Wait     *WaitResult  `json:"wait,omitempty"`
-	Run      *RunResult   `json:"run,omitempty"`
-	Term     *TermRead    `json:"term,omitempty"`
-	Files    *FilesResult `json:"files,omitempty"`
-	Clip     *Clipboard   `json:"clipboard,omitempty"`
-	Transfer *Transfer    `json:"transfer,omitempty"`
-	Find     *FindResult  `json:"find,omitempty"`
+	Screen   *Screen       `json:"screen,omitempty"`
+	Wait     *WaitResult   `json:"wait,omitempty"`
+	Run      *RunResult    `json:"run,omitempty"`
+	Term     *TermRead     `json:"term,omitempty"`
+	Files    *FilesResult  `json:"files,omitempty"`
+	Clip     *Clipboard    `json:"clipboard,omitempty"`
+	Transfer *Transfer     `json:"transfer,omitempty"`
+	Find     *FindResult   `json:"find,omitempty"`
+	Expect   *ExpectResult `json:"expect,omitempty"`
 
 	Hosts         []Host `json:"hosts,omitzero"`
 	Discovered    []Host `json:"discovered,omitzero"`

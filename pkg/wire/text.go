@@ -32,3 +32,15 @@ type FindResult struct {
 	ImageSpace     ImageSpace `json:"imageSpace"`
 	ImageSpaceLine string     `json:"imageSpaceLine"`
 }
+
+// ExpectResult answers expect. A template not seen by the deadline is an
+// ordinary answer with found: false, like a wait that did not settle.
+type ExpectResult struct {
+	Found      bool    `json:"found"`
+	Box        *Region `json:"box,omitempty"`    // where the template is, native pixels
+	Center     *Point  `json:"center,omitempty"` // its middle, for a click fenced with Generation
+	Score      float64 `json:"score"`            // similarity of the place found, 0..1
+	Generation uint64  `json:"generation"`
+	ElapsedMs  int64   `json:"elapsedMs"`
+	Detail     string  `json:"detail,omitempty"`
+}

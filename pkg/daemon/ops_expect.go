@@ -1,0 +1,173 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/png"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/imgmatch"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+const defaultThreshold = 0.95
+
+// maxExpectRects bounds the damage rectangles searched one by one; more
+// are searched as their bounding box.
+const maxExpectRects = 64
+
+// opExpect waits until a template picture is on the screen: a search of
+// the whole frame (or region) first, then only around what changed.
+func opExpect(c *call) (*wire.Response, error) {
+	l, req := c.l, c.req
+	if l.kind != kindDesktop {
+		return nil, wire.Errorf(wire.WrongProtocol, "expect searches a desktop's pixels; on a terminal use wait until text")
+	}
+	tmpl, err := expectTemplate(req.TemplateBase64)
+	if err != nil {
+		return nil, err
+	}
+	threshold := defaultThreshold
+	if req.Threshold != nil {
+		if threshold = *req.Threshold; !(threshold >= 0 && threshold <= 1) {
+			return nil, wire.Errorf(wire.BadRequest, "threshold must be between 0 and 1")
+		}
+	}
+	timeout := clampMs(waitDefault, waitMax)
+	if req.TimeoutMs != nil {
+		timeout = clampMs(*req.TimeoutMs, waitMax)
+	}
+	l.mu.Lock()
+	perceive := l.perceive
+	l.mu.Unlock()
+	if !perceive {
+		return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("expect searches the framebuffer mirror, and limb %s was opened without perceive", l.id),
+			Next: "call open again for this machine with perceive: true"}
+	}
+	if err := l.mustBeConnected(); err != nil {
+		return nil, err
+	}
+	region, err := c.requestRegion()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tr := l.buf.NewTracker()
+	defer tr.Close()
+	tw, th := tmpl.Size()
+	full := true
+	var rects []image.Rectangle
+	for {
+		changed := l.buf.Changed()
+		l.mu.Lock()
+		stateCh := l.stateCh
+		l.mu.Unlock()
+		if err := l.mustBeConnected(); err != nil {
+			return nil, err
+		}
+		gen := l.generation()
+		w, h := l.buf.Size()
+		within := region
+		if within.Empty() {
+			within = image.Rect(0, 0, w, h)
+		}
+		if tw > within.Dx() || th > within.Dy() {
+			return nil, wire.Errorf(wire.OutOfBounds, "the %dx%d template cannot fit in the %dx%d area searched", tw, th, within.Dx(), within.Dy())
+		}
+		// Corners keep the whole template inside the region.
+		allowed := image.Rect(within.Min.X, within.Min.Y, within.Max.X-tw+1, within.Max.Y-th+1)
+		var search []image.Rectangle
+		if full {
+			search = []image.Rectangle{allowed}
+		} else {
+			for _, r := range rects {
+				search = append(search, imgmatch.Corners(r, tw, th).Intersect(allowed))
+			}
+		}
+		if m, ok := searchMirror(c, tmpl, search, threshold); ok && l.generation() == gen {
+			box := wire.Region{X: m.At.X, Y: m.At.Y, W: tw, H: th}
+			return expectAnswer(c, &wire.ExpectResult{Found: true, Box: &box, Center: &wire.Point{X: m.At.X + tw/2, Y: m.At.Y + th/2},
+				Score: round3(m.Score), Generation: gen, Detail: "the template is on the screen"}, start), nil
+		}
+		select {
+		case <-changed:
+		case <-stateCh:
+		case <-deadline.C:
+			return expectAnswer(c, &wire.ExpectResult{Generation: l.generation(),
+				Detail: fmt.Sprintf("the template was not seen at threshold %g before the deadline", threshold)}, start), nil
+		case <-c.ctx.Done():
+			return nil, wire.Errorf(wire.Timeout, "the client went away")
+		}
+		var resized bool
+		rects, resized = tr.TakeRects()
+		full = resized
+		if len(rects) > maxExpectRects {
+			var u image.Rectangle
+			for _, r := range rects {
+				u = u.Union(r)
+			}
+			rects = []image.Rectangle{u}
+		}
+	}
+}
+
+// searchMirror searches copies of the mirror around each set of corners
+// (so the decoder never waits for a search) and returns the best place.
+func searchMirror(c *call, tmpl *imgmatch.Template, search []image.Rectangle, threshold float64) (imgmatch.Match, bool) {
+	tw, th := tmpl.Size()
+	best, found := imgmatch.Match{}, false
+	for _, corners := range search {
+		if corners.Empty() {
+			continue
+		}
+		area := image.Rect(corners.Min.X, corners.Min.Y, corners.Max.X+tw-1, corners.Max.Y+th-1)
+		img, _ := c.l.buf.Snapshot(area)
+		if img.Bounds().Size() != area.Size() {
+			continue // resized meanwhile: the next round searches everything
+		}
+		m, ok := tmpl.Search(img.Pix, img.Stride, area.Dx(), area.Dy(), corners.Sub(area.Min), threshold)
+		if ok && (!found || m.Score > best.Score) {
+			m.At = m.At.Add(area.Min)
+			best, found = m, true
+		}
+	}
+	return best, found
+}
+
+func expectTemplate(b64 string) (*imgmatch.Template, error) {
+	if b64 == "" {
+		return nil, wire.Errorf(wire.BadRequest, "expect needs templateBase64: the picture to look for, as PNG")
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "templateBase64 is not base64: %v", err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "the template is not a PNG: %v", err)
+	}
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > imgmatch.MaxSide || cfg.Height > imgmatch.MaxSide {
+		return nil, wire.Errorf(wire.BadRequest, "the template is %dx%d; it must be between 1x1 and %dx%d", cfg.Width, cfg.Height, imgmatch.MaxSide, imgmatch.MaxSide)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "the template is not a PNG: %v", err)
+	}
+	t, err := imgmatch.NewTemplate(img)
+	if err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "%v", err)
+	}
+	return t, nil
+}
+
+func expectAnswer(c *call, res *wire.ExpectResult, start time.Time) *wire.Response {
+	res.ElapsedMs = time.Since(start).Milliseconds()
+	r := ok(wire.OpExpect)
+	r.Expect = res
+	r.Observation = c.l.observe(c.att)
+	return r
+}
