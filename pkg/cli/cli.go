@@ -79,7 +79,7 @@ func newRoot(e *env) *cobra.Command {
 		return usageErr("%v (see `%s --help`)", err, c.CommandPath())
 	})
 	pf := root.PersistentFlags()
-	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
+	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket: a path, or ssh://[user@]host[:port][/id] for the dvvd of that user on that machine (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
 	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
 	pf.DurationVar(&e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
 
@@ -91,7 +91,7 @@ func newRoot(e *env) *cobra.Command {
 		runCmd(e), termCmd(e),
 		filesCmd(e), transferCmd(e),
 		hostsCmd(e), tokenCmd(e), groupCmd(e),
-		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e), doctorCmd(e), reportCmd(e),
+		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e), stdioProxyCmd(e), doctorCmd(e), reportCmd(e),
 		genDocsCmd(e),
 	)
 	return root

@@ -47,12 +47,34 @@ type Client struct {
 // on gives a DAEMON_UNAVAILABLE *wire.Error saying how to start dvvd; a
 // socket another user could have put there (see CheckDir), or a listener
 // running as another user, gives SOCKET_UNSAFE before anything is sent.
+// A path of the form ssh://[user@]host[:port][/id] reaches that host's dvvd
+// through OpenSSH (see ssh.go).
 func Dial(ctx context.Context, path string, o Options) (*Client, error) {
 	if path == "" {
 		path = DefaultSocket()
 	}
-	// The token, and a password on host_add, go to whoever listens here:
-	// check it is this user's dvvd before a byte is sent.
+	if IsRemote(path) {
+		sc, err := dialSSH(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		c, err := attach(ctx, sc, o)
+		if err != nil {
+			return nil, sc.explain(err)
+		}
+		return c, nil
+	}
+	conn, err := DialSocket(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return attach(ctx, conn, o)
+}
+
+// DialSocket connects to the dvvd socket at path after the socket rules:
+// the token, and a password on host_add, go to whoever listens there, so
+// it checks that is this user's dvvd before a byte is sent.
+func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 	if err := checkSocket(path); err != nil {
 		return nil, err
 	}
@@ -68,6 +90,11 @@ func Dial(ctx context.Context, path string, o Options) (*Client, error) {
 		}
 		return nil, unsafeSocket(fmt.Sprintf("the process listening on %s runs as %s, not as you (%s)", path, Owner(uid), Owner(os.Getuid())))
 	}
+	return conn, nil
+}
+
+// attach starts the client on conn and makes its attachment.
+func attach(ctx context.Context, conn net.Conn, o Options) (*Client, error) {
 	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Response{},
 		events: make(chan *wire.Event, 256), done: make(chan struct{})}
 	go c.readLoop()
