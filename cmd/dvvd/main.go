@@ -138,7 +138,7 @@ func serve(o options, stderr io.Writer) int {
 		d.Shutdown()
 		return 1
 	}
-	<-d.Done()
+	<-d.Stopped()
 	return 0
 }
 

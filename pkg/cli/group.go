@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -38,6 +39,11 @@ func (m *groupMembers) fill(req *wire.Request) error {
 	}
 	if len(m.addresses) > 0 && m.protocol == "" {
 		return usageErr("--address members need --protocol vnc|rdp|ssh")
+	}
+	for _, a := range m.addresses {
+		if err := hosts.CheckAddress(a); err != nil {
+			return err
+		}
 	}
 	req.Addresses, req.HostIDs, req.Protocol = m.addresses, m.hostIDs, m.protocol
 	if m.perceive {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -113,6 +114,9 @@ func hostsAddCmd(e *env) *cobra.Command {
 }
 
 func (o *hostAddOptions) request(name string) (*wire.Request, error) {
+	if err := hosts.CheckAddress(o.address); err != nil {
+		return nil, err
+	}
 	if o.address == "" {
 		return nil, usageErr("hosts add needs --address")
 	}

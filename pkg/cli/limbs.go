@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -130,6 +131,9 @@ type openOptions struct {
 // request decides whether the argument is an address or a saved host and
 // builds the open request.
 func (o *openOptions) request(arg string, portSet, slotSet bool) (*wire.Request, error) {
+	if err := hosts.CheckAddress(arg); err != nil {
+		return nil, err // before anything echoes or sends it
+	}
 	req := &wire.Request{Op: wire.OpOpen}
 	if slotSet {
 		req.Slot = intp(o.slot)

@@ -74,8 +74,9 @@ type Daemon struct {
 	conns  sync.WaitGroup
 	nconns int
 
-	ctx    context.Context
-	cancel context.CancelFunc
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stopped chan struct{} // closed when Shutdown has finished
 }
 
 // New builds a daemon; Serve starts it.
@@ -98,7 +99,7 @@ func New(cfg Config) *Daemon {
 	ctx, cancel := context.WithCancel(context.Background())
 	tail := newLogTail()
 	return &Daemon{cfg: cfg, log: withTail(cfg.Logger, tail), tail: tail, started: time.Now(), limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
-		groups: map[string]*group{}, events: newEventHub(), ctx: ctx, cancel: cancel}
+		groups: map[string]*group{}, events: newEventHub(), ctx: ctx, cancel: cancel, stopped: make(chan struct{})}
 }
 
 // Listen opens the control socket (see socket.go for the rules it enforces).
@@ -207,10 +208,15 @@ func (d *Daemon) Shutdown() {
 	case <-time.After(3 * time.Second):
 	}
 	d.log.Info("stopped", "limbs_closed", len(limbs))
+	close(d.stopped)
 }
 
 // Done is closed once Shutdown has begun.
 func (d *Daemon) Done() <-chan struct{} { return d.ctx.Done() }
+
+// Stopped is closed once Shutdown has finished (and logged "stopped"): a
+// main that returned at Done would cut the shutdown short.
+func (d *Daemon) Stopped() <-chan struct{} { return d.stopped }
 
 // janitor expires leases of attachments whose shell session ended or that
 // sat idle past SessionIdle.

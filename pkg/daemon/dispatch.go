@@ -167,6 +167,9 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	if err := spec.Check(req); err != nil {
 		return errorResponse(nil, err)
 	}
+	if err := checkAddresses(req); err != nil {
+		return errorResponse(nil, err)
+	}
 	if err := d.authorize(att, req); err != nil {
 		return errorResponse(nil, err)
 	}

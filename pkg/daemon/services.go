@@ -300,3 +300,19 @@ func opTokenRevoke(c *call) (*wire.Response, error) {
 	c.d.releaseToken(c.req.TokenID)
 	return ok(wire.OpTokenRevok), nil
 }
+
+// checkAddresses refuses, before anything else sees them, addresses that
+// carry a password (vnc://:pw@host): such an address would otherwise
+// become a limb's host name and be logged and shown everywhere.
+func checkAddresses(req *wire.Request) error {
+	addrs := append([]string{req.Address}, req.Addresses...)
+	if req.Host != nil {
+		addrs = append(addrs, req.Host.Address)
+	}
+	for _, a := range addrs {
+		if err := hosts.CheckAddress(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
