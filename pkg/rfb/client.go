@@ -96,6 +96,13 @@ type Client struct {
 
 	closeOnce sync.Once
 
+	// clipKnown closes once the server's extended clipboard support is
+	// known: its caps arrived, or a framebuffer update did (servers send
+	// caps in answer to SetEncodings, which goes before the first update
+	// request), or the connection ended.
+	clipKnown     chan struct{}
+	clipKnownOnce sync.Once
+
 	lastRead      atomic.Int64 // unix nanoseconds of the latest bytes from the server
 	probing       atomic.Bool  // a liveness probe is being written
 	probeInterval time.Duration
@@ -178,7 +185,10 @@ func newClient(ctx context.Context, conn net.Conn, cfg *Config, avoidVeNCrypt bo
 	c := &Client{conn: h.conn, raw: h.raw, r: h.r, cfg: *cfg, buf: cfg.Framebuffer, name: h.name,
 		probeInterval: orDefault(cfg.ProbeInterval, DefaultProbeInterval),
 		stallAfter:    orDefault(cfg.StallAfter, DefaultStallAfter),
-		writeTimeout:  orDefault(cfg.WriteTimeout, DefaultWriteTimeout)}
+		writeTimeout:  orDefault(cfg.WriteTimeout, DefaultWriteTimeout), clipKnown: make(chan struct{})}
+	if cfg.NoExtendedClipboard {
+		c.settleClip()
+	}
 	c.lastRead.Store(time.Now().UnixNano())
 	c.r.src = &aliveReader{r: c.r.src, last: &c.lastRead}
 	if c.buf == nil {
@@ -368,6 +378,7 @@ func (c *Client) Run() error {
 	defer close(done)
 	go c.watch(done)
 	err := c.loop()
+	c.settleClip()
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
@@ -411,6 +422,7 @@ func (c *Client) message(t byte) error {
 		c.caps.Updates++
 		cont := c.contOn
 		c.mu.Unlock()
+		c.settleClip()
 		if !cont {
 			return c.send(updateRequest(true, 0, 0, c.dec.s.w, c.dec.s.h))
 		}

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -124,6 +125,7 @@ func (c *Client) extClipboard(msg []byte) error {
 			c.caps.ExtendedClipboard, c.caps.ClipboardMax = true, limit
 		}
 		c.mu.Unlock()
+		c.settleClip()
 		// Our own caps: text only, every action, our size limit.
 		reply := binary.BigEndian.AppendUint32(nil, clipCaps|clipRequest|clipPeek|clipNotify|clipProvide|clipText)
 		reply = binary.BigEndian.AppendUint32(reply, MaxCutText)
@@ -158,15 +160,25 @@ func (c *Client) extClipboard(msg []byte) error {
 	return nil
 }
 
+// provideMessage is a provide of text. The zlib stream is sync-flushed,
+// not finished, as TigerVNC's viewer sends it: libvncserver 0.9.14 (under
+// x11vnc on Debian 12) drops a client whose stream ends with the data.
 func provideMessage(text string) []byte {
 	t := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n") + "\x00"
 	var z bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
 	binary.Write(zw, binary.BigEndian, uint32(len(t)))
 	zw.Write([]byte(t))
-	zw.Close()
+	zw.Flush()
 	return append(binary.BigEndian.AppendUint32(nil, clipProvide|clipText), z.Bytes()...)
 }
+
+// settleClip records that the server's extended clipboard support is known.
+func (c *Client) settleClip() { c.clipKnownOnce.Do(func() { close(c.clipKnown) }) }
+
+// ClipboardSettleWait bounds how long CutText waits for the server's
+// extended clipboard caps on a fresh connection.
+const ClipboardSettleWait = 3 * time.Second
 
 func (c *Client) sendExtClipboard(body []byte) error {
 	msg := []byte{cmsgClientCutText, 0, 0, 0}
@@ -182,24 +194,52 @@ func (c *Client) CutText(text string) (dropped []string, viaUTF8 bool, err error
 	if len(text) > MaxCutText {
 		return nil, false, &ProtocolError{Msg: "clipboard text over the 10 MiB limit"}
 	}
+	// Right after connect the caps may still be on their way: choosing
+	// Latin-1 then would lose text the server could take as UTF-8.
+	t := time.NewTimer(ClipboardSettleWait)
+	select {
+	case <-c.clipKnown:
+	case <-t.C:
+	}
+	t.Stop()
 	c.mu.Lock()
 	ext := c.caps.ExtendedClipboard
-	server := c.serverClip
+	server, max := c.serverClip, c.caps.ClipboardMax
 	if ext {
 		c.clip = text
 	}
 	c.mu.Unlock()
-	if ext {
-		// Announce, so servers that fetch on paste (TigerVNC) ask for it,
-		// and provide at once for those that only take pushed data
-		// (libvncserver); an unrequested provide is ignored by the former.
-		if server&clipNotify != 0 {
-			if err := c.sendExtClipboard(binary.BigEndian.AppendUint32(nil, clipNotify|clipText)); err != nil {
-				return nil, true, err
-			}
+	provide := provideMessage(text)
+	// The caps' limit is on the text as sent (CR LF line ends and a NUL);
+	// libvncserver drops a client that goes over it.
+	fits := max <= 0 || len(text)+strings.Count(text, "\n")+1 <= max
+	if ext && server&clipNotify != 0 {
+		// TigerVNC: announce, so it asks for the text on paste, and
+		// provide at once when the text is within its unsolicited limit
+		// (an unrequested provide is otherwise ignored).
+		if err := c.sendExtClipboard(binary.BigEndian.AppendUint32(nil, clipNotify|clipText)); err != nil {
+			return nil, true, err
 		}
-		return nil, true, c.sendExtClipboard(provideMessage(text))
+		if !fits {
+			return nil, true, nil
+		}
+		return nil, true, c.sendExtClipboard(provide)
 	}
+	// No notify: libvncserver, whose 0.9.14 advertises the extended
+	// clipboard even under applications that take no UTF-8 (x11vnc 0.9.16
+	// drops such text). The Latin-1 cut text goes first, so it always
+	// arrives; a UTF-8 provide follows for servers that do take it. The
+	// answer reports the Latin-1 route, the one known to arrive.
+	dropped, err = c.latin1CutText(text)
+	if err != nil || !ext || !fits {
+		return dropped, false, err
+	}
+	return dropped, false, c.sendExtClipboard(provide)
+}
+
+// latin1CutText sends text as a plain ClientCutText, leaving out (and
+// listing) the characters Latin-1 cannot carry.
+func (c *Client) latin1CutText(text string) (dropped []string, err error) {
 	latin := make([]byte, 0, len(text))
 	seen := map[rune]bool{}
 	for _, r := range text {
@@ -214,5 +254,5 @@ func (c *Client) CutText(text string) (dropped []string, viaUTF8 bool, err error
 	}
 	msg := []byte{cmsgClientCutText, 0, 0, 0}
 	msg = binary.BigEndian.AppendUint32(msg, uint32(len(latin)))
-	return dropped, false, c.send(append(msg, latin...))
+	return dropped, c.send(append(msg, latin...))
 }

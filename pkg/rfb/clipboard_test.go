@@ -1,6 +1,9 @@
 package rfb
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -8,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/fb"
 )
 
 const unicodeText = "Γειά σου κόσμε\n你好，世界 🙂 é"
@@ -165,4 +169,54 @@ func TestClipboardLatin1(t *testing.T) {
 	testbed.Need(t, "xclip")
 	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 200})
 	clipboardRoundTrip(t, v, &Config{NoExtendedClipboard: true}, false)
+}
+
+// TestClipboardX11vncExtendedClipboard: x11vnc 0.9.16 on libvncserver 0.9.14
+// advertises the extended clipboard but takes no UTF-8 text. A set must
+// neither drop the connection nor claim what did not arrive: the Latin-1
+// text reaches X (CUT_BUFFER0) and the rest is reported as dropped.
+func TestClipboardX11vncExtendedClipboard(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "xclip", "x11vnc", "xprop")
+	v := testbed.StartX11vnc(t, 320, 200)
+	c, done := connect(t, v.Addr, &Config{})
+	testbed.Eventually(t, 10*time.Second, "extended clipboard caps", func() bool { return c.Capabilities().ExtendedClipboard })
+	clipboardRoundTripWith(t, v, &Config{}, false, cutBuffer)
+	dropped, viaUTF8, err := c.CutText("second text: ü")
+	if err != nil || viaUTF8 || len(dropped) != 0 {
+		t.Fatalf("CutText: dropped %q utf8 %v err %v", dropped, viaUTF8, err)
+	}
+	testbed.Eventually(t, 10*time.Second, "second text in CUT_BUFFER0", func() bool { return cutBuffer(t, v.Display) == "second text: ü" })
+	select {
+	case err := <-done:
+		t.Fatalf("x11vnc dropped the client: %v", err)
+	default:
+	}
+	if b, _ := os.ReadFile(v.Server.Log); strings.Contains(string(b), "inflation error") {
+		t.Fatalf("x11vnc could not read the extended clipboard data:\n%s", b)
+	}
+}
+
+// TestClipboardRightAfterConnect: a set sent at once on fresh connections
+// still takes TigerVNC's UTF-8 route (its caps arrive after SetEncodings).
+func TestClipboardRightAfterConnect(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "xclip")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 200})
+	for i := 0; i < 10; i++ {
+		c, err := Dial(context.Background(), v.Addr, &Config{Framebuffer: fb.New(), Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Run() }()
+		text := fmt.Sprintf("Γειά %d 你好 🙂", i)
+		dropped, viaUTF8, err := c.CutText(text)
+		if err != nil || !viaUTF8 || len(dropped) > 0 {
+			t.Fatalf("fresh connection %d: utf8 %v dropped %q err %v", i, viaUTF8, dropped, err)
+		}
+		testbed.Eventually(t, 10*time.Second, "text on the X clipboard", func() bool { return xclipOut(t, v.Display) == text })
+		c.Close()
+		<-done
+	}
 }
