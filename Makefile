@@ -13,18 +13,26 @@ endif
 NFPM    ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.0
 LDFLAGS := -s -w $(foreach p,pkg/daemon pkg/cli pkg/mcp,-X github.com/dvvhq/dvv/$(p).Version=$(VERSION))
 
-.PHONY: all build test test-short testdeps demo bench lint docs clean fuzz package
+.PHONY: all build web test test-short testdeps demo bench lint docs clean fuzz package
 
 all: build
 
-build:
+build: web
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/dvvd ./cmd/dvv ./cmd/dvvmcp
 
 # Installs the real servers the tests start (apt, as root), then runs every
 # test against them. DVV_REQUIRE_SERVERS=1 turns "server missing" into a
 # failure instead of a skip.
-test: testdeps
+test: testdeps web
 	DVV_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 20m $(PKGS)
+
+# The browser viewer's libraries (noVNC, xterm.js) from npm, by the lock
+# file, copied into pkg/viewer/assets/dist for go:embed. Without npm, dvvd
+# still builds and its viewer page says what is missing.
+web:
+	@if command -v npm >/dev/null 2>&1; then \
+		cd pkg/viewer/web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
+	else echo "web: npm not found; dvvd's viewer will lack noVNC and xterm.js"; fi
 
 test-short:
 	$(GO) test -count=1 $(PKGS)

@@ -10,12 +10,12 @@ packages=(
   vncsnapshot websockify qemu-system-x86 openssh-server openssh-client
   gnome-keyring libsecret-tools dbus avahi-daemon avahi-utils
   freerdp2-shadow-x11 freerdp2-x11 winpr-utils xrdp xorgxrdp
-  netcat-openbsd openssl procps psmisc hyperfine tesseract-ocr tesseract-ocr-eng
+  netcat-openbsd openssl procps psmisc hyperfine tesseract-ocr tesseract-ocr-eng chromium npm
 )
 # One program per package group; when all are present there is nothing to do.
 probes=(Xvnc vncpasswd Xvfb x11vnc xrandr xterm xdotool import xclip vncsnapshot websockify
   qemu-system-x86_64 sshd ssh gnome-keyring-daemon secret-tool dbus-daemon avahi-daemon
-  avahi-publish freerdp-shadow-cli xfreerdp winpr-hash xrdp nc openssl hyperfine tesseract)
+  avahi-publish freerdp-shadow-cli xfreerdp winpr-hash xrdp nc openssl hyperfine tesseract chromium npm)
 missing=()
 for p in "${probes[@]}"; do
   command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] || missing+=("$p")

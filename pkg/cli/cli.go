@@ -85,7 +85,7 @@ func newRoot(e *env) *cobra.Command {
 
 	root.AddCommand(
 		limbsCmd(e), openCmd(e), closeCmd(e), reconnectCmd(e), statusCmd(e), signalsCmd(e), historyCmd(e),
-		controlCmd(e), shareCmd(e), pauseCmd(e, "pause"), pauseCmd(e, "resume"),
+		controlCmd(e), viewerCmd(e), shareCmd(e), pauseCmd(e, "pause"), pauseCmd(e, "resume"),
 		clickCmd(e), typeCmd(e), keyCmd(e), clipboardCmd(e),
 		screenCmd(e), waitCmd(e), findCmd(e), expectCmd(e),
 		runCmd(e), termCmd(e),

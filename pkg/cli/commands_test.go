@@ -27,6 +27,7 @@ func TestRequests(t *testing.T) {
 		{[]string{"control", "yield_status", "vnc-1"}, "", `{"op":"control","limbId":"vnc-1","action":"yield_status"}`},
 		{[]string{"control", "takeover", "vnc-1"}, "", `{"op":"takeover","limbId":"vnc-1"}`},
 		{[]string{"control", "handback", "vnc-1"}, "", `{"op":"handback","limbId":"vnc-1"}`},
+		{[]string{"viewer", "vnc-1", "--read-only", "--no-open"}, "", `{"op":"viewer","limbId":"vnc-1","action":"watch"}`},
 		{[]string{"share", "vnc-1", "--tcp", "--view-only"}, "", `{"op":"share","limbId":"vnc-1","viewOnly":true,"tcp":true}`},
 		{[]string{"share", "vnc-1", "--stop"}, "", `{"op":"share","limbId":"vnc-1","action":"stop"}`},
 		{[]string{"pause", "vnc-1"}, "", `{"op":"pause","limbId":"vnc-1","action":"pause"}`},

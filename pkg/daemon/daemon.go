@@ -52,6 +52,8 @@ type Config struct {
 	// MaxFramebufferPixels bounds the desktop area a server may announce
 	// (0: fb.DefaultMaxPixels); a larger one fails the limb PROTOCOL_ERROR.
 	MaxFramebufferPixels int
+	// ViewerPort is the browser viewer's port on 127.0.0.1 (0 = any free).
+	ViewerPort int
 }
 
 // Daemon is a running dvvd.
@@ -67,7 +69,8 @@ type Daemon struct {
 	groups      map[string]*group
 	nextGroup   int
 	closing     bool
-	pausedAll   atomic.Bool // a person paused agent input on every limb (pause.go)
+	pausedAll   atomic.Bool // a person paused agent input on every limb (ops_pause.go)
+	viewer      *viewerGlue // the browser viewer, once started (viewer.go)
 
 	events *eventHub
 	ln     *net.UnixListener

@@ -47,6 +47,7 @@ func builtinHandlers() map[string]handler {
 		wire.OpHandback:   opHandback,
 		wire.OpPause:      opPause,
 		wire.OpShare:      opShare,
+		wire.OpViewer:     opViewer,
 		wire.OpClick:      opClick,
 		wire.OpType:       opType,
 		wire.OpKey:        opKey,
@@ -204,6 +205,9 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	}
 	if req.Op != wire.OpHistory {
 		l.history.add(req.Op, att.name, outcome, historyDetail(req), start)
+	}
+	if isAct(req.Op) {
+		l.actLog.add(req, att.name, outcome, start) // the viewer's overlay
 	}
 	if err != nil {
 		var we *wire.Error

@@ -21,8 +21,8 @@ import (
 // where each viewer needs a one-time password. A viewer's input makes a
 // person take the limb over; the last driving viewer leaving hands it back.
 type share struct {
-	l      *Limb
-	person *attachment // the person at the viewer; holds the lease while driving
+	l    *Limb
+	seat *seat // the person at a VNC viewer
 
 	socket, viewSocket string
 
@@ -30,7 +30,6 @@ type share struct {
 	tcp       net.Listener
 	passwords map[string]oneTime
 	viewers   int
-	drivers   int // viewer sessions that have sent input
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -62,7 +61,7 @@ func (l *Limb) shareFor() (*share, error) {
 	base := filepath.Join(dir, l.d.cfg.ID+"-share-"+l.id)
 	ctx, cancel := context.WithCancel(l.ctx)
 	sh := &share{l: l, socket: base + ".sock", viewSocket: base + "-view.sock", passwords: map[string]oneTime{},
-		person: &attachment{name: "person at a VNC viewer", person: true, limbs: map[string]bool{}}, ctx: ctx, cancel: cancel}
+		seat: newSeat(l, newPerson("person at a VNC viewer"), "a person is driving from a VNC viewer"), ctx: ctx, cancel: cancel}
 	for _, s := range []struct {
 		path     string
 		viewOnly bool
@@ -110,20 +109,13 @@ func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok
 	sh.wg.Add(1)
 	go func() {
 		defer sh.wg.Done()
-		in := &shareInput{sh: sh}
+		in := sh.seat.session()
 		cfg := rfbserver.Config{Buffer: sh.l.buf, Name: "dvv " + sh.l.id, ViewOnly: viewOnly, Input: in, Auth: auth}
 		err := rfbserver.Serve(sh.ctx, c, cfg)
 		sh.mu.Lock()
 		sh.viewers--
-		last := false
-		if in.drove {
-			sh.drivers--
-			last = sh.drivers == 0
-		}
 		sh.mu.Unlock()
-		if last && sh.l.release(sh.person, "handed back: the person closed the VNC viewer") {
-			sh.l.d.log.Info("share: viewer left, limb handed back", "limb", sh.l.id)
-		}
+		in.end("handed back: the person closed the VNC viewer")
 		if err != nil && sh.ctx.Err() == nil {
 			sh.l.d.log.Info("share: viewer session ended", "limb", sh.l.id, "err", err)
 		}
@@ -201,7 +193,7 @@ func newSharePassword() string {
 func (sh *share) stop() {
 	sh.cancel()
 	sh.wg.Wait()
-	sh.l.release(sh.person, "handed back: the share was stopped")
+	sh.l.release(sh.seat.person, "handed back: the share was stopped")
 }
 
 func (sh *share) view() *wire.Share {
@@ -210,27 +202,52 @@ func (sh *share) view() *wire.Share {
 	return &wire.Share{Socket: sh.socket, ViewSocket: sh.viewSocket, Viewers: sh.viewers}
 }
 
-// shareInput takes the limb over on the first event of a session and then
-// drives the desktop as a person.
-type shareInput struct {
-	sh    *share
+// seat is a person at a viewer (a shared VNC viewer, the browser) who
+// may drive a limb: the first input of a session takes the limb over as
+// person, and when the last session that drove ends, the limb is handed
+// back.
+type seat struct {
+	l       *Limb
+	person  *attachment
+	reason  string // the takeover reason agents are shown
+	mu      sync.Mutex
+	drivers int
+}
+
+func newSeat(l *Limb, person *attachment, reason string) *seat {
+	return &seat{l: l, reason: reason, person: person}
+}
+
+func newPerson(name string) *attachment {
+	return &attachment{name: name, person: true, limbs: map[string]bool{}}
+}
+
+// session is one viewer session's input.
+func (st *seat) session() *seatInput { return &seatInput{st: st} }
+
+// takeover makes the seat's person hold the limb (the browser's button).
+func (st *seat) takeover() { st.l.takeover(st.person, st.reason) }
+
+// seatInput implements rfbserver.Input for one session.
+type seatInput struct {
+	st    *seat
 	drove bool
 }
 
-func (in *shareInput) desk() limb.Desktop {
-	sh := in.sh
+func (in *seatInput) desk() limb.Desktop {
+	st := in.st
 	if !in.drove {
 		in.drove = true
-		sh.mu.Lock()
-		sh.drivers++
-		sh.mu.Unlock()
+		st.mu.Lock()
+		st.drivers++
+		st.mu.Unlock()
 	}
-	l := sh.l
+	l := st.l
 	l.mu.Lock()
-	held := l.lease.holder == sh.person
+	held := l.lease.holder == st.person
 	l.mu.Unlock()
 	if !held {
-		l.takeover(sh.person, "a person is driving from a VNC viewer")
+		st.takeover()
 	}
 	d, err := l.desktop()
 	if err != nil {
@@ -239,19 +256,35 @@ func (in *shareInput) desk() limb.Desktop {
 	return d
 }
 
-func (in *shareInput) Pointer(x, y int, b uint8) {
+// end is called when the session ends: the last driving session hands
+// the limb back.
+func (in *seatInput) end(why string) {
+	if !in.drove {
+		return
+	}
+	st := in.st
+	st.mu.Lock()
+	st.drivers--
+	last := st.drivers == 0
+	st.mu.Unlock()
+	if last && st.l.release(st.person, why) {
+		st.l.d.log.Info("viewer left, limb handed back", "limb", st.l.id, "seat", st.person.name)
+	}
+}
+
+func (in *seatInput) Pointer(x, y int, b uint8) {
 	if d := in.desk(); d != nil {
 		d.Pointer(x, y, limb.Buttons(b))
 	}
 }
 
-func (in *shareInput) Key(keysym uint32, down bool) {
+func (in *seatInput) Key(keysym uint32, down bool) {
 	if d := in.desk(); d != nil {
 		d.Key(keysym, down)
 	}
 }
 
-func (in *shareInput) CutText(text string) {
+func (in *seatInput) CutText(text string) {
 	if d := in.desk(); d != nil {
 		d.SetClipboard(text)
 	}

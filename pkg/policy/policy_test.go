@@ -76,6 +76,8 @@ var opTable = []struct {
 	{wire.OpTermSend, "", "nnnyy"},
 	{wire.OpTakeover, "", "nnyny"},
 	{wire.OpShare, "", "nnyny"},
+	{wire.OpViewer, "open", "nnyny"},
+	{wire.OpViewer, "watch", "yyyyy"},
 	{wire.OpHandback, "", "nnyny"},
 	{wire.OpPause, "pause", "nnyny"},
 	{wire.OpPause, "resume", "nnyny"},

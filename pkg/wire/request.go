@@ -58,6 +58,7 @@ const (
 	OpShare      = "share"
 	OpHandback   = "handback"
 	OpPause      = "pause"
+	OpViewer     = "viewer"
 	OpCancel     = "cancel"
 	OpFind       = "find"
 	OpHealth     = "health"

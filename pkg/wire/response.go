@@ -67,6 +67,15 @@ type Response struct {
 
 	Share  *Share       `json:"share,omitempty"`
 	Paused *PauseResult `json:"paused,omitempty"`
+	Viewer *ViewerInfo  `json:"viewer,omitempty"`
+}
+
+// ViewerInfo answers viewer: the browser viewer's address, carrying the
+// secret that lets a browser in (shown to the person who asked, never
+// logged).
+type ViewerInfo struct {
+	URL      string `json:"url"`
+	ReadOnly bool   `json:"readOnly"`
 }
 
 // Share is a limb's RFB re-share (op share): where a VNC viewer connects.

@@ -1,0 +1,79 @@
+package daemon
+
+import (
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// actLogSize is how many recent agent acts a limb keeps for the viewer.
+const actLogSize = 64
+
+// Act is one input op for the viewer's overlay: where a pointer act
+// pointed, which keys, how long a text was (never the text: it may be a
+// password), and its outcome code ("ok", or the refusal such as
+// GEOMETRY_CHANGED).
+type Act struct {
+	Seq     uint64 `json:"seq"`
+	TimeMs  int64  `json:"timeMs"`
+	Op      string `json:"op"`
+	Action  string `json:"action,omitempty"`
+	By      string `json:"by"`
+	X       *int   `json:"x,omitempty"`
+	Y       *int   `json:"y,omitempty"`
+	ToX     *int   `json:"toX,omitempty"`
+	ToY     *int   `json:"toY,omitempty"`
+	Keys    string `json:"keys,omitempty"`
+	TextLen int    `json:"textLen,omitempty"`
+	Outcome string `json:"outcome"`
+}
+
+type actLog struct {
+	mu   sync.Mutex
+	ring [actLogSize]Act
+	n    uint64
+}
+
+// isAct: the ops whose effects a person watching should see.
+func isAct(op string) bool {
+	switch op {
+	case wire.OpClick, wire.OpType, wire.OpKey, wire.OpTermSend:
+		return true
+	}
+	return false
+}
+
+func (g *actLog) add(req *wire.Request, by, outcome string, at time.Time) {
+	a := Act{TimeMs: at.UnixMilli(), Op: req.Op, Action: req.Action, By: by, Keys: req.Keys, Outcome: outcome,
+		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY}
+	if req.Text != nil {
+		a.TextLen = len([]rune(*req.Text))
+	}
+	if req.BytesHex != "" {
+		a.TextLen = len(req.BytesHex) / 2
+	}
+	if req.Op == wire.OpClick && a.Action == "" {
+		a.Action = "click"
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n++
+	a.Seq = g.n
+	g.ring[(g.n-1)%actLogSize] = a
+}
+
+// since returns the acts after seq, oldest first.
+func (g *actLog) since(seq uint64) []Act {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if seq >= g.n {
+		return nil
+	}
+	first := max(seq, g.n-min(g.n, actLogSize))
+	out := make([]Act, 0, g.n-first)
+	for i := first; i < g.n; i++ {
+		out = append(out, g.ring[i%actLogSize])
+	}
+	return out
+}

@@ -1,0 +1,261 @@
+package daemon
+
+import (
+	"encoding/json"
+	"image"
+	"strings"
+	"sync"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/viewer"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// viewerGlue is the daemon's side of the browser viewer (pkg/viewer): it
+// answers the viewer's questions from the limbs and acts as one person,
+// "person in the browser viewer", when the page drives.
+type viewerGlue struct {
+	d      *Daemon
+	srv    *viewer.Server
+	person *attachment
+
+	mu      sync.Mutex
+	seats   map[*Limb]*seat
+	changed chan struct{}
+}
+
+// startViewer starts the viewer on first use; it lives as long as dvvd.
+func (d *Daemon) startViewer() (*viewerGlue, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.viewer != nil {
+		return d.viewer, nil
+	}
+	g := &viewerGlue{d: d, person: newPerson("person in the browser viewer"), seats: map[*Limb]*seat{}, changed: make(chan struct{})}
+	srv, err := viewer.Start(g, d.cfg.ViewerPort, d.log)
+	if err != nil {
+		return nil, wire.Errorf(wire.Internal, "cannot start the viewer on 127.0.0.1: %v", err)
+	}
+	g.srv = srv
+	d.viewer = g
+	ch := d.events.subscribe(nil)
+	go func() {
+		defer d.events.unsubscribe(ch)
+		for {
+			select {
+			case <-d.ctx.Done():
+				srv.Close()
+				return
+			case <-ch:
+				g.mu.Lock()
+				close(g.changed)
+				g.changed = make(chan struct{})
+				g.mu.Unlock()
+			}
+		}
+	}()
+	d.log.Info("viewer listening", "addr", srv.Addr())
+	return g, nil
+}
+
+func (g *viewerGlue) Changed() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.changed
+}
+
+func (g *viewerGlue) seat(l *Limb) *seat {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st := g.seats[l]
+	if st == nil {
+		st = newSeat(l, g.person, "a person took over in the browser viewer")
+		g.seats[l] = st
+	}
+	return st
+}
+
+func (g *viewerGlue) limb(id string) *Limb {
+	g.d.mu.Lock()
+	defer g.d.mu.Unlock()
+	return g.d.limbs[id]
+}
+
+func (g *viewerGlue) Limbs() []viewer.Limb {
+	all := g.d.allLimbs()
+	out := make([]viewer.Limb, 0, len(all))
+	for _, l := range all {
+		out = append(out, g.describe(l))
+	}
+	sortLimbs(out)
+	return out
+}
+
+func sortLimbs(ls []viewer.Limb) {
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && ls[j].ID < ls[j-1].ID; j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+}
+
+func (g *viewerGlue) Limb(id string) (viewer.Limb, bool) {
+	l := g.limb(id)
+	if l == nil {
+		return viewer.Limb{}, false
+	}
+	return g.describe(l), true
+}
+
+func (g *viewerGlue) describe(l *Limb) viewer.Limb {
+	o := l.observe(g.person)
+	v := viewer.Limb{ID: l.id, Protocol: o.Protocol, Address: o.Address, Port: o.Port, Kind: l.kind, State: o.State,
+		Lease: viewer.Lease{Holder: o.Lease.Holder, SinceMs: o.Lease.SinceMs, Reason: o.Lease.Reason, Human: o.Lease.HumanTookOver, Mine: o.Lease.Held}}
+	l.mu.Lock()
+	v.Paused = l.pausedLocked()
+	term := l.term
+	l.mu.Unlock()
+	if l.buf != nil {
+		v.Width, v.Height = l.buf.Size()
+	}
+	if term != nil {
+		v.Cols, v.Rows = term.Size()
+		rows, _, _ := term.Grid()
+		for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
+			rows = rows[:len(rows)-1]
+		}
+		v.Preview = rows[max(0, len(rows)-16):]
+	}
+	return v
+}
+
+func (g *viewerGlue) Thumbnail(id string, maxW int) ([]byte, error) {
+	l := g.limb(id)
+	if l == nil || l.buf == nil {
+		return nil, wire.Errorf(wire.LimbGone, "no desktop limb %q", id)
+	}
+	w, h := l.buf.Size()
+	if w == 0 || h == 0 {
+		return nil, wire.Errorf(wire.NotReady, "limb %s has no picture yet", id)
+	}
+	scale := min(1, float64(maxW)/float64(w))
+	b, _, _, err := l.encode(image.Rect(0, 0, w, h), scale, "jpeg")
+	return b, err
+}
+
+// browserInput is one browser desktop session's input.
+type browserInput struct{ *seatInput }
+
+func (b browserInput) End() { b.end("handed back: the person closed the browser view") }
+
+func (g *viewerGlue) Desktop(id string) (*fb.Buffer, viewer.DesktopInput, error) {
+	l := g.limb(id)
+	if l == nil || l.buf == nil {
+		return nil, nil, wire.Errorf(wire.LimbGone, "no desktop limb %q", id)
+	}
+	return l.buf, browserInput{g.seat(l).session()}, nil
+}
+
+// browserTerminal types into a terminal limb as the browser's person.
+type browserTerminal struct {
+	g *viewerGlue
+	l *Limb
+}
+
+func (t browserTerminal) Read(since uint64, max int) ([]byte, uint64, int64, error) {
+	term, err := t.l.terminal()
+	if err != nil {
+		return nil, since, 0, err
+	}
+	return term.Read(since, max)
+}
+
+func (t browserTerminal) Changed() <-chan struct{} {
+	term, err := t.l.terminal()
+	if err != nil {
+		return t.l.ctx.Done()
+	}
+	return term.Changed()
+}
+
+func (t browserTerminal) Size() (int, int) {
+	term, err := t.l.terminal()
+	if err != nil {
+		return 80, 24
+	}
+	return term.Size()
+}
+
+func (t browserTerminal) Send(b []byte) error {
+	st := t.g.seat(t.l)
+	t.l.mu.Lock()
+	held := t.l.lease.holder == st.person
+	t.l.mu.Unlock()
+	if !held {
+		st.takeover()
+	}
+	term, err := t.l.terminal()
+	if err != nil {
+		return err
+	}
+	return term.Send(b)
+}
+
+func (g *viewerGlue) Terminal(id string) (viewer.Terminal, error) {
+	l := g.limb(id)
+	if l == nil || l.kind != kindTerminal {
+		return nil, wire.Errorf(wire.LimbGone, "no terminal limb %q", id)
+	}
+	return browserTerminal{g: g, l: l}, nil
+}
+
+func (g *viewerGlue) Control(id, action string) error {
+	req := &wire.Request{Op: wire.OpPause, Action: action, LimbID: id, All: id == "" && action == "pause"}
+	switch action {
+	case "pause", "resume":
+		_, err := opPause(&call{d: g.d, att: g.person, req: req, ctx: g.d.ctx})
+		return err
+	}
+	l := g.limb(id)
+	if l == nil {
+		return wire.Errorf(wire.LimbGone, "no limb %q", id)
+	}
+	switch action {
+	case "takeover":
+		g.seat(l).takeover()
+	case "handback":
+		_, err := opHandback(&call{d: g.d, att: g.person, req: req, ctx: g.d.ctx, l: l})
+		return err
+	}
+	return nil
+}
+
+func (g *viewerGlue) Acts(id string, since uint64) ([]json.RawMessage, uint64) {
+	l := g.limb(id)
+	if l == nil {
+		return nil, since
+	}
+	acts := l.actLog.since(since)
+	l.actLog.mu.Lock()
+	next := l.actLog.n
+	l.actLog.mu.Unlock()
+	out := make([]json.RawMessage, len(acts))
+	for i, a := range acts {
+		out[i], _ = json.Marshal(a)
+	}
+	return out, next
+}
+
+// opViewer starts the viewer if needed and answers its address with the
+// secret (full, or the read-only one for action watch).
+func opViewer(c *call) (*wire.Response, error) {
+	g, err := c.d.startViewer()
+	if err != nil {
+		return nil, err
+	}
+	r := ok(wire.OpViewer)
+	readOnly := c.req.Action == "watch"
+	r.Viewer = &wire.ViewerInfo{URL: g.srv.URL(readOnly, c.req.LimbID), ReadOnly: readOnly}
+	r.Dispatched = "the viewer listens on " + g.srv.Addr()
+	return r, nil
+}

@@ -1,0 +1,55 @@
+// The index: every limb with a live thumbnail and its lease.
+import { api, leaseText, setupMode } from '/assets/common.js';
+
+const cards = new Map();
+const root = document.getElementById('limbs');
+
+function card(l) {
+  let c = cards.get(l.id);
+  if (!c) {
+    const a = document.createElement('a');
+    a.className = 'card';
+    a.href = '/limb/' + encodeURIComponent(l.id);
+    a.dataset.limb = l.id;
+    const pic = document.createElement(l.kind === 'desktop' ? 'img' : 'pre');
+    pic.className = 'thumb';
+    const meta = document.createElement('div');
+    meta.className = 'meta';
+    const lease = document.createElement('div');
+    lease.className = 'lease';
+    a.append(pic, meta, lease);
+    c = { a, pic, meta, lease, loading: false };
+    cards.set(l.id, c);
+  }
+  c.meta.textContent = `${l.id} · ${l.protocol} ${l.address}:${l.port} · ${l.state}` + (l.width ? ` · ${l.width}×${l.height}` : '');
+  c.lease.textContent = leaseText(l);
+  c.lease.className = 'lease' + (l.paused ? ' paused' : l.lease.human ? ' human' : '');
+  if (l.kind === 'desktop') {
+    // One thumbnail request at a time per limb: a slow browser skips frames.
+    if (!c.loading && l.width) {
+      c.loading = true;
+      const img = new Image();
+      img.onload = img.onerror = () => { c.loading = false; if (img.naturalWidth) c.pic.src = img.src; };
+      img.src = '/thumb/' + encodeURIComponent(l.id) + '?t=' + Date.now();
+    }
+  } else {
+    c.pic.textContent = (l.preview || []).join('\n');
+  }
+  return c.a;
+}
+
+async function refresh() {
+  try {
+    const limbs = await api('/api/limbs');
+    const seen = new Set();
+    const nodes = limbs.map(l => { seen.add(l.id); return card(l); });
+    for (const id of cards.keys()) if (!seen.has(id)) cards.delete(id);
+    root.replaceChildren(...(nodes.length ? nodes : [Object.assign(document.createElement('p'), { className: 'empty', textContent: 'No limbs are open. Open one with `dvv open`.' })]));
+  } catch (e) {
+    root.replaceChildren(Object.assign(document.createElement('p'), { className: 'warn', textContent: String(e) }));
+  }
+}
+
+await setupMode();
+refresh();
+setInterval(refresh, 1000);
