@@ -94,6 +94,7 @@ func newRoot(e *env) *cobra.Command {
 		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e), stdioProxyCmd(e), doctorCmd(e), reportCmd(e),
 		genDocsCmd(e),
 	)
+	conventions(e, root)
 	return root
 }
 
@@ -120,7 +121,7 @@ func (e *env) finish(err error) int {
 			e.printJSON(errorResponse(we))
 		}
 		fmt.Fprintf(e.stderr, "dvv: %s: %s\n", we.Code, we.Message)
-		if next := we.Next; next != "" {
+		if next := nextFor(we); next != "" {
 			fmt.Fprintf(e.stderr, "next: %s\n", next)
 		}
 		return we.Exit()
@@ -137,7 +138,7 @@ func asGroup(c *cobra.Command) *cobra.Command {
 	c.Args = cobra.ArbitraryArgs
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usageErr("unknown command %q for %q (see `%s --help`)", args[0], cmd.CommandPath(), cmd.CommandPath())
+			return usageErr("unknown command %q for %q%s (see `%s --help`)", args[0], cmd.CommandPath(), suggest(cmd, args[0]), cmd.CommandPath())
 		}
 		return cmd.Help()
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,10 +33,13 @@ func controlCmd(e *env) *cobra.Command {
 func controlActionCmd(e *env, action, short string) *cobra.Command {
 	var reason string
 	var waitMs int
+	// Sub-commands are spelled with dashes; the op's action keeps its
+	// underscore, which stays a hidden alias.
+	name := strings.ReplaceAll(action, "_", "-")
 	c := &cobra.Command{
-		Use:   action + " <limbId>",
+		Use:   name + " <limbId>",
 		Short: short,
-		Args:  exactArgs(1, "control "+action+" needs a limb id"),
+		Args:  exactArgs(1, "control "+name+" needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := limbRequest(wire.OpControl, args[0])
 			if err != nil {
@@ -59,6 +63,9 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 	c.Flags().StringVar(&reason, "reason", "", "shown to the person on acquire, recorded on yield")
 	if action == "acquire" {
 		c.Flags().IntVar(&waitMs, "wait-ms", 0, "wait this long for the lease (0 fails at once)")
+	}
+	if name != action {
+		c.Aliases = []string{action}
 	}
 	return c
 }

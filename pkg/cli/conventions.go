@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// conventions applies, across the whole tree, what a shell user expects
+// of every command: `list` wherever there is `ls`, dynamic completion of
+// limb ids, group ids and saved hosts for the first argument that names
+// one, and completion of the flags that take a fixed set of values.
+func conventions(e *env, root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Name() == "ls" && !hasAlias(c, "list") {
+			c.Aliases = append(c.Aliases, "list")
+		}
+		if c.ValidArgsFunction == nil && c.Runnable() {
+			if fields := strings.Fields(c.Use); len(fields) > 1 {
+				switch fields[1] {
+				case "<limbId>":
+					c.ValidArgsFunction = firstArg(e, completeLimbs)
+				case "<groupId>", "[groupId]":
+					c.ValidArgsFunction = firstArg(e, completeGroups)
+				case "<address|hostId>", "<name|id>":
+					c.ValidArgsFunction = firstArg(e, completeHosts)
+				}
+			}
+		}
+		for flag, values := range enumFlags {
+			if c.LocalNonPersistentFlags().Lookup(flag) != nil {
+				vals := values
+				c.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+					return vals, cobra.ShellCompDirectiveNoFileComp
+				})
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// enumFlags are the flags whose values are a fixed set.
+var enumFlags = map[string][]string{
+	"protocol": {"vnc", "rdp", "ssh"},
+	"until":    {"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
+	"form":     {"full", "region", "damage-crop"},
+	"role":     {"observer", "operator", "owner"},
+}
+
+func hasAlias(c *cobra.Command, a string) bool {
+	for _, x := range c.Aliases {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// firstArg completes the first positional argument with what list returns
+// from dvvd; later arguments get the shell's default.
+func firstArg(e *env, list func(*env) []string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		return list(e), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// ask sends one read-only request for completion: a short deadline, and
+// nothing printed when dvvd is not there.
+func (e *env) ask(req *wire.Request) *wire.Response {
+	if e.send != nil {
+		resp, _ := e.send(req)
+		return resp
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
+	defer cancel()
+	c, err := e.dial(ctx)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	resp, err := c.Do(ctx, req)
+	if err != nil {
+		return nil
+	}
+	return resp
+}
+
+func completeLimbs(e *env) []string {
+	resp := e.ask(&wire.Request{Op: wire.OpLimbs})
+	if resp == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range append(resp.Limbs, resp.Available...) {
+		out = append(out, fmt.Sprintf("%s\t%s %s", l.LimbID, l.Protocol, endpoint(l.Address, l.Port)))
+	}
+	return out
+}
+
+func completeGroups(e *env) []string {
+	resp := e.ask(&wire.Request{Op: wire.OpGroupList})
+	if resp == nil {
+		return nil
+	}
+	var out []string
+	for _, g := range resp.Groups {
+		out = append(out, fmt.Sprintf("%s\t%d members", g.GroupID, g.Size))
+	}
+	return out
+}
+
+func completeHosts(e *env) []string {
+	resp := e.ask(&wire.Request{Op: wire.OpHosts})
+	if resp == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range resp.Hosts {
+		out = append(out, fmt.Sprintf("%s\t%s %s", h.Name, h.Protocol, endpoint(h.Address, h.Port)))
+	}
+	return out
+}
+
+// suggest adds "did you mean" to an unknown sub-command: the closest name
+// within two edits, else one the typed word begins.
+func suggest(c *cobra.Command, typed string) string {
+	best, bestD := "", 3
+	for _, sub := range c.Commands() {
+		if !sub.IsAvailableCommand() {
+			continue
+		}
+		d := editDistance(strings.ToLower(typed), sub.Name())
+		if d < bestD || (bestD > 2 && strings.HasPrefix(sub.Name(), strings.ToLower(typed))) {
+			best, bestD = sub.Name(), d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean `%s %s`?", c.CommandPath(), best)
+}
+
+// editDistance is the Levenshtein distance of two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
