@@ -167,7 +167,7 @@ var Ops = []OpSpec{
 		ActionCaps: map[string][]string{"get": {"clipboard.read"}, "set": {"clipboard.write"}},
 		Fields:     limbFields(fld("action"), fld("text", only("set"), note("≤ 1 MiB"))),
 		Raises:     codes(NotImplemented, LeaseNotHeld, LeaseRevoked, WrongProtocol, NotReady, NotConnected),
-		Answer:     "`clipboard`: text, present, via (extended-utf8/latin1), unrepresentable"},
+		Answer:     "`clipboard`: text, present, via (extended-utf8, latin1 or cliprdr-unicode), unrepresentable: the characters the route could not carry, left out of what was sent (Latin-1 cut text; on RDP, characters outside the BMP such as emoji, which xrdp cannot take)"},
 	{Name: OpRun, Limb: true, Caps: []string{"exec"},
 		Fields: limbFields(fld("command"), fld("cwd"), fld("timeoutMs", atLeast(1), note("required")),
 			fld("maxOutputBytes", atLeast(0))),

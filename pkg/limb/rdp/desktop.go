@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -255,15 +256,32 @@ const noClipboardMsg = "the RDP server did not open the clipboard channel (clipr
 
 // SetClipboard offers text on the remote clipboard through cliprdr
 // (CF_UNICODETEXT, so every character travels).
+// SetClipboard offers text as CF_UNICODETEXT. Characters outside the Basic
+// Multilingual Plane (emoji) are left out and listed: xrdp 0.9's chansrv
+// cannot convert a surrogate pair and then offers X nothing at all, and a
+// server cannot be told apart reliably, so the answer never claims them.
 func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
-	err := d.c.SetClipboard(text)
+	info := limb.ClipboardInfo{Via: "cliprdr-unicode"}
+	var kept strings.Builder
+	seen := map[rune]bool{}
+	for _, r := range text {
+		if r <= 0xFFFF {
+			kept.WriteRune(r)
+			continue
+		}
+		if !seen[r] {
+			seen[r] = true
+			info.Dropped = append(info.Dropped, string(r))
+		}
+	}
+	err := d.c.SetClipboard(kept.String())
 	if errors.Is(err, rdp.ErrNoClipboard) {
 		return limb.ClipboardInfo{}, wire.Errorf(wire.NotImplemented, "%s; type the text instead", noClipboardMsg)
 	}
 	if err != nil {
 		return limb.ClipboardInfo{}, d.act(err)
 	}
-	return limb.ClipboardInfo{Via: "cliprdr-unicode"}, nil
+	return info, nil
 }
 
 // Clipboard is the text the remote side last copied.

@@ -285,6 +285,19 @@ func TestXrdpDesktop(t *testing.T) {
 		out, err := srv.Command("timeout", "5", "xclip", "-o", "-selection", "clipboard").Output() // xclip waits for the owner forever
 		return err == nil && string(out) == sent
 	})
+	// Text outside the BMP: xrdp's chansrv cannot carry it.
+	party := "party 🎉 time ✓"
+	info, err := d.SetClipboard(party)
+	if err != nil {
+		t.Fatalf("SetClipboard(%q): %v", party, err)
+	}
+	if len(info.Dropped) != 1 || info.Dropped[0] != "🎉" {
+		t.Fatalf("SetClipboard(%q) answered %+v: the emoji does not arrive and must be listed", party, info)
+	}
+	testbed.Eventually(t, 30*time.Second, "the rest of the text on the X clipboard", func() bool {
+		out, err := srv.Command("timeout", "5", "xclip", "-o", "-selection", "clipboard").Output()
+		return err == nil && string(out) == "party  time ✓"
+	})
 	copied := "copied remotely: ünïcode ✓"
 	srv.Background(t, "sh", "-c", "printf '%s' '"+copied+"' | xclip -quiet -selection clipboard -i")
 	testbed.Eventually(t, 10*time.Second, "the remote copy in Clipboard()", func() bool {
