@@ -172,6 +172,17 @@ func decodeRequest(line []byte, req *wire.Request) error {
 	if dec.More() {
 		return wire.Errorf(wire.BadRequest, "one JSON object per line; found more after it")
 	}
+	if k, dup := duplicateKey(line); dup {
+		return wire.Errorf(wire.BadRequest, "field %q is given twice; give each field once", k)
+	}
+	if string(bytes.TrimSpace(req.ID)) == "null" {
+		req.ID = nil // null is no id
+	}
+	if !scalarID(req.ID) {
+		id := req.ID
+		req.ID = nil // never echo it
+		return wire.Errorf(wire.BadRequest, `"id" must be a string or a number, not %s`, jsonKind(id))
+	}
 	if req.Op == "" {
 		return wire.Errorf(wire.BadRequest, `request has no "op"`)
 	}

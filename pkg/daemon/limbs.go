@@ -98,13 +98,13 @@ func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	}
 	if l := d.limbs[id]; l != nil {
 		l.mu.Lock()
+		defer l.mu.Unlock()
+		if err := l.adoptCredential(t); err != nil {
+			return nil, err
+		}
 		if t.Perceive && !l.perceive {
 			l.perceive = true
 		}
-		if t.Password != "" {
-			l.target.Password = t.Password
-		}
-		l.mu.Unlock()
 		return l, nil
 	}
 	ctx, cancel := context.WithCancel(d.ctx)
@@ -560,4 +560,40 @@ func (l *Limb) adopt(t limb.Target) string {
 		notes = append([]string{fmt.Sprintf("limb %s was already open; the saved host's SSH sidecar now serves its files", l.id)}, notes...)
 	}
 	return strings.Join(notes, "; ")
+}
+
+// adoptCredential decides what opening an endpoint that already has a limb
+// does to the limb's credential (l.mu held). One limb is one session at one
+// endpoint, so it has one account: an open without a credential joins it as
+// it is; a limb without one takes the new one whole (user, domain and
+// password together); the same account may bring a newer password (the
+// user fixed it); another account is refused, never mixed in (a second
+// saved host on the same endpoint must not send its password under the
+// first host's user name).
+func (l *Limb) adoptCredential(t limb.Target) error {
+	cur := &l.target
+	newHas := t.User != "" || t.Domain != "" || t.Password != ""
+	curHas := cur.User != "" || cur.Domain != "" || cur.Password != ""
+	switch {
+	case !newHas:
+	case !curHas:
+		cur.User, cur.Domain, cur.Password = t.User, t.Domain, t.Password
+	case cur.User == t.User && cur.Domain == t.Domain:
+		if t.Password != "" {
+			cur.Password = t.Password
+		}
+	default:
+		e := wire.Errorf(wire.BadRequest, "limb %s is already open at this endpoint with another account (user %q); one limb never mixes two credentials",
+			l.id, accountName(cur.Domain, cur.User))
+		e.Next = fmt.Sprintf("close it first (dvv close %s), or, on RDP, open the other account with another slot", l.id)
+		return e
+	}
+	return nil
+}
+
+func accountName(domain, user string) string {
+	if domain != "" {
+		return domain + `\` + user
+	}
+	return user
 }

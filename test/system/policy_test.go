@@ -183,4 +183,20 @@ func TestSavedHostOpensOnlyAtItsEndpoint(t *testing.T) {
 		t.Fatalf("owner port override: %+v", resp)
 	}
 	testbed.Eventually(t, 10*time.Second, "the owner's override to dial", func() bool { return dialled.Load() > 0 })
+
+	// A second saved host on the same endpoint with another account is
+	// refused rather than sending its password under the first one's user.
+	if r := d.run("shell-a", "other-password\n", nil, "hosts", "add", "lab2", "--address", "127.0.0.1", "--port", savedPort, "--protocol", "vnc", "--user", "bob", "--password-stdin"); r.code != 0 {
+		t.Fatal(r)
+	}
+	r := d.dvv("open", "lab2")
+	wantExit(t, r, wire.ExitUsage, wire.BadRequest)
+	if !strings.Contains(r.stderr, "another account") {
+		t.Errorf("open lab2: %v", r)
+	}
+	// The same host again (its password updated) is the same account: fine.
+	if r := d.run("shell-a", "lab-password-2\n", nil, "hosts", "add", "lab", "--address", "127.0.0.1", "--port", savedPort, "--protocol", "vnc", "--password-stdin"); r.code != 0 {
+		t.Fatal(r)
+	}
+	d.must("open", "lab")
 }
