@@ -25,9 +25,11 @@ var Version = "0.1.0-dev"
 
 // env is what every command shares: global flags and the standard streams.
 type env struct {
-	socket  string
-	json    bool
-	timeout time.Duration
+	socket string
+	json   bool
+	// verifyMs is how long an act's answer waits for its effect (-1: dvvd's default).
+	verifyMs int
+	timeout  time.Duration
 
 	stdin  io.Reader
 	stdout io.Writer
@@ -81,6 +83,7 @@ func newRoot(e *env) *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket: a path, or ssh://[user@]host[:port][/id] for the dvvd of that user on that machine (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
 	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
+	pf.IntVar(&e.verifyMs, "verify-ms", -1, "how long click, type, key and term send wait to see their effect (default dvvd's 300; 0: answer at once)")
 	pf.DurationVar(&e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
 
 	root.AddCommand(

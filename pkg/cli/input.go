@@ -146,13 +146,20 @@ func coordinate(name, s string) (int, error) {
 	return v, nil
 }
 
-// act sends an act and prints what was dispatched.
+// act sends an act and prints what was dispatched and what its answer saw
+// of the effect (--verify-ms).
 func (e *env) act(req *wire.Request) error {
+	if e.verifyMs >= 0 {
+		req.VerifyMs = &e.verifyMs
+	}
 	resp, err := e.call(req)
 	if err != nil || !e.human() {
 		return err
 	}
 	fmt.Fprintln(e.stdout, resp.Dispatched)
+	if v := resp.Verification; v != nil && v.Status != wire.VerifyDispatched {
+		fmt.Fprintln(e.stdout, v.Summary())
+	}
 	return nil
 }
 

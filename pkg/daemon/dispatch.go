@@ -196,7 +196,13 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	start := time.Now()
 	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.Op})
 	pass()
+	v := cl.startVerify()
 	r, err := fn(cl)
+	if err == nil && v != nil {
+		r.Verification = v.finish(ctx)
+	} else {
+		v.stop()
+	}
 	err = d.declared(spec, err)
 	d.events.publish(&wire.Event{Kind: "op.end", LimbID: l.id, Detail: fmt.Sprintf("%s #%d", req.Op, seq)})
 	outcome := "ok"

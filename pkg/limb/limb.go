@@ -116,6 +116,9 @@ type Terminal interface {
 	// (0 = from the start), at most max bytes, and the next cursor. When the
 	// ring has overwritten part of what was asked, lost says how many bytes.
 	Read(since uint64, max int) (data []byte, next uint64, lost int64, err error)
+	// End is the cursor just past the latest output (where a Read of what
+	// comes next starts).
+	End() uint64
 	// Grid is the emulator's visible screen and cursor.
 	Grid() (rows []string, cursorX, cursorY int)
 	// Changed closes at the next output; LastOutput is when output last came.

@@ -142,6 +142,8 @@ func summary(tool *Tool, r *wire.Response) string {
 		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, r.Screen.Generation, r.Screen.Coverage)
 	case r.Screen != nil:
 		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage, r.Screen.ImageSpaceLine)
+	case r.Dispatched != "" && tool.Spec().Dispatches && r.Verification != nil && r.Verification.Status != wire.VerifyDispatched:
+		return fmt.Sprintf("%s: dispatched %s; %s", tool.Name, r.Dispatched, r.Verification.Summary())
 	case r.Dispatched != "" && tool.Spec().Dispatches:
 		return fmt.Sprintf("%s: dispatched %s (dispatch only: read dvv_screen or dvv_wait to see the effect)", tool.Name, r.Dispatched)
 	case r.Dispatched != "":

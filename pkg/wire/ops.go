@@ -78,6 +78,10 @@ func within(lo, hi int64) func(*Field) {
 	return func(f *Field) { f.Min, f.Max = &lo, &hi }
 }
 
+// verifyField is how long an act's answer waits for evidence of its effect
+// (see Verification).
+var verifyField = fld("verifyMs", within(0, MaxVerifyMs), note("300; 0 answers at once, `dispatched`"))
+
 // selector is the limb trio, which every limb op takes.
 var selector = []Field{fld("limbId"), fld("groupId"), fld("member", atLeast(0))}
 
@@ -132,13 +136,13 @@ var Ops = []OpSpec{
 		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
 		Fields: limbFields(fld("action"), fld("generation"), fld("generationFrom", note("`last-read`")), fld("x"), fld("y"),
 			fld("toX", only("drag")), fld("toY", only("drag")), fld("button", only("drag")),
-			fld("direction", only("scroll")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers")),
+			fld("direction", only("scroll")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
 		Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
 		Answer: "`dispatched`"},
-	{Name: OpType, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text"), fld("wpm", within(1, 100000))),
+	{Name: OpType, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text"), fld("wpm", within(1, 100000)), verifyField),
 		Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
 		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced, and needs `exec`"},
-	{Name: OpKey, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys")),
+	{Name: OpKey, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys"), verifyField),
 		Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
 		Answer: "`dispatched`; on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode), and needs `exec`"},
 	{Name: OpScreen, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
@@ -176,7 +180,7 @@ var Ops = []OpSpec{
 	{Name: OpTermRead, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
 		Raises: codes(NotImplemented, CursorExpired, WrongProtocol),
 		Answer: "`term`: data (or dataBase64), cursor; `CURSOR_EXPIRED` when the ring overwrote the cursor"},
-	{Name: OpTermSend, Limb: true, Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes"))),
+	{Name: OpTermSend, Limb: true, Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes")), verifyField),
 		Raises: codes(WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected),
 		Answer: "`dispatched`; `exec` as well as `control` (terminal input runs commands)"},
 	{Name: OpFiles, Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},

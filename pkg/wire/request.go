@@ -120,6 +120,10 @@ type Request struct {
 	Clicks         *int     `json:"clicks,omitempty"`
 	Modifiers      []string `json:"modifiers,omitempty"`
 
+	// click / type / key / term_send: how long the answer waits for
+	// evidence of the act's effect (nil: DefaultVerifyMs, 0: none).
+	VerifyMs *int `json:"verifyMs,omitempty"`
+
 	// type / key / term_send / clipboard / wait
 	Text     *string `json:"text,omitempty"`
 	Wpm      *int    `json:"wpm,omitempty"`

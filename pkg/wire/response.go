@@ -35,8 +35,10 @@ type Response struct {
 	Lease     *Lease        `json:"lease,omitempty"`
 	Signals   Signals       `json:"signals,omitempty"`
 
-	// acts: what was dispatched (never "verified": input is proven only by a later screen)
+	// acts: what was sent
 	Dispatched string `json:"dispatched,omitempty"`
+	// acts: what the answer saw of the act's effect (verifyMs)
+	Verification *Verification `json:"verification,omitempty"`
 
 	Screen   *Screen       `json:"screen,omitempty"`
 	Wait     *WaitResult   `json:"wait,omitempty"`

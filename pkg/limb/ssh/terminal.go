@@ -201,6 +201,13 @@ func (t *terminal) Changed() <-chan struct{} {
 	return t.changed
 }
 
+// End is the cursor just past the latest output.
+func (t *terminal) End() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ring.Total()
+}
+
 func (t *terminal) LastOutput() time.Time {
 	t.mu.Lock()
 	defer t.mu.Unlock()

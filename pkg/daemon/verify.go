@@ -1,0 +1,252 @@
+package daemon
+
+import (
+	"context"
+	"image"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// An act's answer says what was seen of its effect, not only that it was
+// sent: on a desktop, whether the mirror changed after the act and where;
+// on a terminal, whether the shell echoed what was sent. The watch starts
+// before the act (so a change that lands while the act is still being
+// sent counts) and ends at the first evidence, so it costs nothing when
+// the effect shows at once; only an act that changed nothing waits the
+// whole window.
+
+// nearRadius is how far from an act's point a change still counts as
+// "near" it: a button or menu item around the click, a focus ring, a
+// tooltip.
+const nearRadius = 96
+
+// verifier watches for one act's effect.
+type verifier struct {
+	window time.Duration
+	point  *image.Point // the act's point (click), nil for type/key
+
+	tracker *fb.Tracker // desktop: damage since the watch began
+	buf     *fb.Buffer
+
+	term  limb.Terminal // terminal: output after the cursor
+	since uint64
+	echo  string // printable text the shell should echo ("" = any output)
+}
+
+// verifiedOps are the acts whose answers carry a verification.
+var verifiedOps = map[string]bool{wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpTermSend: true}
+
+// startVerify begins watching before the act runs; nil when the op is not
+// an act or the caller asked for no wait (verifyMs 0: the answer then says
+// only `dispatched`).
+func (c *call) startVerify() *verifier {
+	req := c.req
+	if !verifiedOps[req.Op] || c.l == nil {
+		return nil
+	}
+	ms := wire.DefaultVerifyMs
+	if req.VerifyMs != nil {
+		ms = *req.VerifyMs
+	}
+	v := &verifier{window: time.Duration(ms) * time.Millisecond}
+	if ms == 0 {
+		return v
+	}
+	switch c.l.kind {
+	case kindDesktop:
+		if c.l.buf == nil { // opened without perceive: no mirror to watch
+			return v
+		}
+		v.buf = c.l.buf
+		v.tracker = c.l.buf.NewTracker()
+		if req.Op == wire.OpClick && req.X != nil && req.Y != nil {
+			v.point = &image.Point{X: *req.X, Y: *req.Y}
+			if req.Action == "drag" && req.ToX != nil && req.ToY != nil {
+				v.point = &image.Point{X: *req.ToX, Y: *req.ToY} // the drop end
+			}
+		}
+	case kindTerminal:
+		t, err := c.l.terminal()
+		if err != nil {
+			return v
+		}
+		v.term, v.since = t, t.End()
+		if req.Text != nil {
+			v.echo = echoProbe(*req.Text)
+		}
+	}
+	return v
+}
+
+// stop releases what the watch holds when the act failed.
+func (v *verifier) stop() {
+	if v != nil && v.tracker != nil {
+		v.tracker.Close()
+	}
+}
+
+// finish waits for evidence (at most the window, less if ctx ends) and
+// says what was seen.
+func (v *verifier) finish(ctx context.Context) *wire.Verification {
+	defer v.stop()
+	out := &wire.Verification{Status: wire.VerifyDispatched, WindowMs: v.window.Milliseconds()}
+	switch {
+	case v.window == 0:
+		out.Reason = "verifyMs 0: nothing was watched"
+		return out
+	case v.tracker == nil && v.term == nil:
+		out.Reason = "this limb keeps no mirror or output to watch (opened without perceive, or not connected)"
+		return out
+	}
+	start := time.Now()
+	deadline := time.NewTimer(v.window)
+	defer deadline.Stop()
+	if v.tracker != nil {
+		return v.finishDesktop(ctx, out, start, deadline.C)
+	}
+	return v.finishTerminal(ctx, out, start, deadline.C)
+}
+
+func (v *verifier) finishDesktop(ctx context.Context, out *wire.Verification, start time.Time, deadline <-chan time.Time) *wire.Verification {
+	var seen image.Rectangle
+	var firstAt time.Duration
+	for {
+		changed := v.buf.Changed() // before TakeRects: a change between them is not lost
+		rects, resized := v.tracker.TakeRects()
+		for _, r := range rects {
+			if seen.Empty() {
+				firstAt = time.Since(start)
+			}
+			seen = seen.Union(r)
+			if v.point == nil || near(r, *v.point) {
+				return v.verified(out, seen, firstAt, resized)
+			}
+		}
+		if resized {
+			return v.verified(out, seen, time.Since(start), true)
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			if !seen.Empty() { // only changes away from the point
+				return v.verified(out, seen, firstAt, false)
+			}
+			out.Status = wire.VerifyUnverified
+			out.Reason = "the screen did not change within the window: the act may have fallen on nothing, or its effect is slower (read the screen)"
+			return out
+		case <-ctx.Done():
+			out.Reason = "the caller went away before the effect was watched"
+			return out
+		}
+	}
+}
+
+func (v *verifier) verified(out *wire.Verification, seen image.Rectangle, at time.Duration, resized bool) *wire.Verification {
+	out.Status, out.AfterMs = wire.VerifyVerified, at.Milliseconds()
+	switch {
+	case resized:
+		out.Where, out.Reason = "screen", "the desktop was resized after the act"
+	case v.point == nil:
+		out.Where, out.Reason = "screen", "the screen changed after the act"
+	case near(seen, *v.point):
+		out.Where, out.Reason = "near", "the screen changed near the act's point"
+	default:
+		out.Where, out.Reason = "elsewhere", "the screen changed, but not near the act's point"
+	}
+	if !seen.Empty() {
+		out.Region = &wire.Region{X: seen.Min.X, Y: seen.Min.Y, W: seen.Dx(), H: seen.Dy()}
+	}
+	return out
+}
+
+func near(r image.Rectangle, p image.Point) bool {
+	return r.Intersect(image.Rect(p.X-nearRadius, p.Y-nearRadius, p.X+nearRadius+1, p.Y+nearRadius+1)) != image.Rectangle{}
+}
+
+func (v *verifier) finishTerminal(ctx context.Context, out *wire.Verification, start time.Time, deadline <-chan time.Time) *wire.Verification {
+	var got strings.Builder
+	for {
+		changed := v.term.Changed()
+		data, next, _, err := v.term.Read(v.since, 64<<10)
+		if err == nil {
+			v.since = next
+			got.Write(data)
+		}
+		text := got.String()
+		switch {
+		case v.echo == "" && text != "":
+			out.Status, out.AfterMs, out.Where = wire.VerifyVerified, time.Since(start).Milliseconds(), "terminal"
+			out.Reason = "the terminal answered with output"
+			return out
+		case v.echo != "" && strings.Contains(stripControls(text), v.echo):
+			out.Status, out.AfterMs, out.Where = wire.VerifyVerified, time.Since(start).Milliseconds(), "terminal"
+			out.Reason = "the terminal echoed the text"
+			return out
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			out.Status = wire.VerifyUnverified
+			if text == "" {
+				out.Reason = "no output within the window: a password prompt does not echo, or the program is busy (read the terminal)"
+			} else {
+				out.Reason = "output came, but not the echo of the text: a prompt that hides input, or a program that redraws (read the terminal)"
+			}
+			return out
+		case <-ctx.Done():
+			out.Reason = "the caller went away before the echo was watched"
+			return out
+		}
+	}
+}
+
+// echoProbe is the part of sent text a shell's echo shows verbatim: the
+// first line's printable characters, at most 32 of them (a long line may
+// wrap, and line editors redraw).
+func echoProbe(text string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range text {
+		if r == '\n' || r == '\r' {
+			if n > 0 {
+				break
+			}
+			continue
+		}
+		if !unicode.IsPrint(r) || r == ' ' && n == 0 {
+			continue
+		}
+		b.WriteRune(r)
+		if n++; n == 32 {
+			break
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// stripControls drops escape sequences and control characters, so an echo
+// with colour or cursor moves in it still reads as the text.
+func stripControls(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[': // CSI … final byte
+			i += 2
+			for i < len(s) && (s[i] < 0x40 || s[i] > 0x7e) {
+				i++
+			}
+		case c == 0x1b:
+			i++
+		case c < 0x20 || c == 0x7f:
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
