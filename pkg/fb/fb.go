@@ -50,6 +50,8 @@ type Buffer struct {
 	trackers  map[*Tracker]struct{}
 	changed   chan struct{}
 	maxPixels int
+
+	budget decodeBudget
 }
 
 // New returns an empty (0x0) buffer.

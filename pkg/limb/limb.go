@@ -51,6 +51,19 @@ type Liveness interface {
 	Stalled() (stalled bool, silent time.Duration)
 }
 
+// DecodeBudgetSignal reports whether a desktop's decoding is being held to
+// its budget (fb.Buffer.SpendDecode): while it is, the server sends more
+// than the limb decodes and pixels lag behind.
+func DecodeBudgetSignal(buf *fb.Buffer) wire.Signal {
+	recent, paused, perSecond := buf.DecodeThrottle()
+	v := map[string]any{"throttled": recent, "pixelsPerSecond": perSecond, "decodeMsPerSecond": fb.DefaultDecodeTime.Milliseconds(), "pausedMs": paused.Milliseconds()}
+	if recent {
+		return wire.Signal{State: wire.SignalLive, Value: v,
+			Reason: "the server sends more updates than the decode budget allows; reading is paused each second, so pixels lag behind"}
+	}
+	return wire.Signal{State: wire.SignalLive, Value: v}
+}
+
 // TakenOverError is a session's end when another connection took the
 // remote session over. The daemon reports it and does not reconnect by
 // itself: taking the session back would start a tug of war.

@@ -106,7 +106,8 @@ type Client struct {
 	doneOnce  sync.Once
 	err       error
 	closed    atomic.Bool
-	activated atomic.Int32 // activations seen (1 at first, more after reactivation)
+	closing   chan struct{} // closed by Close: ends a decode-budget pause
+	activated atomic.Int32  // activations seen (1 at first, more after reactivation)
 
 	lastRead atomic.Int64 // unix nanoseconds of the latest bytes from the server
 	probing  atomic.Bool  // a liveness probe is being written
@@ -150,7 +151,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, &UnreachableError{Addr: cfg.Addr, Err: err}
 	}
-	c := &Client{cfg: cfg, conn: raw, raw: raw, ready: make(chan struct{}), done: make(chan struct{})}
+	c := &Client{cfg: cfg, conn: raw, raw: raw, ready: make(chan struct{}), done: make(chan struct{}), closing: make(chan struct{})}
 	c.lastRead.Store(time.Now().UnixNano())
 	c.paint.buf = cfg.Framebuffer
 	c.lic.user, c.lic.machine = cfg.User, cfg.ClientName

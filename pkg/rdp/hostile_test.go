@@ -189,3 +189,54 @@ func TestDesktopBeyondTheLimit(t *testing.T) {
 		t.Fatalf("reactivation to 2048x2048 over a 1 Mpx limit: %v", c.Err())
 	}
 }
+
+// rleFloodUpdate is one fast-path bitmap update of about 340 bytes whose
+// interleaved-RLE colour runs repaint a whole 2048x2048 desktop.
+func rleFloodUpdate(colour uint16) []byte {
+	const w, h = 2048, 2048
+	var rle writer
+	for left := w * h; left > 0; {
+		n := min(left, 0xFFFF)
+		rle.u8(0xF3) // MEGA_MEGA_COLOR_RUN
+		rle.u16(uint16(n))
+		rle.u16(colour)
+		left -= n
+	}
+	var r writer
+	for _, v := range []int{0, 0, w - 1, h - 1, w, h, 16, bitmapCompression | bitmapNoCompressionHdr, len(rle.b)} {
+		r.u16(uint16(v))
+	}
+	r.bytes(rle.b)
+	return fpFrame(fpUpdate(fpUpdateBitmap, fragSingle, bitmapUpdateData(r.b)))
+}
+
+// Cheap run-length updates that each repaint 4 Mpx cannot make the client
+// decode without bound: past the buffer's decode budget it stops reading
+// until the next second.
+func TestDecodeBudgetHoldsAgainstRLEFlood(t *testing.T) {
+	srv := startHostile(t, 2048, 2048, func(s *hostileSession) {
+		for colour := uint16(0); ; colour++ {
+			if s.send(rleFloodUpdate(colour)) != nil {
+				return
+			}
+		}
+	})
+	const budget = 4 << 20 // pixels a second: one of these updates, whatever the time
+	buf := fb.New()
+	buf.SetDecodeBudget(budget)
+	dialHostile(t, srv, buf)
+	testbed.Eventually(t, 10*time.Second, "the flood arrives", func() bool {
+		recent, _, _ := buf.DecodeThrottle()
+		return recent
+	})
+	seq0, start := buf.Seq(), time.Now()
+	for time.Since(start) < 2*time.Second {
+		<-buf.Changed()
+	}
+	painted, secs := buf.Seq()-seq0, time.Since(start).Seconds()
+	// At most a budget's worth per started second, plus the update that
+	// crossed it.
+	if limit := uint64((secs+1)*budget/(2048*2048)) + 2; painted > limit {
+		t.Fatalf("%d updates of 4 Mpx painted in %.1f s with a budget of %d px/s", painted, secs, budget)
+	}
+}

@@ -22,6 +22,7 @@ func (c *Client) Err() error {
 // Close ends the session.
 func (c *Client) Close() error {
 	if c.closed.CompareAndSwap(false, true) {
+		close(c.closing)
 		c.raw.Close()
 	}
 	<-c.done

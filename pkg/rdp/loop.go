@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"time"
 )
 
 // loop reads PDUs until the connection ends. It owns the framebuffer
@@ -239,7 +240,7 @@ func (c *Client) slowUpdate(b []byte) error {
 	switch t {
 	case updateBitmap:
 		c.drawing()
-		return c.paint.paint(b)
+		return c.paintBudgeted(b)
 	case updatePalette:
 		return parsePalette(b, &c.paint.pal)
 	}
@@ -250,7 +251,7 @@ func (c *Client) fastPathUpdate(u fastPathUpdate) error {
 	switch u.Code {
 	case fpUpdateBitmap:
 		c.drawing()
-		return c.paint.paint(u.Data)
+		return c.paintBudgeted(u.Data)
 	case fpUpdatePalette:
 		return parsePalette(u.Data, &c.paint.pal)
 	case fpUpdateOrders, fpUpdateSync, fpUpdateSurfCmds:
@@ -284,6 +285,19 @@ func (c *Client) fastPathUpdate(u fastPathUpdate) error {
 // InfoTakenOver is the Set Error Info code a server sends when another
 // connection took the session over (ERRINFO_DISCONNECTED_BY_OTHERCONNECTION).
 const InfoTakenOver = 0x5
+
+// paintBudgeted paints a bitmap update, then spends its decoding work
+// from the framebuffer's budget: past it, reading pauses (see
+// fb.Buffer.SpendDecode), so cheap run-length floods cannot take a core.
+func (c *Client) paintBudgeted(b []byte) error {
+	start := time.Now()
+	work, err := c.paint.paint(b)
+	if err == nil {
+		// The PDU is in memory: painting it is all decoding time.
+		c.cfg.Framebuffer.SpendDecode(work, time.Since(start), c.closing)
+	}
+	return err
+}
 
 // errorInfoText explains the commonest Set Error Info codes.
 func errorInfoText(v uint32) string {

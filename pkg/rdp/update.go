@@ -132,18 +132,22 @@ type painter struct {
 
 // paint decodes every rectangle of a bitmap update and writes the visible
 // parts into the framebuffer under one write section.
-func (p *painter) paint(b []byte) error {
-	pix, stride, fw, fh := p.buf.BeginWrite()
-	var damage []image.Rectangle
+//
+// Each rectangle is decoded outside the framebuffer's lock and copied in
+// under it, so readers (status, screen) never wait for a decoder: a
+// run-length rectangle of 4 Mpx takes far longer to decode than to copy.
+func (p *painter) paint(b []byte) (work int, err error) {
+	fw, fh := p.buf.Size() // only this goroutine resizes
 	// Run-length codes expand a few bytes into many pixels, so bound the
 	// decoding work of one update: real servers paint each pixel about
 	// once; four screens' worth is generous.
 	budget := 4*fw*fh + 64*64
-	err := parseBitmapUpdate(b, func(rc *bitmapRect) error {
+	err = parseBitmapUpdate(b, func(rc *bitmapRect) error {
 		vis := image.Rect(rc.Left, rc.Top, rc.Right+1, rc.Bottom+1).Intersect(image.Rect(0, 0, fw, fh))
 		if vis.Empty() {
 			return nil // nothing on screen: do not spend time decoding it
 		}
+		work += rc.Width * rc.Height
 		if budget -= rc.Width * rc.Height; budget < 0 {
 			return protoErr("bitmap update", "rectangles cover more than four screens")
 		}
@@ -175,6 +179,11 @@ func (p *painter) paint(b []byte) error {
 		}
 		cols := dst.Dx() * 4
 		sx := (dst.Min.X - rc.Left) * 4
+		pix, stride, bw, bh := p.buf.BeginWrite()
+		defer p.buf.EndWrite(dst)
+		if bw != fw || bh != fh {
+			return protoErr("bitmap update", "framebuffer resized under the painter")
+		}
 		for y := dst.Min.Y; y < dst.Max.Y; y++ {
 			sy := y - rc.Top
 			row := pix[y*stride+dst.Min.X*4 : y*stride+dst.Min.X*4+cols]
@@ -185,9 +194,7 @@ func (p *painter) paint(b []byte) error {
 				row[i] = 0xff
 			}
 		}
-		damage = append(damage, dst)
 		return nil
 	})
-	p.buf.EndWrite(damage...)
-	return err
+	return work, err
 }

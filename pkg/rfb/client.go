@@ -95,6 +95,7 @@ type Client struct {
 	closed     bool
 
 	closeOnce sync.Once
+	closing   chan struct{} // closed by Close
 
 	// clipKnown closes once the server's extended clipboard support is
 	// known: its caps arrived, or a framebuffer update did (servers send
@@ -182,7 +183,7 @@ func newClient(ctx context.Context, conn net.Conn, cfg *Config, avoidVeNCrypt bo
 		return nil, err
 	}
 	h.conn.SetDeadline(time.Time{})
-	c := &Client{conn: h.conn, raw: h.raw, r: h.r, cfg: *cfg, buf: cfg.Framebuffer, name: h.name,
+	c := &Client{conn: h.conn, raw: h.raw, r: h.r, closing: make(chan struct{}), cfg: *cfg, buf: cfg.Framebuffer, name: h.name,
 		probeInterval: orDefault(cfg.ProbeInterval, DefaultProbeInterval),
 		stallAfter:    orDefault(cfg.StallAfter, DefaultStallAfter),
 		writeTimeout:  orDefault(cfg.WriteTimeout, DefaultWriteTimeout), clipKnown: make(chan struct{})}
@@ -358,6 +359,7 @@ func (c *Client) Close() error {
 		c.mu.Lock()
 		c.closed = true
 		c.mu.Unlock()
+		close(c.closing)
 		err = c.raw.Close()
 		if c.conn != c.raw {
 			c.conn.Close()
@@ -417,7 +419,15 @@ func (c *Client) message(t byte) error {
 		if err := c.dec.readUpdate(r); err != nil {
 			return err
 		}
+		work := 0
+		for _, rc := range c.dec.damage {
+			work += rc.Dx() * rc.Dy()
+		}
 		c.flush()
+		// Past the buffer's decode budget this pauses reading, so a flood
+		// of cheap whole-screen updates cannot take a core.
+		// (Reading and decoding interleave here, so only pixels count.)
+		c.buf.SpendDecode(work, 0, c.closing)
 		c.mu.Lock()
 		c.caps.Updates++
 		cont := c.contOn

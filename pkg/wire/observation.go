@@ -97,6 +97,7 @@ const (
 	SigBell            = "bell"
 	SigKeyScancodes    = "key_scancodes"
 	SigContinuous      = "continuous_updates"
+	SigDecodeBudget    = "decode_budget"
 	SigExitStatus      = "exit_status"
 	SigTitle           = "title"
 )

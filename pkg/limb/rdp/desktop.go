@@ -50,7 +50,7 @@ func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.
 	if err != nil {
 		return nil, codedError(err, hp)
 	}
-	return &desktop{c: c, hp: hp}, nil
+	return &desktop{c: c, hp: hp, buf: buf}, nil
 }
 
 // TrustCert fetches the certificate of the RDP server at address:port and
@@ -80,8 +80,9 @@ func (o Options) TrustCert(ctx context.Context, address string, port int) (strin
 }
 
 type desktop struct {
-	c  *rdp.Client
-	hp string
+	c   *rdp.Client
+	hp  string
+	buf *fb.Buffer
 
 	mu       sync.Mutex
 	buttons  limb.Buttons
@@ -298,6 +299,7 @@ func (d *desktop) Signals() wire.Signals {
 		wire.SigKeyScancodes:    {State: wire.SignalLive, Reason: "RDP input is by scancode (US layout table) and Unicode"},
 		wire.SigContinuous:      {State: wire.SignalLive, Reason: "RDP servers push updates as the screen changes"},
 		wire.SigBell:            {State: wire.SignalLive, Value: map[string]any{"count": d.c.Bells()}},
+		wire.SigDecodeBudget:    limb.DecodeBudgetSignal(d.buf),
 	}
 	switch channel, ready := d.c.ClipboardState(); {
 	case ready:
