@@ -149,13 +149,20 @@ func TestSameTextAsTheEmulatorAlone(t *testing.T) {
 		"wide":    ts.WideText(200 << 10),
 		"seq":     ts.Seq(1, 15000),
 		"nolines": bytes.Repeat([]byte("no line feed at all "), 15000),
+		// Short lines over a full screen of long ones, from the top: the
+		// rows below the cursor hold stale text until they scroll away.
+		"stale": append(append(bytes.Repeat([]byte(strings.Repeat("#", 79)+"\r\n"), 30), "\x1b[H"...), shortLines(3000)...),
 	}
 	for name, data := range streams {
 		for _, readEvery := range []int{1, 7, 1 << 30} {
 			t.Run(fmt.Sprintf("%s/read every %d", name, readEvery), func(t *testing.T) {
 				r := rand.New(rand.NewSource(int64(len(data) + readEvery)))
 				n := 0
-				same(t, data, cols, rows, func() int { return 1 + r.Intn(8192) }, func() bool { n++; return n%readEvery == 0 })
+				most := 8192
+				if name == "stale" {
+					most = 40
+				}
+				same(t, data, cols, rows, func() int { return 1 + r.Intn(most) }, func() bool { n++; return n%readEvery == 0 })
 			})
 		}
 	}
@@ -195,6 +202,14 @@ func FuzzSameText(f *testing.F) {
 	})
 }
 
+func shortLines(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "short %d\r\n", i)
+	}
+	return b.Bytes()
+}
+
 func longDigits(b []byte) bool {
 	run := 0
 	for _, c := range b {
@@ -207,4 +222,16 @@ func longDigits(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestSkipWaitsForTheBottomRow: short lines written from the top over a
+// screen of long ones leave stale tails on the rows below the cursor, so
+// nothing may be skipped until the cursor has surely reached the bottom.
+func TestSkipWaitsForTheBottomRow(t *testing.T) {
+	t.Parallel()
+	data := append(append(bytes.Repeat([]byte(strings.Repeat("#", 79)+"\r\n"), 30), "\x1b[H"...), shortLines(400)...)
+	for _, every := range []int{12, 15, 20, 30} {
+		n := 0
+		same(t, data, 80, 24, func() int { return 20 }, func() bool { n++; return n%every == 0 })
+	}
 }

@@ -15,15 +15,19 @@ const holdMax = 1 << 20
 // CR, LF, HT and BS only, which move the cursor down and never up and
 // change nothing but the cells they pass and the pen.
 //
-// Why the skip is exact: cut just after a CR, so the skipped part ends
-// with the cursor at column 0 and no wrap pending; write a CR instead of
-// it, so the emulator is at column 0 too, on whatever row it was. The rows
-// differ, and so do the cells. With full margins every line feed either
-// moves down or scrolls the whole screen; after rows-1 line feeds both
-// are on the bottom row, and after rows more every row either of them
-// had has scrolled away. From there the same bytes do the same things.
-// The last character REP repeats is the same once the kept part prints
-// one of its own (three ASCII characters in a row guarantee a lone one).
+// Why the skip is exact. Cut just after a CR at a point P where the
+// cursor is surely on the bottom row (the emulator's row when the hold
+// began, or the top after an earlier cut, plus the line feeds before P,
+// reaches it), and keep at least rows line feeds after P. With full
+// margins, every one of those line feeds scrolls a fresh blank row in, so
+// the rows on screen at the end hold only what was written after P, and
+// the row P was on has scrolled away. A screen cleared and written from
+// the top with the same bytes ends the same: its rows are blank before
+// they are written, and after rows line feeds it too has scrolled the
+// first one away; the cursor ends on the bottom row at the same column.
+// So the emulator gets "clear, home" and the kept part instead. The last
+// character REP repeats is the same once the kept part prints one of its
+// own (three ASCII characters in a row guarantee a lone one).
 type hold struct {
 	chunks  [][]byte
 	bytes   int
@@ -58,12 +62,20 @@ func (h *hold) follow(p []byte) {
 	h.ground = h.shadow.State() == parser.GroundState
 }
 
-// trim drops all but the last two screens of held output, when there is
-// more than four and the margins are the whole screen.
-func (h *hold) trim(rows int, fullMargins bool) {
-	keep := 2 * rows
-	if !fullMargins || h.lfs < 2*keep {
+// leadIn replaces skipped output: erase the screen, cursor home.
+var leadIn = []byte("\x1b[2J\x1b[H")
+
+// trim drops all but the last screen of held output, when the margins are
+// the whole screen and there is more than two screens (or, eager, for a
+// read, more than one). cursorY is the emulator's cursor row.
+func (h *hold) trim(rows, cursorY int, fullMargins, eager bool) {
+	keep := rows
+	if !fullMargins || h.lfs <= keep || (!eager && h.lfs < 2*keep) {
 		return
+	}
+	startY := cursorY
+	if h.lead {
+		startY = 0
 	}
 	n := 0
 	for ci := len(h.chunks) - 1; ci >= 0; ci-- {
@@ -73,7 +85,13 @@ func (h *hold) trim(rows int, fullMargins bool) {
 			case '\n':
 				n++
 			case '\r':
-				if n >= keep && h.printsLone(ci, i+1) {
+				if n < keep {
+					continue
+				}
+				if startY+h.lfs-n < rows-1 { // not surely on the bottom row here, nor earlier
+					return
+				}
+				if h.printsLone(ci, i+1) {
 					h.cut(ci, i+1, n)
 					return
 				}

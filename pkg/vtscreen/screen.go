@@ -7,8 +7,8 @@
 //     `printf 'A\033[2147483646b'` costs a screenful, not minutes.
 //   - Output that can only scroll away is skipped: a run of plain text,
 //     SGR colours and line breaks is held back, and once it holds more
-//     line feeds than two screens, all but its last two screens are
-//     dropped before the emulator sees them. A flood then costs a scan of
+//     line feeds than two screens (or one, when someone reads), all but
+//     its last screen are dropped before the emulator sees them. A flood then costs a scan of
 //     its bytes, not an emulation of every row that scrolls off.
 //
 // The text, the cursor, the title and the replies to queries are exactly
@@ -117,7 +117,7 @@ func (s *Screen) Write(p []byte) {
 		scan := s.hold.scan
 		if ok, lfs := s.hold.scan.scan(p); ok {
 			s.hold.add(p, lfs)
-			s.hold.trim(s.rows, s.margins.full(s.emu.IsAltScreen()))
+			s.hold.trim(s.rows, s.emu.CursorPosition().Y, s.margins.full(s.emu.IsAltScreen()), false)
 			if s.hold.bytes > holdMax { // a run too long without enough line feeds
 				s.flush()
 			}
@@ -140,7 +140,7 @@ func (s *Screen) flush() {
 	lead, chunks, partial := s.hold.lead, s.hold.chunks, s.hold.scan.state != scanGround
 	s.hold.reset()
 	if lead {
-		s.write([]byte{'\r'})
+		s.write(leadIn)
 	}
 	resets := s.resets
 	for _, c := range chunks {
@@ -158,6 +158,7 @@ func (s *Screen) flush() {
 // trimmed (the second half of a wide character is no cell of its own), and
 // the cursor's column and row, zero based.
 func (s *Screen) Text() ([]string, int, int) {
+	s.hold.trim(s.rows, s.emu.CursorPosition().Y, s.margins.full(s.emu.IsAltScreen()), true)
 	s.flush()
 	rows := make([]string, s.rows)
 	var b strings.Builder
