@@ -117,6 +117,7 @@ func opWait(c *call) (*wire.Response, error) {
 		return nil, wire.Errorf(wire.BadRequest, "until %q is not one of connected, screen-stable, screen-changed, text, text-gone, idle, exit", req.Until)
 	}
 
+	recheck := textRecheck
 	for {
 		ch, sch := changed(), stateChanged()
 		checked := time.Now()
@@ -140,10 +141,17 @@ func opWait(c *call) (*wire.Response, error) {
 		case <-ch:
 			if req.Until == "text" || req.Until == "text-gone" {
 				// Reading the grid costs a screen of emulation: during a
-				// flood, look again at most every textRecheck (the deadline
-				// is noticed on the next turn, after one more look).
-				if !pauseUntil(c, checked.Add(textRecheck)) {
+				// flood, look again when the output pauses, or after a
+				// growing interval (the deadline is noticed on the next
+				// turn, after one more look).
+				paused, ok := pauseText(c, l.lastChange, checked.Add(recheck))
+				if !ok {
 					return nil, wire.Errorf(wire.Timeout, "the client went away")
+				}
+				if paused {
+					recheck = textRecheck
+				} else {
+					recheck = min(2*recheck, textRecheckMax)
 				}
 			}
 		case <-sch:
@@ -156,23 +164,46 @@ func opWait(c *call) (*wire.Response, error) {
 	}
 }
 
-// textRecheck spaces out the grid reads of a text wait on a busy terminal.
-const textRecheck = 25 * time.Millisecond
+// A text wait on a busy terminal looks again once the output has paused
+// for textRecheck, or after an interval that starts at textRecheck and
+// doubles up to textRecheckMax while the output streams on.
+const (
+	textRecheck    = 25 * time.Millisecond
+	textRecheckMax = 250 * time.Millisecond
+)
 
-// pauseUntil waits until t; false when the client went away first.
-func pauseUntil(c *call, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return true
+// pauseText waits for a pause of textRecheck in the output, or until t;
+// paused says which came first, ok is false when the client went away.
+// It polls the time of the last change rather than waking for each chunk.
+func pauseText(c *call, last func() time.Time, t time.Time) (paused, ok bool) {
+	end := time.NewTimer(max(time.Until(t), 0))
+	defer end.Stop()
+	tick := time.NewTicker(textRecheck / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-end.C:
+			return false, true
+		case <-tick.C:
+			if time.Since(last()) >= textRecheck {
+				return true, true
+			}
+		case <-c.ctx.Done():
+			return false, false
+		}
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-c.ctx.Done():
-		return false
+}
+
+// lastChange is when the terminal last printed, or the desktop's
+// framebuffer last changed.
+func (l *Limb) lastChange() time.Time {
+	if l.kind == kindDesktop {
+		return l.buf.LastChange()
 	}
+	if term, err := l.terminal(); err == nil {
+		return term.LastOutput()
+	}
+	return time.Time{}
 }
 
 func waitAnswer(c *call, settled bool, detail string, start time.Time) *wire.Response {
