@@ -1,6 +1,7 @@
 package ssh
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -13,9 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/termstreams"
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/limb"
 )
@@ -325,4 +328,44 @@ func vmHWM() float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkTerminalFlood cats a 100 MB coloured `ls -l` file on a real
+// sshd into a terminal limb, with the grid read every 25 ms as a text
+// wait does, until the marker after it shows; it reports this process's
+// CPU seconds for the 100 MB (the limb's whole side: SSH, ring, screen):
+//
+//	go test ./pkg/limb/ssh -run '^$' -bench TerminalFlood -benchtime 1x
+func BenchmarkTerminalFlood(b *testing.B) {
+	s := testbed.StartSSHD(b)
+	data := termstreams.ColouredLs(100 << 20)
+	path := filepath.Join(b.TempDir(), "ls.txt")
+	os.WriteFile(path, bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), 0o644)
+	term, err := testOpts(s).DialTerminal(context.Background(), target(s))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer term.Close()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	var cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		marker := fmt.Sprintf("FLOOD-%d", 1000+i)
+		cpu0 := cpuTime()
+		term.Send([]byte(fmt.Sprintf("cat %s; echo FLOOD-$((%d+1))\n", path, 999+i)))
+		for !strings.Contains(strings.Join(first(term.Grid()), "\n"), marker) {
+			time.Sleep(25 * time.Millisecond) // the text wait's pace
+		}
+		cpu += cpuTime() - cpu0
+	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/100MB")
+}
+
+func first(rows []string, _, _ int) []string { return rows }
+
+// cpuTime is this process's user and system time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
