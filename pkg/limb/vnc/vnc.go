@@ -258,6 +258,14 @@ func (d *desktop) TypeRune(r rune) error {
 	return err
 }
 
+// scancodeOnly reports a server that turns every key into a scan code on
+// its own keymap (QEMU): a keysym with no key there is dropped. TigerVNC
+// also takes QEMU key events but types any keysym it is sent, so it is told
+// apart by the name QEMU always gives its desktop ("QEMU" or "QEMU (name)").
+func (d *desktop) scancodeOnly() bool {
+	return d.c.SupportsQEMUKeys() && strings.HasPrefix(d.c.DesktopName(), "QEMU")
+}
+
 // CheckRune refuses, before anything is sent, a character a scan-code
 // server (QEMU) has no key for: it would drop it silently.
 // (limb.RuneChecker; keysym servers take any keysym.)
@@ -266,7 +274,7 @@ func (d *desktop) CheckRune(r rune) error {
 	if sym == 0 {
 		return wire.Errorf(wire.BadRequest, "character %U cannot be typed (a control character); use key with a key name", r)
 	}
-	if d.c.SupportsQEMUKeys() {
+	if d.scancodeOnly() {
 		if _, _, ok := keys.Scancode(sym); !ok {
 			return wire.Errorf(wire.NotImplemented, "this VNC server takes keys as scan codes and %q has no key on a US keyboard", r)
 		}
