@@ -63,19 +63,30 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 	if len(rects) == 0 {
 		return r.lines, Stats{Seq: r.seq}, nil
 	}
-	areas := r.areas(rects, frame)
-	kept := r.lines[:0:0]
+	changed := cluster(rects)
+	// Lines the changes touch are read again; the rest stay as they are.
+	var kept, dropped []Line
 	for _, l := range r.lines {
-		if !touchesAny(l.Box, areas) {
+		if touchesAny(l.Box, changed) {
+			dropped = append(dropped, l)
+		} else {
 			kept = append(kept, l)
 		}
 	}
+	areas := r.areas(changed, dropped, frame)
 	read, err := r.recognize(ctx, areas)
 	if err != nil {
 		// What was damaged is not known any more: read everything next time.
 		r.primed = false
 		return nil, Stats{}, err
 	}
+	// Words from unchanged text the areas happened to include are already
+	// known (whole, not cut by an area's edge): keep only what changed.
+	relevant := changed
+	for _, l := range dropped {
+		relevant = append(relevant, l.Box)
+	}
+	read = only(read, relevant)
 	r.lines = append(kept, read...)
 	sort.SliceStable(r.lines, func(i, j int) bool {
 		a, b := r.lines[i].Box, r.lines[j].Box
@@ -94,8 +105,8 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 }
 
 // clusterGap joins damaged tiles this close into one area: one engine run
-// per area costs a fixed start-up, so a dialog should be one run, while a
-// clock in a corner and a dialog in the middle stay two.
+// per read costs a fixed start-up anyway, but joined areas keep a dialog's
+// lines together.
 const clusterGap = 24
 
 // margin widens an area so glyphs cut by a tile edge are read whole.
@@ -104,50 +115,87 @@ const margin = 4
 // maxRects bounds the clustering work; beyond it the damage is one area.
 const maxRects = 1024
 
-// areas turns damaged tile runs into the areas to recognise: near runs
-// joined, widened by a margin and by every known line they touch (so a
-// line is always read whole), clipped to the frame, overlapping ones merged.
-func (r *Reader) areas(rects []image.Rectangle, frame image.Rectangle) []image.Rectangle {
+// cluster joins damaged tile runs closer than clusterGap.
+func cluster(rects []image.Rectangle) []image.Rectangle {
 	if len(rects) > maxRects {
 		var u image.Rectangle
 		for _, x := range rects {
 			u = u.Union(x)
 		}
-		rects = []image.Rectangle{u}
+		return []image.Rectangle{u}
 	}
-	out := make([]image.Rectangle, len(rects))
-	r.buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
-		for i, x := range rects {
-			out[i] = growToQuiet(pix, stride, x.Inset(-margin).Intersect(frame), frame)
-		}
-	})
-	for changed := true; changed; {
-		changed = false
-		for i := range out {
-			a := out[i]
-			for _, l := range r.lines {
-				if l.Box.Overlaps(a) && !l.Box.In(a) {
-					a = a.Union(l.Box)
-				}
-			}
-			if a != out[i] {
-				out[i], changed = a, true
-			}
-		}
-		merged := out[:0]
+	out := append([]image.Rectangle(nil), rects...)
+	for merged := true; merged; {
+		merged = false
+		next := out[:0]
 		for _, a := range out {
 			joined := false
-			for j := range merged {
-				if merged[j].Inset(-clusterGap).Overlaps(a) {
-					merged[j], joined, changed = merged[j].Union(a), true, true
+			for j := range next {
+				if next[j].Inset(-clusterGap).Overlaps(a) {
+					next[j], joined, merged = next[j].Union(a), true, true
 					break
 				}
 			}
 			if !joined {
-				merged = append(merged, a)
+				next = append(next, a)
 			}
 		}
-		out = merged
+		out = next
+	}
+	return out
+}
+
+// areas turns changed areas into what the engine reads: each widened by a
+// margin and pushed out past glyphs its edge cuts, joined with the known
+// lines it replaces (so they are read whole), overlapping ones merged.
+func (r *Reader) areas(changed []image.Rectangle, dropped []Line, frame image.Rectangle) []image.Rectangle {
+	out := make([]image.Rectangle, len(changed))
+	r.buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
+		for i, x := range changed {
+			out[i] = growToQuiet(pix, stride, x.Inset(-margin).Intersect(frame), frame)
+		}
+	})
+	for i := range out {
+		for _, l := range dropped {
+			if l.Box.Overlaps(changed[i]) {
+				out[i] = out[i].Union(l.Box)
+			}
+		}
+	}
+	for merged := true; merged; {
+		merged = false
+		next := out[:0]
+		for _, a := range out {
+			joined := false
+			for j := range next {
+				if next[j].Overlaps(a) {
+					next[j], joined, merged = next[j].Union(a), true, true
+					break
+				}
+			}
+			if !joined {
+				next = append(next, a)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// only keeps the words that overlap one of the rectangles.
+func only(lines []Line, rects []image.Rectangle) []Line {
+	var out []Line
+	for _, l := range lines {
+		var nl Line
+		for _, w := range l.Words {
+			if touchesAny(w.Box, rects) {
+				nl.Words = append(nl.Words, w)
+				nl.Box = nl.Box.Union(w.Box)
+			}
+		}
+		if len(nl.Words) > 0 {
+			out = append(out, nl)
+		}
 	}
 	return out
 }
@@ -173,7 +221,7 @@ func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line
 }
 
 // maxGrow bounds how far growToQuiet pushes one side of an area.
-const maxGrow = 256
+const maxGrow = 24
 
 // growToQuiet pushes each side of a out while pixels on its edge differ
 // (a glyph or a line of text may be crossing it), so the engine never sees

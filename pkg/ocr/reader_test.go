@@ -140,3 +140,35 @@ func TestMissingLanguageIsUnavailable(t *testing.T) {
 		t.Fatal("a path as language was accepted")
 	}
 }
+
+func TestReaderDialogOverText(t *testing.T) {
+	testbed.Need(t, "tesseract")
+	b := fb.New()
+	b.Resize(800, 300)
+	fill(b, image.Rect(0, 0, 800, 300), 0xff)
+	r := NewReader(NewEngine(""), b, "eng")
+	defer r.Close()
+	ctx := context.Background()
+	paint(b, label(t, "alpha bravo charlie delta echo foxtrot golf hotel", 14), image.Pt(10, 100))
+	paint(b, label(t, "an unrelated line further down", 14), image.Pt(10, 200))
+	if _, _, err := r.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A small dialog lands on the middle of the first line.
+	fill(b, image.Rect(190, 85, 320, 130), 0xff)
+	fill(b, image.Rect(190, 85, 320, 86), 0)
+	fill(b, image.Rect(190, 129, 320, 130), 0)
+	paint(b, label(t, "Overwrite?", 14), image.Pt(205, 98))
+	lines, st, err := r.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pixels >= 800*300/2 {
+		t.Fatalf("read %d pixels for a small dialog", st.Pixels)
+	}
+	for _, w := range []string{"alpha", "Overwrite", "unrelated"} {
+		if n := len(Find(lines, w)); n != 1 {
+			t.Errorf("%q read %d times: %v", w, n, lines)
+		}
+	}
+}
