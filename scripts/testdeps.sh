@@ -16,7 +16,7 @@ packages=(
 # One program per package group; when all are present there is nothing to do.
 probes=(Xvnc vncpasswd Xvfb x11vnc xrandr xterm xdotool import xclip vncsnapshot websockify
   qemu-system-x86_64 sshd ssh gnome-keyring-daemon secret-tool dbus-daemon avahi-daemon
-  avahi-publish freerdp-shadow-cli xfreerdp winpr-hash xrdp nc openssl hyperfine tesseract chromium npm
+  avahi-publish freerdp-shadow-cli xfreerdp winpr-hash xrdp nc openssl pgrep hyperfine tesseract chromium npm
   tmux script)
 missing=()
 for p in "${probes[@]}"; do

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -26,6 +27,7 @@ func main() {
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	var socket, name string
 	var jpeg, genDocs bool
+	budget := mcp.DefaultImageBudget
 	var manDir string
 	code := 0
 	root := &cobra.Command{
@@ -55,7 +57,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 				return nil
 			}
 			token, tokenErr := client.TokenFromEnv(os.LookupEnv)
-			code = serve(stdin, stdout, stderr, mcp.Options{Socket: socket, Token: token, TokenErr: tokenErr, JPEG: jpeg, DefaultName: name})
+			code = serve(stdin, stdout, stderr, mcp.Options{Socket: socket, Token: token, TokenErr: tokenErr, JPEG: jpeg, DefaultName: name,
+				Image: noZero(budget)})
 			return nil
 		},
 	}
@@ -68,6 +71,10 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	f := root.Flags()
 	f.StringVar(&socket, "socket", "", "dvvd's control socket: a path or ssh://[user@]host[:port][/id] (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
 	f.BoolVar(&jpeg, "jpeg", os.Getenv("DVV_MCP_IMAGE") == "jpeg", "ask dvvd for JPEG screens instead of PNG (fewer tokens; also DVV_MCP_IMAGE=jpeg)")
+	f.IntVar(&budget.MaxEdge, "image-max-edge", envInt("DVV_MCP_IMAGE_MAX_EDGE", budget.MaxEdge),
+		"a screen read without scale is halved until its long edge is at most this many pixels; 0 or less: no limit (also DVV_MCP_IMAGE_MAX_EDGE)")
+	f.IntVar(&budget.MaxPixels, "image-max-pixels", envInt("DVV_MCP_IMAGE_MAX_PIXELS", budget.MaxPixels),
+		"… and at most this many pixels (width × height); 0 or less: no limit (also DVV_MCP_IMAGE_MAX_PIXELS)")
 	f.StringVar(&name, "name", "", "attachment name when the MCP client sends none (default dvvmcp)")
 	f.BoolVar(&genDocs, "gen-docs", false, "print docs/tools.md, generated from the manifest, and exit")
 	f.MarkHidden("gen-docs")
@@ -108,4 +115,24 @@ func writeMan(root *cobra.Command, dir string) error {
 	}
 	root.DisableAutoGenTag = true
 	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVVMCP", Section: "1", Source: "dvvmcp " + root.Version, Manual: "dvv manual"}, dir)
+}
+
+// envInt reads a whole number from the environment, or def when unset or
+// not a number.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
+// noZero keeps a budget the user turned off (0) from reading as "default".
+func noZero(b mcp.ImageBudget) mcp.ImageBudget {
+	if b.MaxEdge == 0 {
+		b.MaxEdge = -1
+	}
+	if b.MaxPixels == 0 {
+		b.MaxPixels = -1
+	}
+	return b
 }

@@ -69,6 +69,9 @@ func eventsCmd(e *env) *cobra.Command {
 				return e.jsonFailure(err)
 			}
 			cancel()
+			// On stderr, so stdout stays one event a line: a script (or a
+			// test) knows from here on nothing is missed.
+			fmt.Fprintln(e.stderr, "dvv events: subscribed; Ctrl+C stops")
 			for {
 				select {
 				case ev := <-c.Events():

@@ -53,6 +53,8 @@ func opScreen(c *call) (*wire.Response, error) {
 			if !(scale > 0 && scale <= 1) {
 				return nil, wire.Errorf(wire.BadRequest, "scale must be in (0, 1]")
 			}
+		} else if req.MaxEdge != nil || req.MaxPixels != nil {
+			scale = imaging.FitScale(w, h, deref(req.MaxEdge), deref(req.MaxPixels))
 		}
 	case "region":
 		if req.Scale != nil {
@@ -114,7 +116,7 @@ func opScreen(c *call) (*wire.Response, error) {
 		return nil, tooLargeInline(len(data), scale)
 	}
 	if req.Out != "" {
-		if err := os.WriteFile(req.Out, data, 0o600); err != nil {
+		if err := writeFileAtomic(req.Out, data); err != nil {
 			return nil, wire.Errorf(wire.BadRequest, "write %s: %v", req.Out, err)
 		}
 		scr.Path = req.Out
@@ -211,4 +213,33 @@ func terminalScreen(c *call) (*wire.Response, error) {
 		Coverage: 1, Generation: 1, ImageSpaceLine: fmt.Sprintf("terminal %dx%d, cursor at column %d row %d (zero based)", cols, nrows, cx, cy)}
 	r.Observation = c.l.observe(c.att)
 	return r, nil
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// writeFileAtomic writes data beside path under a temporary name and renames
+// it into place, so a reader never sees a half-written image and a failed
+// write leaves whatever was there before.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }

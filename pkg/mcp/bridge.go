@@ -24,6 +24,31 @@ type Options struct {
 	DefaultName string
 	// DialTimeout bounds one attempt to reach dvvd (default 3 s).
 	DialTimeout time.Duration
+	// Image is the budget for a screen read without scale: the picture is
+	// scaled by 1/2 (1/4, 1/8) until it fits, so the MCP client does not
+	// resize it behind the imageSpace line's back. Zero = DefaultImageBudget;
+	// NoImageBudget sends every screen at full size.
+	Image ImageBudget
+}
+
+// ImageBudget is the largest picture the bridge hands an MCP client.
+type ImageBudget struct {
+	MaxEdge   int // longest edge in pixels
+	MaxPixels int // width × height
+}
+
+// DefaultImageBudget is what MCP clients such as Claude's take without
+// resizing: a long edge up to 1568 px and about 1.15 megapixels.
+var DefaultImageBudget = ImageBudget{MaxEdge: 1568, MaxPixels: 1_150_000}
+
+// NoImageBudget turns the budget off.
+var NoImageBudget = ImageBudget{MaxEdge: -1, MaxPixels: -1}
+
+func (b ImageBudget) orDefault() ImageBudget {
+	if b == (ImageBudget{}) {
+		return DefaultImageBudget
+	}
+	return b
 }
 
 // attachment is the bridge's one connection to dvvd. It is dialled on the

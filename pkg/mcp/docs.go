@@ -24,6 +24,12 @@ func WriteToolsDoc(w io.Writer) error {
 	b.WriteString("- **Dispatch is not proof.** Acts answer `dispatched`; only a later `dvv_screen` or `dvv_wait` shows their effect.\n")
 	b.WriteString("- **Results.** Every call returns a text block and `structuredContent` (dvvd's answer). `dvv_screen` adds an image block " +
 		"(PNG; JPEG when dvvmcp runs with `--jpeg` or `DVV_MCP_IMAGE=jpeg`) with the `imageSpace` line beside it.\n")
+	fmt.Fprintf(&b, "- **Image budget.** MCP clients resize pictures whose long edge is over %d px or that hold more than about "+
+		"%.2f megapixels, which would put the model's coordinates in a space the imageSpace line does not describe. A `dvv_screen` "+
+		"of the whole frame without `scale` is therefore halved (1/2, 1/4, 1/8) until it fits both: a 1920x1080 desktop comes at "+
+		"scale 0.5 (native = image × 2). `--image-max-edge` and `--image-max-pixels` (or `DVV_MCP_IMAGE_MAX_EDGE`, "+
+		"`DVV_MCP_IMAGE_MAX_PIXELS`) change the budget; 0 turns a limit off. An explicit `scale` is always obeyed.\n",
+		DefaultImageBudget.MaxEdge, float64(DefaultImageBudget.MaxPixels)/1e6)
 	b.WriteString("- **Errors** are tool results with `isError: true`: `CODE: reason`, then `Next: what to do`, and `structuredContent.error` " +
 		"with `code`, `message`, `next` (plus the fresh observation when dvvd sent one). Bad arguments are reported the same way " +
 		"(BAD_REQUEST or TOO_LARGE) before anything reaches dvvd; only an unknown tool name is a JSON-RPC error (-32602), as MCP prescribes.\n")

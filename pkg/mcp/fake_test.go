@@ -174,6 +174,7 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallT
 	if err != nil {
 		t.Fatalf("%s: protocol error %v", name, err)
 	}
+	checkOutput(t, name, res)
 	return res
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -72,10 +73,11 @@ func (t *Tool) sdkTool() *sdk.Tool {
 	destructive := !t.ReadOnly() && !additive[t.Name]
 	openWorld := true
 	return &sdk.Tool{
-		Name:        t.Name,
-		Title:       t.Title,
-		Description: t.Description(),
-		InputSchema: t.InputSchema(),
+		Name:         t.Name,
+		Title:        t.Title,
+		Description:  t.Description(),
+		InputSchema:  t.InputSchema(),
+		OutputSchema: t.OutputSchema(),
 		Annotations: &sdk.ToolAnnotations{
 			Title:           t.Title,
 			ReadOnlyHint:    t.ReadOnly(),
@@ -98,6 +100,7 @@ func (b *Bridge) handler(t *Tool) sdk.ToolHandler {
 		if b.opts.JPEG {
 			preferJPEG(wreq)
 		}
+		applyImageBudget(wreq, b.opts.Image.orDefault())
 		resp, note, err := b.att.do(ctx, clientName(req), wreq)
 		if err != nil {
 			return errorResult(err, note), nil
@@ -117,6 +120,44 @@ func preferJPEG(r *wire.Request) {
 			r.Arguments = []byte(`{"format":"jpeg"}`)
 		} else if strings.HasPrefix(args, "{") {
 			r.Arguments = []byte(`{"format":"jpeg",` + args[1:])
+		}
+	}
+}
+
+// applyImageBudget asks dvvd to fit a full screen read without scale into
+// the budget; an explicit scale, a region or a damage-crop is left alone.
+func applyImageBudget(r *wire.Request, b ImageBudget) {
+	if b.MaxEdge <= 0 && b.MaxPixels <= 0 {
+		return
+	}
+	set := func(p **int, v int) {
+		if v > 0 {
+			*p = &v
+		}
+	}
+	switch {
+	case r.Op == wire.OpScreen && r.Scale == nil && (r.Form == "" || r.Form == "full"):
+		set(&r.MaxEdge, b.MaxEdge)
+		set(&r.MaxPixels, b.MaxPixels)
+	case r.Op == wire.OpGroupRun && r.Action == wire.OpScreen:
+		var args map[string]any
+		if len(r.Arguments) > 0 && json.Unmarshal(r.Arguments, &args) != nil {
+			return
+		}
+		if args == nil {
+			args = map[string]any{}
+		}
+		if _, scaled := args["scale"]; scaled || (args["form"] != nil && args["form"] != "full") {
+			return
+		}
+		if b.MaxEdge > 0 {
+			args["maxEdge"] = b.MaxEdge
+		}
+		if b.MaxPixels > 0 {
+			args["maxPixels"] = b.MaxPixels
+		}
+		if raw, err := json.Marshal(args); err == nil {
+			r.Arguments = raw
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -114,10 +115,13 @@ func TestServerKilledMidRun(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		_, err := c.Run(ctx, "echo up; sleep 100", RunOptions{})
+		_, err := c.Run(ctx, "echo up; exec sleep 1017", RunOptions{})
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Kill the server once the command runs on it, not at a guessed moment.
+	testbed.Eventually(t, 20*time.Second, "the remote command to start", func() bool {
+		return exec.Command("pgrep", "-f", "^sleep 1017$").Run() == nil
+	})
 	s.KillAll()
 	select {
 	case err := <-done:

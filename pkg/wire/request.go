@@ -136,6 +136,11 @@ type Request struct {
 	Scale  *float64 `json:"scale,omitempty"`
 	Format string   `json:"format,omitempty"` // png (default) or jpeg
 	Out    string   `json:"out,omitempty"`    // absolute local path: write the image there instead of inline
+	// MaxEdge and MaxPixels are an image budget for a full screen read
+	// without scale: dvvd picks the largest of scale 1, 1/2, 1/4, 1/8 whose
+	// image fits both (dvvmcp sends the limits MCP clients resize beyond).
+	MaxEdge   *int `json:"maxEdge,omitempty"`
+	MaxPixels *int `json:"maxPixels,omitempty"`
 
 	// find / wait on a desktop: recognition languages, e.g. "eng" or "eng+deu"
 	Lang string `json:"lang,omitempty"`

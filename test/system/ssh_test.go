@@ -15,7 +15,7 @@ func openSSH(t *testing.T, d *daemon, s *testbed.SSHD) string {
 	t.Helper()
 	r := d.dvv("open", "ssh://"+s.Addr)
 	if r.code == wire.ExitUnsupported && strings.Contains(r.stderr, string(wire.Unsupported)) {
-		t.Skipf("this dvvd has no SSH support yet: %s", r.stderr)
+		skipOrFail(t, "this dvvd has no SSH support: %s", r.stderr)
 	}
 	if r.code != 0 {
 		t.Fatal(r)
@@ -155,7 +155,7 @@ func TestSSHTrust(t *testing.T) {
 	d := startDaemonIn(t, "", s.Home)
 	r := d.dvv("open", "ssh://"+s.Addr)
 	if r.code == wire.ExitUnsupported {
-		t.Skipf("this dvvd has no SSH support yet: %s", r.stderr)
+		skipOrFail(t, "this dvvd has no SSH support: %s", r.stderr)
 	}
 	limb := strings.TrimSpace(r.stdout)
 	wantExit(t, d.dvv("wait", limb, "--until", "connected", "--timeout-ms", "10000"), wire.ExitTrust, wire.HostKeyUnknown)

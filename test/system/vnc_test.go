@@ -23,7 +23,7 @@ func openVNC(t testing.TB, d *daemon) (*testbed.VNC, string) {
 	x := testbed.StartXvnc(t, testbed.XvncOptions{})
 	r := d.dvv("open", x.Addr, "--protocol", "vnc", "--perceive")
 	if r.code == wire.ExitUnsupported && strings.Contains(r.stderr, string(wire.Unsupported)) {
-		t.Skipf("this dvvd has no VNC support yet: %s", r.stderr)
+		skipOrFail(t, "this dvvd has no VNC support: %s", r.stderr)
 	}
 	if r.code != 0 {
 		t.Fatal(r)
@@ -198,6 +198,10 @@ func TestVNCScreenGroupsEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	errOut, err := ev.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := ev.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -210,9 +214,25 @@ func TestVNCScreenGroupsEvents(t *testing.T) {
 		}
 		close(lines)
 	}()
-	// Let the subscription land before the limb opens.
-	testbed.Eventually(t, 5*time.Second, "dvvd to answer", func() bool { return d.dvv("ping").code == 0 })
-	time.Sleep(200 * time.Millisecond)
+	// The subscription is in place once dvv events says so on stderr.
+	subscribed := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(errOut)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "subscribed") {
+				subscribed <- true
+			}
+		}
+		close(subscribed)
+	}()
+	select {
+	case ok := <-subscribed:
+		if !ok {
+			t.Fatal("dvv events ended before subscribing")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("dvv events never subscribed")
+	}
 
 	x, limb := openVNC(t, d)
 	dir := t.TempDir()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -380,10 +381,13 @@ func TestServerKilledMidRun(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		_, err := term.Run(ctx, "sleep 100", "", 0)
+		_, err := term.Run(ctx, "exec sleep 1013", "", 0)
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Kill the server once the command runs on it, not at a guessed moment.
+	testbed.Eventually(t, 20*time.Second, "the remote command to start", func() bool {
+		return exec.Command("pgrep", "-f", "^sleep 1013$").Run() == nil
+	})
 	s.KillAll()
 	if err := <-done; code(err) != wire.NotConnected {
 		t.Fatalf("got %v", err)
