@@ -113,8 +113,12 @@ func (d *Daemon) serveConn(nc net.Conn) {
 	// The client stopped sending. It may only have half-closed its side
 	// (`printf … | nc -N -U`) and still be reading: let what it asked for
 	// finish and be answered. A client that is gone altogether makes a
-	// write fail, which cancels what is still running.
+	// write fail, or hangs up (cancelOnHangup), which cancels what is
+	// still running.
+	stop := make(chan struct{})
+	go cancelOnHangup(nc, cancel, stop)
 	inflight.Wait()
+	close(stop)
 	cancel()
 	nc.Close()
 	c.attMu.Lock()

@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -81,7 +83,7 @@ func opFiles(c *call) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := doFiles(f, req)
+	res, err := doFiles(c.ctx, f, req)
 	if err != nil {
 		c.l.dropFiles(err)
 		return nil, err
@@ -92,7 +94,38 @@ func opFiles(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func doFiles(f limb.Files, req *wire.Request) (*wire.FilesResult, error) {
+// ctxReader and ctxWriter stop a transfer once its caller gave up (the
+// connection ended, the request was cancelled): the next read or write
+// fails, and the transfer ends without claiming a result.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, callerGone(err)
+	}
+	return c.r.Read(p)
+}
+
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, callerGone(err)
+	}
+	return c.w.Write(p)
+}
+
+func callerGone(err error) error {
+	return wire.Errorf(wire.Timeout, "the transfer stopped because its caller gave up (%v); the destination was left as it was", err)
+}
+
+func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesResult, error) {
 	path := req.Path
 	needPath := func() error {
 		if path == "" {
@@ -151,7 +184,7 @@ func doFiles(f limb.Files, req *wire.Request) (*wire.FilesResult, error) {
 		if !filepath.IsAbs(req.To) {
 			return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
 		}
-		n, err := getToFile(f, path, req.To)
+		n, err := getToFile(ctx, f, path, req.To)
 		res.Bytes, res.To = n, req.To
 		return res, err
 	case "put":
@@ -177,7 +210,7 @@ func doFiles(f limb.Files, req *wire.Request) (*wire.FilesResult, error) {
 				return nil, wire.Errorf(wire.NotFound, "open %s: %v", req.From, err)
 			}
 			defer src.Close()
-			n, err := f.Put(path, src, mode)
+			n, err := f.Put(path, ctxReader{ctx, src}, mode)
 			res.Bytes = n
 			return res, err
 		default:
@@ -198,13 +231,13 @@ func doFiles(f limb.Files, req *wire.Request) (*wire.FilesResult, error) {
 
 // getToFile streams a remote file into a local one, replacing it only when
 // the whole file arrived.
-func getToFile(f limb.Files, path, to string) (int64, error) {
+func getToFile(ctx context.Context, f limb.Files, path, to string) (int64, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(to), ".dvv-get-*")
 	if err != nil {
 		return 0, wire.Errorf(wire.BadRequest, "cannot write beside %s: %v", to, err)
 	}
 	defer os.Remove(tmp.Name())
-	n, err := f.Get(path, tmp, -1)
+	n, err := f.Get(path, ctxWriter{ctx, tmp}, -1)
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = wire.Errorf(wire.Internal, "write %s: %v", to, cerr)
 	}
@@ -225,7 +258,7 @@ func opTransfer(c *call) (*wire.Response, error) {
 	case "status":
 		r.Transfer = &wire.Transfer{Action: "status", Note: "no transfer is in flight: files get and put run to completion inside their own call and answer with what they moved"}
 	case "cancel":
-		r.Transfer = &wire.Transfer{Action: "cancel", Note: "nothing to cancel: no transfer is ever queued; a files call in progress ends when its own call ends"}
+		r.Transfer = &wire.Transfer{Action: "cancel", Note: "nothing to cancel: no transfer is ever queued; a files call in progress stops when its own call is cancelled (op cancel) or its connection closes, leaving the destination as it was"}
 	default:
 		return nil, wire.Errorf(wire.BadRequest, "action must be status or cancel")
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -219,5 +220,109 @@ func TestSavedHostSidecarAppliesToOpenLimb(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("files list through the sidecar: %+v", f)
+	}
+}
+
+// TestUploadStopsWithItsCaller: a put whose caller goes away stops, and the
+// remote never shows a complete-looking partial file (the data goes to a
+// temporary name, renamed over the target only once complete).
+func TestUploadStopsWithItsCaller(t *testing.T) {
+	s := testbed.StartSSHD(t)
+	t.Setenv("HOME", s.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	r := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"})
+	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+
+	big := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 4<<30); err != nil { // sparse: costs nothing to read
+		t.Fatal(err)
+	}
+	dir := filepath.Join(s.RemoteHome, "up")
+	os.Mkdir(dir, 0o755)
+	target := filepath.Join(dir, "big.bin")
+
+	caller, err := client.Dial(context.Background(), d.SocketPath(), client.Options{Name: "impatient"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, caller, &wire.Request{Op: "status", LimbID: r.LimbID})
+	ctx, giveUp := context.WithCancel(context.Background())
+	defer giveUp()
+	go caller.Do(ctx, &wire.Request{Op: "files", LimbID: r.LimbID, Action: "put", Path: target, From: big})
+	partial := func() (string, int64) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.Contains(e.Name(), "dvv-part") {
+				if fi, err := e.Info(); err == nil {
+					return e.Name(), fi.Size()
+				}
+			}
+		}
+		return "", 0
+	}
+	testbed.Eventually(t, 20*time.Second, "the upload under way under a temporary name", func() bool {
+		_, n := partial()
+		return n > 0
+	})
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the target exists while the upload is under way")
+	}
+	giveUp() // the caller gives up (dvv --timeout, an MCP notifications/cancelled): op cancel
+	testbed.Eventually(t, 20*time.Second, "the upload stopped and its temporary file removed", func() bool {
+		name, _ := partial()
+		return name == ""
+	})
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("a cancelled upload left the target file")
+	}
+	var outcome string
+	testbed.Eventually(t, 10*time.Second, "the upload in the history", func() bool {
+		for _, e := range must(t, c, &wire.Request{Op: "history", LimbID: r.LimbID}).History {
+			if e.Op == "files" && e.Attachment == "impatient" {
+				outcome = e.Outcome
+				return true
+			}
+		}
+		return false
+	})
+	if outcome == "ok" {
+		t.Fatal("history records the abandoned upload as ok")
+	}
+
+	// A caller that is killed (its connection closed, no cancel sent)
+	// stops its upload too.
+	killed, err := client.Dial(context.Background(), d.SocketPath(), client.Options{Name: "killed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, killed, &wire.Request{Op: "status", LimbID: r.LimbID})
+	go killed.Do(context.Background(), &wire.Request{Op: "files", LimbID: r.LimbID, Action: "put", Path: target, From: big})
+	testbed.Eventually(t, 20*time.Second, "the second upload under way", func() bool {
+		_, n := partial()
+		return n > 0
+	})
+	killed.Close()
+	testbed.Eventually(t, 20*time.Second, "the second upload stopped and its temporary file removed", func() bool {
+		name, _ := partial()
+		return name == ""
+	})
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("an abandoned upload left the target file")
+	}
+
+	// A complete upload lands under its name with its mode.
+	must(t, c, &wire.Request{Op: "files", LimbID: r.LimbID, Action: "put", Path: target, ContentBase64: base64.StdEncoding.EncodeToString([]byte("whole")), Mode: intp(0o600)})
+	b, err := os.ReadFile(target)
+	fi, _ := os.Stat(target)
+	if err != nil || string(b) != "whole" || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("complete upload: %q %v mode %v", b, err, fi.Mode())
+	}
+	if name, _ := partial(); name != "" {
+		t.Fatalf("a temporary file is left: %s", name)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"sort"
@@ -168,6 +169,10 @@ func (f *files) Get(p string, w io.Writer, max int64) (int64, error) {
 	if errors.Is(err, errTooLarge) {
 		return n, wire.Errorf(wire.TooLarge, "%s grew past %d bytes while being read; save it to a local path instead", abs, max)
 	}
+	var we *wire.Error
+	if errors.As(err, &we) { // the writer's own reason (its caller gave up)
+		return n, we
+	}
 	if err != nil {
 		return n, f.err(err, "get "+abs)
 	}
@@ -205,7 +210,11 @@ func (f *files) Put(p string, r io.Reader, mode uint32) (int64, error) {
 	if st, err := f.sc.Stat(abs); err == nil && st.IsDir() {
 		return 0, badRequest("%s is a directory; put needs a file path (e.g. %s/name)", abs, abs)
 	}
-	dst, err := f.sc.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	// The data goes to a temporary name beside the target, renamed over it
+	// only once complete: a transfer that stops half-way (its caller gave
+	// up, the link dropped) never leaves a complete-looking file.
+	tmp := path.Join(path.Dir(abs), fmt.Sprintf(".%s.dvv-part-%d", path.Base(abs), rand.Uint32()))
+	dst, err := f.sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return 0, f.err(err, "put "+abs)
 	}
@@ -213,13 +222,27 @@ func (f *files) Put(p string, r io.Reader, mode uint32) (int64, error) {
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return n, f.err(err, fmt.Sprintf("put %s (after %d bytes)", abs, n))
-	}
-	if mode != 0 {
-		if err := f.sc.Chmod(abs, fs.FileMode(mode&0o777)|modeBits(mode)); err != nil {
-			return n, f.err(err, "setting the mode of "+abs)
+	if err == nil && mode != 0 {
+		if cerr := f.sc.Chmod(tmp, fs.FileMode(mode&0o777)|modeBits(mode)); cerr != nil {
+			f.sc.Remove(tmp)
+			return n, f.err(cerr, "setting the mode of "+abs)
 		}
+	}
+	if err == nil {
+		if _, ok := f.sc.HasExtension("posix-rename@openssh.com"); ok {
+			err = f.sc.PosixRename(tmp, abs)
+		} else {
+			f.sc.Remove(abs)
+			err = f.sc.Rename(tmp, abs)
+		}
+	}
+	if err != nil {
+		f.sc.Remove(tmp)
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return n, we
+		}
+		return n, f.err(err, fmt.Sprintf("put %s (stopped after %d bytes; %s was left as it was)", abs, n, abs))
 	}
 	return n, nil
 }
