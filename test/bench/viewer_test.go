@@ -1,0 +1,347 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// pageProbe is injected into every page before its scripts: it watches
+// one canvas pixel for a colour and notes when it showed.
+const pageProbe = `
+(() => {
+  window.__watch = (x, y, r, g, b) => {
+    window.__seen = 0;
+    const f = () => {
+      const c = document.querySelector('#screen canvas');
+      if (c && c.width) {
+        const d = c.getContext('2d').getImageData(x, y, 1, 1).data;
+        if (Math.abs(d[0] - r) < 9 && Math.abs(d[1] - g) < 9 && Math.abs(d[2] - b) < 9) { window.__seen = performance.timeOrigin + performance.now(); return; }
+      }
+      setTimeout(f, 1);
+    };
+    f();
+  };
+})();
+`
+
+const anchorPage = `<!doctype html><meta charset="utf-8"><div id="screen" style="width:100%;height:95vh"></div>
+<script type="module">
+import RFB from './core/rfb.js';
+const rfb = new RFB(document.getElementById('screen'), 'ws://' + location.host + '/websockify', { wsProtocols: ['binary'] });
+rfb.addEventListener('connect', () => { document.body.dataset.connected = '1'; });
+</script>`
+
+type tab struct {
+	name string
+	ctx  context.Context
+	port string // the server's port: bytes it sent are counted by the kernel
+}
+
+func startChromium(t *testing.T) context.Context {
+	t.Helper()
+	testbed.Need(t, "chromium")
+	profile, err := os.MkdirTemp("", "dvv-bench-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath("/usr/bin/chromium"),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-timer-throttling", true), chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1400, 1000),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelB(); cancelA(); os.RemoveAll(profile) })
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// openTab opens u in a Chromium of its own: a background tab of a shared
+// browser would not draw (no animation frames while hidden).
+func openTab(t *testing.T, name, u string) tab {
+	t.Helper()
+	pu, _ := url.Parse(u)
+	port := pu.Port()
+	ctx := startChromium(t)
+	tb := tab{name: name, ctx: ctx, port: port}
+	tctx, cancel := context.WithTimeout(ctx, 120*time.Second)
+	defer cancel()
+	err := chromedp.Run(tctx, chromedp.Navigate(u), chromedp.Evaluate(pageProbe, nil))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for !tb.bool(t, `document.body.dataset.connected === '1' && !!document.querySelector('#screen canvas')`) {
+		if time.Now().After(deadline) {
+			var html string
+			tb.eval(t, `location.href + ' ' + document.body.outerHTML.slice(0, 600)`, &html)
+			t.Fatalf("%s never connected: %s", name, html)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return tb
+}
+
+func (tb tab) eval(t *testing.T, js string, out any) {
+	ctx, cancel := context.WithTimeout(tb.ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, chromedp.Evaluate(js, out)); err != nil {
+		t.Fatalf("%s: %v", tb.name, err)
+	}
+}
+
+func (tb tab) bool(t *testing.T, js string) bool {
+	var b bool
+	tb.eval(t, js, &b)
+	return b
+}
+
+// received is what the server on the tab's port has sent on its
+// established connections and the browser acknowledged (the kernel's
+// tcp_info, read with ss): the same count for dvvd and websockify.
+func (tb tab) received() float64 {
+	out, _ := exec.Command("ss", "-tinH", "state", "established", "( sport = :"+tb.port+" )").Output()
+	var total float64
+	for _, m := range ackedRe.FindAllSubmatch(out, -1) {
+		n, _ := strconv.ParseFloat(string(m[1]), 64)
+		total += n
+	}
+	return total
+}
+
+var ackedRe = regexp.MustCompile(`bytes_acked:(\d+)`)
+
+// TestViewerBench: remote change → canvas latency, bytes per second to the
+// browser, with noVNC straight to the same Xvnc through websockify as the
+// anchor in the same run; an agent's screen/click with and without three
+// viewers; dvvd's RSS with a browser that never reads.
+func TestViewerBench(t *testing.T) {
+	const W, H = 1024, 768
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: W, Height: H})
+	v.Run(t, "xsetroot", "-solid", "#102030")
+	d := startDvvd(t)
+	c := d.dial(t)
+	id := openVNC(t, c, v.Port)
+	viewerURL := must(t, c, &wire.Request{Op: "viewer", LimbID: id}).Viewer.URL + "&fit=0"
+
+	// The anchor: noVNC (the same files) served by websockify, straight to Xvnc.
+	web := t.TempDir()
+	if err := os.CopyFS(filepath.Join(web), os.DirFS("../../pkg/viewer/assets/dist/novnc")); err != nil {
+		t.Fatalf("noVNC assets (run make web): %v", err)
+	}
+	os.WriteFile(filepath.Join(web, "anchor.html"), []byte(anchorPage), 0o644)
+	wsPort := testbed.FreePort(t)
+	testbed.Start(t, "websockify", exec.Command("websockify", "--web", web, fmt.Sprintf("127.0.0.1:%d", wsPort), fmt.Sprintf("127.0.0.1:%d", v.Port)))
+	testbed.WaitTCP(t, fmt.Sprintf("127.0.0.1:%d", wsPort), 15*time.Second)
+
+	dvv := openTab(t, "dvv viewer", viewerURL)
+	anchor := openTab(t, "noVNC → websockify → Xvnc", fmt.Sprintf("http://127.0.0.1:%d/anchor.html", wsPort))
+	tabs := []tab{dvv, anchor}
+
+	// 1. Latency: a full-screen colour change until the canvas shows it.
+	colours := [][3]int{{0xc0, 0x30, 0x30}, {0x30, 0xc0, 0x60}, {0x20, 0x40, 0xd0}, {0xe0, 0xe0, 0x40}}
+	lat := make([]durations, len(tabs))
+	for i := 0; i < 40; i++ {
+		col := colours[i%len(colours)]
+		for _, tb := range tabs {
+			var ok bool
+			tb.eval(t, fmt.Sprintf(`(window.__watch(700, 500, %d, %d, %d), true)`, col[0], col[1], col[2]), &ok)
+		}
+		t0 := time.Now()
+		v.Run(t, "xsetroot", "-solid", fmt.Sprintf("#%02x%02x%02x", col[0], col[1], col[2]))
+		for k, tb := range tabs {
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				var seen float64
+				tb.eval(t, `window.__seen`, &seen)
+				if seen > 0 {
+					lat[k] = append(lat[k], time.Duration(seen*1e6)-time.Duration(t0.UnixNano()))
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s never showed colour %v", tb.name, col)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+	}
+	rows := []string{"| path | p50 | p90 |", "| --- | --- | --- |"}
+	for k, tb := range tabs {
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", tb.name, ms(lat[k].pct(0.5)), ms(lat[k].pct(0.9))))
+	}
+	report(t, fmt.Sprintf("Remote change → browser canvas, %dx%d Xvnc, full-screen colour change (xsetroot), 40 changes", W, H), rows...)
+
+	// 2. Bytes per second to the browser.
+	rate := func(what string, start func() *testbed.Proc) {
+		p := start()
+		time.Sleep(1500 * time.Millisecond) // let it get going
+		b0 := []float64{dvv.received(), anchor.received()}
+		t0 := time.Now()
+		time.Sleep(8 * time.Second)
+		el := time.Since(t0).Seconds()
+		b1 := []float64{dvv.received(), anchor.received()}
+		p.Kill()
+		rows := []string{"| path | bytes/s | ratio to anchor |", "| --- | --- | --- |"}
+		a := (b1[1] - b0[1]) / el
+		for k, tb := range tabs {
+			r := (b1[k] - b0[k]) / el
+			rows = append(rows, fmt.Sprintf("| %s | %.0f KiB/s | %.2f |", tb.name, r/1024, r/a))
+		}
+		report(t, "Bytes to the browser: "+what, rows...)
+	}
+	scrolling := func() *testbed.Proc {
+		return v.Background(t, "xterm", "-geometry", "140x45+0+0", "-fa", "DejaVu Sans Mono", "-fs", "10", "-e", "sh", "-c", "while :; do ls -lR /usr/share/doc; done")
+	}
+	rate("scrolling xterm (140x45, ls -lR in a loop)", scrolling)
+	noise := t.TempDir()
+	for i := 0; i < 4; i++ {
+		if out, err := exec.Command("convert", "-size", fmt.Sprintf("%dx%d", W, H), "xc:", "+noise", "Random", filepath.Join(noise, fmt.Sprintf("n%d.png", i))).CombinedOutput(); err != nil {
+			t.Fatalf("convert: %v %s", err, out)
+		}
+	}
+	video := func() *testbed.Proc {
+		return v.Background(t, "sh", "-c", "while :; do for i in 0 1 2 3; do display -window root "+noise+"/n$i.png; done; done")
+	}
+	rate("full-screen noise, video-like (display -window root, 4 random images in a loop)", video)
+
+	// 3. An agent's screen and click with and without three viewers, while
+	// an xterm scrolls (so the viewers have work).
+	scroll := scrolling()
+	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	gen := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Geometry.Generation
+	agent := func() (durations, durations) {
+		scr := timeN(60, func() { must(t, c, &wire.Request{Op: "screen", LimbID: id}) })
+		x, y := 0, 0
+		clk := timeN(200, func() {
+			x, y = (x+7)%W, (y+5)%H
+			must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: &x, Y: &y, Generation: &gen})
+		})
+		return scr, clk
+	}
+	for _, tb := range tabs { // the two measuring tabs leave first
+		chromedp.Cancel(tb.ctx)
+	}
+	s0, c0 := agent()
+	for i := 0; i < 3; i++ {
+		openTab(t, fmt.Sprintf("viewer %d", i+1), viewerURL)
+	}
+	s3, c3 := agent()
+	scroll.Kill()
+	report(t, "Agent latency with and without three browser viewers (xterm scrolling, 1024x768, same run)",
+		"| op | no viewer p50 / p90 | three viewers p50 / p90 |", "| --- | --- | --- |",
+		fmt.Sprintf("| `screen` (full PNG) | %s / %s | %s / %s |", ms(s0.pct(0.5)), ms(s0.pct(0.9)), ms(s3.pct(0.5)), ms(s3.pct(0.9))),
+		fmt.Sprintf("| `click` move | %s / %s | %s / %s |", ms(c0.pct(0.5)), ms(c0.pct(0.9)), ms(c3.pct(0.5)), ms(c3.pct(0.9))))
+
+	// 4. dvvd's RSS with a browser that connects, asks for updates and
+	// never reads, while the whole screen changes.
+	rss0 := d.rssKiB()
+	vid := video()
+	stalled := stallDesktop(t, viewerURL, id)
+	peak := rss0
+	var samples []int
+	for i := 0; i < 30; i++ {
+		time.Sleep(time.Second)
+		r := d.rssKiB()
+		samples = append(samples, r)
+		peak = max(peak, r)
+	}
+	vid.Kill()
+	deadline := time.Now().Add(30 * time.Second)
+	for !stalled.dropped() && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	dropped := stalled.dropped()
+	report(t, "dvvd RSS with a stalled browser (never reads) on a full-screen noise workload, 30 s",
+		"| before | peak | at 10 s | at 20 s | at 30 s | stalled tab disconnected by dvvd |", "| --- | --- | --- | --- | --- | --- |",
+		fmt.Sprintf("| %.1f MiB | %.1f MiB | %.1f MiB | %.1f MiB | %.1f MiB | %v |", float64(rss0)/1024, float64(peak)/1024,
+			float64(samples[9])/1024, float64(samples[19])/1024, float64(samples[29])/1024, dropped))
+}
+
+// stalledConn is a WebSocket client that completes the RFB handshake
+// blindly, asks for update after update, and never reads.
+type stalledConn struct {
+	c    net.Conn
+	mu   sync.Mutex
+	gone bool
+}
+
+func (s *stalledConn) dropped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone
+}
+
+func stallDesktop(t *testing.T, viewerURL, id string) *stalledConn {
+	t.Helper()
+	u, _ := url.Parse(viewerURL)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	key := make([]byte, 16)
+	rand.Read(key)
+	fmt.Fprintf(conn, "GET /ws/desktop/%s HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\nCookie: dvv_viewer=%s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: %x\r\nSec-WebSocket-Protocol: binary\r\n\r\n",
+		id, u.Host, u.Host, u.Query().Get("k"), key)
+	frame := func(p []byte) []byte {
+		f := []byte{0x82}
+		switch {
+		case len(p) < 126:
+			f = append(f, 0x80|byte(len(p)))
+		default:
+			f = append(f, 0x80|126)
+			f = binary.BigEndian.AppendUint16(f, uint16(len(p)))
+		}
+		mask := []byte{1, 2, 3, 4}
+		f = append(f, mask...)
+		for i, b := range p {
+			f = append(f, b^mask[i%4])
+		}
+		return f
+	}
+	s := &stalledConn{c: conn}
+	conn.Write(frame([]byte("RFB 003.008\n")))
+	conn.Write(frame([]byte{1}))          // security None
+	conn.Write(frame([]byte{1}))          // shared
+	enc := []byte{2, 0, 0, 1, 0, 0, 0, 0} // SetEncodings: Raw only, the largest updates
+	conn.Write(frame(enc))
+	go func() {
+		req := []byte{3, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff} // non-incremental, whole frame
+		for {
+			conn.SetWriteDeadline(time.Now().Add(60 * time.Second))
+			if _, err := conn.Write(frame(req)); err != nil {
+				break // dvvd hung up (or our own deadline passed)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		s.mu.Lock()
+		s.gone = true
+		s.mu.Unlock()
+	}()
+	return s
+}
