@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"sync"
+	"time"
 
 	"github.com/dvvhq/dvv/pkg/ocr"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -182,6 +183,7 @@ func desktopTextWait(c *call, want string, found *[]wire.TextMatch) (func() (boo
 		if err := c.l.mustBeConnected(); err != nil {
 			return false, "", err
 		}
+		settlePaint(c)
 		t, err := c.readText(c.req.Lang)
 		if err != nil {
 			return false, "", err
@@ -197,4 +199,31 @@ func desktopTextWait(c *call, want string, found *[]wire.TextMatch) (func() (boo
 		return false, "", nil
 	}
 	return cond, c.l.buf.Changed, nil
+}
+
+// A window is painted in a burst of updates (frame, background, text,
+// buttons). Reading between them costs an engine run each and reads half a
+// dialog; a read waits until the mirror has been still for paintQuiet, but
+// never more than paintMaxWait after the change, so a screen that never
+// stops (a video, a ticking clock) is still read.
+const (
+	paintQuiet   = 40 * time.Millisecond
+	paintMaxWait = 150 * time.Millisecond
+)
+
+func settlePaint(c *call) {
+	start := time.Now()
+	for {
+		still := time.Since(c.l.buf.LastChange())
+		if still >= paintQuiet || time.Since(start) >= paintMaxWait {
+			return
+		}
+		t := time.NewTimer(min(paintQuiet-still, paintMaxWait-time.Since(start)))
+		select {
+		case <-t.C:
+		case <-c.ctx.Done():
+			t.Stop()
+			return
+		}
+	}
 }
