@@ -3,7 +3,6 @@ package vtscreen
 import (
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 )
 
@@ -32,14 +31,16 @@ type hold struct {
 	chunks  [][]byte
 	bytes   int
 	lfs     int  // line feeds in chunks
-	lead    bool // a prefix was skipped: a CR goes first
+	lead    bool // a prefix was skipped: leadIn goes first
 	ground  bool // the emulator's parser is between sequences, outside the hold
 	scan    scanner
 	skipped int64 // bytes never given to the emulator, over the screen's life
-	shadow  *ansi.Parser
+	// The emulator's parser state after the last chunk it took whole.
+	pstate   parser.State
+	utf8Left int
 }
 
-func newHold() hold { return hold{ground: true, shadow: ansi.NewParser()} }
+func newHold() hold { return hold{ground: true, pstate: parser.GroundState} }
 
 func (h *hold) reset() {
 	h.chunks, h.bytes, h.lfs, h.lead = h.chunks[:0], 0, 0, false // skipped stays
@@ -53,13 +54,37 @@ func (h *hold) add(p []byte, lfs int) {
 	h.lfs += lfs
 }
 
-// follow tracks the parser state across a chunk the emulator took whole,
-// so a chunk that starts inside a sequence is never taken for text.
+// follow tracks the emulator's parser state across a chunk it took
+// whole, so a chunk that starts inside a sequence is never taken for
+// text. It walks x/ansi's own transition table (the parser's state is
+// that table plus a count of UTF-8 bytes), without the parser's work.
 func (h *hold) follow(p []byte) {
+	st, left := h.pstate, h.utf8Left
 	for _, b := range p {
-		h.shadow.Advance(b)
+		if st == parser.Utf8State {
+			if left--; left <= 0 {
+				st = parser.GroundState
+			}
+			continue
+		}
+		st, _ = parser.Table.Transition(st, b)
+		if st == parser.Utf8State {
+			left = utf8Len(b) - 1
+		}
 	}
-	h.ground = h.shadow.State() == parser.GroundState
+	h.pstate, h.utf8Left = st, left
+	h.ground = st == parser.GroundState
+}
+
+// utf8Len is the length of the UTF-8 sequence b starts (b is 0xC2..0xF4).
+func utf8Len(b byte) int {
+	switch {
+	case b >= 0xf0:
+		return 4
+	case b >= 0xe0:
+		return 3
+	}
+	return 2
 }
 
 // leadIn replaces skipped output: erase the screen, cursor home.

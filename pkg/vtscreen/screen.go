@@ -134,8 +134,8 @@ func (s *Screen) Write(p []byte) {
 }
 
 // flush hands the held output to the emulator, in its original chunks.
-// The held output may end inside an SGR sequence or a character: the
-// shadow parser follows it so the next chunk is judged from there.
+// The held output may end inside an SGR sequence or a character: follow
+// walks it so the next chunk is judged from there.
 func (s *Screen) flush() {
 	lead, chunks, partial := s.hold.lead, s.hold.chunks, s.hold.scan.state != scanGround
 	s.hold.reset()
