@@ -69,6 +69,11 @@ func (g *viewerGlue) seat(l *Limb) *seat {
 	defer g.mu.Unlock()
 	st := g.seats[l]
 	if st == nil {
+		for old := range g.seats { // forget seats of closed limbs
+			if old.ctx.Err() != nil {
+				delete(g.seats, old)
+			}
+		}
 		st = newSeat(l, g.person, "a person took over in the browser viewer")
 		g.seats[l] = st
 	}

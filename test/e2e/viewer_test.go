@@ -224,6 +224,30 @@ func TestBrowserViewerRDPCanvas(t *testing.T) {
 	testbed.Eventually(t, 20*time.Second, "canvas pixels equal the RDP limb's framebuffer", func() bool {
 		return diffPixels(canvasPixels(t, ctx), mirror(t, c, id), 0) == 0
 	})
+
+	// The index lists the limb with a thumbnail of its picture.
+	run(t, ctx, "open the index", chromedp.Navigate(strings.Split(viewerURL(t, c, "", ""), "?")[0]))
+	waitJS(t, ctx, "the index shows the limb's thumbnail", fmt.Sprintf(`(() => {
+		const img = document.querySelector('a.card[data-limb=%q] img');
+		return !!img && img.naturalWidth === 320 && img.naturalHeight === 240;
+	})()`, id))
+
+	// A read-only page draws the picture but its clicks reach nothing.
+	ro := must(t, c, &wire.Request{Op: "viewer", Action: "watch", LimbID: id}).Viewer.URL + "&fit=0"
+	run(t, ctx, "open the read-only page", chromedp.Navigate(ro))
+	waitJS(t, ctx, "noVNC connected read-only", `document.body.dataset.connected === '1' && document.body.classList.contains('readonly')`)
+	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	gen := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Geometry.Generation
+	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(30), Y: intp(40), Generation: &gen})
+	testbed.Eventually(t, 10*time.Second, "pointer at 30,40", func() bool { x, y := srv.MouseLocation(t); return x == 30 && y == 40 })
+	x, y := canvasPoint(t, ctx, 200, 100)
+	run(t, ctx, "click in the read-only page", chromedp.MouseClickXY(x, y))
+	// The agent's next act is served after the page's click was handled
+	// (or dropped): the agent still holds the limb.
+	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(31), Y: intp(41), Generation: &gen})
+	if mx, my := srv.MouseLocation(t); mx == 200 && my == 100 {
+		t.Fatal("a read-only page moved the remote pointer")
+	}
 }
 
 // TestBrowserViewerTerminal: typing in the terminal view reaches the shell
