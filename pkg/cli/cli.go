@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,9 @@ type env struct {
 	ctx context.Context
 	// send replaces the socket round trip (unit tests of request building).
 	send func(*wire.Request) (*wire.Response, error)
+	// completing is set when the shell asks for completions: only then
+	// are the (dvvd-backed) completion functions registered.
+	completing bool
 	// printed is set once the answer went to stdout as JSON, so a failure
 	// is not printed twice.
 	printed bool
@@ -50,7 +54,8 @@ type env struct {
 
 // Run executes the dvv command line args and returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv, ctx: ctx}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv, ctx: ctx,
+		completing: len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd)}
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -14,13 +14,28 @@ import (
 // conventions applies, across the whole tree, what a shell user expects
 // of every command: `list` wherever there is `ls`, dynamic completion of
 // limb ids, group ids and saved hosts for the first argument that names
-// one, and completion of the flags that take a fixed set of values.
+// one, and completion of the flags that take a fixed set of values. The
+// completion part is set up only when the shell asks for completions
+// (cobra's hidden __complete command): every other run skips its cost.
 func conventions(e *env, root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Name() == "ls" && !hasAlias(c, "list") {
 			c.Aliases = append(c.Aliases, "list")
 		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if e.completing {
+			completions(e, c)
+		}
+	}
+	walk(root)
+}
+
+// completions registers c's argument and flag completions.
+func completions(e *env, c *cobra.Command) {
+	{
 		if c.ValidArgsFunction == nil && c.Runnable() {
 			if fields := strings.Fields(c.Use); len(fields) > 1 {
 				switch fields[1] {
@@ -34,18 +49,14 @@ func conventions(e *env, root *cobra.Command) {
 			}
 		}
 		for flag, values := range enumFlags {
-			if c.LocalNonPersistentFlags().Lookup(flag) != nil {
+			if c.Flags().Lookup(flag) != nil {
 				vals := values
 				c.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 					return vals, cobra.ShellCompDirectiveNoFileComp
 				})
 			}
 		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
 	}
-	walk(root)
 }
 
 // enumFlags are the flags whose values are a fixed set.

@@ -262,14 +262,18 @@ func filesHomeCmd(e *env) *cobra.Command {
 func transferCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "transfer",
-		Short: "Transfer status and cancel (files moves everything inside its own call: nothing is ever queued)",
+		Short: "Transfer status and cancel (a transfer runs inside its own files call; nothing is ever queued)",
+		Long: "A file moves inside the `dvv files get|put` call that asked for it, and nothing is ever queued, so\n" +
+			"status has nothing in flight to list and cancel nothing to stop: interrupt the files call\n" +
+			"(Ctrl+C) to stop its transfer. Both are kept for the MCP tool of the same name.",
 	}
 	asGroup(cmd)
 	for _, action := range []string{"status", "cancel"} {
 		var id string
 		c := &cobra.Command{
 			Use:   action + " <limbId>",
-			Short: "Transfer " + action + " (always: nothing in flight)",
+			Short: map[string]string{"status": "Say what is in flight (nothing: transfers run inside their files call)",
+				"cancel": "Stop a transfer (nothing is queued: interrupt the files call instead)"}[action],
 			Args:  exactArgs(1, "transfer "+action+" needs a limb id"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				req, err := limbRequest(wire.OpTransfer, args[0])

@@ -24,7 +24,7 @@ func answered(t *testing.T, stdin string, answer func(*wire.Request) (*wire.Resp
 	t.Helper()
 	var out, errOut strings.Builder
 	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, ctx: context.Background(),
-		getenv: func(string) string { return "" },
+		getenv: func(string) string { return "" }, completing: len(args) > 0 && args[0] == "__complete",
 		send: func(r *wire.Request) (*wire.Response, error) {
 			req = r
 			if answer != nil {
