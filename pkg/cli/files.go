@@ -271,10 +271,10 @@ func transferCmd(e *env) *cobra.Command {
 	for _, action := range []string{"status", "cancel"} {
 		var id string
 		c := &cobra.Command{
-			Use:   action + " <limbId>",
+			Use: action + " <limbId>",
 			Short: map[string]string{"status": "Say what is in flight (nothing: transfers run inside their files call)",
 				"cancel": "Stop a transfer (nothing is queued: interrupt the files call instead)"}[action],
-			Args:  exactArgs(1, "transfer "+action+" needs a limb id"),
+			Args: exactArgs(1, "transfer "+action+" needs a limb id"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				req, err := limbRequest(wire.OpTransfer, args[0])
 				if err != nil {
