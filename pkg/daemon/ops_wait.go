@@ -139,7 +139,7 @@ func opWait(c *call) (*wire.Response, error) {
 		}
 		select {
 		case <-ch:
-			if req.Until == "text" || req.Until == "text-gone" {
+			if l.kind == kindTerminal && (req.Until == "text" || req.Until == "text-gone") {
 				// Reading the grid costs a screen of emulation: during a
 				// flood, look again when the output pauses, or after a
 				// growing interval (the deadline is noticed on the next
@@ -194,12 +194,8 @@ func pauseText(c *call, last func() time.Time, t time.Time) (paused, ok bool) {
 	}
 }
 
-// lastChange is when the terminal last printed, or the desktop's
-// framebuffer last changed.
+// lastChange is when the terminal last printed.
 func (l *Limb) lastChange() time.Time {
-	if l.kind == kindDesktop {
-		return l.buf.LastChange()
-	}
 	if term, err := l.terminal(); err == nil {
 		return term.LastOutput()
 	}
