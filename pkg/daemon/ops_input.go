@@ -345,6 +345,13 @@ func opKey(c *call) (*wire.Response, error) {
 	if err := l.checkTypingFence(c.att); err != nil {
 		return nil, err
 	}
+	if desk, err := l.desktop(); err == nil {
+		if cc, ok := desk.(limb.ChordChecker); ok {
+			if err := cc.CheckChord(syms); err != nil {
+				return nil, err
+			}
+		}
+	}
 	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
 		pressed := 0
 		defer func() {

@@ -110,6 +110,13 @@ type RuneChecker interface {
 	CheckRune(r rune) error
 }
 
+// ChordChecker is a Desktop that cannot deliver every chord (RDP, whose
+// Unicode events carry no modifiers): CheckChord says, before any key goes
+// down, whether the keysyms (press order) can be delivered as a chord.
+type ChordChecker interface {
+	CheckChord(syms []uint32) error
+}
+
 // ClipboardInfo says how a clipboard text travelled.
 type ClipboardInfo struct {
 	Via     string   // "extended-utf8" or "latin1"

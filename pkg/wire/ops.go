@@ -144,7 +144,7 @@ var Ops = []OpSpec{
 		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced, and needs `exec`"},
 	{Name: OpKey, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys"), verifyField),
 		Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
-		Answer: "`dispatched`; on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode), and needs `exec`"},
+		Answer: "`dispatched`; with shift the key goes as its shifted keysym (shift+a is A, see keys.md); over RDP a chord whose key has no US scan code is `UNKNOWN_KEY` before any key goes down (a Unicode event carries no modifiers); on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode), and needs `exec`"},
 	{Name: OpScreen, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
 		Variants: []string{"full", "region", "damage-crop"},
 		Fields: limbFields(fld("form"), fld("region", only("region"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),

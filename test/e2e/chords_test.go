@@ -212,3 +212,40 @@ func sendKey(t *testing.T, c *client.Client, id, chord string) {
 		t.Fatal(fmt.Errorf("key %s: %w", chord, err))
 	}
 }
+
+// TestChordsOnRDP sends the chord table through RDP scan codes (FreeRDP's
+// shadow server) and reads what the application saw with xev.
+func TestChordsOnRDP(t *testing.T) {
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600})
+	c, id := openShadow(t, srv)
+	w := srv.WatchKeys(t)
+	for _, tc := range chordTable {
+		before := len(w.Presses())
+		sendKey(t, c, id, tc.chord)
+		var got testbed.KeyPress
+		testbed.Eventually(t, 10*time.Second, tc.chord+" delivered", func() bool {
+			p := w.Presses()
+			for i := len(p) - 1; i >= before; i-- {
+				if !isModifierName(p[i].Name) {
+					got = p[i]
+					return true
+				}
+			}
+			return false
+		})
+		if got.Name != tc.name || mods(got.State) != tc.state {
+			t.Errorf("%s: the application saw %s with modifiers 0x%x, want %s with 0x%x", tc.chord, got.Name, mods(got.State), tc.name, tc.state)
+		}
+	}
+	// A chord whose key has no scan code cannot carry its modifiers (a
+	// Unicode event has none): refused before any key goes down.
+	before := len(w.Presses())
+	if _, err := do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "ctrl+é"}); client.Code(err) != wire.UnknownKey {
+		t.Fatalf("ctrl+é over RDP: %v", err)
+	}
+	sendKey(t, c, id, "z")
+	testbed.Eventually(t, 10*time.Second, "z delivered", func() bool { return len(w.Presses()) > before })
+	if p := w.Presses()[before]; p.Name != "z" {
+		t.Fatalf("the refused chord reached the application: %+v", w.Presses()[before:])
+	}
+}

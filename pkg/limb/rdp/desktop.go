@@ -369,3 +369,23 @@ func (d *desktop) route(r rune) (sym uint32, unicode bool, err error) {
 	}
 	return sym, false, nil
 }
+
+// CheckChord refuses, before any key goes down, a chord this session
+// cannot deliver as keys (limb.ChordChecker): every key needs a US scan
+// code, except a lone character, which may go as a Unicode event. A
+// Unicode event carries no modifiers, so ctrl+é would type a bare é.
+func (d *desktop) CheckChord(syms []uint32) error {
+	for i, sym := range syms {
+		if _, _, ok := keys.Scancode(sym); ok {
+			continue
+		}
+		if _, isChar := keysymRune(sym); isChar && len(syms) == 1 && d.c.UnicodeInput() {
+			continue
+		}
+		if i == len(syms)-1 && len(syms) > 1 {
+			return wire.Errorf(wire.UnknownKey, "keysym 0x%X has no key on a US keyboard, so no modifier can go with it over RDP; nothing was sent (type the character as text instead)", sym)
+		}
+		return wire.Errorf(wire.UnknownKey, "keysym 0x%X has no key on a US keyboard; nothing was sent (type the character as text instead)", sym)
+	}
+	return nil
+}
