@@ -331,6 +331,10 @@ var errBrokenStream = errors.New("rfb: an earlier write failed; the connection w
 // Framebuffer is the buffer this client writes into.
 func (c *Client) Framebuffer() *fb.Buffer { return c.buf }
 
+// Encodings counts the rectangles received per encoding (pseudo-encodings
+// such as Cursor and DesktopSize included), by name.
+func (c *Client) Encodings() map[string]uint64 { return c.dec.used.snapshot() }
+
 // DesktopName is the server's name for the desktop.
 func (c *Client) DesktopName() string {
 	c.mu.Lock()

@@ -3,6 +3,7 @@ package rfb
 import (
 	"fmt"
 	"image"
+	"sync"
 
 	"github.com/dvvhq/dvv/pkg/fb"
 )
@@ -37,6 +38,36 @@ type decoder struct {
 	onName       func(string)
 	onExtDesktop func()
 	onQEMUKeys   func()
+
+	used encodingCounts // rectangles per encoding the server chose
+}
+
+// encodingCounts counts the rectangles a server sent per encoding: which
+// encodings a session runs on is known only from what arrives (the client
+// offers a list; the server picks per rectangle).
+type encodingCounts struct {
+	mu sync.Mutex
+	n  map[int32]uint64
+}
+
+func (e *encodingCounts) add(enc int32) {
+	e.mu.Lock()
+	if e.n == nil {
+		e.n = map[int32]uint64{}
+	}
+	e.n[enc]++
+	e.mu.Unlock()
+}
+
+// snapshot names each encoding seen with its count.
+func (e *encodingCounts) snapshot() map[string]uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]uint64, len(e.n))
+	for enc, n := range e.n {
+		out[EncodingName(enc)] = n
+	}
+	return out
 }
 
 // checkSize refuses a server-announced size beyond the buffer's limit
@@ -69,6 +100,7 @@ func (d *decoder) readUpdate(r *reader) error {
 		if err != nil {
 			return err
 		}
+		d.used.add(enc)
 		if last {
 			break
 		}

@@ -100,6 +100,10 @@ const (
 	SigDecodeBudget    = "decode_budget"
 	SigExitStatus      = "exit_status"
 	SigTitle           = "title"
+	// SigSession is what the session negotiated: protocol version, security
+	// type, and the encodings the server actually used (VNC) or its colour
+	// depth and output path (RDP).
+	SigSession = "session"
 )
 
 // Signals maps a signal name to its state.

@@ -301,6 +301,9 @@ func (d *desktop) Signals() wire.Signals {
 		wire.SigBell:            {State: wire.SignalLive, Value: map[string]any{"count": d.c.Bells()}},
 		wire.SigDecodeBudget:    limb.DecodeBudgetSignal(d.buf),
 	}
+	n := d.c.Negotiated()
+	s[wire.SigSession] = wire.Signal{State: wire.SignalLive, Value: map[string]any{"security": n.Security,
+		"colorDepth": n.ColorDepth, "fastPathOutput": n.FastPathOutput, "largePointer": n.LargePointer}}
 	switch channel, ready := d.c.ClipboardState(); {
 	case ready:
 		s[wire.SigClipboard] = wire.Signal{State: wire.SignalLive, Value: map[string]any{"via": "cliprdr-unicode"}}

@@ -154,6 +154,10 @@ func TestShadowDesktop(t *testing.T) {
 	if s := sig[wire.SigWindowStructure]; s.State != wire.SignalAbsent || s.Reason == "" {
 		t.Errorf("window_structure = %+v, want absent with a reason", s)
 	}
+	// NLA was asked of the server, so CredSSP (HYBRID or HYBRID_EX) it is.
+	if s := sig[wire.SigSession]; s.State != wire.SignalLive || !strings.HasPrefix(s.Value["security"].(string), "HYBRID") || s.Value["colorDepth"] == 0 {
+		t.Errorf("session = %+v, want HYBRID security and a colour depth", s)
+	}
 	// FreeRDP's shadow server opens no clipboard channel.
 	if s := sig[wire.SigClipboard]; s.State == wire.SignalLive || s.Reason == "" {
 		t.Errorf("clipboard = %+v, want absent or unknown with a reason", s)

@@ -363,6 +363,8 @@ func (d *desktop) Signals() wire.Signals {
 		s[wire.SigContinuous] = absent("server does not offer continuous updates; updates are requested one by one")
 	}
 	s[wire.SigBell] = live(map[string]any{"count": bells})
+	s[wire.SigSession] = live(map[string]any{"rfb": caps.Version, "security": caps.Security,
+		"encodings": d.c.Encodings(), "desktopName": d.c.DesktopName()})
 	s[wire.SigDecodeBudget] = limb.DecodeBudgetSignal(d.c.Framebuffer())
 	s[wire.SigWindowStructure] = absent("RFB carries no window structure")
 	return s

@@ -87,6 +87,19 @@ func TestXvncTypePointerResize(t *testing.T) {
 			t.Errorf("signal %s = %+v, want %s", name, sig[name], want)
 		}
 	}
+	// The session signal says what was negotiated; the server's own log
+	// names the security type it granted and the encoding it sent.
+	sess := sig[wire.SigSession]
+	encs, _ := sess.Value["encodings"].(map[string]uint64)
+	if sess.State != wire.SignalLive || sess.Value["rfb"] != "3.8" || encs["Tight"] == 0 {
+		t.Errorf("session signal %+v", sess)
+	}
+	// Xvnc logs the encodings it used when the connection closes.
+	d.Close()
+	testbed.Eventually(t, 10*time.Second, "Xvnc's log to name the security type and Tight", func() bool {
+		b, _ := os.ReadFile(v.Server.Log)
+		return strings.Contains(string(b), "security type "+sess.Value["security"].(string)+"(") && strings.Contains(string(b), "Tight:")
+	})
 	t.Logf("signals: %+v", sig)
 }
 
