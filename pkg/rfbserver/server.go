@@ -91,7 +91,11 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 	s.tracker = cfg.Buffer.NewTracker()
 	defer s.tracker.Close()
 	readErr := make(chan error, 1)
-	go func() { readErr <- s.readLoop() }()
+	readDone := make(chan struct{})
+	go func() { defer close(readDone); readErr <- s.readLoop() }()
+	// Input is never delivered after Serve returns: the caller may then
+	// account for the session as ended.
+	defer func() { conn.Close(); <-readDone }()
 	for {
 		if err := s.maybeUpdate(); err != nil {
 			return err
