@@ -77,7 +77,11 @@ func viewerURL(t *testing.T, c *client.Client, limb string, extra string) string
 	json.NewDecoder(resp.Body).Decode(&info)
 	resp.Body.Close()
 	if !info.NoVNC || !info.Xterm {
-		t.Fatalf("this test binary embeds no viewer assets (noVNC %v, xterm.js %v): run `make web` first", info.NoVNC, info.Xterm)
+		msg := fmt.Sprintf("this test binary embeds no viewer assets (noVNC %v, xterm.js %v): run `make web` first", info.NoVNC, info.Xterm)
+		if os.Getenv("DVV_REQUIRE_SERVERS") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
 	}
 	if extra != "" {
 		u += "&" + extra
