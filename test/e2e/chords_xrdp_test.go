@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/hosts"
+	"github.com/dvvhq/dvv/pkg/keychain"
+	rdplimb "github.com/dvvhq/dvv/pkg/limb/rdp"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// TestChordsOnXrdp sends the chord table through xrdp (scan codes turned
+// into X keys by xrdp's own keymap) and reads what the application saw.
+func TestChordsOnXrdp(t *testing.T) {
+	testbed.StartKeyring(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	srv := testbed.StartXrdp(t, testbed.XrdpOptions{})
+	kc, err := keychain.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := hosts.Open(hosts.DefaultPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust := func(proto, addr string, port int, fp string) (string, error) {
+		return rdplimb.TrustCert(t.Context(), addr, port)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
+	c := dial(t, d, "agent")
+	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "x", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
+	r := must(t, c, &wire.Request{Op: "open", HostID: "x", Perceive: boolp(true)})
+	if w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(30000)}); !w.Wait.Settled {
+		t.Fatalf("xrdp limb: %+v", w.Observation)
+	}
+	srv.WaitDisplay(t)
+	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	w := srv.WatchKeys(t)
+	for _, tc := range chordTable {
+		before := len(w.Presses())
+		sendKey(t, c, r.LimbID, tc.chord)
+		var got testbed.KeyPress
+		testbed.Eventually(t, 10*time.Second, tc.chord+" delivered", func() bool {
+			p := w.Presses()
+			for i := len(p) - 1; i >= before; i-- {
+				if !isModifierName(p[i].Name) {
+					got = p[i]
+					return true
+				}
+			}
+			return false
+		})
+		if got.Name != tc.name || mods(got.State) != tc.state {
+			t.Errorf("%s: the application saw %s with modifiers 0x%x, want %s with 0x%x", tc.chord, got.Name, mods(got.State), tc.name, tc.state)
+		}
+	}
+}
