@@ -61,9 +61,9 @@ func completions(e *env, c *cobra.Command) {
 
 // enumFlags are the flags whose values are a fixed set.
 var enumFlags = map[string][]string{
-	"protocol": {"vnc", "rdp", "ssh"},
-	"until":    {"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
-	"form":     {"full", "region", "damage-crop"},
+	"protocol": wire.ProtocolNames(),
+	"until":    variants(wire.OpWait),
+	"form":     variants(wire.OpScreen),
 	"role":     {"observer", "operator", "owner"},
 }
 
@@ -182,4 +182,10 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// variants is an op's closed set of variants, from pkg/wire's op table.
+func variants(op string) []string {
+	s, _ := wire.Spec(op)
+	return s.Variants
 }

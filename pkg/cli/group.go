@@ -83,7 +83,7 @@ func groupOpenCmd(e *env, verb string) *cobra.Command {
 	f := cmd.Flags()
 	f.StringArrayVar(&m.addresses, "address", nil, "an endpoint HOST[:PORT] (repeatable)")
 	f.StringArrayVar(&m.hostIDs, "host-id", nil, "a saved host id or name (repeatable)")
-	f.StringVar(&m.protocol, "protocol", "", "vnc, rdp or ssh (required with --address)")
+	f.StringVar(&m.protocol, "protocol", "", wire.ProtocolChoice()+" (required with --address)")
 	f.BoolVar(&m.perceive, "perceive", false, "keep a framebuffer mirror for every member")
 	return cmd
 }

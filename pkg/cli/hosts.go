@@ -104,7 +104,7 @@ func hostsAddCmd(e *env) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.address, "address", "", "host name or IP (required)")
 	f.IntVar(&o.port, "port", 0, "port (default by protocol)")
-	f.StringVar(&o.protocol, "protocol", "", "vnc, rdp or ssh (required)")
+	f.StringVar(&o.protocol, "protocol", "", wire.ProtocolChoice()+" (required)")
 	f.StringVar(&o.user, "user", "", "user name (RDP, SSH, VeNCrypt Plain)")
 	f.StringVar(&o.domain, "domain", "", "RDP domain")
 	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from stdin and store it in the keychain")
@@ -120,12 +120,11 @@ func (o *hostAddOptions) request(name string) (*wire.Request, error) {
 	if o.address == "" {
 		return nil, usageErr("hosts add needs --address")
 	}
-	switch o.protocol {
-	case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
-	case "":
-		return nil, usageErr("hosts add needs --protocol vnc|rdp|ssh")
-	default:
-		return nil, usageErr("--protocol must be vnc, rdp or ssh, not %q", o.protocol)
+	if o.protocol == "" {
+		return nil, usageErr("hosts add needs --protocol %s", strings.Join(wire.ProtocolNames(), "|"))
+	}
+	if _, ok := wire.Protocol(o.protocol); !ok {
+		return nil, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), o.protocol)
 	}
 	return &wire.Request{Op: wire.OpHostAdd, Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: o.address,
 		Port: o.port, User: o.user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser}}, nil
@@ -184,10 +183,8 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch protocol {
-			case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
-			default:
-				return usageErr("--protocol must be ssh, vnc or rdp, not %q", protocol)
+			if _, ok := wire.Protocol(protocol); !ok {
+				return usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), protocol)
 			}
 			req := &wire.Request{Op: wire.OpHostTrust, Address: host, Protocol: protocol, Fingerprint: fingerprint}
 			if port != 0 {

@@ -110,8 +110,8 @@ func openCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.protocol, "protocol", "", "vnc, rdp or ssh (the argument is then an address)")
-	f.IntVar(&o.port, "port", 0, "port (default 5900 vnc, 3389 rdp, 22 ssh)")
+	f.StringVar(&o.protocol, "protocol", "", wire.ProtocolChoice()+" (the argument is then an address)")
+	f.IntVar(&o.port, "port", 0, "port (default "+wire.DefaultPorts()+")")
 	f.IntVar(&o.slot, "slot", 0, "0 attaches to what is live; above 0 opens a fresh session (RDP, SSH)")
 	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so screen reads and screen waits work")
 	f.BoolVar(&o.wait, "wait", false, "return once connected, or with the coded error (default: on when stdout is a terminal)")
@@ -144,13 +144,14 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (*wire.Request,
 	proto := o.protocol
 	addr := arg
 	if scheme, rest, ok := strings.Cut(arg, "://"); ok {
-		switch scheme {
-		case "vnc", "rdp", "ssh":
+		_, isProto := wire.Protocol(scheme)
+		switch {
+		case isProto:
 			if proto != "" && proto != scheme {
 				return nil, usageErr("%s:// conflicts with --protocol %s", scheme, proto)
 			}
 			proto, addr = scheme, strings.TrimSuffix(rest, "/")
-		case "ws", "wss":
+		case scheme == "ws" || scheme == "wss":
 			if proto != "" && proto != wire.ProtoVNC {
 				return nil, usageErr("%s:// endpoints are VNC over WebSocket; --protocol %s does not apply", scheme, proto)
 			}
@@ -174,10 +175,8 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (*wire.Request,
 		req.HostID = arg
 		return req, nil
 	}
-	switch proto {
-	case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
-	default:
-		return nil, usageErr("--protocol must be vnc, rdp or ssh, not %q", proto)
+	if _, ok := wire.Protocol(proto); !ok {
+		return nil, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), proto)
 	}
 	host, port, err := splitHostPort(addr)
 	if err != nil {

@@ -63,26 +63,24 @@ type Limb struct {
 	exited  chan struct{} // closed when the run loop ended
 }
 
+// A limb's kind is its protocol's (wire.Protocols).
 const (
-	kindDesktop  = "desktop"
-	kindTerminal = "terminal"
+	kindDesktop  = wire.KindDesktop
+	kindTerminal = wire.KindTerminal
 )
 
 func defaultPort(proto string) int {
-	switch proto {
-	case wire.ProtoRDP:
-		return 3389
-	case wire.ProtoSSH:
-		return 22
+	if p, ok := wire.Protocol(proto); ok {
+		return p.DefaultPort
 	}
-	return 5900
+	return 0
 }
 
 // openLimb returns the limb for a target, starting it when it is new. It
 // returns as soon as the session task runs.
 func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	kind := kindDesktop
-	if t.Protocol == wire.ProtoSSH {
+	if p, ok := wire.Protocol(t.Protocol); ok && p.Kind == kindTerminal {
 		kind = kindTerminal
 		if d.cfg.Terminal == nil {
 			return nil, wire.Errorf(wire.Unsupported, "this dvvd was built without SSH support")

@@ -178,17 +178,16 @@ func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
 			return t, wire.Errorf(wire.BadRequest, "open needs hostId, or address with protocol")
 		}
 		if req.Protocol == "" {
-			return t, wire.Errorf(wire.BadRequest, "protocol (vnc, rdp or ssh) is required with address")
+			return t, wire.Errorf(wire.BadRequest, "protocol (%s) is required with address", wire.ProtocolChoice())
 		}
 		t.Protocol, t.Address = req.Protocol, req.Address
 		if req.Port != nil {
 			t.Port = *req.Port
 		}
 	}
-	switch t.Protocol {
-	case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
-	default:
-		return t, wire.Errorf(wire.BadRequest, "protocol %q is not one of vnc, rdp, ssh", t.Protocol)
+	proto, known := wire.Protocol(t.Protocol)
+	if !known {
+		return t, wire.Errorf(wire.BadRequest, "protocol %q is not one of %s", t.Protocol, wire.ProtocolChoice())
 	}
 	if strings.ContainsAny(t.Address, " \t\n") || len(t.Address) > 255 {
 		return t, wire.Errorf(wire.BadRequest, "address %q is not a host name, IP or ws:// URL", t.Address)
@@ -201,8 +200,8 @@ func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
 	if t.Port < 0 || t.Port > 65535 {
 		return t, wire.Errorf(wire.BadRequest, "port %d is out of range", t.Port)
 	}
-	if t.Protocol == wire.ProtoVNC && t.Slot > 0 {
-		return t, wire.Errorf(wire.SlotRefused, "VNC shares one session per server; open with slot 0")
+	if !proto.Slots && t.Slot > 0 {
+		return t, wire.Errorf(wire.SlotRefused, "%s shares one session per server; open with slot 0", strings.ToUpper(t.Protocol))
 	}
 	return t, nil
 }

@@ -24,11 +24,15 @@ import (
 type Host = wire.Host
 
 // ServiceTypes maps the DNS-SD service types browsed to dvv protocols.
-var ServiceTypes = map[string]string{
-	"_rfb._tcp": wire.ProtoVNC,
-	"_ssh._tcp": wire.ProtoSSH,
-	"_rdp._tcp": wire.ProtoRDP,
-}
+var ServiceTypes = func() map[string]string {
+	m := map[string]string{}
+	for _, p := range wire.Protocols {
+		if p.Service != "" {
+			m[p.Service] = p.Name
+		}
+	}
+	return m
+}()
 
 // PollInterval is how often a Browser looks for Avahi while it is missing.
 var PollInterval = 5 * time.Second

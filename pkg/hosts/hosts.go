@@ -79,13 +79,8 @@ func FromSpec(s wire.HostSpec) Host {
 
 // DefaultPort is a protocol's usual port (0 for an unknown protocol).
 func DefaultPort(protocol string) int {
-	switch protocol {
-	case wire.ProtoVNC:
-		return 5900
-	case wire.ProtoRDP:
-		return 3389
-	case wire.ProtoSSH:
-		return 22
+	if p, ok := wire.Protocol(protocol); ok {
+		return p.DefaultPort
 	}
 	return 0
 }
@@ -269,10 +264,8 @@ func normalize(h *Host) error {
 	if err := checkName(h.Name); err != nil {
 		return err
 	}
-	switch h.Protocol {
-	case wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH:
-	default:
-		return badRequest("protocol %q is not one of vnc, rdp, ssh", h.Protocol)
+	if _, ok := wire.Protocol(h.Protocol); !ok {
+		return badRequest("protocol %q is not one of %s", h.Protocol, wire.ProtocolChoice())
 	}
 	if h.Address == "" {
 		return badRequest("a host needs an address (--address)")

@@ -78,7 +78,7 @@ func trio() []Arg {
 
 func withTrio(args ...Arg) []Arg { return append(trio(), args...) }
 
-var protocols = []string{wire.ProtoVNC, wire.ProtoRDP, wire.ProtoSSH}
+var protocols = wire.ProtocolNames()
 
 // region is dvv_screen's rectangle; its four fields are all needed to
 // name a rectangle.
@@ -100,7 +100,7 @@ var Tools = []Tool{
 		Args: []Arg{
 			str("hostId", "A saved machine, from dvv_hosts."),
 			str("address", "Hostname or IP of a machine that is not saved."),
-			num("port", "Port; defaults to 5900 for vnc, 3389 for rdp, 22 for ssh."),
+			num("port", "Port; defaults to "+wire.DefaultPorts()+"."),
 			enum(str("protocol", "Needed with address; refused beside hostId."), protocols...),
 			num("slot", "0 attaches to the live session; above 0 opens a fresh one (rdp, ssh)."),
 			boolean("perceive", "Keep a framebuffer mirror so dvv_screen has pixels to read."),
@@ -217,7 +217,7 @@ var Tools = []Tool{
 			required(str("groupId", "The group to grow.")),
 			strs("hostIds", "Saved machines to add."),
 			strs("addresses", "Endpoints to add."),
-			str("protocol", "Needed with addresses: vnc, rdp or ssh."),
+			str("protocol", "Needed with addresses: "+wire.ProtocolChoice()+"."),
 			boolean("perceive", "Keep a framebuffer mirror for the new members."),
 		}},
 	{Name: "dvv_group_shrink", Op: wire.OpGroupShrnk, Title: "Close the newest members", Doc: docGroupShrink,

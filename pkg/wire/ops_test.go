@@ -76,3 +76,21 @@ func TestCheckRefusesWhatDoesNotApply(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolTable: names are unique and each protocol has a kind and a
+// default port; the choice text lists them all.
+func TestProtocolTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Protocols {
+		if seen[p.Name] || (p.Kind != KindDesktop && p.Kind != KindTerminal) || p.DefaultPort <= 0 {
+			t.Errorf("bad protocol entry %+v", p)
+		}
+		seen[p.Name] = true
+	}
+	if got := ProtocolChoice(); got != "vnc, rdp or ssh" {
+		t.Errorf("ProtocolChoice = %q", got)
+	}
+	if got := DefaultPorts(); got != "5900 vnc, 3389 rdp, 22 ssh" {
+		t.Errorf("DefaultPorts = %q", got)
+	}
+}
