@@ -240,3 +240,25 @@ func TestDecodeBudgetHoldsAgainstRLEFlood(t *testing.T) {
 		t.Fatalf("%d updates of 4 Mpx painted in %.1f s with a budget of %d px/s", painted, secs, budget)
 	}
 }
+
+// A session the server drops right after activation leaves nothing
+// behind (read loop, liveness watch, probes), a few hundred times over.
+func TestDroppedSessionsLeaveNoGoroutines(t *testing.T) {
+	srv := startHostile(t, 64, 64, func(s *hostileSession) {})
+	before := runtime.NumGoroutine()
+	for i := 0; i < 200; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, err := Dial(ctx, Config{Addr: srv.Addr, Framebuffer: fb.New()})
+		cancel()
+		if err == nil {
+			<-c.Done()
+			c.Close()
+		}
+	}
+	if srv.Sessions.Load() < 100 {
+		t.Fatalf("only %d of 200 sessions reached activation", srv.Sessions.Load())
+	}
+	testbed.Eventually(t, 10*time.Second, "goroutines back to where they were", func() bool {
+		return runtime.NumGoroutine() <= before+5
+	})
+}
