@@ -98,3 +98,29 @@ func TestFloodIsSkipped(t *testing.T) {
 		t.Fatalf("the last line is not on the screen: %q", rows[len(rows)-2])
 	}
 }
+
+// FuzzScreenSurvives: any bytes, huge parameters included, on any small
+// grid: the screen never panics, never needs a reset (x/vt failing), and
+// finishes (a count that is not clamped would run for minutes).
+func FuzzScreenSurvives(f *testing.F) {
+	f.Add([]byte("A\x1b[2147483646b\x1b[2147483646I\x1b[2147483646Z"), uint8(7))
+	f.Add([]byte("\x1b[1;999r\x1b[L\x1b[?69h\x1b[2;999s\x1b[M\x1bM"), uint8(40))
+	f.Add([]byte("x\x1b["+strings.Repeat("9", 30)+"@\x1b[99999999999999999999;99999999999999999999H"), uint8(3))
+	f.Add([]byte("\x1b[?1049h\x1b[5;3r\x1b[99T\x1b[99S\x1b[?6h\x1b[99;99H\x1b[99X"), uint8(100))
+	f.Fuzz(func(t *testing.T, data []byte, shape uint8) {
+		if len(data) > 4<<10 {
+			return
+		}
+		s := New(1+int(shape%40), 1+int(shape/40), nil)
+		defer s.Close()
+		for len(data) > 0 {
+			n := min(len(data), 1+int(shape%17))
+			s.Write(data[:n])
+			data = data[n:]
+		}
+		s.Text()
+		if s.Resets() != 0 {
+			t.Fatalf("the emulator panicked on this input (the screen was reset)")
+		}
+	})
+}
