@@ -99,7 +99,7 @@ func newRoot(e *env) *cobra.Command {
 		runCmd(e), termCmd(e),
 		filesCmd(e), transferCmd(e),
 		hostsCmd(e), tokenCmd(e), groupCmd(e),
-		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e), stdioProxyCmd(e), doctorCmd(e), reportCmd(e),
+		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e), stdioProxyCmd(e), doctorCmd(e), reportCmd(e), recordCmd(e),
 		genDocsCmd(e),
 	)
 	conventions(e, root)

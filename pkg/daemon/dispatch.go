@@ -78,6 +78,7 @@ func builtinHandlers() map[string]handler {
 		wire.OpTokenRevok: opTokenRevoke,
 		wire.OpCancel:     opCancel,
 		wire.OpHealth:     opHealth,
+		wire.OpRecord:     opRecord,
 		wire.OpReport:     opReport,
 	}
 }
@@ -212,6 +213,11 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	if req.Op != wire.OpHistory {
 		l.history.add(req.Op, att.name, outcome, historyDetail(req), start)
 	}
+	var verified *wire.Verification
+	if r != nil {
+		verified = r.Verification
+	}
+	l.noteAct(req, att.name, outcome, verified)
 	if isAct(req.Op) {
 		l.actLog.add(req, att.name, outcome, start) // the viewer's overlay
 	}

@@ -49,9 +49,10 @@ type Limb struct {
 
 	lease  leaseState
 	fences map[*attachment]*fence
-	share  *share // RFB re-share, once started (share.go)
-	actLog actLog // recent agent acts for the viewer (acts.go)
-	paused bool   // a person paused agent input on this limb (pause.go)
+	share  *share    // RFB re-share, once started (share.go)
+	actLog actLog    // recent agent acts for the viewer (acts.go)
+	paused bool      // a person paused agent input on this limb (pause.go)
+	rec    *recorder // the running recording, if any (record.go)
 
 	acts      sync.WaitGroup
 	actCtx    context.Context

@@ -123,6 +123,7 @@ var opTable = []struct {
 	{wire.OpHistory, "", "yyyyy"},
 	{wire.OpCancel, "", "yyyyy"},
 	{wire.OpHealth, "", "yyyyy"},
+	{wire.OpRecord, "start", "yyyyy"},
 	{wire.OpReport, "", "nnyny"},
 	{"no_such_op", "", "nnyny"},
 }

@@ -62,6 +62,7 @@ const (
 	OpCancel     = "cancel"
 	OpFind       = "find"
 	OpHealth     = "health"
+	OpRecord     = "record"
 	OpReport     = "report"
 	OpExpect     = "expect"
 )

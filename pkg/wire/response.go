@@ -61,8 +61,9 @@ type Response struct {
 	Token  string      `json:"token,omitempty"` // token_create only, shown once
 	Tokens []TokenInfo `json:"tokens,omitzero"`
 
-	Checks []HealthCheck `json:"checks,omitzero"` // health
-	Report *DaemonReport `json:"report,omitempty"`
+	Checks     []HealthCheck `json:"checks,omitzero"`     // health
+	Recordings []Recording   `json:"recordings,omitzero"` // record
+	Report     *DaemonReport `json:"report,omitempty"`
 
 	History []HistoryEntry `json:"history,omitzero"`
 	Event   *Event         `json:"event,omitempty"`

@@ -62,3 +62,17 @@ func (v *Verification) Summary() string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Recording describes one recording of a limb (`record`).
+type Recording struct {
+	LimbID    string `json:"limbId"`
+	Format    string `json:"format"` // "asciicast-v2" (terminals) or "fbs" (desktops, RFB session format)
+	Path      string `json:"path"`
+	ActsPath  string `json:"actsPath"` // one JSON object per act, on the recording's clock
+	StartedMs int64  `json:"startedMs"`
+	Bytes     int64  `json:"bytes"`
+	Acts      int    `json:"acts"`
+	Dropped   int    `json:"dropped,omitempty"` // acts not written (the writer fell behind)
+	Active    bool   `json:"active"`
+	Ended     string `json:"ended,omitempty"` // why it stopped: "stopped", "size cap reached", "limb closed", an error
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+func recordCmd(e *env) *cobra.Command {
+	c := asGroup(&cobra.Command{
+		Use:   "record",
+		Short: "Record a limb: terminals as asciicast v2, desktops as FBS (RFB session), acts beside them",
+		Long: "record keeps what happens on a limb in files an existing player reads: a terminal's output as\n" +
+			"asciicast v2 (`asciinema play FILE`), a desktop's screen as an FBS RFB session recording (noVNC's\n" +
+			"player, rfbproxy), recorded from the mirror only when it changes. Every act (op, where, key names,\n" +
+			"typed text as its length only, the answer's code) goes to FILE.acts.jsonl on the same clock. Files\n" +
+			"are 0600 under $XDG_STATE_HOME/dvv/recordings; a recording ends by itself at 1 GiB.",
+	})
+	act := func(action, short string) *cobra.Command {
+		return &cobra.Command{
+			Use:   action + " <limb>",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				resp, err := e.call(&wire.Request{Op: wire.OpRecord, LimbID: args[0], Action: action})
+				if err != nil || !e.human() {
+					return err
+				}
+				printRecordings(e, resp.Recordings)
+				return nil
+			},
+		}
+	}
+	list := act("list", "List the limb's recordings, newest first")
+	list.Aliases = []string{"ls"}
+	c.AddCommand(act("start", "Start recording the limb"), act("stop", "Stop the limb's recording"), list)
+	return c
+}
+
+func printRecordings(e *env, rs []wire.Recording) {
+	if len(rs) == 0 {
+		fmt.Fprintln(e.stdout, "no recordings")
+		return
+	}
+	t := newTable(e.stdout, "STARTED", "FORMAT", "BYTES", "ACTS", "STATE", "PATH")
+	for _, r := range rs {
+		state := "recording"
+		if !r.Active {
+			state = r.Ended
+			if state == "" {
+				state = "done"
+			}
+		}
+		acts := fmt.Sprint(r.Acts)
+		if r.Dropped > 0 {
+			acts += fmt.Sprintf(" (+%d dropped)", r.Dropped)
+		}
+		t.row(time.UnixMilli(r.StartedMs).Format(time.DateTime), r.Format, fmt.Sprint(r.Bytes), acts, state, r.Path)
+	}
+	t.flush()
+}

@@ -1,0 +1,379 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/recording"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// recordCap ends a recording cleanly when its file reaches it.
+const recordCap = 1 << 30
+
+// actQueue bounds the acts waiting to be written: an act never waits for
+// the disk; past this many, acts are counted as dropped.
+const actQueue = 256
+
+// recorder is one limb's running recording.
+type recorder struct {
+	info    wire.Recording
+	started time.Time
+	cancel  context.CancelFunc
+	done    chan struct{}
+	acts    chan actRecord
+	bytes   func() int64
+	// marker puts an act into the media file itself where the format has
+	// a place for it (asciicast markers); nil for FBS.
+	marker func(at time.Time, label string)
+
+	mu      sync.Mutex
+	written int
+	dropped int
+	ended   string
+}
+
+// actRecord is one act beside the frames: what the agent did and what was
+// answered, never typed text (its length only) nor a clipboard's content.
+type actRecord struct {
+	T            float64 `json:"t"` // seconds since the recording started
+	Op           string  `json:"op"`
+	Action       string  `json:"action,omitempty"`
+	Attachment   string  `json:"attachment"`
+	X            *int    `json:"x,omitempty"`
+	Y            *int    `json:"y,omitempty"`
+	ToX          *int    `json:"toX,omitempty"`
+	ToY          *int    `json:"toY,omitempty"`
+	Keys         string  `json:"keys,omitempty"`
+	TextLen      *int    `json:"textLen,omitempty"`
+	Outcome      string  `json:"outcome"`
+	Verification string  `json:"verification,omitempty"`
+}
+
+// recordedOps are the acts a recording keeps.
+var recordedOps = map[string]bool{wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpTermSend: true,
+	wire.OpClipboard: true, wire.OpControl: true, wire.OpTakeover: true, wire.OpRun: true}
+
+// recordingsDir is $XDG_STATE_HOME/dvv/recordings (~/.local/state/…).
+func recordingsDir() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	dir := filepath.Join(base, "dvv", "recordings")
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+func opRecord(c *call) (*wire.Response, error) {
+	l := c.l
+	r := ok(wire.OpRecord)
+	switch c.req.Action {
+	case "start", "":
+		rec, err := l.startRecording(c.att.name)
+		if err != nil {
+			return nil, err
+		}
+		r.Recordings = []wire.Recording{rec.snapshot()}
+	case "stop":
+		l.mu.Lock()
+		rec := l.rec
+		l.mu.Unlock()
+		if rec == nil {
+			return nil, wire.Errorf(wire.NotReady, "limb %s is not being recorded", l.id)
+		}
+		rec.stop("stopped")
+		r.Recordings = []wire.Recording{rec.snapshot()}
+	case "list":
+		list, err := l.listRecordings()
+		if err != nil {
+			return nil, err
+		}
+		r.Recordings = list
+	}
+	return r, nil
+}
+
+// startRecording starts recording the limb: a terminal's output as
+// asciicast, a desktop's mirror as FBS, and every act beside them.
+func (l *Limb) startRecording(by string) (*recorder, error) {
+	l.mu.Lock()
+	busy := l.rec != nil
+	l.mu.Unlock()
+	if busy {
+		return nil, wire.Errorf(wire.Busy, "limb %s is already being recorded; stop that recording first", l.id)
+	}
+	var term limb.Terminal
+	if l.kind == kindTerminal {
+		t, err := l.terminal()
+		if err != nil {
+			return nil, err
+		}
+		term = t
+	} else if l.buf == nil {
+		return nil, wire.Errorf(wire.NotReady, "limb %s keeps no framebuffer mirror (opened without perceive), so there is nothing to record", l.id)
+	}
+	dir, err := recordingsDir()
+	if err != nil {
+		return nil, wire.Errorf(wire.Internal, "cannot make the recordings directory: %v", err)
+	}
+	start := time.Now()
+	base := filepath.Join(dir, l.id+"-"+start.UTC().Format("20060102T150405.000"))
+	ext, format := ".fbs", "fbs"
+	if term != nil {
+		ext, format = ".cast", "asciicast-v2"
+	}
+	create := func(p string) (*os.File, error) { return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) }
+	media, err := create(base + ext)
+	if err != nil {
+		return nil, wire.Errorf(wire.Internal, "cannot create the recording: %v", err)
+	}
+	actsFile, err := create(base + ".acts.jsonl")
+	if err != nil {
+		media.Close()
+		return nil, wire.Errorf(wire.Internal, "cannot create the recording's act log: %v", err)
+	}
+	ctx, cancel := context.WithCancel(l.ctx)
+	rec := &recorder{started: start, cancel: cancel, done: make(chan struct{}), acts: make(chan actRecord, actQueue),
+		info: wire.Recording{LimbID: l.id, Format: format, Path: base + ext, ActsPath: base + ".acts.jsonl", StartedMs: start.UnixMilli()}}
+	var run func() error
+	if term != nil {
+		cols, rows := term.Size()
+		cast, err := recording.NewCast(media, cols, rows, start, recordCap, l.id)
+		if err != nil {
+			media.Close()
+			actsFile.Close()
+			cancel()
+			return nil, wire.Errorf(wire.Internal, "cannot write the recording: %v", err)
+		}
+		rec.bytes = cast.Bytes
+		rec.marker = func(at time.Time, label string) { cast.Marker(at, label) }
+		run = func() error { return l.recordTerminal(ctx, cast, rec) }
+	} else {
+		fbs, err := recording.NewFBS(media, start, recordCap)
+		if err != nil {
+			media.Close()
+			actsFile.Close()
+			cancel()
+			return nil, wire.Errorf(wire.Internal, "cannot write the recording: %v", err)
+		}
+		rec.bytes = fbs.Bytes
+		run = func() error { return recording.RecordDesktop(ctx, l.buf, fbs, recording.DesktopOptions{Name: l.id}) }
+	}
+	l.mu.Lock()
+	if l.rec != nil {
+		l.mu.Unlock()
+		cancel()
+		media.Close()
+		actsFile.Close()
+		os.Remove(rec.info.Path)
+		os.Remove(rec.info.ActsPath)
+		return nil, wire.Errorf(wire.Busy, "limb %s is already being recorded", l.id)
+	}
+	l.rec = rec
+	l.mu.Unlock()
+	go rec.writeActs(ctx, actsFile)
+	go func() {
+		err := run()
+		why := "stopped"
+		switch {
+		case errors.Is(err, recording.ErrCapReached):
+			why = "size cap reached"
+		case err != nil:
+			why = "error: " + err.Error()
+		case l.ctx.Err() != nil:
+			why = "limb closed"
+		}
+		rec.stop(why)
+		media.Close()
+		l.mu.Lock()
+		if l.rec == rec {
+			l.rec = nil
+		}
+		l.mu.Unlock()
+		close(rec.done)
+	}()
+	l.d.log.Info("recording started", "limb", l.id, "path", rec.info.Path, "by", by)
+	return rec, nil
+}
+
+// recordTerminal follows the terminal's output (across reconnects) into
+// the cast; acts become markers there too.
+func (l *Limb) recordTerminal(ctx context.Context, cast *recording.Cast, rec *recorder) error {
+	var cur limb.Terminal
+	var since uint64
+	for {
+		t, err := l.terminal()
+		if err == nil && t != cur {
+			if cur != nil {
+				cast.Marker(time.Now(), "reconnected")
+			}
+			cur, since = t, t.End()
+		}
+		var changed <-chan struct{}
+		if cur != nil {
+			changed = cur.Changed()
+			data, next, lost, err := cur.Read(since, 1<<20)
+			if err == nil {
+				if lost > 0 {
+					cast.Marker(time.Now(), "output lost: the ring overwrote what the recorder had not read")
+				}
+				since = next
+				if len(data) > 0 {
+					if err := cast.Output(time.Now(), data); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-time.After(time.Second): // a reconnect brings a new terminal
+		}
+	}
+}
+
+// noteAct queues an act for the limb's recording, if one runs. It never
+// blocks: a full queue counts the act as dropped.
+func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification) {
+	if !recordedOps[req.Op] {
+		return
+	}
+	l.mu.Lock()
+	rec := l.rec
+	l.mu.Unlock()
+	if rec == nil {
+		return
+	}
+	a := actRecord{T: time.Since(rec.started).Seconds(), Op: req.Op, Action: req.Action, Attachment: att,
+		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY, Keys: req.Keys, Outcome: outcome}
+	if req.Text != nil {
+		n := len([]rune(*req.Text))
+		a.TextLen = &n
+	}
+	if v != nil {
+		a.Verification = v.Status
+	}
+	select {
+	case rec.acts <- a:
+	default:
+		rec.mu.Lock()
+		rec.dropped++
+		rec.mu.Unlock()
+	}
+}
+
+func (rec *recorder) writeActs(ctx context.Context, f *os.File) {
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for {
+		select {
+		case a := <-rec.acts:
+			if rec.marker != nil {
+				rec.marker(rec.started.Add(time.Duration(a.T*float64(time.Second))), a.label())
+			}
+			if enc.Encode(a) == nil {
+				rec.mu.Lock()
+				rec.written++
+				rec.mu.Unlock()
+			}
+		case <-ctx.Done():
+			for { // what was queued before the end
+				select {
+				case a := <-rec.acts:
+					enc.Encode(a)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// label is an act in a few words, for a player's marker list.
+func (a actRecord) label() string {
+	s := a.Op
+	if a.Action != "" {
+		s += " " + a.Action
+	}
+	if a.X != nil && a.Y != nil {
+		s += fmt.Sprintf(" at %d,%d", *a.X, *a.Y)
+	}
+	if a.Keys != "" {
+		s += " " + a.Keys
+	}
+	if a.TextLen != nil {
+		s += fmt.Sprintf(" (%d chars)", *a.TextLen)
+	}
+	s += ": " + a.Outcome
+	if a.Verification != "" {
+		s += ", " + a.Verification
+	}
+	return s
+}
+
+func (rec *recorder) stop(why string) {
+	rec.mu.Lock()
+	if rec.ended == "" {
+		rec.ended = why
+	}
+	rec.mu.Unlock()
+	rec.cancel()
+}
+
+func (rec *recorder) snapshot() wire.Recording {
+	r := rec.info
+	rec.mu.Lock()
+	r.Acts, r.Dropped, r.Ended = rec.written, rec.dropped, rec.ended
+	rec.mu.Unlock()
+	r.Active = r.Ended == ""
+	r.Bytes = rec.bytes()
+	return r
+}
+
+// listRecordings lists the limb's recordings on disk, newest first.
+func (l *Limb) listRecordings() ([]wire.Recording, error) {
+	dir, err := recordingsDir()
+	if err != nil {
+		return nil, wire.Errorf(wire.Internal, "cannot read the recordings directory: %v", err)
+	}
+	l.mu.Lock()
+	active := l.rec
+	l.mu.Unlock()
+	var out []wire.Recording
+	for _, ext := range []string{".fbs", ".cast"} {
+		paths, _ := filepath.Glob(filepath.Join(dir, l.id+"-*"+ext))
+		for _, p := range paths {
+			if active != nil && active.info.Path == p {
+				out = append(out, active.snapshot())
+				continue
+			}
+			st, err := os.Stat(p)
+			if err != nil {
+				continue
+			}
+			format := "fbs"
+			if ext == ".cast" {
+				format = "asciicast-v2"
+			}
+			out = append(out, wire.Recording{LimbID: l.id, Format: format, Path: p,
+				ActsPath: strings.TrimSuffix(p, ext) + ".acts.jsonl", StartedMs: st.ModTime().UnixMilli(), Bytes: st.Size()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path > out[j].Path })
+	return out, nil
+}
