@@ -13,7 +13,7 @@ endif
 NFPM    ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.0
 LDFLAGS := -s -w $(foreach p,pkg/daemon pkg/cli pkg/mcp,-X github.com/dvvhq/dvv/$(p).Version=$(VERSION))
 
-.PHONY: all build web test test-short testdeps demo bench lint docs clean fuzz package
+.PHONY: all build web test test-race test-short testdeps demo bench lint docs clean fuzz package
 
 all: build
 
@@ -36,6 +36,12 @@ web:
 		cd pkg/viewer/web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
 	else echo "web: npm not found; dvvd's viewer will lack noVNC and xterm.js"; fi
 
+# The race detector over the packages that run real servers and the
+# daemon's concurrency (CI runs it after `make test`).
+RACE_PKGS := ./pkg/daemon ./pkg/rfb/... ./pkg/rdp/... ./pkg/limb/...
+test-race: testdeps
+	DVV_REQUIRE_SERVERS=1 $(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
+
 test-short:
 	$(GO) test -count=1 $(PKGS)
 
@@ -50,7 +56,8 @@ demo: testdeps build
 bench: testdeps build
 	./scripts/bench.sh
 
-# Each fuzz target for a short while (FUZZTIME=1m for longer).
+# Every fuzz target in the repository for FUZZTIME each (default 3s, the
+# CI budget; FUZZTIME=1m or more for a long local run).
 fuzz:
 	./scripts/fuzz.sh
 
