@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -48,6 +49,8 @@ type options struct {
 	threshold         float64
 	noDiscovery       bool
 	maxFramebuffer    string
+	maxConns          int
+	lineIdle          time.Duration
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -83,6 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	f.Float64Var(&o.threshold, "fence-threshold", daemon.DefaultFenceThreshold, "share of the screen repainted since the last read that refuses type/key")
 	f.BoolVar(&o.noDiscovery, "no-discovery", false, "do not browse mDNS (Avahi) for machines")
 	f.StringVar(&o.maxFramebuffer, "max-framebuffer", "8192x4096", "largest desktop a VNC or RDP server may announce, as WxH: its area is the limit (each side at most 16384); a larger one fails the limb with PROTOCOL_ERROR")
+	f.IntVar(&o.maxConns, "max-conns", 1024, "most client connections at once; when all are taken, the one that has sent no complete request the longest is closed for a new one, else the new one is answered BUSY")
+	f.DurationVar(&o.lineIdle, "line-idle-timeout", 30*time.Second, "how long a request line may stay unfinished before its connection is closed")
 	f.BoolP("version", "v", false, "print the version and exit")
 	f.StringVar(&manDir, "gen-man", "", "write the man page into this directory and exit (packaging)")
 	f.MarkHidden("gen-man")
@@ -121,7 +126,7 @@ func serve(o options, stderr io.Writer) int {
 	}
 	d := daemon.New(daemon.Config{ID: o.id, SocketPath: o.socket, Listener: ln, Logger: log, Desktop: desktopDialers,
 		Terminal: terminalDialer, Files: filesDialer, Services: svc, FenceThreshold: o.threshold,
-		MaxFramebufferPixels: fw * fh})
+		MaxFramebufferPixels: fw * fh, MaxConns: o.maxConns, LineIdle: o.lineIdle})
 	if err := d.Listen(); err != nil {
 		log.Error("cannot listen", "error", err)
 		return 1

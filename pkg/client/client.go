@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -37,6 +38,7 @@ type Client struct {
 	pending map[string]chan *wire.Response
 	events  chan *wire.Event
 	err     error
+	said    *wire.Error // an answer with no id: why dvvd is closing this connection (BUSY, TIMEOUT)
 	done    chan struct{}
 	nextID  atomic.Uint64
 
@@ -137,6 +139,9 @@ func (c *Client) readLoop() {
 			continue
 		}
 		c.mu.Lock()
+		if len(resp.ID) == 0 && resp.Result == wire.ResultError {
+			c.said = resp.Err() // this client always sends ids: it is about the connection
+		}
 		ch := c.pending[string(resp.ID)]
 		delete(c.pending, string(resp.ID))
 		c.mu.Unlock()
@@ -171,6 +176,18 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// closed is the error for a request on a connection that ended: what
+// dvvd said when it closed it (BUSY when its limits were reached), else
+// ErrClosed.
+func (c *Client) closed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.said != nil {
+		return c.said
+	}
+	return ErrClosed
+}
+
 // ErrClosed is returned for requests on a connection that has ended.
 var ErrClosed = &wire.Error{Code: wire.DaemonUnavailable, Message: "the connection to dvvd ended",
 	Next: "reconnect; if dvvd restarted, leases were lost and must be acquired again"}
@@ -190,7 +207,7 @@ func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, err
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		return nil, ErrClosed
+		return nil, c.closed()
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
@@ -202,12 +219,17 @@ func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, err
 	c.wmu.Unlock()
 	if err != nil {
 		c.forget(id)
-		return nil, ErrClosed
+		// dvvd may have said why before closing (BUSY): read it first.
+		select {
+		case <-c.done:
+		case <-time.After(time.Second):
+		}
+		return nil, c.closed()
 	}
 	select {
 	case resp, ok := <-ch:
 		if !ok {
-			return nil, ErrClosed
+			return nil, c.closed()
 		}
 		if e := resp.Err(); e != nil {
 			return resp, e

@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/client"
@@ -41,6 +41,10 @@ type conn struct {
 	// withdraws their work (op cancel).
 	inflightMu sync.Mutex
 	inflight   map[string]context.CancelFunc
+
+	lr         *lineReader
+	opened     time.Time
+	subscribed atomic.Bool // one event stream per connection
 }
 
 // track registers a request with an id as in flight and returns its
@@ -62,6 +66,21 @@ func (c *conn) track(id json.RawMessage) (ctx context.Context, done func()) {
 	}
 }
 
+// admit counts a request with an id in, or says which limit refuses it.
+func (c *conn) admit() string {
+	c.inflightMu.Lock()
+	n := len(c.inflight)
+	c.inflightMu.Unlock()
+	if n >= maxInflightPerConn {
+		return fmt.Sprintf("this connection already has %d requests running; answer them first", maxInflightPerConn)
+	}
+	if c.d.inflight.Add(1) > maxInflightTotal {
+		c.d.inflight.Add(-1)
+		return fmt.Sprintf("dvvd already runs %d requests for its clients", maxInflightTotal)
+	}
+	return ""
+}
+
 // withdraw cancels the in-flight request with that id, if there is one.
 func (c *conn) withdraw(id json.RawMessage) bool {
 	c.inflightMu.Lock()
@@ -75,25 +94,47 @@ func (c *conn) withdraw(id json.RawMessage) bool {
 
 func (d *Daemon) serveConn(nc net.Conn) {
 	ctx, cancel := context.WithCancel(d.ctx)
-	c := &conn{d: d, nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel}
+	c := &conn{d: d, nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel, opened: time.Now(),
+		lr: newLineReader(nc, wire.MaxLine, d.cfg.LineIdle, d.lines)}
+	d.mu.Lock()
+	d.live[c] = struct{}{}
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.live, c)
+		d.mu.Unlock()
+	}()
 	var inflight sync.WaitGroup
-	r := bufio.NewReaderSize(nc, 64<<10)
 	for {
-		line, err := readRequestLine(r, wire.MaxLine)
-		if errors.Is(err, errLineTooLong) {
-			c.send(&wire.Response{Result: wire.ResultError, Code: wire.BadRequest,
+		line, err := c.lr.next()
+		switch {
+		case errors.Is(err, errLineTooLong):
+			c.send(&wire.Response{Result: wire.ResultError, ID: c.lr.refusedID(), Code: wire.BadRequest,
 				Message: fmt.Sprintf("request line longer than %d bytes; skipped", wire.MaxLine),
 				Next:    "send large files by local path (from/to) instead of contentBase64"})
 			continue
+		case errors.Is(err, errLineBusy):
+			r := busy(fmt.Sprintf("dvvd already holds %d MiB of unfinished request lines from its clients; this line was skipped", d.lines.max>>20))
+			r.ID = c.lr.refusedID()
+			c.send(r)
+			continue
+		case errors.Is(err, errLineIdle):
+			c.send(&wire.Response{Result: wire.ResultError, Code: wire.Timeout,
+				Message: fmt.Sprintf("a request line stayed unfinished for %v; the connection is closed", d.cfg.LineIdle),
+				Next:    "end every request with a newline"})
 		}
 		if err != nil {
 			break
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
+			c.lr.release()
 			continue
 		}
 		var req wire.Request
-		if err := decodeRequest(line, &req); err != nil {
+		err = decodeRequest(line, &req)
+		line = nil
+		c.lr.release()
+		if err != nil {
 			c.send(errorResponse(nil, err))
 			continue
 		}
@@ -106,9 +147,15 @@ func (d *Daemon) serveConn(nc net.Conn) {
 			c.handle(c.ctx, &req)
 			continue
 		}
+		if msg := c.admit(); msg != "" {
+			resp := busy(msg)
+			resp.ID = req.ID
+			c.send(resp)
+			continue
+		}
 		inflight.Add(1)
 		ctx, done := c.track(req.ID)
-		go func() { defer inflight.Done(); defer done(); c.handle(ctx, &req) }()
+		go func() { defer inflight.Done(); defer c.d.inflight.Add(-1); defer done(); c.handle(ctx, &req) }()
 	}
 	// The client stopped sending. It may only have half-closed its side
 	// (`printf … | nc -N -U`) and still be reading: let what it asked for
@@ -126,38 +173,6 @@ func (d *Daemon) serveConn(nc net.Conn) {
 	c.attMu.Unlock()
 	if att != nil {
 		d.detach(att)
-	}
-}
-
-var errLineTooLong = errors.New("line too long")
-
-// readRequestLine reads one line of at most max bytes. An over-long line is
-// consumed to its end and reported, so the connection stays usable.
-func readRequestLine(r *bufio.Reader, max int) ([]byte, error) {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > max+1 {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			if err == io.EOF && len(buf) > 0 && !tooLong {
-				return buf, nil
-			}
-			return nil, err
-		}
-		if tooLong {
-			return nil, errLineTooLong
-		}
-		return buf, nil
 	}
 }
 

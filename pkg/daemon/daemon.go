@@ -7,6 +7,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -45,8 +46,15 @@ type Config struct {
 	// SessionIdle is how long a shell session's attachment keeps its leases
 	// without any request.
 	SessionIdle time.Duration
-	// MaxConns bounds concurrent socket connections.
+	// MaxConns bounds concurrent socket connections. When they are all
+	// taken, the one half-open the longest is closed for a new one.
 	MaxConns int
+	// LineIdle is how long a request line may stay unfinished before the
+	// connection is closed (default 30 s).
+	LineIdle time.Duration
+	// LineBudget bounds the bytes of unfinished request lines all
+	// connections hold together (default 96 MiB).
+	LineBudget int64
 	// OCRProgram is the tesseract program text reading runs ("": $DVV_TESSERACT, then PATH).
 	OCRProgram string
 	// MaxFramebufferPixels bounds the desktop area a server may announce
@@ -76,6 +84,11 @@ type Daemon struct {
 	ln     *net.UnixListener
 	conns  sync.WaitGroup
 	nconns int
+	live   map[*conn]struct{} // for eviction of half-open connections
+
+	lines    *lineBudget
+	inflight atomic.Int64 // requests with an id running, all connections
+	subs     atomic.Int64 // event streams, all connections
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -99,10 +112,17 @@ func New(cfg Config) *Daemon {
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = 1024
 	}
+	if cfg.LineIdle == 0 {
+		cfg.LineIdle = defaultLineIdle
+	}
+	if cfg.LineBudget == 0 {
+		cfg.LineBudget = defaultLineBudget
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	tail := newLogTail()
 	return &Daemon{cfg: cfg, log: withTail(cfg.Logger, tail), tail: tail, started: time.Now(), limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
-		groups: map[string]*group{}, events: newEventHub(), ctx: ctx, cancel: cancel, stopped: make(chan struct{})}
+		groups: map[string]*group{}, events: newEventHub(), ctx: ctx, cancel: cancel, stopped: make(chan struct{}),
+		live: map[*conn]struct{}{}, lines: &lineBudget{max: cfg.LineBudget}}
 }
 
 // Listen opens the control socket (see socket.go for the rules it enforces).
@@ -158,14 +178,15 @@ func (d *Daemon) Serve() error {
 			continue
 		}
 		d.mu.Lock()
-		full := d.nconns >= d.cfg.MaxConns
+		full := d.nconns >= d.cfg.MaxConns && !d.evictHalfOpen()
 		if !full {
 			d.nconns++
 		}
 		d.mu.Unlock()
 		if full {
 			writeRaw(c, &wire.Response{Result: wire.ResultError, Code: wire.Busy,
-				Message: "too many connections to dvvd", Next: "close idle clients and retry"})
+				Message: fmt.Sprintf("dvvd already serves %d connections, each with a complete request", d.cfg.MaxConns),
+				Next:    "close idle clients and retry"})
 			c.Close()
 			continue
 		}

@@ -56,9 +56,18 @@ func opSubscribe(c *call) (*wire.Response, error) {
 	if c.c == nil {
 		return nil, wire.Errorf(wire.BadRequest, "subscribe needs a socket connection")
 	}
-	ch := c.d.events.subscribe(c.req.Events)
 	conn := c.c
+	if !conn.subscribed.CompareAndSwap(false, true) {
+		return nil, wire.Errorf(wire.Busy, "this connection already has an event stream (one per connection)")
+	}
+	if c.d.subs.Add(1) > maxSubsTotal {
+		c.d.subs.Add(-1)
+		conn.subscribed.Store(false)
+		return nil, wire.Errorf(wire.Busy, "dvvd already serves %d event streams", maxSubsTotal)
+	}
+	ch := c.d.events.subscribe(c.req.Events)
 	go func() {
+		defer c.d.subs.Add(-1)
 		defer c.d.events.unsubscribe(ch)
 		for {
 			select {

@@ -87,6 +87,12 @@ func startDaemon(t testing.TB, busAddress string) *daemon {
 // holds a client key and known_hosts).
 func startDaemonIn(t testing.TB, busAddress, home string, extraEnv ...string) *daemon {
 	t.Helper()
+	return startDaemonArgs(t, busAddress, home, nil, extraEnv...)
+}
+
+// startDaemonArgs is startDaemonIn with extra dvvd flags.
+func startDaemonArgs(t testing.TB, busAddress, home string, args []string, extraEnv ...string) *daemon {
+	t.Helper()
 	if busAddress == "" {
 		busAddress = "unix:path=" + filepath.Join(home, "no-bus")
 	}
@@ -95,7 +101,7 @@ func startDaemonIn(t testing.TB, busAddress, home string, extraEnv ...string) *d
 	d.env = append(cleanEnv(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_RUNTIME_DIR="+home, "DBUS_SESSION_BUS_ADDRESS="+busAddress, "DVV_SOCKET="+d.socket)
 	d.env = append(d.env, extraEnv...)
-	cmd := exec.Command(dvvdBin, "--id", id, "--no-discovery", "--log-level", "debug")
+	cmd := exec.Command(dvvdBin, append([]string{"--id", id, "--no-discovery", "--log-level", "debug"}, args...)...)
 	cmd.Env = d.env
 	d.proc = testbed.Start(t, "dvvd", cmd)
 	testbed.WaitFile(t, d.socket, 10*time.Second)
