@@ -75,9 +75,13 @@ func (c *call) readText(lang string) (*desktopText, error) {
 	l.txt.mu.Unlock()
 	for {
 		gen := l.generation()
+		t0 := time.Now()
 		lines, st, err := r.Read(c.ctx)
 		if err != nil {
 			return nil, textError(err)
+		}
+		if st.Areas > 0 {
+			c.d.log.Debug("text read", "limb", l.id, "areas", st.Areas, "pixels", st.Pixels, "runs", st.Runs, "ms", time.Since(t0).Milliseconds())
 		}
 		// A resize during the read leaves boxes of another geometry: read
 		// again (the reader starts over on a resize).

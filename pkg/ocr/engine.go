@@ -103,7 +103,8 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // corner is at origin in framebuffer pixels; boxes come back in
 // framebuffer pixels.
 func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
-	return e.recognizeBlocks(ctx, segment(img, origin), lang)
+	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang)
+	return lines, err
 }
 
 // canvasRows bounds one engine run's picture height (upscaled pixels):
@@ -113,15 +114,15 @@ const canvasRows = 2400
 // recognizeBlocks lays the blocks out one under the other on white canvases
 // (each block upscaled, dark text on light paper whatever its colours),
 // runs the engine once per canvas and maps every word back to the screen.
-func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string) ([]Line, error) {
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string) ([]Line, int, error) {
 	if !ValidLang(lang) {
-		return nil, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
+		return nil, 0, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
 	}
 	if err := e.Check(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(blocks) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	scale := e.Scale
 	if scale <= 0 {
@@ -155,11 +156,11 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	var out []Line
 	for i := range canvases {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, 0, errs[i]
 		}
 		out = append(out, results[i]...)
 	}
-	return out, nil
+	return out, len(canvases), nil
 }
 
 // run feeds one PGM picture to the engine and returns its TSV.

@@ -30,6 +30,7 @@ type Reader struct {
 type Stats struct {
 	Areas  int   // areas recognised (0: answered from the cache)
 	Pixels int64 // framebuffer pixels recognised
+	Runs   int   // engine runs
 	Seq    uint64
 }
 
@@ -74,7 +75,7 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 		}
 	}
 	areas := r.areas(changed, dropped, frame)
-	read, err := r.recognize(ctx, areas)
+	read, runs, err := r.recognize(ctx, areas)
 	if err != nil {
 		// What was damaged is not known any more: read everything next time.
 		r.primed = false
@@ -96,7 +97,7 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 		return a.Min.X < b.Min.X
 	})
 	r.primed, r.seq = true, seq
-	st := Stats{Areas: len(areas), Seq: seq}
+	st := Stats{Areas: len(areas), Seq: seq, Runs: runs}
 	for _, a := range areas {
 		st.Pixels += int64(a.Dx()) * int64(a.Dy())
 	}
@@ -211,7 +212,7 @@ func touchesAny(b image.Rectangle, areas []image.Rectangle) bool {
 
 // recognize reads the areas: each is cut into blocks of content, and all
 // blocks go to the engine together (one run per canvas, not per area).
-func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line, error) {
+func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line, int, error) {
 	var blocks []block
 	for _, a := range areas {
 		img, _ := r.buf.Snapshot(a)
