@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"time"
 
@@ -264,6 +265,10 @@ func ok(op string) *wire.Response { return &wire.Response{Result: op} }
 var lostConnection = map[wire.Code]bool{wire.AuthFailed: true, wire.Unreachable: true, wire.ProtocolError: true,
 	wire.HostKeyUnknown: true, wire.HostKeyChanged: true, wire.Unsupported: true}
 
+// strictCodes turns an undeclared code into INTERNAL, so a test run with
+// DVV_STRICT_CODES=1 finds every gap between the op table and the code.
+var strictCodes = os.Getenv("DVV_STRICT_CODES") == "1"
+
 // declared keeps an op's answers within the codes its spec names: a lost
 // connection becomes NOT_CONNECTED; anything else undeclared is logged so
 // the spec (and docs/tools.md) can be corrected.
@@ -281,5 +286,8 @@ func (d *Daemon) declared(spec *wire.OpSpec, err error) error {
 			Message: fmt.Sprintf("the limb is not connected: %s: %s", we.Code, we.Message), Next: next + " Then `reconnect`."}
 	}
 	d.log.Warn("op answered a code its spec does not declare", "op", spec.Name, "code", we.Code)
+	if strictCodes {
+		return wire.Errorf(wire.Internal, "op %s answered %s, which its spec does not declare (DVV_STRICT_CODES): %s", spec.Name, we.Code, we.Message)
+	}
 	return err
 }
