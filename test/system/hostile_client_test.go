@@ -104,7 +104,9 @@ func TestManySubscribesStayBounded(t *testing.T) {
 	if busy != n-1 {
 		t.Fatalf("%d BUSY answers, want %d", busy, n-1)
 	}
-	if grew := rssMiB(t, pid) - before; grew > 64 {
+	after := rssMiB(t, pid)
+	t.Logf("RSS: %d MiB before, %d MiB after %d subscribes", before, after, n)
+	if grew := after - before; grew > 64 {
 		t.Fatalf("RSS grew by %d MiB for one connection's subscribes", grew)
 	}
 }
@@ -136,6 +138,7 @@ func TestUnfinishedLinesStayBounded(t *testing.T) {
 	}
 	wg.Wait()
 	peak := rssMiB(t, pid)
+	t.Logf("RSS: %d MiB before, %d MiB holding ten 31 MiB unfinished lines", before, peak)
 	if grew := peak - before; grew > 230 {
 		t.Fatalf("RSS grew by %d MiB holding 10 unfinished lines", grew)
 	}
@@ -165,6 +168,7 @@ func TestUnfinishedLinesStayBounded(t *testing.T) {
 	testbed.Eventually(t, 30*time.Second, "dvvd to hand the memory back", func() bool {
 		return rssMiB(t, pid)-before < 64
 	})
+	t.Logf("RSS: %d MiB after the clients left", rssMiB(t, pid))
 }
 
 // TestHalfOpenClientsCannotLockTheOwnerOut: with every connection slot
