@@ -149,3 +149,49 @@ func TestHostsDiscoveredListsSavedHostsToo(t *testing.T) {
 		t.Fatalf("hosts with discovered: saved %+v, discovered %+v (%s)", r.Hosts, r.Discovered, r.DiscoveryNote)
 	}
 }
+
+// TestTypedClient drives one agent loop with pkg/client's typed calls
+// against a real Xvnc and checks the pointer on the X server.
+func TestTypedClient(t *testing.T) {
+	v := testbed.StartXvnc(t, testbed.XvncOptions{})
+	d := startDaemon(t)
+	c := dial(t, d, "typed")
+	ctx := context.Background()
+	id, err := c.Open(ctx, wire.ProtoVNC, "127.0.0.1", v.Port, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := c.Wait(ctx, id, "connected", 20000); err != nil || !w.Settled {
+		t.Fatalf("wait connected: %+v %v", w, err)
+	}
+	var scr *wire.Screen
+	testbed.Eventually(t, 20*time.Second, "a complete screen", func() bool {
+		scr, err = c.Screen(ctx, id, 0.5)
+		return err == nil && scr.Coverage >= 1
+	})
+	if scr.ImageSpace.Scale != 0.5 || scr.Width != 400 {
+		t.Fatalf("screen: %+v", scr.ImageSpace)
+	}
+	if l, err := c.Acquire(ctx, id, "typed test", 0); err != nil || !l.Held {
+		t.Fatalf("acquire: %+v %v", l, err)
+	}
+	if _, err := c.Click(ctx, id, "move", 77, 55, scr.Generation); err != nil {
+		t.Fatal(err)
+	}
+	testbed.Eventually(t, 10*time.Second, "the pointer at 77,55", func() bool {
+		x, y := v.MouseLocation(t)
+		return x == 77 && y == 55
+	})
+	if _, err := c.Run(ctx, id, "true", 1000); client.Code(err) != wire.WrongProtocol {
+		t.Fatalf("run on a desktop: %v", err)
+	}
+	if err := c.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CloseLimb(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Status(ctx, id); client.Code(err) != wire.LimbGone {
+		t.Fatalf("status of a closed limb: %v", err)
+	}
+}
