@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/ocr"
+	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -179,6 +180,14 @@ func opFind(c *call) (*wire.Response, error) {
 // desktopTextWait is the condition of wait until text / text-gone on a
 // desktop: recognise what changed, settle when the text is there (or gone).
 func desktopTextWait(c *call, want string, found *[]wire.TextMatch) (func() (bool, string, error), func() <-chan struct{}, error) {
+	// wait itself needs no capability, but on a desktop it reads the
+	// screen's text and answers with the words it matched: as find does,
+	// that needs screen.read.
+	if c.att != nil && !c.att.grant.Has(policy.ScreenRead) {
+		e := wire.Errorf(wire.PolicyDenied, "this connection lacks capability %q, which wait until %s needs on a desktop (it reads the screen's text)", policy.ScreenRead, c.req.Until)
+		e.Next = "Ask the owner for a token that names screen.read; do not retry."
+		return nil, nil, e
+	}
 	if _, err := c.readText(c.req.Lang); err != nil {
 		return nil, nil, err
 	}
