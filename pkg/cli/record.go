@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/recording"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -36,8 +39,46 @@ func recordCmd(e *env) *cobra.Command {
 	}
 	list := act("list", "List the limb's recordings, newest first")
 	list.Aliases = []string{"ls"}
-	c.AddCommand(act("start", "Start recording the limb"), act("stop", "Stop the limb's recording"), list)
+	c.AddCommand(act("start", "Start recording the limb"), act("stop", "Stop the limb's recording"), list, recordExportCmd(e))
 	return c
+}
+
+func recordExportCmd(e *env) *cobra.Command {
+	var mp4 bool
+	var out string
+	var fps int
+	cmd := &cobra.Command{
+		Use:   "export <file.fbs> --mp4",
+		Short: "Render a desktop recording to a video through ffmpeg (runs here; no dvvd needed)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !mp4 {
+				return usageErr("say which format: --mp4 (asciicast files play as they are: asciinema play FILE)")
+			}
+			if !strings.HasSuffix(args[0], ".fbs") {
+				return usageErr("%s is not a desktop recording (.fbs); a terminal's .cast plays with asciinema play", args[0])
+			}
+			if out == "" {
+				out = strings.TrimSuffix(args[0], ".fbs") + ".mp4"
+			}
+			if err := recording.ExportMP4(e.ctx, args[0], out, fps); err != nil {
+				if errors.Is(err, recording.ErrNoFFmpeg) {
+					return localErr(wire.Unsupported, "%v", err)
+				}
+				return localErr(wire.BadRequest, "%v", err)
+			}
+			if e.human() {
+				fmt.Fprintln(e.stdout, "wrote", out)
+			} else {
+				e.printJSON(map[string]string{"result": "record_export", "out": out})
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&mp4, "mp4", false, "H.264 MP4 through ffmpeg")
+	cmd.Flags().StringVar(&out, "out", "", "the video's path (default: the recording's, with .mp4)")
+	cmd.Flags().IntVar(&fps, "fps", 10, "frames a second")
+	return cmd
 }
 
 func printRecordings(e *env, rs []wire.Recording) {
