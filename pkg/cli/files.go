@@ -262,35 +262,75 @@ func filesHomeCmd(e *env) *cobra.Command {
 func transferCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "transfer",
-		Short: "Transfer status and cancel (a transfer runs inside its own files call; nothing is ever queued)",
-		Long: "A file moves inside the `dvv files get|put` call that asked for it, and nothing is ever queued, so\n" +
-			"status has nothing in flight to list and cancel nothing to stop: interrupt the files call\n" +
-			"(Ctrl+C) to stop its transfer. Both are kept for the MCP tool of the same name.",
+		Short: "Transfers in flight on a limb (bytes and rate), and stopping one",
+		Long: "A file moves inside the `dvv files get|put` (or MCP files) call that asked for it; nothing is\n" +
+			"queued. status lists the ones in flight on a limb with their bytes so far and rate; cancel --id\n" +
+			"stops one, and its files call answers that it stopped, leaving the destination as it was.",
 	}
 	asGroup(cmd)
-	for _, action := range []string{"status", "cancel"} {
-		var id string
-		c := &cobra.Command{
-			Use: action + " <limbId>",
-			Short: map[string]string{"status": "Say what is in flight (nothing: transfers run inside their files call)",
-				"cancel": "Stop a transfer (nothing is queued: interrupt the files call instead)"}[action],
-			Args: exactArgs(1, "transfer "+action+" needs a limb id"),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				req, err := limbRequest(wire.OpTransfer, args[0])
-				if err != nil {
-					return err
-				}
-				req.Action, req.TransferID = action, id
-				resp, err := e.call(req)
-				if err != nil || !e.human() || resp.Transfer == nil {
-					return err
-				}
+	var id string
+	status := &cobra.Command{
+		Use:   "status <limbId>",
+		Short: "List the transfers in flight on the limb, with bytes and rate",
+		Args:  exactArgs(1, "transfer status needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpTransfer, args[0])
+			if err != nil {
+				return err
+			}
+			req.Action = "status"
+			resp, err := e.call(req)
+			if err != nil || !e.human() || resp.Transfer == nil {
+				return err
+			}
+			if len(resp.Transfer.Transfers) == 0 {
 				fmt.Fprintln(e.stdout, resp.Transfer.Note)
 				return nil
-			},
-		}
-		c.Flags().StringVar(&id, "id", "", "a transfer id (none exists; accepted so scripts do not break)")
-		cmd.AddCommand(c)
+			}
+			t := newTable(e.stdout, "ID", "ACTION", "BYTES", "RATE", "ELAPSED", "PATH")
+			for _, x := range resp.Transfer.Transfers {
+				t.row(x.TransferID, x.Action, humanBytes(x.Bytes), humanBytes(x.BytesPerSec)+"/s",
+					(time.Duration(x.ElapsedMs) * time.Millisecond).String(), x.Path)
+			}
+			t.flush()
+			return nil
+		},
 	}
+	cancel := &cobra.Command{
+		Use:   "cancel <limbId> --id TRANSFER",
+		Short: "Stop a transfer in flight (its id from transfer status)",
+		Args:  exactArgs(1, "transfer cancel needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := limbRequest(wire.OpTransfer, args[0])
+			if err != nil {
+				return err
+			}
+			if id == "" {
+				return usageErr("transfer cancel needs --id (see `dvv transfer status %s`)", args[0])
+			}
+			req.Action, req.TransferID = "cancel", id
+			resp, err := e.call(req)
+			if err != nil || !e.human() || resp.Transfer == nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, resp.Transfer.Note)
+			return nil
+		},
+	}
+	cancel.Flags().StringVar(&id, "id", "", "the transfer to stop (transfer status lists the ids)")
+	cmd.AddCommand(status, cancel)
 	return cmd
+}
+
+// humanBytes writes a byte count the way people read it.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,7 +84,13 @@ func opFiles(c *call) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := doFiles(c.ctx, f, req)
+	ctx := c.ctx
+	if req.Action == "get" || req.Action == "put" {
+		var done func()
+		ctx, done = startTransfer(c, req.Action, req.Path)
+		defer done()
+	}
+	res, err := doFiles(ctx, f, req)
 	if err != nil {
 		c.l.dropFiles(err)
 		return nil, err
@@ -106,7 +113,12 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, callerGone(err)
 	}
-	return c.r.Read(p)
+	n, err := c.r.Read(p)
+	countBytes(c.ctx, n)
+	if err != nil && err != io.EOF && c.ctx.Err() != nil {
+		return n, callerGone(c.ctx.Err()) // the read was woken by the cancel
+	}
+	return n, err
 }
 
 type ctxWriter struct {
@@ -118,7 +130,9 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, callerGone(err)
 	}
-	return c.w.Write(p)
+	n, err := c.w.Write(p)
+	countBytes(c.ctx, n)
+	return n, err
 }
 
 func callerGone(err error) error {
@@ -174,7 +188,7 @@ func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesR
 		}
 		if req.To == "" {
 			var buf bytes.Buffer
-			n, err := f.Get(path, &buf, inlineFileMax)
+			n, err := f.Get(path, ctxWriter{ctx, &buf}, inlineFileMax)
 			if err != nil {
 				return nil, err
 			}
@@ -210,6 +224,9 @@ func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesR
 				return nil, wire.Errorf(wire.NotFound, "open %s: %v", req.From, err)
 			}
 			defer src.Close()
+			// A read that blocks (a pipe, a slow device) ends when the
+			// transfer is cancelled: closing the file wakes it.
+			defer context.AfterFunc(ctx, func() { src.Close() })()
 			n, err := f.Put(path, ctxReader{ctx, src}, mode)
 			res.Bytes = n
 			return res, err
@@ -256,14 +273,22 @@ func opTransfer(c *call) (*wire.Response, error) {
 	r := ok(wire.OpTransfer)
 	switch c.req.Action {
 	case "status":
-		r.Transfer = &wire.Transfer{Action: "status", Note: "no transfer is in flight: files get and put run to completion inside their own call and answer with what they moved"}
+		list := transfers.inFlight(c.d, c.l.id)
+		r.Transfer = &wire.Transfer{Action: "status", InFlight: len(list), Transfers: list}
+		r.Transfer.Note = fmt.Sprintf("%d transfer(s) in flight on this limb", len(list))
+		if len(list) == 0 {
+			r.Transfer.Note = "no transfer is in flight on this limb: files get and put run inside their own call"
+		}
 	case "cancel":
-		r.Transfer = &wire.Transfer{Action: "cancel", Note: "nothing to cancel: no transfer is ever queued; a files call in progress stops when its own call is cancelled (op cancel) or its connection closes, leaving the destination as it was"}
+		if c.req.TransferID == "" {
+			return nil, wire.Errorf(wire.BadRequest, "cancel needs transferId (transfer status lists them)")
+		}
+		if !transfers.cancel(c.d, c.l.id, c.req.TransferID) {
+			return nil, wire.Errorf(wire.NotFound, "no transfer %s is in flight on limb %s (it may have finished)", c.req.TransferID, c.l.id)
+		}
+		r.Transfer = &wire.Transfer{Action: "cancel", Note: "transfer " + c.req.TransferID + " stopped; its files call answers that it was cancelled and the destination was left as it was"}
 	default:
 		return nil, wire.Errorf(wire.BadRequest, "action must be status or cancel")
-	}
-	if c.req.TransferID != "" {
-		r.Transfer.Note += "; transfer id " + c.req.TransferID + " names nothing"
 	}
 	return r, nil
 }

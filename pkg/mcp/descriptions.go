@@ -72,8 +72,9 @@ const (
 		"list, get, put, mkdir, remove, rename, home. Reading needs files.read and writing files.write; neither implies the other. " +
 		"Transfers are synchronous: the answer comes when the whole file has moved and states the byte count."
 
-	docTransfer = "Exists so the name is not a dead end: dvv_files never queues work, every get or put finishes inside its own call, " +
-		"so there is never a transfer to report on or cancel. The answer says so."
+	docTransfer = "Lists the dvv_files get and put calls in flight on a limb (status: transferId, bytes so far, bytes per second) and stops one " +
+		"(cancel with its transferId). Nothing is ever queued: each transfer runs inside its own dvv_files call, which then answers that it " +
+		"stopped and leaves the destination as it was."
 
 	docGroupOpen = "Opens several limbs at once and returns a groupId; address them all with dvv_group_run, or one at a time with any " +
 		"tool's groupId + member. Members stay open until dvv_group_close. If any member fails to open, the ones this call opened are closed again."

@@ -194,11 +194,11 @@ var Tools = []Tool{
 			num("mode", "put only: permission bits, e.g. 420 for 0644."),
 			boolean("recursive", "remove only: remove a directory and what it holds."),
 		)},
-	{Name: "dvv_transfer", Op: wire.OpTransfer, Title: "Transfers (none are ever queued)", Doc: docTransfer,
+	{Name: "dvv_transfer", Op: wire.OpTransfer, Title: "Transfers in flight", Doc: docTransfer,
 		Idem: true,
 		Args: withTrio(
 			required(enum(str("action", "status or cancel."), "status", "cancel")),
-			str("transferId", "A transfer id; none is ever issued."),
+			str("transferId", "cancel: the transfer to stop, as status listed it."),
 		)},
 	{Name: "dvv_group_open", Op: wire.OpGroupOpen, Title: "Open a group of limbs", Doc: docGroupOpen,
 

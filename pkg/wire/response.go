@@ -239,9 +239,20 @@ type Clipboard struct {
 
 // Transfer answers transfer: nothing is ever in flight.
 type Transfer struct {
-	Action   string `json:"action"`
-	InFlight int    `json:"inFlight"`
-	Note     string `json:"note"`
+	Action    string         `json:"action"`
+	InFlight  int            `json:"inFlight"`
+	Transfers []TransferInfo `json:"transfers,omitzero"`
+	Note      string         `json:"note"`
+}
+
+// TransferInfo is one files get or put in flight.
+type TransferInfo struct {
+	TransferID  string `json:"transferId"`
+	Action      string `json:"action"` // get or put
+	Path        string `json:"path"`   // the remote path
+	Bytes       int64  `json:"bytes"`  // moved so far
+	ElapsedMs   int64  `json:"elapsedMs"`
+	BytesPerSec int64  `json:"bytesPerSec"`
 }
 
 // Host is a saved or discovered machine. No secret is ever in it.
