@@ -33,7 +33,7 @@ func TestTransferStatusAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	chunk := make([]byte, 32<<10) // fits the pipe's buffer: no reader needed yet
+	chunk := make([]byte, 32<<10)             // fits the pipe's buffer: no reader needed yet
 	if _, err := w.Write(chunk); err != nil { // what the pipe holds before dvvd reads
 		t.Fatal(err)
 	}
