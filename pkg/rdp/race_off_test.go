@@ -1,0 +1,5 @@
+//go:build !race
+
+package rdp
+
+const raceDetector = false
