@@ -137,8 +137,9 @@ func TestBridgeJSONRPCRobustness(t *testing.T) {
 	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"dvv_wait","arguments":{"limbId":%q,"until":"connected","timeoutMs":20000}}}`, limbID))
 	p.answerTo(t, 4, -1)
 
-	// A wait that would run its full 25 s, cancelled at once.
-	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"dvv_wait","arguments":{"limbId":%q,"until":"screen-changed","timeoutMs":25000}}}`, limbID))
+	// A wait that runs its full 25 s (the screen must stay still for as
+	// long as the deadline), cancelled at once.
+	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"dvv_wait","arguments":{"limbId":%q,"until":"screen-stable","quietMs":25000,"timeoutMs":25000}}}`, limbID))
 	obs, err := client.Dial(context.Background(), d.Socket, client.Options{Name: "observer"})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestBridgeJSONRPCRobustness(t *testing.T) {
 			t.Fatalf("history: %v", err)
 		}
 		for _, h := range r.History {
-			if h.Op == wire.OpWait && strings.Contains(h.Detail, "screen-changed") {
+			if h.Op == wire.OpWait && strings.Contains(h.Detail, "screen-stable") {
 				return wantEnded
 			}
 		}

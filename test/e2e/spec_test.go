@@ -115,13 +115,14 @@ func TestCallerThatGivesUpStopsTheWork(t *testing.T) {
 	id := openVNC(t, c, "127.0.0.1", v.Port)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := c.Do(ctx, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: intp(25000)})
+	// The screen must stay still as long as the deadline: the wait runs 25 s.
+	_, err := c.Do(ctx, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(25000), TimeoutMs: intp(25000)})
 	if client.Code(err) != wire.Timeout {
 		t.Fatalf("a wait past the client's deadline: %v", err)
 	}
 	testbed.Eventually(t, 15*time.Second, "the abandoned wait to end in dvvd", func() bool {
 		for _, h := range must(t, c, &wire.Request{Op: "history", LimbID: id}).History {
-			if h.Op == "wait" && strings.Contains(h.Detail, "screen-changed") {
+			if h.Op == "wait" && strings.Contains(h.Detail, "screen-stable") {
 				return true
 			}
 		}
