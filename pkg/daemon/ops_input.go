@@ -178,7 +178,7 @@ func opClick(c *call) (*wire.Response, error) {
 		return nil, err
 	}
 	r := ok(wire.OpClick)
-	r.Dispatched = fmt.Sprintf("%s at (%d,%d) sent; not verified: read the screen to see its effect", action, x, y)
+	r.Dispatched = fmt.Sprintf("%s at (%d,%d) sent", action, x, y)
 	return r, nil
 }
 
@@ -278,7 +278,7 @@ func opType(c *call) (*wire.Response, error) {
 		return nil, err
 	}
 	r := ok(wire.OpType)
-	r.Dispatched = fmt.Sprintf("%d characters sent; not verified: read the screen to see them", len(text))
+	r.Dispatched = fmt.Sprintf("%d characters sent", len(text))
 	return r, nil
 }
 
@@ -371,7 +371,7 @@ func opKey(c *call) (*wire.Response, error) {
 		return nil, err
 	}
 	r := ok(wire.OpKey)
-	r.Dispatched = c.req.Keys + " sent; not verified: read the screen to see its effect"
+	r.Dispatched = c.req.Keys + " sent"
 	return r, nil
 }
 

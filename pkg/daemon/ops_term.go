@@ -141,6 +141,6 @@ func termSend(c *call, b []byte) (*wire.Response, error) {
 		return nil, asWireError(err)
 	}
 	r := ok(wire.OpTermSend)
-	r.Dispatched = fmt.Sprintf("%d bytes sent at %s; not verified: pair with wait or term_read", len(b), time.Now().Format(time.RFC3339Nano))
+	r.Dispatched = fmt.Sprintf("%d bytes sent at %s", len(b), time.Now().Format(time.RFC3339Nano))
 	return r, nil
 }
