@@ -3,6 +3,7 @@ package testbed
 import (
 	"bufio"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -222,7 +223,15 @@ func StartSSHAgent(t testing.TB, keys ...string) string {
 	Need(t, "ssh-agent", "ssh-add")
 	sock := filepath.Join(t.TempDir(), "agent.sock")
 	Start(t, "ssh-agent", exec.Command("ssh-agent", "-D", "-a", sock))
-	WaitFile(t, sock, 5*time.Second)
+	// The socket file appears at bind(), a moment before listen(): wait
+	// until the agent answers.
+	Eventually(t, 10*time.Second, "ssh-agent to listen", func() bool {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
 	for _, k := range keys {
 		cmd := exec.Command("ssh-add", "-q", k)
 		cmd.Env = append(os.Environ(), "SSH_AUTH_SOCK="+sock)
