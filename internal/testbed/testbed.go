@@ -138,6 +138,7 @@ func tail(b []byte, n int) []byte {
 // WaitTCP waits until something accepts connections on addr.
 func WaitTCP(t testing.TB, addr string, timeout time.Duration) {
 	t.Helper()
+	timeout *= slowdown
 	deadline := time.Now().Add(timeout)
 	for {
 		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
@@ -155,6 +156,7 @@ func WaitTCP(t testing.TB, addr string, timeout time.Duration) {
 // WaitFile waits until path exists.
 func WaitFile(t testing.TB, path string, timeout time.Duration) {
 	t.Helper()
+	timeout *= slowdown
 	deadline := time.Now().Add(timeout)
 	for {
 		if _, err := os.Stat(path); err == nil {
@@ -170,6 +172,7 @@ func WaitFile(t testing.TB, path string, timeout time.Duration) {
 // Eventually polls cond until it holds or the timeout passes.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
+	timeout *= slowdown
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {

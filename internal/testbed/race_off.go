@@ -1,0 +1,5 @@
+//go:build !race
+
+package testbed
+
+const slowdown = 1
