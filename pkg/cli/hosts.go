@@ -66,6 +66,7 @@ func printHosts(e *env, list []wire.Host) {
 
 type hostAddOptions struct {
 	address, protocol, user, domain, sshUser string
+	record                                   bool
 	port, sshPort                            int
 	passwordStdin                            bool
 }
@@ -110,6 +111,7 @@ func hostsAddCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from stdin and store it in the keychain")
 	f.IntVar(&o.sshPort, "ssh-port", 0, "SSH port of the files sidecar for a desktop machine")
 	f.StringVar(&o.sshUser, "ssh-user", "", "SSH user of the files sidecar for a desktop machine")
+	f.BoolVar(&o.record, "record", false, "record every session with this machine (dvv record; a desktop then keeps its mirror)")
 	return cmd
 }
 
@@ -127,7 +129,7 @@ func (o *hostAddOptions) request(name string) (*wire.Request, error) {
 		return nil, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), o.protocol)
 	}
 	return &wire.Request{Op: wire.OpHostAdd, Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: o.address,
-		Port: o.port, User: o.user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser}}, nil
+		Port: o.port, User: o.user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record}}, nil
 }
 
 // readPassword reads one line from stdin, without echo when stdin is a

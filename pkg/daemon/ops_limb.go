@@ -139,6 +139,9 @@ func opOpen(c *call) (*wire.Response, error) {
 	}
 	note := l.adopt(t)
 	c.d.attachLimb(c.att, l)
+	if t.Record {
+		go l.recordWhenConnected()
+	}
 	r := ok(wire.OpOpen)
 	r.LimbID = l.id
 	r.Observation = l.observe(c.att)
@@ -168,7 +171,7 @@ func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
 		if err != nil {
 			return t, err
 		}
-		ht.Slot, ht.Perceive = t.Slot, t.Perceive
+		ht.Slot, ht.Perceive = t.Slot, t.Perceive || ht.Record && ht.Protocol != wire.ProtoSSH // a recorded desktop needs its mirror
 		if req.Port != nil {
 			ht.Port = *req.Port
 		}

@@ -377,3 +377,28 @@ func (l *Limb) listRecordings() ([]wire.Recording, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Path > out[j].Path })
 	return out, nil
 }
+
+// recordWhenConnected starts the recording a saved host asks for once the
+// limb is connected (a terminal has no output to follow before), unless one
+// already runs; it gives up when the limb closes.
+func (l *Limb) recordWhenConnected() {
+	for {
+		l.mu.Lock()
+		state, ch, busy := l.state, l.stateCh, l.rec != nil
+		l.mu.Unlock()
+		if busy {
+			return
+		}
+		if state == wire.StateConnected {
+			if _, err := l.startRecording("saved host"); err != nil {
+				l.d.log.Warn("cannot start the recording the saved host asks for", "limb", l.id, "error", err)
+			}
+			return
+		}
+		select {
+		case <-ch:
+		case <-l.ctx.Done():
+			return
+		}
+	}
+}

@@ -100,7 +100,7 @@ func (d *Daemon) hostTarget(id string) (limb.Target, error) {
 		return limb.Target{}, wire.Errorf(wire.NotFound, "no saved host %q; list them with hosts", id)
 	}
 	t := limb.Target{Protocol: h.Protocol, Address: h.Address, Port: h.Port, User: h.User, Domain: h.Domain,
-		SSHPort: h.SSHPort, SSHUser: h.SSHUser}
+		SSHPort: h.SSHPort, SSHUser: h.SSHUser, Record: h.Record}
 	if kc := d.cfg.Services.Keychain; kc != nil && h.Source != hosts.SourceSSHConfig && h.Source != hosts.SourceMDNS {
 		secret, err := kc.Get(h.ID)
 		switch {

@@ -56,6 +56,7 @@ type Host struct {
 	Domain   string `json:"domain,omitempty"`
 	SSHPort  int    `json:"sshPort,omitempty"` // SSH sidecar of a desktop host (0: 22)
 	SSHUser  string `json:"sshUser,omitempty"`
+	Record   bool   `json:"record,omitempty"` // record every session (dvv record)
 	// Source is where the entry came from (SourceSaved, SourceSSHConfig).
 	// It is not written to the file.
 	Source string `json:"-"`
@@ -68,13 +69,13 @@ func (h Host) Wire(hasCredential bool) wire.Host {
 		src = SourceSaved
 	}
 	return wire.Host{ID: h.ID, Name: h.Name, Protocol: h.Protocol, Address: h.Address, Port: h.Port,
-		User: h.User, SSHPort: h.SSHPort, SSHUser: h.SSHUser, HasCredential: hasCredential, Source: src}
+		User: h.User, SSHPort: h.SSHPort, SSHUser: h.SSHUser, HasCredential: hasCredential, Source: src, Record: h.Record}
 }
 
 // FromSpec converts a host_add request's host.
 func FromSpec(s wire.HostSpec) Host {
 	return Host{Name: s.Name, Protocol: s.Protocol, Address: s.Address, Port: s.Port,
-		User: s.User, Domain: s.Domain, SSHPort: s.SSHPort, SSHUser: s.SSHUser}
+		User: s.User, Domain: s.Domain, SSHPort: s.SSHPort, SSHUser: s.SSHUser, Record: s.Record}
 }
 
 // DefaultPort is a protocol's usual port (0 for an unknown protocol).

@@ -25,6 +25,8 @@ type Target struct {
 	Domain   string
 	Password string // from the keychain; never logged
 	Perceive bool
+	// Record: the saved host asks that every session be recorded.
+	Record bool
 
 	// SSH sidecar for desktop limbs' files (0/"" = defaults).
 	SSHPort int

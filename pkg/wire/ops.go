@@ -200,7 +200,7 @@ var Ops = []OpSpec{
 		Answer: "`history`: the limb's last 128 ops — op, attachment, outcome code, timings; never text, pixels or secrets"},
 	{Name: OpHosts, Caps: []string{"hosts.read"}, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("discovered")},
 		Answer: "`hosts` (saved + ~/.ssh/config) with `hasCredential`; with `discovered`, also `discovered` + `discoveryNote`"},
-	{Name: OpHostAdd, Caps: []string{"hosts.write"}, Fields: []Field{fld("host", note("{name, protocol, address, port, user, domain, sshPort, sshUser}")), fld("password", note("to the keychain only"))},
+	{Name: OpHostAdd, Caps: []string{"hosts.write"}, Fields: []Field{fld("host", note("{name, protocol, address, port, user, domain, sshPort, sshUser, record}")), fld("password", note("to the keychain only"))},
 		Raises: codes(KeychainMissing, Unsupported), Answer: "`hosts`"},
 	{Name: OpHostRemove, Caps: []string{"hosts.write"}, Fields: []Field{fld("hostId", note("or the envelope's `name`"))},
 		Raises: codes(NotFound, KeychainMissing, Unsupported), Answer: "`hosts`; the keychain item is deleted too"},

@@ -217,4 +217,6 @@ type HostSpec struct {
 	Domain   string `json:"domain,omitempty"`
 	SSHPort  int    `json:"sshPort,omitempty"`
 	SSHUser  string `json:"sshUser,omitempty"`
+	// Record: every session opened by this host is recorded (record op).
+	Record bool `json:"record,omitempty"`
 }

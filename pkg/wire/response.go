@@ -266,7 +266,8 @@ type Host struct {
 	SSHPort       int    `json:"sshPort,omitempty"`
 	SSHUser       string `json:"sshUser,omitempty"`
 	HasCredential bool   `json:"hasCredential"`
-	Source        string `json:"source"` // saved, ssh_config, mdns
+	Record        bool   `json:"record,omitempty"` // every session is recorded
+	Source        string `json:"source"`           // saved, ssh_config, mdns
 }
 
 // Group is an open group.

@@ -6,15 +6,19 @@ import (
 	"context"
 	"encoding/json"
 	"image"
+	"io"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/recording"
 	"github.com/dvvhq/dvv/pkg/rfb"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -191,4 +195,26 @@ func replayFBS(t *testing.T, path string) *fb.Buffer {
 		}
 	}
 	return out
+}
+
+// TestSavedHostAlwaysRecords: a saved host marked record has every session
+// recorded from the moment it connects.
+func TestSavedHostAlwaysRecords(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := testbed.StartSSHD(t)
+	t.Setenv("HOME", s.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	hs, err := hosts.Open(filepath.Join(t.TempDir(), "hosts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
+	c := dial(t, d, "agent")
+	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "box", Protocol: "ssh", Address: s.Host, Port: s.Port, User: s.User, Record: true}})
+	id := must(t, c, &wire.Request{Op: "open", HostID: "box"}).LimbID
+	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "connected", TimeoutMs: intp(20000)})
+	testbed.Eventually(t, 10*time.Second, "the saved host's recording to start", func() bool {
+		list := must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "list"}).Recordings
+		return len(list) == 1 && list[0].Active && list[0].Format == "asciicast-v2"
+	})
 }
