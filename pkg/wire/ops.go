@@ -195,7 +195,7 @@ var Ops = []OpSpec{
 		Answer: "`files`: entries, bytes, contentBase64, home, via (ssh/sidecar). A get or put stops when its caller gives up (op `cancel`, the connection closed): `TIMEOUT`, and the destination is left as it was — put writes a temporary `.name.dvv-part-N` beside the target and renames it over the target only once complete; get to a local path does the same locally"},
 	{Name: OpTransfer, Limb: true, Variant: "action", Variants: []string{"status", "cancel"},
 		ActionCaps: map[string][]string{"status": {"files.read"}, "cancel": {"files.read"}}, // cancel stops work: not read-only
-		Fields: limbFields(fld("action"), fld("transferId")), Raises: codes(NotFound),
+		Fields:     limbFields(fld("action"), fld("transferId")), Raises: codes(NotFound),
 		Answer: "`transfer`: `inFlight` and `transfers` [{`transferId`, `action` get/put, `path`, `bytes` so far, `elapsedMs`, `bytesPerSec`}] for status; cancel (`transferId`) stops that files call, which answers `TIMEOUT` and leaves the destination as it was; `NOT_FOUND` when it is no longer in flight. Nothing is queued: a transfer lives as long as its files call"},
 	{Name: OpHistory, Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Caps: []string{"history.read"}, Fields: selector,
 		Answer: "`history`: the limb's last 128 ops — op, attachment, outcome code, timings; never text, pixels or secrets"},
