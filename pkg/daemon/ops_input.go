@@ -411,6 +411,10 @@ func opClipboard(c *call) (*wire.Response, error) {
 		}
 		r.Clip = &wire.Clipboard{Action: "set", Present: true, Via: info.Via, Dropped: info.Dropped}
 		r.Dispatched = "clipboard text sent"
+		r.Verification = &wire.Verification{Status: wire.VerifyDispatched, Reason: info.Unconfirmed}
+		if info.Confirmed {
+			r.Verification = &wire.Verification{Status: wire.VerifyVerified, Where: "clipboard", Reason: "the server acknowledged the new clipboard"}
+		}
 		if len(info.Dropped) > 0 {
 			r.Dispatched += fmt.Sprintf("; %d characters could not be carried by %s and were left out", len(info.Dropped), info.Via)
 		}

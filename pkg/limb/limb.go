@@ -123,6 +123,10 @@ type ChordChecker interface {
 type ClipboardInfo struct {
 	Via     string   // "extended-utf8" or "latin1"
 	Dropped []string // characters the route could not carry
+	// Confirmed: the server acknowledged the new clipboard (RDP's Format
+	// List Response); Unconfirmed says why not when it did not.
+	Confirmed   bool
+	Unconfirmed string
 }
 
 // DesktopDialer connects a desktop session that writes into buf. It returns

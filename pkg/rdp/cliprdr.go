@@ -1,10 +1,12 @@
 package rdp
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Clipboard over the "cliprdr" static virtual channel (MS-RDPECLIP), text
@@ -55,6 +57,10 @@ type clipboard struct {
 	haveRem   bool
 	remoteSeq uint64
 	pendingRq uint32 // format we asked the server for, 0 when none
+	// Format lists sent and answered OK, and a channel closed (and
+	// replaced) at every OK answer: how a set learns the server took it.
+	listsSent, listsAcked uint64
+	ackCh                 chan struct{}
 
 	in    []byte // reassembly of channel chunks
 	inLen int
@@ -178,6 +184,15 @@ func (cb *clipboard) handle(msg []byte) ([][]byte, error) {
 			out = append(out, cliprdrPDU(cbFormatDataRequest, 0, binary.LittleEndian.AppendUint32(nil, want)))
 		}
 		return out, nil
+	case cbFormatListResponse:
+		if flags&cbResponseOK != 0 {
+			cb.listsAcked++
+			if cb.ackCh != nil {
+				close(cb.ackCh)
+				cb.ackCh = nil
+			}
+		}
+		return nil, nil
 	case cbFormatDataRequest:
 		dr := newReader(where, body)
 		f := dr.u32()
@@ -243,6 +258,7 @@ func (cb *clipboard) parseFormatList(b []byte, flags uint16) ([]uint32, error) {
 
 // formatListLocked announces our formats: CF_UNICODETEXT when we hold text.
 func (cb *clipboard) formatListLocked() []byte {
+	cb.listsSent++ // every list gets a Format List Response, in order
 	var w writer
 	if cb.haveLocal {
 		w.u32(cfUnicodeText)
@@ -258,16 +274,51 @@ func (cb *clipboard) formatListLocked() []byte {
 // SetClipboard offers text on the remote clipboard. The server fetches it
 // when a remote application pastes.
 func (c *Client) SetClipboard(text string) error {
+	_, err := c.SetClipboardAcked(context.Background(), text, 0)
+	return err
+}
+
+// SetClipboardAcked offers text like SetClipboard and waits up to wait for
+// the server's Format List Response: acked reports whether the server
+// answered OK to this offer (or a later one) in time.
+func (c *Client) SetClipboardAcked(ctx context.Context, text string, wait time.Duration) (acked bool, err error) {
 	cb := &c.clip
 	cb.mu.Lock()
 	if cb.channel == 0 || !cb.ready {
 		cb.mu.Unlock()
-		return ErrNoClipboard
+		return false, ErrNoClipboard
 	}
 	cb.local, cb.haveLocal = text, true
 	pdu := cb.formatListLocked()
+	mine := cb.listsSent
 	cb.mu.Unlock()
-	return c.sendChannel(cb.channel, pdu)
+	if err := c.sendChannel(cb.channel, pdu); err != nil {
+		return false, err
+	}
+	if wait <= 0 {
+		return false, nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		cb.mu.Lock()
+		if cb.listsAcked >= mine {
+			cb.mu.Unlock()
+			return true, nil
+		}
+		if cb.ackCh == nil {
+			cb.ackCh = make(chan struct{})
+		}
+		ch := cb.ackCh
+		cb.mu.Unlock()
+		select {
+		case <-ch:
+		case <-timer.C:
+			return false, nil
+		case <-ctx.Done():
+			return false, nil
+		}
+	}
 }
 
 // Clipboard is the text the remote side last copied; seq rises with each

@@ -54,6 +54,12 @@ func TestVerifiedActsOnDesktop(t *testing.T) {
 	testbed.Eventually(t, 10*time.Second, "the typed text in the xterm's file", func() bool {
 		return strings.Contains(readFile(t, typed), "verify me")
 	})
+	// RFB has no acknowledgement for clipboard text: the answer says so
+	// instead of claiming it arrived.
+	r = must(t, c, &wire.Request{Op: "clipboard", LimbID: id, Action: "set", Text: strp("clip")})
+	if vf := r.Verification; vf == nil || vf.Status != wire.VerifyDispatched || !strings.Contains(vf.Reason, "no acknowledgement") {
+		t.Fatalf("clipboard set on VNC: %+v", vf)
+	}
 	// A drag-select across the echoed text repaints it in reverse video
 	// right where the pointer ends: verified near the point.
 	r = must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "drag", X: intp(2), Y: intp(8), ToX: intp(60), ToY: intp(8), Generation: u64p(1)})

@@ -275,7 +275,11 @@ func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
 			info.Dropped = append(info.Dropped, string(r))
 		}
 	}
-	err := d.c.SetClipboard(kept.String())
+	acked, err := d.c.SetClipboardAcked(context.Background(), kept.String(), clipboardAckWait)
+	info.Confirmed = acked
+	if !acked {
+		info.Unconfirmed = "the server did not acknowledge the clipboard offer within " + clipboardAckWait.String()
+	}
 	if errors.Is(err, rdp.ErrNoClipboard) {
 		return limb.ClipboardInfo{}, wire.Errorf(wire.NotImplemented, "%s; type the text instead", noClipboardMsg)
 	}
@@ -284,6 +288,10 @@ func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
 	}
 	return info, nil
 }
+
+// clipboardAckWait bounds how long a clipboard set waits for the server's
+// acknowledgement (xrdp answers in a few milliseconds).
+const clipboardAckWait = time.Second
 
 // Clipboard is the text the remote side last copied.
 func (d *desktop) Clipboard() (string, limb.ClipboardInfo, bool) {

@@ -282,7 +282,7 @@ func TestXrdpDesktop(t *testing.T) {
 		return d.Signals()[wire.SigClipboard].State == wire.SignalLive
 	})
 	sent := "clip: Grüße ✓ 42\nsecond line"
-	if info, err := d.SetClipboard(sent); err != nil || info.Via == "" {
+	if info, err := d.SetClipboard(sent); err != nil || info.Via == "" || !info.Confirmed {
 		t.Fatalf("SetClipboard: %+v %v", info, err)
 	}
 	testbed.Eventually(t, 30*time.Second, "our text on the X clipboard", func() bool {

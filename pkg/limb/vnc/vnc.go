@@ -284,7 +284,8 @@ func (d *desktop) CheckRune(r rune) error {
 
 func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
 	dropped, utf8, err := d.c.CutText(text)
-	info := limb.ClipboardInfo{Via: "latin1", Dropped: dropped}
+	info := limb.ClipboardInfo{Via: "latin1", Dropped: dropped,
+		Unconfirmed: "RFB has no acknowledgement for clipboard text: read it back with clipboard get, or paste and read the screen"}
 	if utf8 {
 		info.Via = "extended-utf8"
 	}
