@@ -27,7 +27,9 @@ func TestRecordingCost(t *testing.T) {
 	c := d.dial(t)
 	id := openVNC(t, c, v.Port)
 	const span = 15 * time.Second
-	perMin := func(b int64) string { return fmt.Sprintf("%.1f KiB", float64(b)/1024*float64(time.Minute)/float64(span)) }
+	perMin := func(b int64) string {
+		return fmt.Sprintf("%.1f KiB", float64(b)/1024*float64(time.Minute)/float64(span))
+	}
 
 	// scenario runs activity for span while both dvv and x11grab record.
 	scenario := func(name string, activity func(stop <-chan struct{})) string {
