@@ -2,53 +2,12 @@ package e2e
 
 import (
 	"encoding/binary"
-	"io"
-	"net"
 	"runtime"
 	"testing"
 
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// hostileRFB completes an RFB 3.8 handshake with security None and a 64x64
-// desktop, then sends what evil() returns.
-func hostileRFB(t *testing.T, evil func() []byte) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.Write([]byte("RFB 003.008\n"))
-				buf := make([]byte, 12)
-				if _, err := io.ReadFull(c, buf); err != nil {
-					return
-				}
-				c.Write([]byte{1, 1}) // one security type: None
-				if _, err := io.ReadFull(c, buf[:1]); err != nil {
-					return
-				}
-				c.Write([]byte{0, 0, 0, 0}) // SecurityResult OK
-				if _, err := io.ReadFull(c, buf[:1]); err != nil {
-					return
-				}
-				init := []byte{0, 64, 0, 64, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0, 0, 0, 0, 4, 'e', 'v', 'i', 'l'}
-				c.Write(init)
-				c.Write(evil())
-				io.Copy(io.Discard, c)
-			}()
-		}
-	}()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 func rect(x, y, w, h uint16, enc int32) []byte {
 	b := make([]byte, 12)

@@ -20,44 +20,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// sizedRFB completes an RFB 3.8 handshake (security None) announcing a
-// w x h desktop, then runs serve on the connection.
-func sizedRFB(t *testing.T, w, h int, serve func(c net.Conn)) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.Write([]byte("RFB 003.008\n"))
-				buf := make([]byte, 12)
-				if _, err := io.ReadFull(c, buf); err != nil {
-					return
-				}
-				c.Write([]byte{1, 1})
-				if _, err := io.ReadFull(c, buf[:1]); err != nil {
-					return
-				}
-				c.Write([]byte{0, 0, 0, 0})
-				if _, err := io.ReadFull(c, buf[:1]); err != nil {
-					return
-				}
-				init := []byte{byte(w >> 8), byte(w), byte(h >> 8), byte(h), 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0, 0, 0, 0, 4, 'b', 'i', 'g', '!'}
-				c.Write(init)
-				serve(c)
-			}()
-		}
-	}()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // noiseFrame is one Raw update of random pixels over the whole desktop:
 // nothing compresses it.
 func noiseFrame(w, h int) []byte {
