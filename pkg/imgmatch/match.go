@@ -81,6 +81,11 @@ func (m Match) Box(t *Template) image.Rectangle { return image.Rect(0, 0, t.w, t
 // given up as soon as the difference exceeds what the threshold (or the
 // best place so far) allows.
 func (t *Template) Search(pix []byte, stride, w, h int, corners image.Rectangle, threshold float64) (Match, bool) {
+	// A template larger than the frame fits nowhere (and image.Rect would
+	// swap a negative size into a rectangle left of or above the frame).
+	if t.w > w || t.h > h {
+		return Match{}, false
+	}
 	corners = corners.Intersect(image.Rect(0, 0, w-t.w+1, h-t.h+1))
 	if corners.Empty() || len(pix) < (h-1)*stride+w*4 {
 		return Match{}, false
