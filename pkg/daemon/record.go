@@ -143,9 +143,19 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 	actsFile, err := create(base + ".acts.jsonl")
 	if err != nil {
 		media.Close()
+		os.Remove(base + ext)
 		return nil, wire.Errorf(wire.Internal, "cannot create the recording's act log: %v", err)
 	}
 	ctx, cancel := context.WithCancel(l.ctx)
+	// abandon undoes a start that cannot go on: no half recording is left.
+	abandon := func(e *wire.Error) (*recorder, error) {
+		cancel()
+		media.Close()
+		actsFile.Close()
+		os.Remove(base + ext)
+		os.Remove(base + ".acts.jsonl")
+		return nil, e
+	}
 	rec := &recorder{started: start, cancel: cancel, done: make(chan struct{}), acts: make(chan actRecord, actQueue),
 		info: wire.Recording{LimbID: l.id, Format: format, Path: base + ext, ActsPath: base + ".acts.jsonl", StartedMs: start.UnixMilli()}}
 	var run func() error
@@ -153,10 +163,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		cols, rows := term.Size()
 		cast, err := recording.NewCast(media, cols, rows, start, recordCap, l.id)
 		if err != nil {
-			media.Close()
-			actsFile.Close()
-			cancel()
-			return nil, wire.Errorf(wire.Internal, "cannot write the recording: %v", err)
+			return abandon(wire.Errorf(wire.Internal, "cannot write the recording: %v", err))
 		}
 		rec.bytes = cast.Bytes
 		rec.marker = func(at time.Time, label string) { cast.Marker(at, label) }
@@ -164,10 +171,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 	} else {
 		fbs, err := recording.NewFBS(media, start, recordCap)
 		if err != nil {
-			media.Close()
-			actsFile.Close()
-			cancel()
-			return nil, wire.Errorf(wire.Internal, "cannot write the recording: %v", err)
+			return abandon(wire.Errorf(wire.Internal, "cannot write the recording: %v", err))
 		}
 		rec.bytes = fbs.Bytes
 		run = func() error { return recording.RecordDesktop(ctx, l.buf, fbs, recording.DesktopOptions{Name: l.id}) }
@@ -175,12 +179,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 	l.mu.Lock()
 	if l.rec != nil {
 		l.mu.Unlock()
-		cancel()
-		media.Close()
-		actsFile.Close()
-		os.Remove(rec.info.Path)
-		os.Remove(rec.info.ActsPath)
-		return nil, wire.Errorf(wire.Busy, "limb %s is already being recorded", l.id)
+		return abandon(wire.Errorf(wire.Busy, "limb %s is already being recorded", l.id))
 	}
 	l.rec = rec
 	l.mu.Unlock()

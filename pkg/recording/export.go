@@ -54,29 +54,12 @@ func ExportMP4(ctx context.Context, fbsPath, out string, fps int) error {
 	for _, b := range blocks {
 		stream = append(stream, b.data...)
 	}
-	hs, err := handshakeLen(stream)
+	p, err := startPlayer(ctx, stream)
 	if err != nil {
 		return err
 	}
-	srv, cli := net.Pipe()
-	defer srv.Close()
-	go io.Copy(io.Discard, srv) // what the client says goes nowhere
-	buf := fb.New()
-	handshake := make(chan error, 1)
-	var client *rfb.Client
-	go func() {
-		c, err := rfb.NewClient(ctx, cli, &rfb.Config{Framebuffer: buf, NoContinuousUpdates: true})
-		client = c
-		handshake <- err
-	}()
-	if _, err := srv.Write(stream[:hs]); err != nil {
-		return err
-	}
-	if err := <-handshake; err != nil {
-		return fmt.Errorf("the recording's handshake: %w", err)
-	}
-	defer client.Close()
-	go client.Run()
+	defer p.close()
+	srv, buf, hs := p.srv, p.buf, p.hs
 	w, h := buf.Size()
 	if w == 0 || h == 0 {
 		return fmt.Errorf("the recording holds no frame")
@@ -162,4 +145,65 @@ func settle(buf *fb.Buffer) {
 			last = s
 		}
 	}
+}
+
+// player is dvv's RFB client reading a recorded stream through a pipe:
+// the recording's handshake is done, its updates are written to srv.
+type player struct {
+	srv    net.Conn
+	buf    *fb.Buffer
+	client *rfb.Client
+	hs     int // bytes of the stream the handshake took
+}
+
+// startPlayer plays a recorded stream's handshake into a new client (what
+// the client says goes nowhere) and starts it reading updates.
+func startPlayer(ctx context.Context, stream []byte) (*player, error) {
+	hs, err := handshakeLen(stream)
+	if err != nil {
+		return nil, err
+	}
+	srv, cli := net.Pipe()
+	go io.Copy(io.Discard, srv)
+	p := &player{srv: srv, buf: fb.New(), hs: hs}
+	handshake := make(chan error, 1)
+	go func() {
+		c, err := rfb.NewClient(ctx, cli, &rfb.Config{Framebuffer: p.buf, NoContinuousUpdates: true})
+		p.client = c
+		handshake <- err
+	}()
+	if _, err := srv.Write(stream[:hs]); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	if err := <-handshake; err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("the recording's handshake: %w", err)
+	}
+	go p.client.Run()
+	return p, nil
+}
+
+func (p *player) close() {
+	p.client.Close()
+	p.srv.Close()
+}
+
+// LastFrame plays an FBS recording into dvv's RFB client and returns the
+// frame it ends on (what a player shows at the end).
+func LastFrame(ctx context.Context, r io.Reader) (*fb.Buffer, error) {
+	var stream []byte
+	if err := ReadFBS(bufio.NewReader(r), func(_ uint32, b []byte) error { stream = append(stream, b...); return nil }); err != nil {
+		return nil, err
+	}
+	p, err := startPlayer(ctx, stream)
+	if err != nil {
+		return nil, err
+	}
+	defer p.close()
+	if _, err := p.srv.Write(stream[p.hs:]); err != nil {
+		return nil, err
+	}
+	settle(p.buf)
+	return p.buf, nil
 }

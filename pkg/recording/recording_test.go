@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"image"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
-	"github.com/dvvhq/dvv/pkg/rfb"
 )
 
 func paint(b *fb.Buffer, r image.Rectangle, c [4]byte) {
@@ -97,50 +95,14 @@ func countBlocks(t *testing.T, f *FBS) int {
 	return n
 }
 
-// replay feeds a recording's server bytes to pkg/rfb's client over a pipe
-// (discarding what the client sends) and returns its framebuffer once
-// every byte was read.
+// replay plays a recording's bytes into pkg/rfb's client (LastFrame).
 func replay(t *testing.T, data []byte) *fb.Buffer {
 	t.Helper()
-	srv, cli := net.Pipe()
-	go func() { // the client's own messages go nowhere
-		b := make([]byte, 4096)
-		for {
-			if _, err := srv.Read(b); err != nil {
-				return
-			}
-		}
-	}()
-	var stream bytes.Buffer
-	if err := ReadFBS(bytes.NewReader(data), func(_ uint32, b []byte) error { stream.Write(b); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	fed := make(chan struct{})
-	go func() { srv.Write(stream.Bytes()); close(fed) }()
-	out := fb.New()
-	c, err := rfb.NewClient(context.Background(), cli, &rfb.Config{Framebuffer: out, NoContinuousUpdates: true})
+	buf, err := LastFrame(context.Background(), bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go c.Run()
-	select {
-	case <-fed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the client did not read the whole recording")
-	}
-	// The last write was accepted; let the client finish decoding it.
-	deadline := time.Now().Add(5 * time.Second)
-	last := out.Seq()
-	for time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		if s := out.Seq(); s == last {
-			break
-		} else {
-			last = s
-		}
-	}
-	c.Close()
-	return out
+	return buf
 }
 
 func TestCastWritesAsciicastV2(t *testing.T) {

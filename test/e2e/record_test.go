@@ -6,21 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"image"
-	"io"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
-	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/fb"
-	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/recording"
-	"github.com/dvvhq/dvv/pkg/rfb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -149,8 +143,8 @@ func readActs(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-// replayFBS plays a recording's server bytes into pkg/rfb's client (what
-// its own messages say goes nowhere) and returns its framebuffer.
+// replayFBS plays a recording file into pkg/rfb's client and returns the
+// frame it ends on.
 func replayFBS(t *testing.T, path string) *fb.Buffer {
 	t.Helper()
 	f, err := os.Open(path)
@@ -158,63 +152,9 @@ func replayFBS(t *testing.T, path string) *fb.Buffer {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var stream bytes.Buffer
-	if err := recording.ReadFBS(f, func(_ uint32, b []byte) error { stream.Write(b); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	srv, cli := net.Pipe()
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			if _, err := srv.Read(b); err != nil {
-				return
-			}
-		}
-	}()
-	fed := make(chan struct{})
-	go func() { srv.Write(stream.Bytes()); close(fed) }()
-	out := fb.New()
-	rc, err := rfb.NewClient(context.Background(), cli, &rfb.Config{Framebuffer: out, NoContinuousUpdates: true})
+	buf, err := recording.LastFrame(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go rc.Run()
-	defer rc.Close()
-	select {
-	case <-fed:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the client did not read the whole recording")
-	}
-	last := out.Seq()
-	for i := 0; i < 50; i++ { // the last write was taken; let its decode land
-		time.Sleep(100 * time.Millisecond)
-		if s := out.Seq(); s == last {
-			break
-		} else {
-			last = s
-		}
-	}
-	return out
-}
-
-// TestSavedHostAlwaysRecords: a saved host marked record has every session
-// recorded from the moment it connects.
-func TestSavedHostAlwaysRecords(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	s := testbed.StartSSHD(t)
-	t.Setenv("HOME", s.Home)
-	t.Setenv("SSH_AUTH_SOCK", "")
-	hs, err := hosts.Open(filepath.Join(t.TempDir(), "hosts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
-	c := dial(t, d, "agent")
-	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "box", Protocol: "ssh", Address: s.Host, Port: s.Port, User: s.User, Record: true}})
-	id := must(t, c, &wire.Request{Op: "open", HostID: "box"}).LimbID
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "connected", TimeoutMs: intp(20000)})
-	testbed.Eventually(t, 10*time.Second, "the saved host's recording to start", func() bool {
-		list := must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "list"}).Recordings
-		return len(list) == 1 && list[0].Active && list[0].Format == "asciicast-v2"
-	})
+	return buf
 }
