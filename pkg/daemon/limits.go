@@ -66,11 +66,15 @@ func (b *lineBudget) give(n int) {
 		return
 	}
 	b.used.Add(-int64(n))
-	if n < freeAfterBytes {
-		return
+	if n >= freeAfterBytes {
+		b.scheduleFree()
 	}
-	// Several large lines often end together: one hand-back, shortly
-	// after the last of them, does for all.
+}
+
+// scheduleFree hands memory back to the OS shortly (at most every few
+// seconds). Several large lines often end, or grow, together: one
+// hand-back, shortly after the last of them, does for all.
+func (b *lineBudget) scheduleFree() {
 	b.freeMu.Lock()
 	defer b.freeMu.Unlock()
 	if b.freeSoon {
@@ -198,6 +202,9 @@ func (lr *lineReader) grow(buf *[]byte, n int) bool {
 	lr.held += counted
 	nb := make([]byte, len(*buf), newCap)
 	copy(nb, *buf)
+	if cap(*buf) >= freeAfterBytes {
+		lr.budget.scheduleFree() // the outgrown buffer is garbage the size of a large line
+	}
 	*buf = nb
 	return true
 }

@@ -139,7 +139,12 @@ func TestUnfinishedLinesStayBounded(t *testing.T) {
 	wg.Wait()
 	peak := rssMiB(t, pid)
 	t.Logf("RSS: %d MiB before, %d MiB holding ten 31 MiB unfinished lines", before, peak)
-	if grew := peak - before; grew > 230 {
+	// dvvd holds at most its 96 MiB line budget; a line's buffer doubles as
+	// it grows, so up to as much again is garbage until the collector runs,
+	// which the Go runtime lets the heap reach twice its live size before
+	// doing: 3x the budget bounds RSS whatever the collector's timing (the
+	// unbounded dvvd held 735 MB here).
+	if grew := peak - before; grew > 3*96 {
 		t.Fatalf("RSS grew by %d MiB holding 10 unfinished lines", grew)
 	}
 	if r := d.dvv("ping"); r.code != 0 {
