@@ -290,8 +290,10 @@ func (d *desktop) SetClipboard(text string) (limb.ClipboardInfo, error) {
 }
 
 // clipboardAckWait bounds how long a clipboard set waits for the server's
-// acknowledgement (xrdp answers in a few milliseconds).
-const clipboardAckWait = time.Second
+// acknowledgement. xrdp answers in milliseconds, but a busy server (or one
+// under a race detector) takes longer; every RDP server answers, so the
+// wait is paid in full only when something is wrong.
+const clipboardAckWait = 5 * time.Second
 
 // Clipboard is the text the remote side last copied.
 func (d *desktop) Clipboard() (string, limb.ClipboardInfo, bool) {
