@@ -172,7 +172,10 @@ func TestBrowserViewerDesktop(t *testing.T) {
 	// A click in the page lands on the remote and takes the limb over.
 	x, y := canvasPoint(t, ctx, 321, 123)
 	run(t, ctx, "click in the page", chromedp.MouseClickXY(x, y))
-	testbed.Eventually(t, 10*time.Second, "pointer at 321,123", func() bool { mx, my := v.MouseLocation(t); return mx == 321 && my == 123 })
+	if x2, y2 := canvasPoint(t, ctx, 321, 123); x2 != x || y2 != y {
+		t.Fatalf("the canvas moved under the click: (321,123) was at %.1f,%.1f and is now at %.1f,%.1f", x, y, x2, y2)
+	}
+	waitPointer(t, v, 321, 123)
 	_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(5), Y: intp(5), Generation: &gen})
 	if client.Code(err) != wire.LeaseRevoked {
 		t.Fatalf("agent act after the person clicked: %v, want LEASE_REVOKED", err)
@@ -210,7 +213,22 @@ func TestBrowserViewerDesktop(t *testing.T) {
 		_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(9), Y: intp(9), Generation: &gen})
 		return err == nil
 	})
-	testbed.Eventually(t, 10*time.Second, "pointer at 9,9", func() bool { mx, my := v.MouseLocation(t); return mx == 9 && my == 9 })
+	waitPointer(t, v, 9, 9)
+}
+
+// waitPointer waits for the X server's pointer to reach (x, y) and says
+// where it is when it does not.
+func waitPointer(t *testing.T, v interface{ MouseLocation(testing.TB) (int, int) }, x, y int) {
+	t.Helper()
+	var mx, my int
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if mx, my = v.MouseLocation(t); mx == x && my == y {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the X server's pointer is at %d,%d after 10s, want %d,%d", mx, my, x, y)
 }
 
 // TestBrowserViewerRDPCanvas: the canvas of an RDP limb's page equals its

@@ -139,7 +139,7 @@ function logAct(a) {
 // ---- banner and acts, live ----
 function showHead(l) {
   limb = l;
-  $('lease').textContent = leaseText(l);
+  $('lease').textContent = $('lease').title = leaseText(l);
   $('state').textContent = `${l.state}` + (l.width ? ` · ${l.width}×${l.height}` : '');
   $('banner').className = 'banner' + (l.paused ? ' paused' : l.lease.human ? ' human' : '');
   document.body.dataset.human = l.lease.human ? '1' : '';
