@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -106,10 +107,22 @@ func (c *conn) handle(ctx context.Context, req *wire.Request) {
 	c.send(resp)
 }
 
+// panicSummary describes a recovered panic without its value: a value may
+// be built from the request (the text being typed, a password). The
+// runtime's own errors (index out of range, nil map, failed type
+// assertion) hold only numbers and type names and are kept; anything else
+// is named by its type. The stack shows where, which is what a fix needs.
+func panicSummary(r any) string {
+	if re, ok := r.(runtime.Error); ok {
+		return re.Error()
+	}
+	return fmt.Sprintf("a value of type %T (not logged: it may hold request data)", r)
+}
+
 func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Response) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.d.log.Error("panic serving request", "op", req.Op, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			c.d.log.Error("panic serving request", "op", req.Op, "panic", panicSummary(r), "stack", string(debug.Stack()))
 			resp = errorResponse(nil, wire.Errorf(wire.Internal, "dvvd hit a bug serving %q; it is still running", req.Op))
 		}
 	}()
