@@ -139,13 +139,16 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	}
 	results := make([][]Line, len(canvases))
 	errs := make([]error, len(canvases))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, c := range canvases {
+		// The slot is taken before the canvas is drawn, so a call waiting
+		// for the engine holds no picture.
+		if errs[i] = acquireRun(ctx); errs[i] != nil {
+			break
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer func() { releaseRun(); wg.Done() }()
 			var tsv []byte
 			if tsv, errs[i] = e.run(ctx, c.pgm(), lang); errs[i] == nil {
 				results[i] = c.mapBack(parseTSV(tsv))
@@ -162,6 +165,26 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	}
 	return out, len(canvases), nil
 }
+
+// runSlots bounds the engine programs running at once in this process,
+// whatever the number of limbs, readers and calls: each run takes a core,
+// and a burst of calls must queue rather than fork a tesseract per area.
+var runSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// acquireRun waits for a run slot, or for ctx to end.
+func acquireRun(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case runSlots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func releaseRun() { <-runSlots }
 
 // run feeds one PGM picture to the engine and returns its TSV.
 func (e *Engine) run(ctx context.Context, pgm []byte, lang string) ([]byte, error) {
