@@ -44,9 +44,13 @@ func OpsTable() string {
 	return b.String()
 }
 
-// opMarks flags inline (answered from memory, in read order) and read-only ops.
+// opMarks flags inline (answered from memory, in read order), read-only
+// and kind-bound ops.
 func opMarks(s *wire.OpSpec) string {
 	var m []string
+	if s.Kind != "" {
+		m = append(m, s.Kind+" limbs only")
+	}
 	if s.Inline {
 		m = append(m, "inline")
 	}

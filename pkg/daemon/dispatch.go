@@ -211,12 +211,19 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	start := time.Now()
 	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.Op})
 	pass()
-	v := cl.startVerify()
-	r, err := fn(cl)
-	if err == nil && v != nil {
-		r.Verification = v.finish(ctx)
+	var r *wire.Response
+	// A kind-bound op is refused here, once, for a limb of the other kind;
+	// the refusal still goes into the limb's history like any answer.
+	if kerr := spec.CheckKind(l.id, l.kind); kerr != nil {
+		err = kerr
 	} else {
-		v.stop()
+		v := cl.startVerify()
+		r, err = fn(cl)
+		if err == nil && v != nil {
+			r.Verification = v.finish(ctx)
+		} else {
+			v.stop()
+		}
 	}
 	err = d.declared(spec, err)
 	d.events.publish(&wire.Event{Kind: "op.end", LimbID: l.id, Detail: fmt.Sprintf("%s #%d", req.Op, seq)})

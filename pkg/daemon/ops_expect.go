@@ -22,9 +22,6 @@ const maxExpectRects = 64
 // the whole frame (or region) first, then only around what changed.
 func opExpect(c *call) (*wire.Response, error) {
 	l, req := c.l, c.req
-	if l.kind != kindDesktop {
-		return nil, wire.Errorf(wire.WrongProtocol, "expect searches a desktop's pixels; on a terminal use wait until text")
-	}
 	tmpl, err := expectTemplate(req.TemplateBase64)
 	if err != nil {
 		return nil, err

@@ -59,9 +59,6 @@ func need(p *int, name string) (int, error) {
 func opClick(c *call) (*wire.Response, error) {
 	req := c.req
 	l := c.l
-	if l.kind != kindDesktop {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; click needs a desktop limb", l.id)
-	}
 	action := req.Action
 	if action == "" {
 		return nil, wire.Errorf(wire.BadRequest, "action is required: move, click, double, right, middle, drag or scroll")
@@ -380,9 +377,6 @@ const clipboardLimit = 1 << 20
 
 func opClipboard(c *call) (*wire.Response, error) {
 	l := c.l
-	if l.kind != kindDesktop {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; it has no clipboard (use run or files)", l.id)
-	}
 	r := ok(wire.OpClipboard)
 	switch c.req.Action {
 	case "get":

@@ -142,9 +142,6 @@ func (c *call) requestRegion() (image.Rectangle, error) {
 // opFind answers where text is on a desktop, or (without text) every line
 // read in the region.
 func opFind(c *call) (*wire.Response, error) {
-	if c.l.kind != kindDesktop {
-		return nil, wire.Errorf(wire.WrongProtocol, "find reads a desktop's pixels; on a terminal use term_read or screen for the text grid")
-	}
 	region, err := c.requestRegion()
 	if err != nil {
 		return nil, err

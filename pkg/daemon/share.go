@@ -49,9 +49,6 @@ const (
 // shareFor returns the limb's share, starting its Unix sockets the first
 // time.
 func (l *Limb) shareFor() (*share, error) {
-	if l.kind != kindDesktop {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; only desktops are shared over RFB (watch terminals with dvv viewer)", l.id)
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.share != nil {

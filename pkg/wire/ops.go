@@ -15,6 +15,12 @@ type OpSpec struct {
 	// groupId with member); dvvd resolves it before the handler runs and
 	// keeps the limb's history.
 	Limb bool
+	// Kind binds a limb op to one kind of limb (KindDesktop or
+	// KindTerminal); "" means any. dvvd refuses a limb of the other kind
+	// with WRONG_PROTOCOL before the handler runs, and KindNote says what
+	// to use there instead.
+	Kind     string
+	KindNote string
 	// Inline ops answer from memory in microseconds and are served on the
 	// connection's reading goroutine even when they carry an id.
 	Inline bool
@@ -124,7 +130,7 @@ var Ops = []OpSpec{
 		Fields: []Field{fld("action"), fld("limbId"), fld("groupId"), fld("member", atLeast(0)), fld("all", only("pause"), note("every limb, also limbs opened later"))},
 		Raises: codes(LimbGone),
 		Answer: "`paused`: all, limbs; pause needs a limb or `all`, resume without a limb resumes everything"},
-	{Name: OpShare, Limb: true, Caps: []string{"takeover"}, Variant: "action", Variants: []string{"start", "stop"},
+	{Name: OpShare, Limb: true, Kind: KindDesktop, KindNote: "watch terminals with dvv viewer", Caps: []string{"takeover"}, Variant: "action", Variants: []string{"start", "stop"},
 		Fields: limbFields(fld("action", note("start when absent")), fld("viewOnly", only("start")), fld("tcp", only("start"), note("127.0.0.1 with a one-time password"))),
 		Raises: codes(WrongProtocol, Busy),
 		Answer: "`share`: socket, viewSocket, tcp, password (shown once), expiresMs, viewOnly, viewers"},
@@ -132,7 +138,7 @@ var Ops = []OpSpec{
 		ActionCaps: map[string][]string{"open": {"takeover"}, "watch": {"screen.read"}},
 		Fields:     []Field{fld("action", note("open when absent; watch gives a read-only link")), fld("limbId", note("the page to open"))},
 		Answer:     "`viewer`: url (127.0.0.1, carrying this dvvd's secret for the browser), readOnly"},
-	{Name: OpClick, Limb: true, Dispatches: true, Caps: []string{"control"}, Variant: "action",
+	{Name: OpClick, Limb: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
 		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
 		Fields: limbFields(fld("action"), fld("generation"), fld("generationFrom", note("`last-read`")), fld("x"), fld("y"),
 			fld("toX", only("drag")), fld("toY", only("drag")), fld("button", only("drag")),
@@ -160,29 +166,29 @@ var Ops = []OpSpec{
 			fld("lang", only("text", "text-gone"), note("desktop text: eng (default), or e.g. eng+deu"))),
 		Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported),
 		Answer: "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`"},
-	{Name: OpExpect, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
+	{Name: OpExpect, Limb: true, Kind: KindDesktop, KindNote: "on a terminal use wait until text", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
 		Fields: limbFields(fld("templateBase64", note("PNG, at most 1024x1024")), fld("region", note("{x,y,w,h}: where to look")),
 			fld("threshold", note("0..1, default 0.95")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000"))),
 		Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Timeout),
 		Answer: "`expect`: found, box, center, score 0..1, generation, elapsedMs; searched on the mirror where it changed; not seen by the deadline is `found: false`, not an error"},
-	{Name: OpFind, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
+	{Name: OpFind, Limb: true, Kind: KindDesktop, KindNote: "on a terminal use term_read or screen for the text grid", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
 		Fields: limbFields(fld("text", note("none: every line")), fld("region", note("{x,y,w,h}")), fld("lang", note("eng (default), or e.g. eng+deu"))),
 		Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Unsupported, Timeout),
 		Answer: "`find`: `matches` [text, box, center, confidence 0..1, generation], `lines` (without text), lang, generation, `cached`, imageSpace (native pixels, scale 1). Desktop limbs only; case and spacing ignored; a match never spans lines; without Tesseract: `UNSUPPORTED` with how to install it"},
-	{Name: OpClipboard, Limb: true, Variant: "action", Variants: []string{"get", "set"},
+	{Name: OpClipboard, Limb: true, Kind: KindDesktop, KindNote: "a terminal has no clipboard: use run or files", Variant: "action", Variants: []string{"get", "set"},
 		ActionCaps: map[string][]string{"get": {"clipboard.read"}, "set": {"clipboard.write"}},
 		Fields:     limbFields(fld("action"), fld("text", only("set"), note("≤ 1 MiB"))),
 		Raises:     codes(NotImplemented, LeaseNotHeld, LeaseRevoked, WrongProtocol, NotReady, NotConnected),
 		Answer:     "`clipboard`: text, present, via (extended-utf8, latin1 or cliprdr-unicode), unrepresentable: the characters the route could not carry, left out of what was sent (Latin-1 cut text; on RDP, characters outside the BMP such as emoji, which xrdp cannot take)"},
-	{Name: OpRun, Limb: true, Caps: []string{"exec"},
+	{Name: OpRun, Limb: true, Kind: KindTerminal, Caps: []string{"exec"},
 		Fields: limbFields(fld("command"), fld("cwd"), fld("timeoutMs", atLeast(1), note("required")),
 			fld("maxOutputBytes", atLeast(0))),
 		Raises: codes(WrongProtocol, Timeout, NotConnected, NotReady),
 		Answer: "`run`: exitCode or signal or timedOut, stdout, stderr (or *Base64 when not UTF-8), dropped counts"},
-	{Name: OpTermRead, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
+	{Name: OpTermRead, Limb: true, Kind: KindTerminal, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
 		Raises: codes(NotImplemented, CursorExpired, WrongProtocol),
 		Answer: "`term`: data (or dataBase64), cursor; `CURSOR_EXPIRED` when the ring overwrote the cursor"},
-	{Name: OpTermSend, Limb: true, Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes")), verifyField),
+	{Name: OpTermSend, Limb: true, Kind: KindTerminal, KindNote: "on a desktop use type or key", Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes")), verifyField),
 		Raises: codes(WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected),
 		Answer: "`dispatched`; `exec` as well as `control` (terminal input runs commands)"},
 	{Name: OpFiles, Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
@@ -402,4 +408,19 @@ func RemoveOp(name string) {
 		}
 	}
 	indexOps()
+}
+
+// CheckKind refuses a limb of the wrong kind for the op with
+// WRONG_PROTOCOL, naming the kind it needs and what to use instead. This is
+// the one place the decision is made: handlers of a kind-bound op can rely
+// on the limb being of its kind.
+func (s *OpSpec) CheckKind(limbID, kind string) *Error {
+	if s.Kind == "" || s.Kind == kind {
+		return nil
+	}
+	msg := fmt.Sprintf("limb %s is a %s; %s needs a %s limb (%s)", limbID, kind, s.Name, s.Kind, orList(ProtocolsOfKind(s.Kind)))
+	if s.KindNote != "" {
+		msg += "; " + s.KindNote
+	}
+	return Errorf(WrongProtocol, "%s", msg)
 }

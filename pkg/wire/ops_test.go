@@ -94,3 +94,29 @@ func TestProtocolTable(t *testing.T) {
 		t.Errorf("DefaultPorts = %q", got)
 	}
 }
+
+// TestKindBoundOps: an op bound to a kind addresses a limb, is refused
+// with a code it declares, and names a kind some protocol has.
+func TestKindBoundOps(t *testing.T) {
+	for _, s := range Ops {
+		if s.Kind == "" {
+			continue
+		}
+		if !s.Limb {
+			t.Errorf("%s is bound to %s limbs but addresses none", s.Name, s.Kind)
+		}
+		if !s.CanRaise(WrongProtocol) {
+			t.Errorf("%s is bound to %s limbs but does not declare WRONG_PROTOCOL", s.Name, s.Kind)
+		}
+		if len(ProtocolsOfKind(s.Kind)) == 0 {
+			t.Errorf("%s is bound to kind %q, which no protocol has", s.Name, s.Kind)
+		}
+		other := KindDesktop
+		if s.Kind == KindDesktop {
+			other = KindTerminal
+		}
+		if s.CheckKind("x", s.Kind) != nil || s.CheckKind("x", other) == nil {
+			t.Errorf("%s: CheckKind does not follow Kind %s", s.Name, s.Kind)
+		}
+	}
+}

@@ -64,3 +64,14 @@ func DefaultPorts() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ProtocolsOfKind lists the protocols whose limbs are of that kind.
+func ProtocolsOfKind(kind string) []string {
+	var out []string
+	for _, p := range Protocols {
+		if p.Kind == kind {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
