@@ -112,12 +112,7 @@ const xrdpLock = "/tmp/dvv-testbed-xrdp.lock"
 func StartXrdp(t testing.TB, o XrdpOptions) *RDP {
 	t.Helper()
 	Need(t, "xrdp", "xrdp-sesman", "Xvnc", "useradd", "chpasswd")
-	if os.Geteuid() != 0 {
-		if os.Getenv("DVV_REQUIRE_SERVERS") == "1" {
-			t.Fatal("xrdp tests create a local account and need root (make test runs as root)")
-		}
-		t.Skip("xrdp tests create a local account and need root")
-	}
+	NeedRoot(t, "StartXrdp (it creates a local account)")
 	if o.User == "" {
 		o.User, o.Password = "dvvrdp", "Dvv-rdp-42"
 	}

@@ -274,12 +274,7 @@ func AppendLines(t testing.TB, path string, lines ...string) {
 func PasswordUser(t testing.TB) (name, password string) {
 	t.Helper()
 	Need(t, "useradd", "userdel", "chpasswd")
-	if os.Geteuid() != 0 {
-		if os.Getenv("DVV_REQUIRE_SERVERS") == "1" {
-			t.Fatal("creating a password user needs root")
-		}
-		t.Skip("creating a password user needs root")
-	}
+	NeedRoot(t, "creating a password user")
 	name = fmt.Sprintf("dvvpw%d", time.Now().UnixNano()%1_000_000_000)
 	password = fmt.Sprintf("Pw-%d-x", time.Now().UnixNano())
 	if out, err := exec.Command("useradd", "-M", "-d", "/nonexistent", "-s", "/bin/sh", name).CombinedOutput(); err != nil {

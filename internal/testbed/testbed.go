@@ -28,11 +28,32 @@ func Need(t testing.TB, programs ...string) {
 	t.Helper()
 	for _, p := range programs {
 		if _, err := exec.LookPath(p); err != nil {
-			if os.Getenv("DVV_REQUIRE_SERVERS") == "1" {
-				t.Fatalf("required program %q is not installed (run `make testdeps`)", p)
-			}
-			t.Skipf("%s not installed; run `make testdeps` (or `make test`, which installs it)", p)
+			Unavailable(t, "%s is not installed: run `make testdeps` (`make test` installs it)", p)
 		}
+	}
+}
+
+// Required reports whether DVV_REQUIRE_SERVERS=1 is set (by `make test` and
+// CI): then nothing a test needs may be missing.
+func Required() bool { return os.Getenv("DVV_REQUIRE_SERVERS") == "1" }
+
+// Unavailable ends a test that cannot run here (a server, an asset or a
+// privilege is missing): a skip on a developer's machine, a failure under
+// DVV_REQUIRE_SERVERS=1, so CI never passes by skipping.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if Required() {
+		t.Fatalf(format+" (DVV_REQUIRE_SERVERS=1: this must not be missing)", args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// NeedRoot ends the test through Unavailable unless it runs as root, for
+// tests that create accounts or act as another user (CI runs as root).
+func NeedRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Unavailable(t, "%s needs root (make test runs as root in CI)", why)
 	}
 }
 

@@ -159,6 +159,26 @@ func (d *Display) Capture(t testing.TB) *image.RGBA {
 	return rgba
 }
 
+// WaitStill waits until a window of each class is visible and the screen
+// then holds still (two captures in a row are equal): a test that compares
+// a mirror with the X server wants its clients drawn, not half drawn.
+func (d *Display) WaitStill(t testing.TB, classes ...string) {
+	t.Helper()
+	Need(t, "xdotool")
+	for _, class := range classes {
+		Eventually(t, 10*time.Second, "a visible "+class+" window", func() bool {
+			return d.Command("xdotool", "search", "--onlyvisible", "--class", class).Run() == nil
+		})
+	}
+	last := d.Capture(t)
+	Eventually(t, 10*time.Second, "the screen to hold still", func() bool {
+		now := d.Capture(t)
+		same := bytes.Equal(now.Pix, last.Pix)
+		last = now
+		return same
+	})
+}
+
 // MouseLocation is where the X server says the pointer is.
 func (d *Display) MouseLocation(t testing.TB) (x, y int) {
 	t.Helper()

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"image"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -174,7 +175,9 @@ func TestLeaseWaitAndLifetime(t *testing.T) {
 	_, err := do(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
 	wantCode(t, err, wire.LeaseNotHeld)
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		// a goes away only once b's acquire is parked waiting, so what hands
+		// b the lease is the wait, not a lucky order.
+		waitParked(t, "(*Limb).acquire")
 		a.Close() // a crashed agent holds nothing
 	}()
 	r := mustDo(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire", WaitMs: intp(10000)})
@@ -253,4 +256,20 @@ func TestHistoryHoldsNoText(t *testing.T) {
 	if !strings.Contains(got, "type:ok") || !strings.Contains(got, "key:UNKNOWN_KEY") {
 		t.Fatalf("history %s", got)
 	}
+}
+
+// waitParked waits until some goroutine is blocked in a select inside fn
+// (read from the goroutine dump: the daemon offers no "someone waits" view).
+func waitParked(t *testing.T, fn string) {
+	deadline := time.Now().Add(10 * time.Second)
+	buf := make([]byte, 1<<20)
+	for time.Now().Before(deadline) {
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, " [select") && strings.Contains(g, fn) {
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Errorf("no goroutine parked in %s after 10s", fn)
 }

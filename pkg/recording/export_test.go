@@ -43,6 +43,8 @@ func TestExportMP4(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	// The sleeps give the video its length (an idle screen writes no
+	// blocks, so only the clock can): 0.6 s blue, then 0.4 s yellow.
 	waitFor(7)
 	time.Sleep(600 * time.Millisecond)
 	paint(buf, image.Rect(0, 0, 160, 120), [4]byte{0xff, 0xff, 0, 0xff})

@@ -51,7 +51,9 @@ func TestDesktopRecordingReplays(t *testing.T) {
 	}
 	waitBlocks(7) // handshake (6) and the first frame
 	before := f.Bytes()
-	time.Sleep(200 * time.Millisecond) // an idle screen records nothing
+	// An idle screen records nothing: an absence, so watched for a window
+	// of ten paces (no event can say "nothing happened").
+	time.Sleep(200 * time.Millisecond)
 	if f.Bytes() != before {
 		t.Errorf("idle screen grew the recording from %d to %d bytes", before, f.Bytes())
 	}

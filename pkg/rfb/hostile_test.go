@@ -96,7 +96,7 @@ func TestNotRFB(t *testing.T) {
 		c, err := ln.Accept()
 		if err == nil {
 			c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
-			time.Sleep(time.Second)
+			drain(c) // hold the line open until the client gives up
 			c.Close()
 		}
 	}()

@@ -83,12 +83,15 @@ func playScene(t *testing.T, cfg Config, img string) ([]byte, int64) {
 	// 1. A terminal scrolling.
 	v.Background(t, "xterm", "-geometry", "120x40+100+100", "-fa", "DejaVu Sans Mono", "-fs", "11", "-e", "sh", "-c",
 		"i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo \"line $i: the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJ\"; sleep 0.004; done; sleep 600")
-	time.Sleep(4 * time.Second)
+	// Record the whole scroll: the window appears, and the screen is quiet
+	// again once its 600 lines are out.
+	v.Run(t, "xdotool", "search", "--sync", "--onlyvisible", "--class", "xterm")
+	quiet(cfg.Framebuffer, time.Second)
 	// 2. The window dragged across the screen.
 	win := strings.Fields(v.Run(t, "xdotool", "search", "--sync", "--class", "xterm"))[0]
 	for i := 0; i <= 40; i++ {
 		v.Run(t, "xdotool", "windowmove", win, fmt.Sprint(100+i*20), fmt.Sprint(100+i*8))
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // the drag's pace: part of the scene measured
 	}
 	// 3. A full-screen image.
 	v.Run(t, "xdotool", "windowunmap", win)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -78,7 +79,7 @@ func TestXvncEncodingsMatchCapture(t *testing.T) {
 	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 400})
 	v.Run(t, "xsetroot", "-solid", "#336699")
 	v.Background(t, "xterm", "-geometry", "60x15+10+10", "-e", "sh", "-c", "ls -la /usr/bin | head -50; sleep 60")
-	time.Sleep(500 * time.Millisecond)
+	v.WaitStill(t, "xterm")
 	for _, enc := range []int32{EncRaw, EncCopyRect, EncRRE, EncHextile, EncZlib, EncTight, EncZRLE} {
 		t.Run(EncodingName(enc), func(t *testing.T) {
 			encs := []int32{enc}
@@ -124,7 +125,8 @@ func TestX11vncMatchesCapture(t *testing.T) {
 
 func TestHandshakeFollowsContext(t *testing.T) {
 	t.Parallel()
-	s := startFake(t, 8, 8, func(c net.Conn) bool { time.Sleep(time.Second); return false }, nil)
+	// The server stalls in the security handshake until the client hangs up.
+	s := startFake(t, 8, 8, func(c net.Conn) bool { io.Copy(io.Discard, c); return false }, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err := Dial(ctx, s.addr(), &Config{})

@@ -127,7 +127,7 @@ func TestScreen(t *testing.T) {
 				r := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: &to})
 				done <- r.Wait.Settled
 			}()
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // the wait's head start (nothing says it has begun); outside no timed span
 			v.Command("xdotool", "type", "--delay", "0", "x").Run()
 			if !<-done {
 				t.Fatal("typing into the xterm did not change the screen")
@@ -175,7 +175,7 @@ func TestScreen(t *testing.T) {
 				must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: &to})
 				took = time.Since(t0)
 			}()
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond) // the wait's head start: nothing says it has begun
 			must(t, c, &wire.Request{Op: "type", LimbID: id, Text: strp("y")})
 			wg.Wait()
 			inToPix = append(inToPix, took)
@@ -203,7 +203,7 @@ func TestMemoryPerLimb(t *testing.T) {
 			v.Run(t, "xsetroot", "-solid", "#405060")
 			openVNC(t, c, v.Port)
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(2 * time.Second) // settling before the RSS sample: part of the measurement
 		rss := d.rssKiB()
 		fbMiB := 1024 * 768 * 4 / 1024.0 / 1024
 		target := float64(n)*(2*fbMiB+2) + float64(base)/1024
@@ -230,7 +230,7 @@ func TestFiftyLimbs(t *testing.T) {
 	t0 := time.Now()
 	g := must(t, c, &wire.Request{Op: "group_open", Addresses: addrs, Protocol: "vnc", Perceive: &p}).Group
 	openTook := time.Since(t0)
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // settling, then a 10 s idle window: what is measured
 	rss, fds := d.rssKiB(), d.fds()
 	c0 := d.cpuTicks()
 	time.Sleep(10 * time.Second)

@@ -157,5 +157,5 @@ func desktopScene(t *testing.T, d *testbed.Display) {
 	d.Run(t, "xsetroot", "-solid", "#2e4a62")
 	d.Background(t, "xterm", "-geometry", "100x40+20+20", "-fa", "DejaVu Sans Mono", "-fs", "10", "-e", "sh", "-c", "ls -lR /usr/share/doc | head -300; exec sleep 100000")
 	d.Background(t, "xterm", "-geometry", "80x30+700+300", "-fa", "DejaVu Sans Mono", "-fs", "11", "-e", "sh", "-c", "cat /etc/services | head -200; exec sleep 100000")
-	time.Sleep(1500 * time.Millisecond)
+	d.WaitStill(t, "xterm")
 }

@@ -43,7 +43,7 @@ func TestRecordingCost(t *testing.T) {
 		stop := make(chan struct{})
 		done := make(chan struct{})
 		go func() { activity(stop); close(done) }()
-		time.Sleep(span)
+		time.Sleep(span) // the recorded span: what is measured
 		close(stop)
 		<-done
 		ff.Wait()

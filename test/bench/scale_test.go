@@ -65,7 +65,7 @@ func TestTwoHundredTerminalLimbs(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // settling, then a 10 s idle window: what is measured
 	rss, fds := d.rssKiB(), d.fds()
 	c0 := d.cpuTicks()
 	time.Sleep(10 * time.Second)

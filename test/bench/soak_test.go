@@ -163,7 +163,7 @@ func TestSoak(t *testing.T) {
 			s := servers[rand.IntN(len(servers))]
 			if s.vnc != nil && rand.IntN(2) == 0 {
 				s.vnc.Server.Kill()
-				time.Sleep(time.Duration(1+rand.IntN(5)) * time.Second)
+				time.Sleep(time.Duration(1+rand.IntN(5)) * time.Second) // the outage's length: part of the soak
 				v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240, Port: s.vnc.Port})
 				s.mu.Lock()
 				s.vnc = v
@@ -173,7 +173,7 @@ func TestSoak(t *testing.T) {
 			}
 			p := s.proc()
 			p.Freeze(t)
-			time.Sleep(time.Duration(5+rand.IntN(15)) * time.Second)
+			time.Sleep(time.Duration(5+rand.IntN(15)) * time.Second) // the freeze's length: part of the soak
 			p.Thaw()
 			chaos = append(chaos, "freeze")
 		}

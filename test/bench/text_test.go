@@ -48,7 +48,9 @@ func TestTextWait(t *testing.T) {
 				must(t, c2, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: &to})
 				changeDone <- time.Now()
 			}()
-			time.Sleep(150 * time.Millisecond) // both waits are in dvvd
+			// Both waits must be in dvvd before the change, and no answer
+			// says a wait has started: a head start, outside the timed span.
+			time.Sleep(150 * time.Millisecond)
 			start := time.Now()
 			p := testbed.Start(t, "xmessage", x.Command("xmessage", "-geometry", "+300+250", "-buttons", "OK", msg))
 			tText, tChange := <-textDone, <-changeDone
@@ -129,7 +131,7 @@ func TestOCRAccuracy(t *testing.T) {
 		s.draw(t, x.Display)
 		truth = append(truth, s.truth...)
 	}
-	time.Sleep(1500 * time.Millisecond) // every window drawn
+	x.WaitStill(t, "xterm", "xmessage") // every window drawn
 	d := startDvvd(t)
 	c := d.dial(t)
 	id := openVNC(t, c, x.Port)

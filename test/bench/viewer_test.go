@@ -199,7 +199,7 @@ func TestViewerBench(t *testing.T) {
 	// 2. Bytes per second to the browser.
 	rate := func(what string, start func() *testbed.Proc) {
 		p := start()
-		time.Sleep(1500 * time.Millisecond) // let it get going
+		time.Sleep(1500 * time.Millisecond) // warm-up, then an 8 s window: what is measured
 		b0 := []float64{dvv.received(), anchor.received()}
 		t0 := time.Now()
 		time.Sleep(8 * time.Second)
@@ -265,7 +265,7 @@ func TestViewerBench(t *testing.T) {
 	peak := rss0
 	var samples []int
 	for i := 0; i < 30; i++ {
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // one RSS sample a second for 30 s: what is measured
 		r := d.rssKiB()
 		samples = append(samples, r)
 		peak = max(peak, r)

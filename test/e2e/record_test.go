@@ -49,8 +49,25 @@ func TestRecordDesktop(t *testing.T) {
 	})
 	v.Run(t, "xsetroot", "-solid", "#506070")
 	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(500), TimeoutMs: intp(8000)})
-	time.Sleep(300 * time.Millisecond) // three recording paces: the last change is written
+	// The recorder writes on its own pace: wait until the file (read while
+	// it grows; a torn last block just means "not yet") plays to the capture.
 	want := v.Capture(t)
+	testbed.Eventually(t, 10*time.Second, "the recording to hold the last change", func() bool {
+		f, err := os.Open(rec.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		got, err := recording.LastFrame(context.Background(), f)
+		if err != nil {
+			return false
+		}
+		if w, h := got.Size(); w != 640 || h != 480 {
+			return false
+		}
+		img, _ := got.Snapshot(image.Rect(0, 0, 640, 480))
+		return diffPixels(img, want, 0) == 0
+	})
 	rec = must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "stop"}).Recordings[0]
 	if rec.Active || rec.Ended != "stopped" || rec.Acts < 1 {
 		t.Fatalf("record stop: %+v", rec)

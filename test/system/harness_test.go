@@ -184,14 +184,3 @@ func response(t *testing.T, r result) *wire.Response {
 	}
 	return &resp
 }
-
-// skipOrFail skips a test whose feature this build lacks, except under
-// DVV_REQUIRE_SERVERS=1 (make test), where a missing feature is a failure:
-// VNC and SSH are always built in.
-func skipOrFail(t testing.TB, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("DVV_REQUIRE_SERVERS") == "1" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}

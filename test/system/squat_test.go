@@ -62,9 +62,7 @@ func squat(dir, logPath string) {
 func TestSquattedSocketGetsNothing(t *testing.T) {
 	t.Parallel()
 	testbed.Need(t, "setpriv")
-	if os.Getuid() != 0 {
-		t.Skip("making another user's squatter needs root") // CI runs as root
-	}
+	testbed.NeedRoot(t, "running a squatter as another user")
 	// A shared, sticky directory like /tmp, reachable by nobody.
 	base, err := os.MkdirTemp("/tmp", "dvv-squat-")
 	if err != nil {

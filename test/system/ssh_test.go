@@ -14,9 +14,6 @@ import (
 func openSSH(t *testing.T, d *daemon, s *testbed.SSHD) string {
 	t.Helper()
 	r := d.dvv("open", "ssh://"+s.Addr)
-	if r.code == wire.ExitUnsupported && strings.Contains(r.stderr, string(wire.Unsupported)) {
-		skipOrFail(t, "this dvvd has no SSH support: %s", r.stderr)
-	}
 	if r.code != 0 {
 		t.Fatal(r)
 	}
@@ -153,11 +150,7 @@ func TestSSHTrust(t *testing.T) {
 	t.Parallel()
 	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
 	d := startDaemonIn(t, "", s.Home)
-	r := d.dvv("open", "ssh://"+s.Addr)
-	if r.code == wire.ExitUnsupported {
-		skipOrFail(t, "this dvvd has no SSH support: %s", r.stderr)
-	}
-	limb := strings.TrimSpace(r.stdout)
+	limb := strings.TrimSpace(d.must("open", "ssh://"+s.Addr).stdout)
 	wantExit(t, d.dvv("wait", limb, "--until", "connected", "--timeout-ms", "10000"), wire.ExitTrust, wire.HostKeyUnknown)
 	if r := d.must("hosts", "trust", s.Addr); !strings.Contains(r.stdout, "SHA256:") {
 		t.Errorf("hosts trust: %v", r)

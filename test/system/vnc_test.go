@@ -17,14 +17,11 @@ import (
 )
 
 // openVNC starts Xvnc and opens a perceiving limb to it, waiting until it
-// is connected. It skips when this dvvd was built without VNC.
+// is connected. VNC is always built in: any refusal fails the test.
 func openVNC(t testing.TB, d *daemon) (*testbed.VNC, string) {
 	t.Helper()
 	x := testbed.StartXvnc(t, testbed.XvncOptions{})
 	r := d.dvv("open", x.Addr, "--protocol", "vnc", "--perceive")
-	if r.code == wire.ExitUnsupported && strings.Contains(r.stderr, string(wire.Unsupported)) {
-		skipOrFail(t, "this dvvd has no VNC support: %s", r.stderr)
-	}
 	if r.code != 0 {
 		t.Fatal(r)
 	}
