@@ -282,8 +282,13 @@ func TestXrdpDesktop(t *testing.T) {
 		return d.Signals()[wire.SigClipboard].State == wire.SignalLive
 	})
 	sent := "clip: Grüße ✓ 42\nsecond line"
-	if info, err := d.SetClipboard(sent); err != nil || info.Via == "" || !info.Confirmed {
+	// The X clipboard below is the ground truth. The server's acknowledgement
+	// may come later than the 5 s dvv waits for on a starved machine; then
+	// the answer must say so rather than claim it.
+	if info, err := d.SetClipboard(sent); err != nil || info.Via == "" || (!info.Confirmed && info.Unconfirmed == "") {
 		t.Fatalf("SetClipboard: %+v %v", info, err)
+	} else if !info.Confirmed {
+		t.Logf("SetClipboard not acknowledged in time: %s", info.Unconfirmed)
 	}
 	testbed.Eventually(t, 30*time.Second, "our text on the X clipboard", func() bool {
 		out, err := srv.Command("timeout", "5", "xclip", "-o", "-selection", "clipboard").Output() // xclip waits for the owner forever
