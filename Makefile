@@ -68,6 +68,7 @@ lint:
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' (what it would change: go mod tidy -diff)"; exit 1; }
 
 docs:
+	$(GO) run ./internal/genargs
 	$(GO) run ./cmd/dvvmcp --gen-docs > docs/tools.md
 	$(GO) run ./cmd/dvv gen-docs > docs/cli.md
 	$(GO) run ./internal/gendocs docs/protocol.md

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -52,6 +53,10 @@ type OpSpec struct {
 	Raises []Code
 	// Answer says in a few words what a success carries (docs).
 	Answer string
+	// Args is the op's argument struct (ClickArgs, …): exactly its Fields,
+	// under Request's JSON names. dvv's own ops get theirs from
+	// args_gen.go; an op added with AddOp names its own.
+	Args reflect.Type
 }
 
 // Field is one request field of an op.
@@ -255,7 +260,14 @@ var Ops = []OpSpec{
 
 var opIndex map[string]*OpSpec
 
-func init() { indexOps() }
+func init() {
+	for i := range Ops {
+		if Ops[i].Args == nil {
+			Ops[i].Args = argTypes[Ops[i].Name]
+		}
+	}
+	indexOps()
+}
 
 func indexOps() {
 	opIndex = make(map[string]*OpSpec, len(Ops))

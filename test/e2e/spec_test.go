@@ -158,16 +158,24 @@ func TestTypedClient(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "typed")
 	ctx := context.Background()
-	id, err := c.Open(ctx, wire.ProtoVNC, "127.0.0.1", v.Port, true)
+	perceive, port := true, v.Port
+	opened, err := c.Open(ctx, wire.OpenArgs{Protocol: wire.ProtoVNC, Address: "127.0.0.1", Port: &port, Perceive: &perceive})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err := c.Wait(ctx, id, "connected", 20000); err != nil || !w.Settled {
-		t.Fatalf("wait connected: %+v %v", w, err)
+	id := opened.LimbID
+	on := wire.Target{LimbID: id}
+	timeout := 20000
+	if r, err := c.Wait(ctx, wire.WaitArgs{Target: on, Until: "connected", TimeoutMs: &timeout}); err != nil || !r.Wait.Settled {
+		t.Fatalf("wait connected: %+v %v", r, err)
 	}
 	var scr *wire.Screen
+	half := 0.5
 	testbed.Eventually(t, 20*time.Second, "a complete screen", func() bool {
-		scr, err = c.Screen(ctx, id, 0.5)
+		r, err := c.Screen(ctx, wire.ScreenArgs{Target: on, Scale: &half})
+		if err == nil {
+			scr = r.Screen
+		}
 		return err == nil && scr.Coverage >= 1
 	})
 	if scr.ImageSpace.Scale != 0.5 || scr.Width != 400 {
@@ -176,23 +184,25 @@ func TestTypedClient(t *testing.T) {
 	if l, err := c.Acquire(ctx, id, "typed test", 0); err != nil || !l.Held {
 		t.Fatalf("acquire: %+v %v", l, err)
 	}
-	if _, err := c.Click(ctx, id, "move", 77, 55, scr.Generation); err != nil {
+	x, y := 77, 55
+	if _, err := c.Click(ctx, wire.ClickArgs{Target: on, Action: "move", X: &x, Y: &y, Generation: &scr.Generation}); err != nil {
 		t.Fatal(err)
 	}
 	testbed.Eventually(t, 10*time.Second, "the pointer at 77,55", func() bool {
 		x, y := v.MouseLocation(t)
 		return x == 77 && y == 55
 	})
-	if _, err := c.Run(ctx, id, "true", 1000); client.Code(err) != wire.WrongProtocol {
+	second := 1000
+	if _, err := c.Run(ctx, wire.RunArgs{Target: on, Command: "true", TimeoutMs: &second}); client.Code(err) != wire.WrongProtocol {
 		t.Fatalf("run on a desktop: %v", err)
 	}
 	if err := c.Release(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.CloseLimb(ctx, id); err != nil {
+	if _, err := c.CloseLimb(ctx, wire.CloseArgs{LimbID: id}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Status(ctx, id); client.Code(err) != wire.LimbGone {
+	if _, err := c.Status(ctx, wire.StatusArgs{Target: on}); client.Code(err) != wire.LimbGone {
 		t.Fatalf("status of a closed limb: %v", err)
 	}
 }

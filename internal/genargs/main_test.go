@@ -1,0 +1,25 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// TestGeneratedFilesAreCurrent: the Args structs and client methods were
+// generated from the op table as it is now.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	w, c, err := Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string][]byte{WireFile: w, ClientFile: c} {
+		got, err := os.ReadFile("../../" + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run `make docs` (or go run ./internal/genargs)", path)
+		}
+	}
+}
