@@ -34,6 +34,7 @@ import (
 var (
 	desktopDialers = map[string]limb.DesktopDialer{}
 	terminalDialer limb.TerminalDialer
+	terminalPort   func(address string) int
 	filesDialer    limb.FilesDialer
 	trusters       = map[string]func(address string, port int, fingerprint string) (string, error){}
 	hostKeyCheck   func(ctx context.Context, address string, port int, user string) (string, error)
@@ -125,7 +126,7 @@ func serve(o options, stderr io.Writer) int {
 		return 1
 	}
 	d := daemon.New(daemon.Config{ID: o.id, SocketPath: o.socket, Listener: ln, Logger: log, Desktop: desktopDialers,
-		Terminal: terminalDialer, Files: filesDialer, Services: svc, FenceThreshold: o.threshold,
+		Terminal: terminalDialer, TerminalPort: terminalPort, Files: filesDialer, Services: svc, FenceThreshold: o.threshold,
 		MaxFramebufferPixels: fw * fh, MaxConns: o.maxConns, LineIdle: o.lineIdle})
 	if err := d.Listen(); err != nil {
 		log.Error("cannot listen", "error", err)

@@ -9,6 +9,7 @@ import (
 
 func init() {
 	terminalDialer = sshlimb.DialTerminal
+	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
 	trusters["ssh"] = func(address string, port int, _ string) (string, error) {
 		return sshlimb.TrustHostKey(address, port)

@@ -35,7 +35,11 @@ type Config struct {
 	// Dialers by protocol. A protocol without a dialer answers UNSUPPORTED.
 	Desktop  map[string]limb.DesktopDialer
 	Terminal limb.TerminalDialer
-	Files    limb.FilesDialer // sidecar SFTP for desktop limbs
+	// TerminalPort is the port a terminal dial uses for an address given
+	// without one (ssh: the ssh configuration's Port, else 22), so the
+	// limb id names the endpoint. nil: the protocol's default port.
+	TerminalPort func(address string) int
+	Files        limb.FilesDialer // sidecar SFTP for desktop limbs
 
 	// Services from the hosts/policy layer (nil = feature off).
 	Services Services

@@ -195,10 +195,16 @@ func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
 	if strings.ContainsAny(t.Address, " \t\n") || len(t.Address) > 255 {
 		return t, wire.Errorf(wire.BadRequest, "address %q is not a host name, IP or ws:// URL", t.Address)
 	}
-	// An SSH address may be a ~/.ssh/config alias with a Port of its own:
-	// 0 lets the SSH client read the config first and fall back to 22.
-	if t.Port == 0 && !strings.Contains(t.Address, "://") && t.Protocol != wire.ProtoSSH {
-		t.Port = defaultPort(t.Protocol)
+	// The port is made explicit before the limb id is derived, so an open
+	// with and without the default port is one endpoint. An SSH address
+	// may be a ~/.ssh/config alias with a Port of its own: the terminal
+	// client says which port it would dial.
+	if t.Port == 0 && !strings.Contains(t.Address, "://") {
+		if proto.Kind == kindTerminal && d.cfg.TerminalPort != nil {
+			t.Port = d.cfg.TerminalPort(t.Address)
+		} else {
+			t.Port = proto.DefaultPort
+		}
 	}
 	if t.Port < 0 || t.Port > 65535 {
 		return t, wire.Errorf(wire.BadRequest, "port %d is out of range", t.Port)

@@ -186,6 +186,31 @@ func TestSSHConfigAliasPort(t *testing.T) {
 	if f := strings.Fields(run.Stdout); len(f) != 4 || f[3] != fmt.Sprint(s.Port) {
 		t.Fatalf("sshd saw the connection as %q, want server port %d", run.Stdout, s.Port)
 	}
+
+	// The alias with its Port given is the same endpoint: the same limb.
+	again := must(t, c, &wire.Request{Op: "open", Address: "box", Port: &s.Port, Protocol: "ssh"})
+	if again.LimbID != r.LimbID {
+		t.Fatalf("open box and open box --port %d gave two limbs: %s, %s", s.Port, r.LimbID, again.LimbID)
+	}
+	// Port 22 for that alias is another endpoint.
+	p22 := 22
+	other := must(t, c, &wire.Request{Op: "open", Address: "box", Port: &p22, Protocol: "ssh"})
+	if other.LimbID == r.LimbID {
+		t.Fatal("open box --port 22 reused the limb of box's configured port")
+	}
+	must(t, c, &wire.Request{Op: "close", LimbID: other.LimbID})
+	// An address without a Port in the config: no port and port 22 are
+	// one limb, as 5900 is for VNC and 3389 for RDP.
+	plain := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.9", Protocol: "ssh"})
+	plain22 := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.9", Port: &p22, Protocol: "ssh"})
+	if plain.LimbID != plain22.LimbID || plain.LimbID != daemon.LimbID("ssh", "127.0.0.9", 22, 0) {
+		t.Fatalf("open 127.0.0.9 with and without port 22: %s, %s", plain.LimbID, plain22.LimbID)
+	}
+	must(t, c, &wire.Request{Op: "close", LimbID: plain.LimbID})
+	ls := must(t, c, &wire.Request{Op: "limbs"})
+	if len(ls.Limbs) != 1 || ls.Limbs[0].LimbID != r.LimbID || ls.Limbs[0].Port != s.Port {
+		t.Fatalf("limbs after the duplicates: %+v", ls.Limbs)
+	}
 }
 
 // TestSavedHostSidecarAppliesToOpenLimb: a desktop open by address, then

@@ -51,6 +51,19 @@ func TrustHostKey(address string, port int) (string, error) {
 	return Options{}.TrustHostKey(address, port)
 }
 
+// Port is the port a connection to address dials when none is given: the
+// ssh configuration's Port for that host or alias, else 22.
+func Port(address string) int { return Options{}.Port(address) }
+
+// Port is the package-level Port with these options' configuration.
+func (o Options) Port(address string) int {
+	ep, err := sshx.Resolve(o.sshOptions(address, 0, "", ""))
+	if err != nil || ep.Port == 0 {
+		return 22 // an unreadable configuration fails the dial itself, with its reason
+	}
+	return ep.Port
+}
+
 var (
 	_ limb.TerminalDialer = DialTerminal
 	_ limb.FilesDialer    = DialFiles
