@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 make build >/dev/null
 work=$(mktemp -d)
 trap 'kill $dvvd 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -trimpath -ldflags '-s -w' -o "$work/hello" ./test/bench/startup/hello
-go build -trimpath -ldflags '-s -w' -o "$work/pingc" ./test/bench/startup/pingc
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/hello" ./test/bench/startup/hello
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/pingc" ./test/bench/startup/pingc
 mkdir -m 700 "$work/run"
 sock="$work/run/bench.sock"
 HOME="$work" XDG_CONFIG_HOME="$work/config" bin/dvvd --no-discovery --socket "$sock" 2>"$work/dvvd.log" &

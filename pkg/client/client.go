@@ -128,7 +128,7 @@ func (c *Client) readLoop() {
 			break
 		}
 		var resp wire.Response
-		if json.Unmarshal(line, &resp) != nil {
+		if decodeResponse(line, &resp) != nil {
 			continue
 		}
 		if resp.Result == wire.ResultEvent && resp.Event != nil {
@@ -199,7 +199,7 @@ func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, err
 	id := strconv.FormatUint(c.nextID.Add(1), 10)
 	r := *req
 	r.ID = json.RawMessage(id)
-	line, err := json.Marshal(&r)
+	line, err := encodeRequest(&r)
 	if err != nil {
 		return nil, wire.Errorf(wire.BadRequest, "encode request: %v", err)
 	}
@@ -246,7 +246,7 @@ func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, err
 // withdraw asks dvvd to stop the work of a request this client gave up on
 // (op cancel). Its answer, and the cancelled request's, are dropped.
 func (c *Client) withdraw(id string) {
-	line, _ := json.Marshal(&wire.Request{Op: wire.OpCancel, ID: json.RawMessage(strconv.FormatUint(c.nextID.Add(1), 10)),
+	line, _ := encodeRequest(&wire.Request{Op: wire.OpCancel, ID: json.RawMessage(strconv.FormatUint(c.nextID.Add(1), 10)),
 		Cancels: json.RawMessage(id)})
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
