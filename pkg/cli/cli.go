@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ type env struct {
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv, ctx: ctx,
 		completing: len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd)}
-	root := newRoot(e)
+	root := newRootFor(e, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	return e.finish(err)
@@ -64,6 +65,63 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // newRoot builds the whole command tree.
 func newRoot(e *env) *cobra.Command {
+	root := newBareRoot(e)
+	for _, c := range commands() {
+		root.AddCommand(c.build(e))
+	}
+	conventions(e, root)
+	return root
+}
+
+// newRootFor builds what args need: the root and the one top-level command
+// they name, when they name one; the whole tree for help, completion,
+// docs and anything it cannot tell. Each dvv call pays only for its own
+// command (see "CLI start-up" in docs/benchmarks.md).
+func newRootFor(e *env, args []string) *cobra.Command {
+	name, ok := commandName(args)
+	if !ok {
+		return newRoot(e)
+	}
+	root := newBareRoot(e)
+	if name != "" {
+		for _, c := range commands() {
+			if slices.Contains(c.names, name) {
+				root.AddCommand(c.build(e))
+				conventions(e, root)
+				return root
+			}
+		}
+		return newRoot(e) // unknown: the whole tree suggests the closest
+	}
+	return root
+}
+
+// commandName finds the top-level command args name, skipping the global
+// flags before it. "" with ok means no command and only --version (no
+// sub-command is needed); !ok means the whole tree is needed: help, no
+// arguments, completion, or a flag it does not know.
+func commandName(args []string) (name string, ok bool) {
+	version := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--version" || a == "-v":
+			version = true
+		case a == "--json" || strings.HasPrefix(a, "--json="):
+		case a == "--socket" || a == "--verify-ms" || a == "--timeout":
+			i++ // the flag's value
+		case strings.HasPrefix(a, "--socket=") || strings.HasPrefix(a, "--verify-ms=") || strings.HasPrefix(a, "--timeout="):
+		case strings.HasPrefix(a, "-"):
+			return "", false // --help, --, or a flag cobra must judge
+		default:
+			return a, true
+		}
+	}
+	return "", version
+}
+
+// newBareRoot is the root command with its flags and no sub-commands.
+func newBareRoot(e *env) *cobra.Command {
 	// Help and docs list commands in the order a reader meets them.
 	cobra.EnableCommandSorting = false
 	root := &cobra.Command{
@@ -91,19 +149,37 @@ func newRoot(e *env) *cobra.Command {
 	pf.IntVar(&e.verifyMs, "verify-ms", -1, "how long click, type, key and term send wait to see their effect (default dvvd's 300; 0: answer at once)")
 	pf.DurationVar(&e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
 
-	root.AddCommand(
-		limbsCmd(e), openCmd(e), closeCmd(e), reconnectCmd(e), statusCmd(e), signalsCmd(e), historyCmd(e),
-		controlCmd(e), viewerCmd(e), shareCmd(e), pauseCmd(e, "pause"), pauseCmd(e, "resume"),
-		clickCmd(e), typeCmd(e), keyCmd(e), clipboardCmd(e),
-		screenCmd(e), waitCmd(e), findCmd(e), expectCmd(e),
-		runCmd(e), termCmd(e),
-		filesCmd(e), transferCmd(e),
-		hostsCmd(e), tokenCmd(e), groupCmd(e),
-		pingCmd(e), eventsCmd(e), shutdownCmd(e), versionCmd(e), serviceCmd(e), stdioProxyCmd(e), doctorCmd(e), reportCmd(e), recordCmd(e),
-		genDocsCmd(e),
-	)
-	conventions(e, root)
 	return root
+}
+
+// command is one top-level command: the names that call it (its name
+// first, then its aliases; a test holds them equal to what build makes)
+// and how to build it.
+type command struct {
+	names []string
+	build func(*env) *cobra.Command
+}
+
+// commands are dvv's top-level commands, in the order help lists them (a
+// function, as gen-docs builds the tree itself).
+func commands() []command {
+	return []command{
+		{[]string{"limbs"}, limbsCmd}, {[]string{"open"}, openCmd}, {[]string{"close"}, closeCmd},
+		{[]string{"reconnect"}, reconnectCmd}, {[]string{"status"}, statusCmd}, {[]string{"signals"}, signalsCmd},
+		{[]string{"history"}, historyCmd},
+		{[]string{"control"}, controlCmd}, {[]string{"viewer"}, viewerCmd}, {[]string{"share"}, shareCmd},
+		{[]string{"pause"}, func(e *env) *cobra.Command { return pauseCmd(e, "pause") }},
+		{[]string{"resume"}, func(e *env) *cobra.Command { return pauseCmd(e, "resume") }},
+		{[]string{"click"}, clickCmd}, {[]string{"type"}, typeCmd}, {[]string{"key"}, keyCmd}, {[]string{"clipboard"}, clipboardCmd},
+		{[]string{"screen"}, screenCmd}, {[]string{"wait"}, waitCmd}, {[]string{"find"}, findCmd}, {[]string{"expect"}, expectCmd},
+		{[]string{"run"}, runCmd}, {[]string{"term"}, termCmd},
+		{[]string{"files"}, filesCmd}, {[]string{"transfer"}, transferCmd},
+		{[]string{"hosts"}, hostsCmd}, {[]string{"token"}, tokenCmd}, {[]string{"group"}, groupCmd},
+		{[]string{"ping"}, pingCmd}, {[]string{"events"}, eventsCmd}, {[]string{"shutdown"}, shutdownCmd},
+		{[]string{"version"}, versionCmd}, {[]string{"service"}, serviceCmd}, {[]string{"stdio-proxy"}, stdioProxyCmd},
+		{[]string{"doctor"}, doctorCmd}, {[]string{"report"}, reportCmd}, {[]string{"record"}, recordCmd},
+		{[]string{"gen-docs"}, genDocsCmd},
+	}
 }
 
 // finish prints a failure and maps it to an exit status.
