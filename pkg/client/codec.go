@@ -62,16 +62,14 @@ func tableOf(t reflect.Type) *fieldTable {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if sf.Anonymous || strings.Contains(","+opts+",", ",string,") {
+		if sf.Anonymous || hasOption(opts, "string") {
 			tab.plain = false
 		}
 		if name == "" {
 			name = sf.Name
 		}
-		key, _ := json.Marshal(name)
-		f := jsonField{index: i, name: name, key: append(key, ':'),
-			omitEmpty: strings.Contains(","+opts+",", ",omitempty,"),
-			omitZero:  strings.Contains(","+opts+",", ",omitzero,")}
+		f := jsonField{index: i, name: name, key: quoteKey(name),
+			omitEmpty: hasOption(opts, "omitempty"), omitZero: hasOption(opts, "omitzero")}
 		if _, dup := tab.byName[name]; dup {
 			tab.plain = false // encoding/json's rules for clashing names
 		}
@@ -79,6 +77,28 @@ func tableOf(t reflect.Type) *fieldTable {
 		tab.fields = append(tab.fields, f)
 	}
 	return tab
+}
+
+func hasOption(opts, o string) bool {
+	for opts != "" {
+		var opt string
+		opt, opts, _ = strings.Cut(opts, ",")
+		if opt == o {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteKey is `"name":` as encoding/json writes it.
+func quoteKey(name string) []byte {
+	for _, r := range name {
+		if r >= 0x80 || r < 0x20 || strings.ContainsRune(`"\<>&`, r) {
+			key, _ := json.Marshal(name)
+			return append(key, ':')
+		}
+	}
+	return append(append(append(make([]byte, 0, len(name)+3), '"'), name...), '"', ':')
 }
 
 func encodeStruct(v reflect.Value, tab *fieldTable) ([]byte, error) {

@@ -169,3 +169,12 @@ func FuzzEncodeRequest(f *testing.F) {
 		}
 	})
 }
+
+func TestQuoteKey(t *testing.T) {
+	for _, name := range []string{"op", "limbId", "a_b-c.d", "a<b", "é", "q\"", "back\\", "tab\t", "&"} {
+		want, _ := json.Marshal(name)
+		if got := quoteKey(name); string(got) != string(want)+":" {
+			t.Errorf("quoteKey(%q) = %s, want %s:", name, got, want)
+		}
+	}
+}

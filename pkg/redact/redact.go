@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // Mask replaces every secret found.
@@ -20,19 +21,25 @@ type Finding struct {
 	Offset int    `json:"offset"`
 }
 
-// patterns are the shapes of secrets that need no list to be recognised.
-// A token is "dvv_" plus 43 base64url characters (32 random bytes).
-var patterns = []struct {
+type pattern struct {
 	kind string
 	re   *regexp.Regexp
 	sub  int // submatch holding the secret (0: the whole match)
-}{
-	{"dvv-token", regexp.MustCompile(`dvv_[A-Za-z0-9_-]{43}`), 0},
-	{"private-key", regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), 0},
-	{"url-password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`), 1},
-	{"password-field", regexp.MustCompile(`(?i)"?(?:password|passwd|secret|token)"?\s*[:=]\s*"([^"\s]+)"`), 1},
-	{"password-field", regexp.MustCompile(`(?i)\b(?:password|passwd|secret|token)=([^\s"&]+)`), 1},
 }
+
+// patterns are the shapes of secrets that need no list to be recognised.
+// A token is "dvv_" plus 43 base64url characters (32 random bytes).
+// Compiled on first use: the dvv binary links this package for `dvv
+// report`, and every other dvv call would pay for the compiling.
+var patterns = sync.OnceValue(func() []pattern {
+	return []pattern{
+		{"dvv-token", regexp.MustCompile(`dvv_[A-Za-z0-9_-]{43}`), 0},
+		{"private-key", regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), 0},
+		{"url-password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`), 1},
+		{"password-field", regexp.MustCompile(`(?i)"?(?:password|passwd|secret|token)"?\s*[:=]\s*"([^"\s]+)"`), 1},
+		{"password-field", regexp.MustCompile(`(?i)\b(?:password|passwd|secret|token)=([^\s"&]+)`), 1},
+	}
+})
 
 // Scanner finds secrets: the built-in shapes plus known values.
 type Scanner struct {
@@ -58,7 +65,7 @@ type span struct {
 
 func (s *Scanner) spans(b []byte) []span {
 	var out []span
-	for _, p := range patterns {
+	for _, p := range patterns() {
 		for _, m := range p.re.FindAllSubmatchIndex(b, -1) {
 			start, end := m[2*p.sub], m[2*p.sub+1]
 			if start < 0 || string(b[start:end]) == Mask { // already scrubbed
