@@ -18,18 +18,23 @@ const baseTimeout = 60 * time.Second
 // dial attaches to dvvd as this shell's session: every dvv command typed in
 // one shell shares one attachment, and so one lease.
 func (e *env) dial(ctx context.Context) (*client.Client, error) {
+	o, err := e.attachOptions()
+	if err != nil {
+		return nil, err
+	}
+	return client.Dial(ctx, e.socketPath(), o)
+}
+
+// attachOptions is the attachment every dvv command makes.
+func (e *env) attachOptions() (client.Options, error) {
 	token := e.getenv("DVV_TOKEN")
 	if e.lookupEnv != nil {
 		var err error
 		if token, err = client.TokenFromEnv(e.lookupEnv); err != nil {
-			return nil, err
+			return client.Options{}, err
 		}
 	}
-	return client.Dial(ctx, e.socketPath(), client.Options{
-		Name:    "shell",
-		Token:   token,
-		Session: shellSession(e.getenv),
-	})
+	return client.Options{Name: "shell", Token: token, Session: shellSession(e.getenv)}, nil
 }
 
 // socketPath is --socket, else $DVV_SOCKET, else the default socket.

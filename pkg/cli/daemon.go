@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -19,15 +20,16 @@ func pingCmd(e *env) *cobra.Command {
 			ctx, cancel := context.WithTimeout(e.ctx, e.deadline(&wire.Request{}))
 			defer cancel()
 			start := time.Now()
-			c, err := e.dial(ctx)
+			o, err := e.attachOptions()
+			if err != nil {
+				return e.jsonFailure(err)
+			}
+			// The ping goes out with the attach: one round trip.
+			c, resp, err := client.Ping(ctx, e.socketPath(), o)
 			if err != nil {
 				return e.jsonFailure(err)
 			}
 			defer c.Close()
-			resp, err := c.Do(ctx, &wire.Request{Op: wire.OpPing})
-			if err != nil {
-				return e.jsonFailure(err)
-			}
 			if !e.human() {
 				e.printJSON(resp)
 				return nil

@@ -52,25 +52,38 @@ type Client struct {
 // A path of the form ssh://[user@]host[:port][/id] reaches that host's dvvd
 // through OpenSSH (see ssh.go).
 func Dial(ctx context.Context, path string, o Options) (*Client, error) {
+	c, _, err := dial(ctx, path, o, nil)
+	return c, err
+}
+
+// Ping dials and attaches as Dial does, and sends a ping in the same write
+// as the attach request: ping needs no attachment, so the two take one
+// round trip, not two. It returns the ping's answer; the client's Info is
+// the attachment's.
+func Ping(ctx context.Context, path string, o Options) (*Client, *wire.Response, error) {
+	return dial(ctx, path, o, &wire.Request{Op: wire.OpPing})
+}
+
+func dial(ctx context.Context, path string, o Options, then *wire.Request) (*Client, *wire.Response, error) {
 	if path == "" {
 		path = DefaultSocket()
 	}
 	if IsRemote(path) {
 		sc, err := dialSSH(ctx, path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		c, err := attach(ctx, sc, o)
+		c, resp, err := attach(ctx, sc, o, then)
 		if err != nil {
-			return nil, sc.explain(err)
+			return nil, nil, sc.explain(err)
 		}
-		return c, nil
+		return c, resp, nil
 	}
 	conn, err := DialSocket(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return attach(ctx, conn, o)
+	return attach(ctx, conn, o, then)
 }
 
 // DialSocket connects to the dvvd socket at path after the socket rules:
@@ -95,18 +108,31 @@ func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 	return conn, nil
 }
 
-// attach starts the client on conn and makes its attachment.
-func attach(ctx context.Context, conn net.Conn, o Options) (*Client, error) {
+// attach starts the client on conn and makes its attachment. A then
+// request (one that needs no attachment: dvvd serves it whatever the
+// attach's fate) goes out in the same write, and its answer is returned.
+func attach(ctx context.Context, conn net.Conn, o Options, then *wire.Request) (*Client, *wire.Response, error) {
 	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Response{},
 		events: make(chan *wire.Event, 256), done: make(chan struct{})}
 	go c.readLoop()
-	resp, err := c.Do(ctx, &wire.Request{Op: wire.OpAttach, Name: o.Name, Token: o.Token, Session: o.Session})
+	reqs := []*wire.Request{{Op: wire.OpAttach, Name: o.Name, Token: o.Token, Session: o.Session}}
+	if then != nil {
+		if spec, ok := wire.Spec(then.Op); !ok || !spec.NoAttach {
+			c.Close()
+			return nil, nil, wire.Errorf(wire.BadRequest, "%q cannot go out with the attach: it needs the attachment", then.Op)
+		}
+		reqs = append(reqs, then)
+	}
+	resps, err := c.doAll(ctx, reqs)
 	if err != nil {
 		c.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	c.Info = resp.Daemon
-	return c, nil
+	c.Info = resps[0].Daemon
+	if then != nil {
+		return c, resps[1], nil
+	}
+	return c, nil, nil
 }
 
 // Close ends the connection.
@@ -196,29 +222,48 @@ var ErrClosed = &wire.Error{Code: wire.DaemonUnavailable, Message: "the connecti
 // as a *wire.Error (with the answer's observation, if any); the Response is
 // returned too so callers can read extra fields.
 func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, error) {
-	id := strconv.FormatUint(c.nextID.Add(1), 10)
-	r := *req
-	r.ID = json.RawMessage(id)
-	line, err := encodeRequest(&r)
-	if err != nil {
-		return nil, wire.Errorf(wire.BadRequest, "encode request: %v", err)
+	resps, err := c.doAll(ctx, []*wire.Request{req})
+	if len(resps) > 0 {
+		return resps[0], err
 	}
-	ch := make(chan *wire.Response, 1)
+	return nil, err
+}
+
+// doAll sends reqs in one write and waits for each answer in turn: the
+// first failure ends the wait and is returned with the answers so far.
+func (c *Client) doAll(ctx context.Context, reqs []*wire.Request) ([]*wire.Response, error) {
+	ids := make([]string, len(reqs))
+	chans := make([]chan *wire.Response, len(reqs))
+	var lines []byte
+	for i, req := range reqs {
+		ids[i] = strconv.FormatUint(c.nextID.Add(1), 10)
+		r := *req
+		r.ID = json.RawMessage(ids[i])
+		line, err := encodeRequest(&r)
+		if err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "encode request: %v", err)
+		}
+		lines = append(append(lines, line...), '\n')
+		chans[i] = make(chan *wire.Response, 1)
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
 		return nil, c.closed()
 	}
-	c.pending[id] = ch
+	for i, id := range ids {
+		c.pending[id] = chans[i]
+	}
 	c.mu.Unlock()
 
 	c.wmu.Lock()
-	c.w.Write(line)
-	c.w.WriteByte('\n')
-	err = c.w.Flush()
+	c.w.Write(lines)
+	err := c.w.Flush()
 	c.wmu.Unlock()
 	if err != nil {
-		c.forget(id)
+		for _, id := range ids {
+			c.forget(id)
+		}
 		// dvvd may have said why before closing (BUSY): read it first.
 		select {
 		case <-c.done:
@@ -226,6 +271,24 @@ func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, err
 		}
 		return nil, c.closed()
 	}
+	var resps []*wire.Response
+	for i, ch := range chans {
+		resp, err := c.wait(ctx, ids[i], ch)
+		if resp != nil {
+			resps = append(resps, resp)
+		}
+		if err != nil {
+			for _, id := range ids[i+1:] {
+				c.forget(id)
+			}
+			return resps, err
+		}
+	}
+	return resps, nil
+}
+
+// wait waits for the answer to request id.
+func (c *Client) wait(ctx context.Context, id string, ch chan *wire.Response) (*wire.Response, error) {
 	select {
 	case resp, ok := <-ch:
 		if !ok {
