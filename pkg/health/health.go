@@ -17,6 +17,7 @@ import (
 
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/keychain"
+	"github.com/dvvhq/dvv/pkg/sshx/sshconfig"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -130,13 +131,16 @@ func checkSSHConfig(e Env) wire.HealthCheck {
 		c.Status, c.Detail = wire.HealthOK, e.SSHConfig+" does not exist (nothing to read)"
 		return c
 	}
-	b, err := os.ReadFile(e.SSHConfig)
-	if err != nil {
+	hs, err := hosts.ReadSSHConfigHosts(e.SSHConfig)
+	var refused *sshconfig.Error
+	switch {
+	case errors.As(err, &refused):
+		c.Status, c.Detail, c.Fix = wire.HealthFail, err.Error(), "fix that line: ssh refuses this configuration too (check with ssh -G <host>)"
+	case err != nil:
 		c.Status, c.Detail, c.Fix = wire.HealthFail, err.Error(), "make "+e.SSHConfig+" readable by you"
-		return c
+	default:
+		c.Status, c.Detail = wire.HealthOK, fmt.Sprintf("%s: %d host alias(es)", e.SSHConfig, len(hs))
 	}
-	n := len(hosts.ParseSSHConfig(string(b)))
-	c.Status, c.Detail = wire.HealthOK, fmt.Sprintf("%s: %d host alias(es)", e.SSHConfig, n)
 	return c
 }
 

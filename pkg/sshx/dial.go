@@ -21,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dvvhq/dvv/pkg/sshx/sshconfig"
 )
 
 // Options says where and how to connect. Zero values take OpenSSH's
@@ -91,18 +93,15 @@ func Resolve(o Options) (*Endpoint, error) {
 	}
 	// OpenSSH reads the user file first, then the system one, and the
 	// first value found wins: merging their lookups in order does the same.
-	var hs HostSettings
-	for _, f := range files {
-		cfg, err := LoadConfig(f, sshDir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		mergeSettings(&hs, cfg.Lookup(o.Address))
+	cfgs, err := sshconfig.LoadAll(files, sshDir)
+	if err != nil {
+		return nil, err
 	}
+	hs := cfgs.Lookup(o.Address)
 	e := &Endpoint{Alias: o.Address, HostName: o.Address, Port: 22, User: localUser(),
 		HashKnownHosts: hs.HashKnownHosts, IdentitiesOnly: hs.IdentitiesOnly, ConnectTimeout: 10 * time.Second}
 	if hs.HostName != "" {
-		e.HostName = ExpandTokens(hs.HostName, Tokens{Host: o.Address, Alias: o.Address})
+		e.HostName = sshconfig.ExpandTokens(hs.HostName, sshconfig.Tokens{Host: o.Address, Alias: o.Address})
 	}
 	if hs.Port != 0 {
 		e.Port = hs.Port
@@ -122,12 +121,12 @@ func Resolve(o Options) (*Endpoint, error) {
 	if o.ConnectTimeout > 0 {
 		e.ConnectTimeout = o.ConnectTimeout
 	}
-	tok := Tokens{Host: e.HostName, Alias: o.Address, Port: e.Port, RemoteUser: e.User, LocalUser: localUser(), LocalHome: home}
+	tok := sshconfig.Tokens{Host: e.HostName, Alias: o.Address, Port: e.Port, RemoteUser: e.User, LocalUser: localUser(), LocalHome: home}
 	for _, f := range o.IdentityFiles {
-		e.IdentityFiles = append(e.IdentityFiles, ExpandPath(f, tok))
+		e.IdentityFiles = append(e.IdentityFiles, sshconfig.ExpandPath(f, tok))
 	}
 	for _, f := range hs.IdentityFiles {
-		e.IdentityFiles = append(e.IdentityFiles, ExpandPath(f, tok))
+		e.IdentityFiles = append(e.IdentityFiles, sshconfig.ExpandPath(f, tok))
 	}
 	// OpenSSH adds the defaults only when no IdentityFile is configured.
 	if len(hs.IdentityFiles) == 0 {
@@ -140,7 +139,7 @@ func Resolve(o Options) (*Endpoint, error) {
 		e.KnownHosts = o.KnownHostsFiles
 	case len(hs.UserKnownHosts) > 0:
 		for _, f := range hs.UserKnownHosts {
-			e.KnownHosts = append(e.KnownHosts, ExpandPath(f, tok))
+			e.KnownHosts = append(e.KnownHosts, sshconfig.ExpandPath(f, tok))
 		}
 		e.KnownHosts = append(e.KnownHosts, "/etc/ssh/ssh_known_hosts")
 	default:
@@ -150,7 +149,7 @@ func Resolve(o Options) (*Endpoint, error) {
 	case o.AgentSocket != "":
 		e.AgentSocket = o.AgentSocket
 	case hs.IdentityAgent != "" && hs.IdentityAgent != "SSH_AUTH_SOCK":
-		e.AgentSocket = ExpandPath(strings.TrimPrefix(hs.IdentityAgent, "$"), tok)
+		e.AgentSocket = sshconfig.ExpandPath(strings.TrimPrefix(hs.IdentityAgent, "$"), tok)
 		if strings.HasPrefix(hs.IdentityAgent, "$") {
 			e.AgentSocket = os.Getenv(hs.IdentityAgent[1:])
 		}
@@ -161,30 +160,6 @@ func Resolve(o Options) (*Endpoint, error) {
 		e.AgentSocket = ""
 	}
 	return e, nil
-}
-
-func mergeSettings(dst *HostSettings, src HostSettings) {
-	if dst.HostName == "" {
-		dst.HostName = src.HostName
-	}
-	if dst.User == "" {
-		dst.User = src.User
-	}
-	if dst.Port == 0 {
-		dst.Port = src.Port
-	}
-	dst.IdentityFiles = append(dst.IdentityFiles, src.IdentityFiles...)
-	dst.IdentitiesOnly = dst.IdentitiesOnly || src.IdentitiesOnly
-	if dst.UserKnownHosts == nil {
-		dst.UserKnownHosts = src.UserKnownHosts
-	}
-	dst.HashKnownHosts = dst.HashKnownHosts || src.HashKnownHosts
-	if dst.IdentityAgent == "" {
-		dst.IdentityAgent = src.IdentityAgent
-	}
-	if dst.ConnectTimeoutSecs == 0 {
-		dst.ConnectTimeoutSecs = src.ConnectTimeoutSecs
-	}
 }
 
 // ConnectError means nothing usable answered: refused, timed out, or the

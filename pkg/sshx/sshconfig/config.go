@@ -1,20 +1,30 @@
-package sshx
+// Package sshconfig reads OpenSSH client configuration (ssh_config(5)): the
+// settings of one host, the aliases it names, and the % tokens and ~ paths
+// of its values. It is the one reader of ~/.ssh/config in dvv (pkg/sshx
+// connects with it, pkg/hosts lists its aliases) and uses the standard
+// library only, so the dvv CLI can list hosts without linking an SSH client.
+package sshconfig
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Config is a parsed ssh_config(5) file: an ordered list of Host blocks.
 // Only the keywords dvv acts on are kept; the rest are skipped, as OpenSSH
-// would skip keywords it applies elsewhere.
+// would skip keywords it applies elsewhere. It is the one reader of ssh
+// configuration in dvv: connections resolve a host with Lookup, and the
+// saved-hosts list names the aliases with Aliases.
 type Config struct {
 	blocks []hostBlock
+	budget configBudget
 }
 
 type hostBlock struct {
@@ -43,28 +53,107 @@ type HostSettings struct {
 	ConnectTimeoutSecs int
 }
 
-// limits on what a configuration file may make us hold: a hostile or broken
-// file must not exhaust memory.
+// Limits on what one configuration (a file and everything it includes)
+// may make us read and hold: a broken file, an Include loop or a glob that
+// fans out must not stall or exhaust dvvd. Going past one is an error that
+// says which, as OpenSSH refuses a configuration nested too deep.
 const (
 	maxConfigLine    = 64 << 10
-	maxConfigBytes   = 4 << 20
-	maxIncludeDepth  = 16
+	maxConfigBytes   = 4 << 20 // all files of one configuration together
+	maxIncludeDepth  = 16      // OpenSSH's own nesting limit
+	maxIncludeFiles  = 256     // files read through Include, all levels together
 	maxConfigBlocks  = 10000
 	maxSettingsBlock = 1000
 )
 
-// ParseConfig reads an ssh_config file. Include directives are resolved
+// configBudget is what is left of the limits while one configuration is read.
+type configBudget struct {
+	bytes int64
+	files int
+}
+
+// Error is a configuration ssh would refuse, at the file and line where
+// the problem is (in the innermost included file).
+type Error struct {
+	File   string // "" for text given to Parse
+	Line   int
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.File == "" {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Reason)
+	}
+	return fmt.Sprintf("%s line %d: %s", e.File, e.Line, e.Reason)
+}
+
+// Parse reads an ssh_config file. Include directives are resolved
 // relative to sshDir (normally ~/.ssh); pass "" to ignore them.
-func ParseConfig(r io.Reader, sshDir string) (*Config, error) {
-	c := &Config{blocks: []hostBlock{{patterns: []string{"*"}}}}
-	if err := c.parse(r, sshDir, 0); err != nil {
+func Parse(r io.Reader, sshDir string) (*Config, error) { return parseNamed(r, "", sshDir) }
+
+func parseNamed(r io.Reader, name, sshDir string) (*Config, error) {
+	c := &Config{blocks: []hostBlock{{patterns: []string{"*"}}},
+		budget: configBudget{bytes: maxConfigBytes, files: maxIncludeFiles}}
+	if err := c.parse(r, name, sshDir, 0); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// LoadConfig reads a configuration file; a missing file is an empty config.
-func LoadConfig(path, sshDir string) (*Config, error) {
+// Set are the configuration files ssh reads, in its order (the user's,
+// then the system's): the first value found for a keyword wins.
+type Set []*Config
+
+// LoadAll reads each file with Load.
+func LoadAll(files []string, sshDir string) (Set, error) {
+	var cs Set
+	for _, f := range files {
+		c, err := Load(f, sshDir)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, c)
+	}
+	return cs, nil
+}
+
+// Lookup merges the settings each file gives alias, earlier files first.
+func (cs Set) Lookup(alias string) HostSettings {
+	var hs HostSettings
+	for _, c := range cs {
+		mergeSettings(&hs, c.Lookup(alias))
+	}
+	return hs
+}
+
+// mergeSettings fills what dst lacks from src: the first value wins, and
+// IdentityFile accumulates.
+func mergeSettings(dst *HostSettings, src HostSettings) {
+	if dst.HostName == "" {
+		dst.HostName = src.HostName
+	}
+	if dst.User == "" {
+		dst.User = src.User
+	}
+	if dst.Port == 0 {
+		dst.Port = src.Port
+	}
+	dst.IdentityFiles = append(dst.IdentityFiles, src.IdentityFiles...)
+	dst.IdentitiesOnly = dst.IdentitiesOnly || src.IdentitiesOnly
+	if dst.UserKnownHosts == nil {
+		dst.UserKnownHosts = src.UserKnownHosts
+	}
+	dst.HashKnownHosts = dst.HashKnownHosts || src.HashKnownHosts
+	if dst.IdentityAgent == "" {
+		dst.IdentityAgent = src.IdentityAgent
+	}
+	if dst.ConnectTimeoutSecs == 0 {
+		dst.ConnectTimeoutSecs = src.ConnectTimeoutSecs
+	}
+}
+
+// Load reads a configuration file; a missing file is an empty config.
+func Load(path, sshDir string) (*Config, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return &Config{}, nil
@@ -73,18 +162,22 @@ func LoadConfig(path, sshDir string) (*Config, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseConfig(f, sshDir)
+	return parseNamed(f, path, sshDir)
 }
 
-func (c *Config) parse(r io.Reader, sshDir string, depth int) error {
-	sc := bufio.NewScanner(io.LimitReader(r, maxConfigBytes))
+// parse reads one file (name is its path, for errors) into c.
+func (c *Config) parse(r io.Reader, name, sshDir string, depth int) error {
+	sc := bufio.NewScanner(&budgetReader{r: r, left: &c.budget.bytes})
 	sc.Buffer(make([]byte, 0, 4096), maxConfigLine)
 	lineNo := 0
+	fail := func(format string, args ...any) error {
+		return &Error{File: name, Line: lineNo, Reason: fmt.Sprintf(format, args...)}
+	}
 	for sc.Scan() {
 		lineNo++
 		key, args, err := splitConfigLine(sc.Text())
 		if err != nil {
-			return fmt.Errorf("ssh config line %d: %v", lineNo, err)
+			return fail("%v", err)
 		}
 		if key == "" {
 			continue
@@ -92,7 +185,7 @@ func (c *Config) parse(r io.Reader, sshDir string, depth int) error {
 		switch key {
 		case "host":
 			if len(c.blocks) >= maxConfigBlocks {
-				return fmt.Errorf("ssh config: more than %d Host blocks", maxConfigBlocks)
+				return fail("more than %d Host blocks", maxConfigBlocks)
 			}
 			c.blocks = append(c.blocks, hostBlock{patterns: args})
 		case "match":
@@ -102,11 +195,19 @@ func (c *Config) parse(r io.Reader, sshDir string, depth int) error {
 			all := len(args) == 1 && strings.EqualFold(args[0], "all")
 			c.blocks = append(c.blocks, hostBlock{patterns: []string{"*"}, never: !all})
 		case "include":
-			if sshDir == "" || depth >= maxIncludeDepth {
+			if sshDir == "" {
 				continue
 			}
+			if depth >= maxIncludeDepth {
+				return fail("Include nested more than %d deep (does a file include itself?)", maxIncludeDepth)
+			}
 			for _, a := range args {
-				c.include(a, sshDir, depth+1)
+				var located *Error
+				if err := c.include(a, sshDir, depth+1); errors.As(err, &located) {
+					return err
+				} else if err != nil {
+					return fail("%v", err)
+				}
 			}
 		default:
 			b := &c.blocks[len(c.blocks)-1]
@@ -115,28 +216,66 @@ func (c *Config) parse(r io.Reader, sshDir string, depth int) error {
 			}
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		lineNo++ // the line that could not be read
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fail("longer than %d KiB", maxConfigLine>>10)
+		}
+		return fail("%v", err)
+	}
+	return nil
+}
+
+// errConfigTooLarge ends a read past maxConfigBytes.
+var errConfigTooLarge = fmt.Errorf("more than %d MiB of ssh configuration, Includes counted", maxConfigBytes>>20)
+
+// budgetReader reads until the configuration's shared byte budget is spent.
+type budgetReader struct {
+	r    io.Reader
+	left *int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if *b.left <= 0 {
+		return 0, errConfigTooLarge
+	}
+	if int64(len(p)) > *b.left {
+		p = p[:*b.left]
+	}
+	n, err := b.r.Read(p)
+	*b.left -= int64(n)
+	return n, err
 }
 
 // include merges the files a pattern names, in lexical order as OpenSSH
-// does; unreadable files are skipped as OpenSSH skips them.
-func (c *Config) include(pattern, sshDir string, depth int) {
+// does; a pattern naming no file, or a file that cannot be opened, is
+// skipped as OpenSSH skips it. An error inside an included file is an error
+// of the whole configuration, located in that file.
+func (c *Config) include(pattern, sshDir string, depth int) error {
 	p := expandTilde(pattern, filepath.Dir(sshDir))
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(sshDir, p)
 	}
 	matches, _ := filepath.Glob(p)
 	for _, m := range matches {
+		if c.budget.files <= 0 {
+			return fmt.Errorf("Include reads more than %d files", maxIncludeFiles)
+		}
 		f, err := os.Open(m)
 		if err != nil {
 			continue
 		}
+		c.budget.files--
 		// An included file's settings land in the block that is current
 		// where the Include stands, and a Host line inside it starts a new
 		// block, exactly as if the text were pasted in.
-		_ = c.parse(f, sshDir, depth)
+		err = c.parse(f, m, sshDir, depth)
 		f.Close()
+		if err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // splitConfigLine splits "Keyword args…" or "Keyword=args…", honouring
@@ -185,7 +324,7 @@ func (c *Config) Lookup(alias string) HostSettings {
 	var hs HostSettings
 	seen := map[string]bool{}
 	for _, b := range c.blocks {
-		if b.never || !MatchHostPatterns(b.patterns, alias) {
+		if b.never || !MatchHost(b.patterns, alias) {
 			continue
 		}
 		for _, s := range b.settings {
@@ -232,11 +371,44 @@ func (c *Config) Lookup(alias string) HostSettings {
 	return hs
 }
 
+// Aliases lists the names Host lines give to single machines, in the order
+// they first appear: patterns with wildcards, negations, tokens or commas
+// are not names, and a name its own Host line excludes ("Host a !a") is
+// left out. These are what `ssh <alias>` is meant to be typed with.
+func (c *Config) Aliases() []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, b := range c.blocks {
+		if i == 0 || b.never { // the first block is the implicit "*"
+			continue
+		}
+		for _, p := range b.patterns {
+			key := strings.ToLower(p)
+			if p == "" || len(p) > 255 || seen[key] || strings.ContainsAny(p, "*?!%,") || hasControl(p) ||
+				!MatchHost(b.patterns, p) {
+				continue
+			}
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || unicode.IsSpace(r) {
+			return true
+		}
+	}
+	return false
+}
+
 func yes(s string) bool { return strings.EqualFold(s, "yes") || strings.EqualFold(s, "true") }
 
-// MatchHostPatterns applies a Host line: some pattern matches and no
+// MatchHost applies a Host line: some pattern matches and no
 // negated one does. Matching is case-insensitive, as OpenSSH's.
-func MatchHostPatterns(patterns []string, host string) bool {
+func MatchHost(patterns []string, host string) bool {
 	host = strings.ToLower(host)
 	matched := false
 	for _, p := range patterns {
