@@ -68,7 +68,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	heard := &heardConn{Conn: tcp}
+	heard := newHeardConn(tcp)
 	var conn net.Conn = heard
 	auth, cleanup := authMethods(ep, o.Password)
 	defer cleanup()

@@ -7,6 +7,7 @@
 package sshx
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -269,22 +271,35 @@ func connLost(addr string, err error) error {
 }
 
 // heardConn keeps the first bytes the server sent, to tell a server that
-// speaks something else from one that hung up.
+// speaks something else from one that hung up. It also reads the socket
+// in large gulps: x/crypto/ssh reads through a 4 KiB buffer, two reads
+// per packet, and a flood of terminal output arrives as many packets of
+// a PTY's 4 KiB each; one read here brings what has queued up.
 type heardConn struct {
 	net.Conn
-	mu  sync.Mutex
-	buf []byte
+	in    *bufio.Reader
+	mu    sync.Mutex
+	buf   []byte
+	heard atomic.Bool // buf is full
 }
 
-const heardMax = 256
+const (
+	heardMax   = 256
+	readBuffer = 64 << 10
+)
+
+func newHeardConn(c net.Conn) *heardConn {
+	return &heardConn{Conn: c, in: bufio.NewReaderSize(c, readBuffer)}
+}
 
 func (h *heardConn) Read(p []byte) (int, error) {
-	n, err := h.Conn.Read(p)
-	if n > 0 {
+	n, err := h.in.Read(p)
+	if n > 0 && !h.heard.Load() {
 		h.mu.Lock()
 		if room := heardMax - len(h.buf); room > 0 {
 			h.buf = append(h.buf, p[:min(n, room)]...)
 		}
+		h.heard.Store(len(h.buf) >= heardMax)
 		h.mu.Unlock()
 	}
 	return n, err

@@ -148,7 +148,7 @@ func FetchHostKey(ctx context.Context, address string, port int, algos []string)
 		return nil, err
 	}
 	defer tcp.Close()
-	conn := &heardConn{Conn: tcp}
+	conn := newHeardConn(tcp)
 	stopOnCancel(ctx, conn)
 	c, _, _, err := ssh.NewClientConn(conn, hostport, cfg)
 	if c != nil {

@@ -235,3 +235,37 @@ func TestSkipWaitsForTheBottomRow(t *testing.T) {
 		same(t, data, 80, 24, func() int { return 20 }, func() bool { n++; return n%every == 0 })
 	}
 }
+
+// TestSameTextWhenChunksCutSequences: every chunk ends one to three bytes
+// into an escape sequence or a UTF-8 character, so the held output often
+// ends inside one when a read flushes it, and the next chunk starts there.
+func TestSameTextWhenChunksCutSequences(t *testing.T) {
+	t.Parallel()
+	const cols, rows = 80, 24
+	r := rand.New(rand.NewSource(7))
+	streams := map[string][]byte{
+		"ls":     ts.ColouredLs(300 << 10),
+		"wide":   ts.WideText(100 << 10),
+		"top":    ts.TopRedraw(100<<10, cols, rows),
+		"random": ts.RandomStream(r, 60000, cols, rows),
+	}
+	for name, data := range streams {
+		for _, readEvery := range []int{1, 3, 11} {
+			t.Run(fmt.Sprintf("%s/read every %d", name, readEvery), func(t *testing.T) {
+				at, n := 0, 0
+				cut := func() int {
+					from := min(at+200+r.Intn(3000), len(data))
+					next := bytes.IndexFunc(data[from:], func(c rune) bool { return c == 0x1b || c >= 0x80 })
+					end := len(data)
+					if next >= 0 {
+						end = min(from+next+1+r.Intn(3), len(data))
+					}
+					size := end - at
+					at = end
+					return size
+				}
+				same(t, data, cols, rows, cut, func() bool { n++; return n%readEvery == 0 })
+			})
+		}
+	}
+}

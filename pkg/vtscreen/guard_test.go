@@ -1,6 +1,7 @@
 package vtscreen
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -123,4 +124,33 @@ func FuzzScreenSurvives(f *testing.F) {
 			t.Fatalf("the emulator panicked on this input (the screen was reset)")
 		}
 	})
+}
+
+// TestFloodIsSkippedWhileRead: a PTY's chunks cut colour sequences
+// anywhere, and a reader looks now and then, so the held output may end
+// inside a sequence when it goes to the emulator. Only the end of that
+// sequence must follow it there: here every chunk ends inside one, and
+// the rest of each chunk must still be held and skipped.
+func TestFloodIsSkippedWhileRead(t *testing.T) {
+	t.Parallel()
+	data := ts.ColouredLs(4 << 20)
+	s := New(120, 40, nil)
+	defer s.Close()
+	reads := 0
+	for at, i := 0, 0; at < len(data); i++ {
+		end := len(data)
+		if next := bytes.Index(data[min(at+4000, len(data)):], []byte("\x1b[")); next >= 0 {
+			end = min(at+4000, len(data)) + next + 3 // just inside the sequence
+		}
+		s.Write(data[at:end])
+		at = end
+		if i%5 == 0 {
+			s.Text()
+			reads++
+		}
+	}
+	// A read emulates a screen or two (40 lines of about 80 bytes).
+	if emulated := len(data) - int(s.hold.skipped); emulated > reads*8<<10 {
+		t.Fatalf("%d bytes of %d went to the emulator over %d reads; a read should cost a screen or two", emulated, len(data), reads)
+	}
 }

@@ -1,6 +1,7 @@
 package vtscreen
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi/parser"
@@ -28,11 +29,11 @@ const holdMax = 1 << 20
 // character REP repeats is the same once the kept part prints one of its
 // own (three ASCII characters in a row guarantee a lone one).
 type hold struct {
-	chunks  [][]byte
-	bytes   int
-	lfs     int  // line feeds in chunks
-	lead    bool // a prefix was skipped: leadIn goes first
-	ground  bool // the emulator's parser is between sequences, outside the hold
+	buf     []byte // the held chunks, back to back: no allocation per chunk
+	ends    []int  // where each chunk ends in buf
+	lfs     int    // line feeds in buf
+	lead    bool   // a prefix was skipped: leadIn goes first
+	ground  bool   // the emulator's parser is between sequences, outside the hold
 	scan    scanner
 	skipped int64 // bytes never given to the emulator, over the screen's life
 	// The emulator's parser state after the last chunk it took whole.
@@ -40,18 +41,61 @@ type hold struct {
 	utf8Left int
 }
 
+// holdKeep is the most buffer capacity an emptied hold keeps for the
+// next run; a hold that grew past it (a long line) gives it back.
+const holdKeep = 256 << 10
+
 func newHold() hold { return hold{ground: true, pstate: parser.GroundState} }
 
 func (h *hold) reset() {
-	h.chunks, h.bytes, h.lfs, h.lead = h.chunks[:0], 0, 0, false // skipped stays
+	if cap(h.buf) > holdKeep {
+		h.buf = nil
+	}
+	h.buf, h.ends, h.lfs, h.lead = h.buf[:0], h.ends[:0], 0, false // skipped stays
 	h.scan = scanner{}
 }
 
-// add keeps a copy of a chunk that simple accepted, with its line feeds.
+// add keeps a copy of a chunk that the scanner accepted, with its line feeds.
 func (h *hold) add(p []byte, lfs int) {
-	h.chunks = append(h.chunks, append([]byte(nil), p...))
-	h.bytes += len(p)
+	h.buf = append(h.buf, p...)
+	h.ends = append(h.ends, len(h.buf))
 	h.lfs += lfs
+}
+
+// chunk is the i-th held chunk.
+func (h *hold) chunk(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = h.ends[i-1]
+	}
+	return h.buf[start:h.ends[i]]
+}
+
+// settle is how much of p the emulator must take to finish the sequence
+// (or character) an earlier chunk cut, up to a point where x/vt holds
+// nothing back: just after a control it executed or a sequence it
+// dispatched, each of which first flushes a pending grapheme. Ending a
+// write there changes nothing, so the rest of p can be judged as a chunk
+// of its own. 0 when p has no such point.
+func (h *hold) settle(p []byte) int {
+	st, left := h.pstate, h.utf8Left
+	for i, b := range p {
+		if st == parser.Utf8State {
+			if left--; left <= 0 {
+				st = parser.GroundState
+			}
+			continue
+		}
+		var act parser.Action
+		st, act = parser.Table.Transition(st, b)
+		switch {
+		case st == parser.Utf8State:
+			left = utf8Len(b) - 1
+		case st == parser.GroundState && (act == parser.ExecuteAction || act == parser.DispatchAction):
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // follow tracks the emulator's parser state across a chunk it took
@@ -91,11 +135,11 @@ func utf8Len(b byte) int {
 var leadIn = []byte("\x1b[2J\x1b[H")
 
 // trim drops all but the last screen of held output, when the margins are
-// the whole screen and there is more than two screens (or, eager, for a
+// the whole screen and there is more than four screens (or, eager, for a
 // read, more than one). cursorY is the emulator's cursor row.
 func (h *hold) trim(rows, cursorY int, fullMargins, eager bool) {
 	keep := rows
-	if !fullMargins || h.lfs <= keep || (!eager && h.lfs < 2*keep) {
+	if !fullMargins || h.lfs <= keep || (!eager && h.lfs < 4*keep) {
 		return
 	}
 	startY := cursorY
@@ -103,8 +147,8 @@ func (h *hold) trim(rows, cursorY int, fullMargins, eager bool) {
 		startY = 0
 	}
 	n := 0
-	for ci := len(h.chunks) - 1; ci >= 0; ci-- {
-		c := h.chunks[ci]
+	for ci := len(h.ends) - 1; ci >= 0; ci-- {
+		c := h.chunk(ci)
 		for i := len(c) - 1; i >= 0; i-- {
 			switch c[i] {
 			case '\n':
@@ -129,8 +173,8 @@ func (h *hold) trim(rows, cursorY int, fullMargins, eager bool) {
 // ASCII character that is a grapheme of its own: one between two others.
 func (h *hold) printsLone(ci, off int) bool {
 	run, inSGR := 0, false
-	for ; ci < len(h.chunks); ci, off = ci+1, 0 {
-		c := h.chunks[ci]
+	for ; ci < len(h.ends); ci, off = ci+1, 0 {
+		c := h.chunk(ci)
 		for i := off; i < len(c); i++ {
 			b := c[i]
 			switch {
@@ -150,25 +194,24 @@ func (h *hold) printsLone(ci, off int) bool {
 	return false
 }
 
+// cut drops the held output before offset off of chunk ci; lfsAfter line
+// feeds remain. The rest moves to the front of buf (a screen or two).
 func (h *hold) cut(ci, off, lfsAfter int) {
-	before := h.bytes
-	rest := h.chunks[ci][off:]
-	kept := h.chunks[:0]
-	if len(rest) > 0 {
-		kept = append(kept, rest)
+	from := off
+	if ci > 0 {
+		from += h.ends[ci-1]
 	}
-	kept = append(kept, h.chunks[ci+1:]...)
-	for i := len(kept); i < len(h.chunks); i++ {
-		h.chunks[i] = nil
+	kept := h.ends[:0]
+	for _, e := range h.ends[ci:] {
+		if e > from {
+			kept = append(kept, e-from)
+		}
 	}
-	h.chunks = kept
-	h.bytes = 0
-	for _, c := range kept {
-		h.bytes += len(c)
-	}
+	h.ends = kept
+	h.buf = h.buf[:copy(h.buf, h.buf[from:])]
 	h.lfs = lfsAfter
 	h.lead = true
-	h.skipped += int64(before - h.bytes)
+	h.skipped += int64(from)
 }
 
 // scanner recognises the output the hold may take: printable text, SGR
@@ -192,6 +235,14 @@ const (
 func (sc *scanner) scan(p []byte) (bool, int) {
 	lfs := 0
 	for i := 0; i < len(p); i++ {
+		if sc.state == scanGround { // most of a flood: skip 8 bytes at a time
+			for i+8 <= len(p) && printable8(binary.LittleEndian.Uint64(p[i:])) {
+				i += 8
+			}
+			if i == len(p) {
+				break
+			}
+		}
 		b := p[i]
 		switch sc.state {
 		case scanEsc:
@@ -248,4 +299,14 @@ func (sc *scanner) scan(p []byte) (bool, int) {
 		}
 	}
 	return true, lfs
+}
+
+// printable8 reports whether all 8 bytes of w are printable ASCII
+// (0x20..0x7e). With every high bit clear, adding 1 sets a byte's high
+// bit only for 0x7f, and subtracting 0x20 borrows into a high bit only
+// for a byte below 0x20 (the lowest such byte, the one that counts,
+// borrows from no one).
+func printable8(w uint64) bool {
+	const ones, highs, spaces = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020
+	return (w|(w+ones))&highs == 0 && (w-spaces)&^w&highs == 0
 }

@@ -7,7 +7,7 @@
 //     `printf 'A\033[2147483646b'` costs a screenful, not minutes.
 //   - Output that can only scroll away is skipped: a run of plain text,
 //     SGR colours and line breaks is held back, and once it holds more
-//     line feeds than two screens (or one, when someone reads), all but
+//     line feeds than four screens (or one, when someone reads), all but
 //     its last screen are dropped before the emulator sees them. A flood then costs a scan of
 //     its bytes, not an emulation of every row that scrolls off.
 //
@@ -54,8 +54,11 @@ func New(cols, rows int, replies io.Writer) *Screen {
 
 func (s *Screen) start() {
 	emu := vt.NewEmulator(s.cols, s.rows)
-	// dvv keeps the raw output as scrollback; the emulator keeps a token one.
-	emu.SetScrollbackSize(1)
+	// dvv keeps the raw output as scrollback, so the emulator keeps none:
+	// a zero Scrollback takes no lines (x/vt's own setter cannot go below
+	// one, and each line it keeps is a copy made on every scroll). Nothing
+	// x/vt shows on screen is read back from it.
+	*emu.Scrollback() = vt.Scrollback{}
 	emu.SetCallbacks(vt.Callbacks{Title: func(t string) {
 		s.titleMu.Lock()
 		s.title = t
@@ -113,12 +116,18 @@ func (s *Screen) Write(p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	if !s.hold.ground { // an earlier chunk ended inside a sequence
+		if n := s.hold.settle(p); n > 0 && n < len(p) {
+			s.emulate(p[:n])
+			p = p[n:]
+		}
+	}
 	if s.hold.ground {
 		scan := s.hold.scan
 		if ok, lfs := s.hold.scan.scan(p); ok {
 			s.hold.add(p, lfs)
 			s.hold.trim(s.rows, s.emu.CursorPosition().Y, s.margins.full(s.emu.IsAltScreen()), false)
-			if s.hold.bytes > holdMax { // a run too long without enough line feeds
+			if len(s.hold.buf) > holdMax { // a run too long without enough line feeds
 				s.flush()
 			}
 			return
@@ -126,6 +135,11 @@ func (s *Screen) Write(p []byte) {
 		s.hold.scan = scan
 	}
 	s.flush()
+	s.emulate(p)
+}
+
+// emulate gives p to the emulator whole and follows its parser's state.
+func (s *Screen) emulate(p []byte) {
 	resets := s.resets
 	s.write(p)
 	if s.resets == resets {
@@ -137,21 +151,25 @@ func (s *Screen) Write(p []byte) {
 // The held output may end inside an SGR sequence or a character: follow
 // walks it so the next chunk is judged from there.
 func (s *Screen) flush() {
-	lead, chunks, partial := s.hold.lead, s.hold.chunks, s.hold.scan.state != scanGround
-	s.hold.reset()
+	h := &s.hold
+	if len(h.ends) == 0 && !h.lead && h.scan.state == scanGround {
+		return
+	}
+	// reset keeps buf's array for the next run; nothing writes to it
+	// before this flush is done.
+	lead, buf, ends, partial := h.lead, h.buf, h.ends, h.scan.state != scanGround
+	h.reset()
 	if lead {
 		s.write(leadIn)
 	}
-	resets := s.resets
-	for _, c := range chunks {
-		s.write(c)
+	resets, start := s.resets, 0
+	for _, end := range ends {
+		s.write(buf[start:end])
+		start = end
 	}
 	if partial && s.resets == resets {
-		for _, c := range chunks {
-			s.hold.follow(c)
-		}
+		h.follow(buf)
 	}
-	clear(chunks)
 }
 
 // Text is the visible screen, one string per row with trailing blanks
