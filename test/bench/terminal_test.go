@@ -72,13 +72,25 @@ func TestTerminalThroughput(t *testing.T) {
 	}
 	run("true") // warm: the prompt settles
 
-	lines := []string{"| output | bytes | dvv MB/s | dvvd CPU s/MB | tmux MB/s | tmux CPU s/MB | script MB/s |", "| --- | --- | --- | --- | --- | --- | --- |"}
+	// xterm.js parses the same bytes (what the PTY passes on) from memory.
+	seqData := termstreams.Seq(1, 2000000)
+	inBrowser := map[string][]byte{"seq 1 2000000": seqData}
+	for i, f := range files {
+		inBrowser[f.name] = data[i]
+	}
+	xt := startXtermJS(t, inBrowser)
+
+	lines := []string{"| output | bytes | dvv MB/s | dvvd CPU s/MB | tmux MB/s | tmux CPU s/MB | xterm.js MB/s | xterm.js CPU s/MB | script MB/s |",
+		"| --- | --- | --- | --- | --- | --- | --- | --- | --- |"}
 	row := func(name string, n int, command string) {
 		wall, cpu := run(command)
 		tw, tc := throughTmux(t, command)
+		xw, xc, xrows := xt.parse(t, name)
+		checkXtermRows(t, name, inBrowser[name], xrows)
 		sw := throughScript(t, command)
 		mb := float64(n) / 1e6
-		lines = append(lines, fmt.Sprintf("| %s | %.1f MB | %.1f | %.3f | %.1f | %.3f | %.1f |", name, mb, mb/wall.Seconds(), cpu/mb, mb/tw.Seconds(), tc/mb, mb/sw.Seconds()))
+		lines = append(lines, fmt.Sprintf("| %s | %.1f MB | %.1f | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f |", name, mb, mb/wall.Seconds(), cpu/mb,
+			mb/tw.Seconds(), tc/mb, mb/xw.Seconds(), xc/mb, mb/sw.Seconds()))
 	}
 	for i, f := range files {
 		row(f.name, len(data[i]), "cat "+f.path)
@@ -91,8 +103,7 @@ func TestTerminalThroughput(t *testing.T) {
 	floodLine := fmt.Sprintf("100 MiB of coloured `ls -l` (cat): %.1f s, dvvd CPU %.2f s (%.0f MB/s per core of dvvd CPU)", wall.Seconds(), cpu, 104.9/cpu)
 	os.Remove(big)
 
-	seqBytes := len(termstreams.Seq(1, 2000000))
-	row("seq 1 2000000", seqBytes, "seq 1 2000000")
+	row("seq 1 2000000", len(seqData), "seq 1 2000000")
 
 	// seq 1 2000000 again, with status timed from another client.
 	other := d.dial(t)
