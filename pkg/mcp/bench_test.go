@@ -32,7 +32,7 @@ func benchLimb(b *testing.B) (socket, limbID string) {
 	}
 	defer c.Close()
 	port, yes := vnc.Port, true
-	resp, err := c.Do(context.Background(), &wire.Request{Op: wire.OpOpen, Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: &yes})
+	resp, err := c.Open(context.Background(), wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: &yes})
 	if err != nil {
 		b.Logf("dvvd cannot open a VNC limb (%v); measuring status of a missing limb", err)
 		return d.Socket, limbID
@@ -42,7 +42,7 @@ func benchLimb(b *testing.B) (socket, limbID string) {
 		limbID = resp.Observation.LimbID
 	}
 	until, ms := "connected", 20000
-	c.Do(context.Background(), &wire.Request{Op: wire.OpWait, LimbID: limbID, Until: until, TimeoutMs: &ms})
+	c.Wait(context.Background(), wire.WaitArgs{Target: wire.Target{LimbID: limbID}, Until: until, TimeoutMs: &ms})
 	return d.Socket, limbID
 }
 
@@ -73,9 +73,9 @@ func BenchmarkStatusSocket(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	req := &wire.Request{Op: wire.OpStatus, LimbID: limb}
+	req := wire.StatusArgs{Target: wire.Target{LimbID: limb}}
 	measure(b, func() {
-		if _, err := c.Do(context.Background(), req); err != nil && client.Code(err) != wire.LimbGone {
+		if _, err := c.Status(context.Background(), req); err != nil && client.Code(err) != wire.LimbGone {
 			b.Fatal(err)
 		}
 	})

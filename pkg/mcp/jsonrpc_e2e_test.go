@@ -146,7 +146,7 @@ func TestBridgeJSONRPCRobustness(t *testing.T) {
 	}
 	defer obs.Close()
 	waitRunning := func(wantEnded bool) bool {
-		r, err := obs.Do(context.Background(), &wire.Request{Op: wire.OpHistory, LimbID: limbID})
+		r, err := obs.History(context.Background(), wire.HistoryArgs{Target: wire.Target{LimbID: limbID}})
 		if err != nil {
 			t.Fatalf("history: %v", err)
 		}

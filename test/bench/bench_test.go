@@ -68,7 +68,7 @@ func TestSocketRoundTrip(t *testing.T) {
 	d := startDvvd(t)
 	c := d.dial(t)
 	id := openVNC(t, c, v.Port)
-	st := &wire.Request{Op: "status", LimbID: id}
+	st := wire.StatusArgs{Target: wire.Target{LimbID: id}}
 	for i := 0; i < 1000; i++ {
 		must(t, c, st)
 	}
@@ -124,7 +124,7 @@ func TestScreen(t *testing.T) {
 			done := make(chan bool, 1)
 			go func() {
 				to := 5000
-				r := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: &to})
+				r := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-changed", TimeoutMs: &to})
 				done <- r.Wait.Settled
 			}()
 			time.Sleep(5 * time.Millisecond) // the wait's head start (nothing says it has begun); outside no timed span
@@ -133,11 +133,11 @@ func TestScreen(t *testing.T) {
 				t.Fatal("typing into the xterm did not change the screen")
 			}
 			to := 3000
-			must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(50), TimeoutMs: &to})
+			must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(50), TimeoutMs: &to})
 		}
 		screen := func(scale float64, form string) func() {
 			return func() {
-				r := &wire.Request{Op: "screen", LimbID: id, Form: form}
+				r := wire.ScreenArgs{Target: wire.Target{LimbID: id}, Form: form}
 				if scale != 1 {
 					r.Scale = &scale
 				}
@@ -163,8 +163,8 @@ func TestScreen(t *testing.T) {
 		var inToPix durations
 		for i := 0; i < 15; i++ {
 			change()
-			must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-			must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.1)})
+			must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+			must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.1)})
 			var wg sync.WaitGroup
 			var took time.Duration
 			t0 := time.Now()
@@ -172,11 +172,11 @@ func TestScreen(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				to := 5000
-				must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: &to})
+				must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-changed", TimeoutMs: &to})
 				took = time.Since(t0)
 			}()
 			time.Sleep(2 * time.Millisecond) // the wait's head start: nothing says it has begun
-			must(t, c, &wire.Request{Op: "type", LimbID: id, Text: strp("y")})
+			must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("y")})
 			wg.Wait()
 			inToPix = append(inToPix, took)
 		}
@@ -228,16 +228,16 @@ func TestFiftyLimbs(t *testing.T) {
 	}
 	p := true
 	t0 := time.Now()
-	g := must(t, c, &wire.Request{Op: "group_open", Addresses: addrs, Protocol: "vnc", Perceive: &p}).Group
+	g := must(t, c, wire.GroupOpenArgs{Addresses: addrs, Protocol: "vnc", Perceive: &p}).Group
 	openTook := time.Since(t0)
 	time.Sleep(3 * time.Second) // settling, then a 10 s idle window: what is measured
 	rss, fds := d.rssKiB(), d.fds()
 	c0 := d.cpuTicks()
 	time.Sleep(10 * time.Second)
 	idleCPU := float64(d.cpuTicks()-c0) / 100 / 10 * 100 // percent of one core
-	status := timeN(20, func() { must(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "status"}) })
+	status := timeN(20, func() { must(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "status"}) })
 	shot := timeN(5, func() {
-		must(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.25}`)})
+		must(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.25}`)})
 	})
 	// The first run encodes 50 frames; later runs of unchanged screens are
 	// served from each limb's encode cache.

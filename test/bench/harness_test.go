@@ -97,13 +97,13 @@ func (d *dvvd) fds() int {
 	return len(e)
 }
 
-func must(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
+func must(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	r, err := c.Do(ctx, req)
+	r, err := client.Call(ctx, c, a)
 	if err != nil {
-		t.Fatalf("%s: %v", req.Op, err)
+		t.Fatalf("%s: %v", a.Op(), err)
 	}
 	return r
 }
@@ -111,11 +111,11 @@ func must(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
 func openVNC(t *testing.T, c *client.Client, port int) string {
 	t.Helper()
 	p := true
-	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: &p})
+	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: &p})
 	to := 20000
-	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: &to})
 	deadline := time.Now().Add(20 * time.Second)
-	for must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.Coverage < 1 {
+	for must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation.Coverage < 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("first frame incomplete")
 		}

@@ -33,7 +33,7 @@ func TestRecordingCost(t *testing.T) {
 
 	// scenario runs activity for span while both dvv and x11grab record.
 	scenario := func(name string, activity func(stop <-chan struct{})) string {
-		rec := must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "start"}).Recordings[0]
+		rec := must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "start"}).Recordings[0]
 		grab := filepath.Join(t.TempDir(), name+".mp4")
 		ff := v.Command("ffmpeg", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", "10", "-video_size", "1024x768",
 			"-i", fmt.Sprintf(":%d", v.Num), "-t", fmt.Sprint(int(span.Seconds())), "-c:v", "libx264", "-preset", "ultrafast", grab)
@@ -47,7 +47,7 @@ func TestRecordingCost(t *testing.T) {
 		close(stop)
 		<-done
 		ff.Wait()
-		rec = must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "stop"}).Recordings[0]
+		rec = must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "stop"}).Recordings[0]
 		st, err := os.Stat(grab)
 		if err != nil {
 			t.Fatal(err)
@@ -71,12 +71,12 @@ func TestRecordingCost(t *testing.T) {
 
 	// An agent's screen read with and without a recording running.
 	read := func() durations {
-		return timeN(30, func() { must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.5)}) })
+		return timeN(30, func() { must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.5)}) })
 	}
 	without := read()
-	must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "start"})
+	must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "start"})
 	with := read()
-	must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "stop"})
+	must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "stop"})
 	report(t, "Recording cost (1024x768 Xvnc, benchmark desktop scene)",
 		"| per minute | dvv recording (FBS, ZRLE) | ffmpeg x11grab (H.264 ultrafast, 10 fps) |",
 		"| --- | --- | --- |", idle, typing, scrolling, "",

@@ -51,9 +51,9 @@ func TestTwoHundredTerminalLimbs(t *testing.T) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			slot := i + 1
-			r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "ssh", Slot: &slot})
+			r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "ssh", Slot: &slot})
 			to := 25000
-			w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
+			w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: &to})
 			if w.Wait == nil || !w.Wait.Settled {
 				t.Errorf("limb %d did not connect: %+v", slot, w.Wait)
 			}
@@ -70,11 +70,11 @@ func TestTwoHundredTerminalLimbs(t *testing.T) {
 	c0 := d.cpuTicks()
 	time.Sleep(10 * time.Second)
 	idleCPU := float64(d.cpuTicks()-c0) / 100 / 10 * 100
-	list := timeN(20, func() { must(t, c, &wire.Request{Op: "limbs"}) })
-	status := timeN(50, func() { must(t, c, &wire.Request{Op: "status", LimbID: ids[len(ids)/2]}) })
+	list := timeN(20, func() { must(t, c, wire.LimbsArgs{}) })
+	status := timeN(50, func() { must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: ids[len(ids)/2]}}) })
 	runTo := 10000
 	run := timeN(10, func() {
-		r := must(t, c, &wire.Request{Op: "run", LimbID: ids[len(ids)-1], Command: "echo ok", TimeoutMs: &runTo})
+		r := must(t, c, wire.RunArgs{Target: wire.Target{LimbID: ids[len(ids)-1]}, Command: "echo ok", TimeoutMs: &runTo})
 		if r.Run == nil || !strings.Contains(r.Run.Stdout, "ok") {
 			t.Fatalf("run: %+v", r.Run)
 		}

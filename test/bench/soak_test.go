@@ -65,18 +65,18 @@ func TestSoak(t *testing.T) {
 		if i < nRDP {
 			s.rdp = testbed.StartShadow(t, testbed.ShadowOptions{Width: 320, Height: 240})
 			port, proto = s.rdp.Port, "rdp"
-			must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &port, Protocol: "rdp"})
+			must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &port, Protocol: "rdp"})
 		} else {
 			s.vnc = testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
 			s.vnc.Run(t, "xsetroot", "-solid", fmt.Sprintf("#%02x6080", i*9))
 			port = s.vnc.Port
 		}
-		s.limbID = must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: proto, Perceive: &yes}).LimbID
+		s.limbID = must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: proto, Perceive: &yes}).LimbID
 		servers[i] = s
 	}
 	to := 30000
 	for _, s := range servers {
-		must(t, c, &wire.Request{Op: "wait", LimbID: s.limbID, Until: "connected", TimeoutMs: &to})
+		must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: s.limbID}, Until: "connected", TimeoutMs: &to})
 	}
 	settled := d.rssKiB()
 
@@ -109,10 +109,10 @@ func TestSoak(t *testing.T) {
 				return
 			}
 			defer ac.Close()
-			do := func(req *wire.Request) (*wire.Response, error) {
+			do := func(a wire.Args) (*wire.Response, error) {
 				rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer rcancel()
-				r, err := ac.Do(rctx, req)
+				r, err := client.Call(rctx, ac, a)
 				count(err)
 				return r, err
 			}
@@ -121,29 +121,29 @@ func TestSoak(t *testing.T) {
 				id := s.limbID
 				switch rand.IntN(6) {
 				case 0, 1:
-					if r, err := do(&wire.Request{Op: "status", LimbID: id}); err == nil && r.Observation.State == wire.StateStalled {
+					if r, err := do(wire.StatusArgs{Target: wire.Target{LimbID: id}}); err == nil && r.Observation.State == wire.StateStalled {
 						stalls.Add(1)
 					}
 				case 2:
-					do(&wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.5)})
+					do(wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.5)})
 				case 3:
 					w, qm := 500, 100
-					do(&wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: &qm, TimeoutMs: &w})
+					do(wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: &qm, TimeoutMs: &w})
 				case 4:
-					if _, err := do(&wire.Request{Op: "control", LimbID: id, Action: "acquire"}); err == nil {
-						r, err := do(&wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
+					if _, err := do(wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"}); err == nil {
+						r, err := do(wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
 						if err == nil {
 							x, y := rand.IntN(300), rand.IntN(220)
 							g := r.Screen.Generation
-							do(&wire.Request{Op: "click", LimbID: id, Action: "move", X: &x, Y: &y, Generation: &g})
-							do(&wire.Request{Op: "type", LimbID: id, Text: strp("soak")})
+							do(wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: &x, Y: &y, Generation: &g})
+							do(wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("soak")})
 						}
-						do(&wire.Request{Op: "control", LimbID: id, Action: "release"})
+						do(wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "release"})
 					}
 				case 5:
-					if _, err := do(&wire.Request{Op: "control", LimbID: id, Action: "acquire"}); err == nil {
-						do(&wire.Request{Op: "clipboard", LimbID: id, Action: "set", Text: strp(strings.Repeat("soak clipboard ", 1000))})
-						do(&wire.Request{Op: "control", LimbID: id, Action: "release"})
+					if _, err := do(wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"}); err == nil {
+						do(wire.ClipboardArgs{Target: wire.Target{LimbID: id}, Action: "set", Text: strp(strings.Repeat("soak clipboard ", 1000))})
+						do(wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "release"})
 					}
 				}
 			}
@@ -201,7 +201,7 @@ func TestSoak(t *testing.T) {
 	cpu := float64(d.cpuTicks()-cpu0) / 100 / elapsed.Seconds() * 100
 	reconnects := 0
 	for _, s := range servers {
-		if r, err := c.Do(context.Background(), &wire.Request{Op: "status", LimbID: s.limbID}); err == nil {
+		if r, err := c.Status(context.Background(), wire.StatusArgs{Target: wire.Target{LimbID: s.limbID}}); err == nil {
 			reconnects += r.Observation.Reconnects
 		}
 	}

@@ -46,22 +46,22 @@ func TestTerminalThroughput(t *testing.T) {
 
 	d := startDvvdHome(t, s.Home)
 	c := d.dial(t)
-	r := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"})
+	r := must(t, c, wire.OpenArgs{Address: s.Host, Port: &s.Port, Protocol: "ssh"})
 	to := 20000
-	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: &to})
 	id := r.LimbID
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	marker := 100
 	// run sends command, then waits for the marker echoed after it.
 	run := func(command string) (time.Duration, float64) {
 		marker++
 		cpu0, t0 := d.cpuTicks(), time.Now()
 		text := fmt.Sprintf("%s; echo MARK-$((%d+1))\n", command, marker-1)
-		must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: &text})
+		must(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: id}, Text: &text})
 		want := fmt.Sprintf("MARK-%d", marker)
 		for {
 			wt := 25000
-			if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: &want, TimeoutMs: &wt}); w.Wait.Settled {
+			if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: &want, TimeoutMs: &wt}); w.Wait.Settled {
 				break
 			}
 			if time.Since(t0) > 10*time.Minute {
@@ -107,7 +107,7 @@ func TestTerminalThroughput(t *testing.T) {
 
 	// seq 1 2000000 again, with status timed from another client.
 	other := d.dial(t)
-	idle := timeN(200, func() { must(t, other, &wire.Request{Op: "status", LimbID: id}) })
+	idle := timeN(200, func() { must(t, other, wire.StatusArgs{Target: wire.Target{LimbID: id}}) })
 	stop := make(chan struct{})
 	var busy durations
 	var wg sync.WaitGroup
@@ -122,7 +122,7 @@ func TestTerminalThroughput(t *testing.T) {
 			}
 			t0 := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			other.Do(ctx, &wire.Request{Op: "status", LimbID: id})
+			other.Status(ctx, wire.StatusArgs{Target: wire.Target{LimbID: id}})
 			cancel()
 			busy = append(busy, time.Since(t0))
 		}

@@ -29,7 +29,7 @@ func TestTextWait(t *testing.T) {
 		c2 := d.dial(t)
 		id := openVNC(t, c, x.Port)
 		t0 := time.Now()
-		must(t, c, &wire.Request{Op: "find", LimbID: id, Text: strp("nothing")})
+		must(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}, Text: strp("nothing")})
 		first := time.Since(t0)
 		const n = 12
 		var text, changed, own durations
@@ -41,11 +41,11 @@ func TestTextWait(t *testing.T) {
 			textDone := make(chan time.Time, 1)
 			changeDone := make(chan time.Time, 1)
 			go func() {
-				must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: &want, TimeoutMs: &to})
+				must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: &want, TimeoutMs: &to})
 				textDone <- time.Now()
 			}()
 			go func() {
-				must(t, c2, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: &to})
+				must(t, c2, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-changed", TimeoutMs: &to})
 				changeDone <- time.Now()
 			}()
 			// Both waits must be in dvvd before the change, and no answer
@@ -59,7 +59,7 @@ func TestTextWait(t *testing.T) {
 			own = append(own, tText.Sub(tChange))
 			p.Kill()
 			gone := msg
-			must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text-gone", Text: &gone, TimeoutMs: &to})
+			must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text-gone", Text: &gone, TimeoutMs: &to})
 		}
 		cpu := float64(d.cpuTicksWithChildren()-cpu0) * 10 / (2 * n) // ms per read: each dialog is read twice (appear, go)
 		floorWall, floorCPU := tesseractFloor(t, x)
@@ -82,17 +82,17 @@ func TestFindCached(t *testing.T) {
 	c := d.dial(t)
 	id := openVNC(t, c, x.Port)
 	quiet, to := 1000, 25000
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: &quiet, TimeoutMs: &to})
-	must(t, c, &wire.Request{Op: "find", LimbID: id, Text: strp("services")})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: &quiet, TimeoutMs: &to})
+	must(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}, Text: strp("services")})
 	var samples durations
 	for len(samples) < 500 {
 		t0 := time.Now()
-		r := must(t, c, &wire.Request{Op: "find", LimbID: id, Text: strp("services")})
+		r := must(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}, Text: strp("services")})
 		if r.Find.Cached { // a repaint (cursor, late output) is a recognition, not this figure
 			samples = append(samples, time.Since(t0))
 		}
 	}
-	ping := timeN(500, func() { must(t, c, &wire.Request{Op: "ping"}) })
+	ping := timeN(500, func() { must(t, c, wire.PingArgs{}) })
 	report(t, "find on an unchanged 1920x1080 screen (500 calls through pkg/client)",
 		"| what | p50 | p99 |", "| --- | --- | --- |",
 		fmt.Sprintf("| `ping` (the client's floor) | %s | %s |", us(ping.pct(0.5)), us(ping.pct(0.99))),
@@ -135,7 +135,7 @@ func TestOCRAccuracy(t *testing.T) {
 	d := startDvvd(t)
 	c := d.dial(t)
 	id := openVNC(t, c, x.Port)
-	r := must(t, c, &wire.Request{Op: "find", LimbID: id})
+	r := must(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}})
 	var ours []string
 	for _, l := range r.Find.Lines {
 		ours = append(ours, l.Text)

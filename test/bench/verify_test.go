@@ -22,11 +22,11 @@ func TestVerifyWindow(t *testing.T) {
 	d := startDvvd(t)
 	c := d.dial(t)
 	id := openVNC(t, c, v.Port)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	quiet, to := 200, 5000
 	read := func() {
-		must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: &quiet, TimeoutMs: &to})
-		must(t, c, &wire.Request{Op: "screen", LimbID: id, Form: "damage-crop"})
+		must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: &quiet, TimeoutMs: &to})
+		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Form: "damage-crop"})
 	}
 	read()
 	const n = 60
@@ -36,7 +36,7 @@ func TestVerifyWindow(t *testing.T) {
 		text := "x"
 		win := 2000
 		t0 := time.Now()
-		r := must(t, c, &wire.Request{Op: "type", LimbID: id, Text: &text, VerifyMs: &win})
+		r := must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: &text, VerifyMs: &win})
 		withV = append(withV, time.Since(t0))
 		if r.Verification.Status != wire.VerifyVerified {
 			unverified++
@@ -46,7 +46,7 @@ func TestVerifyWindow(t *testing.T) {
 		read()
 		zero := 0
 		t0 = time.Now()
-		must(t, c, &wire.Request{Op: "type", LimbID: id, Text: &text, VerifyMs: &zero})
+		must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: &text, VerifyMs: &zero})
 		without = append(without, time.Since(t0))
 		read()
 	}

@@ -147,7 +147,7 @@ func TestViewerBench(t *testing.T) {
 	d := startDvvd(t)
 	c := d.dial(t)
 	id := openVNC(t, c, v.Port)
-	viewerURL := must(t, c, &wire.Request{Op: "viewer", LimbID: id}).Viewer.URL + "&fit=0"
+	viewerURL := must(t, c, wire.ViewerArgs{LimbID: id}).Viewer.URL + "&fit=0"
 
 	// The anchor: noVNC (the same files) served by websockify, straight to Xvnc.
 	web := t.TempDir()
@@ -232,14 +232,14 @@ func TestViewerBench(t *testing.T) {
 	// 3. An agent's screen and click with and without three viewers, while
 	// an xterm scrolls (so the viewers have work).
 	scroll := scrolling()
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	gen := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Geometry.Generation
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	gen := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Geometry.Generation
 	agent := func() (durations, durations) {
-		scr := timeN(60, func() { must(t, c, &wire.Request{Op: "screen", LimbID: id}) })
+		scr := timeN(60, func() { must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}}) })
 		x, y := 0, 0
 		clk := timeN(200, func() {
 			x, y = (x+7)%W, (y+5)%H
-			must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: &x, Y: &y, Generation: &gen})
+			must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: &x, Y: &y, Generation: &gen})
 		})
 		return scr, clk
 	}

@@ -16,12 +16,12 @@ func BenchmarkStatusVNC(b *testing.B) {
 	defer d.Shutdown()
 	c := dial(t, d, "bench")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	req := &wire.Request{Op: "status", LimbID: id}
+	req := wire.StatusArgs{Target: wire.Target{LimbID: id}}
 	// One set-up for every b.N the framework tries.
 	b.Run("status", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := c.Do(b.Context(), req); err != nil {
+			if _, err := c.Status(b.Context(), req); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -70,7 +70,7 @@ func TestChordsReachTheApplication(t *testing.T) {
 			d := startDaemon(t)
 			c := dial(t, d, "agent")
 			id := openVNC(t, c, "127.0.0.1", v.Port)
-			must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+			must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 			w := v.WatchKeys(t)
 			for _, tc := range chordTable {
 				if server == "x11vnc" && tc.chord == "shift+F5" {
@@ -109,13 +109,13 @@ func TestChordsOnQEMUByScancode(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	port := q.Port
-	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
-	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	testbed.Eventually(t, 20*time.Second, "QEMU key events negotiated", func() bool {
-		s := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.Signals
+		s := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation.Signals
 		return s[wire.SigKeyScancodes].State == wire.SignalLive
 	})
-	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
 	cases := []struct {
 		chord string
 		held  []string // keys down when the main key goes down, main key last
@@ -169,22 +169,22 @@ func TestQEMUTypeChecksTheWholeTextFirst(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	port := q.Port
-	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
-	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	testbed.Eventually(t, 20*time.Second, "QEMU key events negotiated", func() bool {
-		s := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.Signals
+		s := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation.Signals
 		return s[wire.SigKeyScancodes].State == wire.SignalLive
 	})
-	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
 	testbed.Eventually(t, 20*time.Second, "a full frame", func() bool {
-		return must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.Coverage == 1
+		return must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation.Coverage == 1
 	})
-	must(t, c, &wire.Request{Op: "screen", LimbID: r.LimbID, Scale: f64p(0.25)})
-	_, err := do(t, c, &wire.Request{Op: "type", LimbID: r.LimbID, Text: strp("héllo")})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: r.LimbID}, Scale: f64p(0.25)})
+	_, err := do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp("héllo")})
 	if client.Code(err) != wire.NotImplemented {
 		t.Fatalf("type with é on QEMU: %v", err)
 	}
-	must(t, c, &wire.Request{Op: "type", LimbID: r.LimbID, Text: strp("ok")})
+	must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp("ok")})
 	testbed.Eventually(t, 10*time.Second, "o and k traced", func() bool { return len(q.KeyEvents()) >= 4 })
 	if ev := q.KeyEvents(); ev[0].QCode != "o" {
 		t.Fatalf("QEMU received %v before the refused text's successor", ev)
@@ -203,10 +203,10 @@ func isModifierName(n string) bool {
 // the typing fence.
 func sendKey(t *testing.T, c *client.Client, id, chord string) {
 	t.Helper()
-	_, err := do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: chord})
+	_, err := do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: chord})
 	if client.Code(err) == wire.ScreenChanged {
-		must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
-		_, err = do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: chord})
+		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
+		_, err = do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: chord})
 	}
 	if err != nil {
 		t.Fatal(fmt.Errorf("key %s: %w", chord, err))
@@ -240,7 +240,7 @@ func TestChordsOnRDP(t *testing.T) {
 	// A chord whose key has no scan code cannot carry its modifiers (a
 	// Unicode event has none): refused before any key goes down.
 	before := len(w.Presses())
-	if _, err := do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "ctrl+é"}); client.Code(err) != wire.UnknownKey {
+	if _, err := do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: "ctrl+é"}); client.Code(err) != wire.UnknownKey {
 		t.Fatalf("ctrl+é over RDP: %v", err)
 	}
 	sendKey(t, c, id, "z")

@@ -32,14 +32,14 @@ func TestChordsOnXrdp(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
-	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "x", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
-	r := must(t, c, &wire.Request{Op: "open", HostID: "x", Perceive: boolp(true)})
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(30000)}); !w.Wait.Settled {
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "x", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
+	r := must(t, c, wire.OpenArgs{HostID: "x", Perceive: boolp(true)})
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(30000)}); !w.Wait.Settled {
 		t.Fatalf("xrdp limb: %+v", w.Observation)
 	}
 	srv.WaitDisplay(t)
-	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
 	w := srv.WatchKeys(t)
 	for _, tc := range chordTable {
 		before := len(w.Presses())

@@ -26,7 +26,7 @@ func TestDiscoveredMachinesOpenByID(t *testing.T) {
 	c := dial(t, d, "agent")
 	var found *wire.Host
 	testbed.Eventually(t, 20*time.Second, "lab-desk under discovered", func() bool {
-		r := must(t, c, &wire.Request{Op: "hosts", Discovered: true})
+		r := must(t, c, wire.HostsArgs{Discovered: true})
 		for _, h := range r.Discovered {
 			if h.Name == "lab-desk" && h.Port == v.Port {
 				found = &h
@@ -38,8 +38,8 @@ func TestDiscoveredMachinesOpenByID(t *testing.T) {
 	if found.Protocol != "vnc" || found.Source != "mdns" || found.HasCredential {
 		t.Fatalf("discovered %+v", found)
 	}
-	r := must(t, c, &wire.Request{Op: "open", HostID: found.ID, Perceive: boolp(true)})
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
+	r := must(t, c, wire.OpenArgs{HostID: found.ID, Perceive: boolp(true)})
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
 		t.Fatalf("open by discovered id: %+v", w.Observation)
 	}
 }

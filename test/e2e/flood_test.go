@@ -38,7 +38,7 @@ func TestCheapFloodIsThrottled(t *testing.T) {
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", port)
 	testbed.Eventually(t, 15*time.Second, "signals report the throttle", func() bool {
-		s := must(t, c, &wire.Request{Op: "signals", LimbID: id}).Signals[wire.SigDecodeBudget]
+		s := must(t, c, wire.SignalsArgs{Target: wire.Target{LimbID: id}}).Signals[wire.SigDecodeBudget]
 		return s.Value["throttled"] == true
 	})
 	other := dial(t, d, "other")
@@ -49,7 +49,7 @@ func TestCheapFloodIsThrottled(t *testing.T) {
 	for time.Since(wall0) < 3*time.Second {
 		<-tick.C
 		t0 := time.Now()
-		must(t, other, &wire.Request{Op: "status", LimbID: id})
+		must(t, other, wire.StatusArgs{Target: wire.Target{LimbID: id}})
 		lat = append(lat, time.Since(t0))
 	}
 	share := float64(cpuTime(t)-cpu0) / float64(time.Since(wall0))

@@ -28,19 +28,19 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	dead := fmt.Sprintf("127.0.0.1:%d", testbed.FreePort(t))
-	_, err := do(t, c, &wire.Request{Op: "group_open", Addresses: append(addrs[:2:2], dead), Protocol: "vnc", Perceive: boolp(true)})
+	_, err := do(t, c, wire.GroupOpenArgs{Addresses: append(addrs[:2:2], dead), Protocol: "vnc", Perceive: boolp(true)})
 	if client.Code(err) != wire.Unreachable || !strings.Contains(err.Error(), dead) {
 		t.Fatalf("group_open with a dead address: %v", err)
 	}
-	if l := must(t, c, &wire.Request{Op: "limbs"}); len(l.Limbs)+len(l.Available) != 0 {
+	if l := must(t, c, wire.LimbsArgs{}); len(l.Limbs)+len(l.Available) != 0 {
 		t.Fatalf("members left open after a failed group_open: %+v", l.Limbs)
 	}
-	g := must(t, c, &wire.Request{Op: "group_open", Addresses: addrs[:3], Protocol: "vnc", Perceive: boolp(true)}).Group
-	_, err = do(t, c, &wire.Request{Op: "group_grow", GroupID: g.GroupID, Addresses: []string{dead}, Protocol: "vnc"})
+	g := must(t, c, wire.GroupOpenArgs{Addresses: addrs[:3], Protocol: "vnc", Perceive: boolp(true)}).Group
+	_, err = do(t, c, wire.GroupGrowArgs{GroupID: g.GroupID, Addresses: []string{dead}, Protocol: "vnc"})
 	if client.Code(err) != wire.Unreachable {
 		t.Fatalf("group_grow with a dead address: %v", err)
 	}
-	g = must(t, c, &wire.Request{Op: "group_grow", GroupID: g.GroupID, Addresses: addrs[3:], Protocol: "vnc", Perceive: boolp(true)}).Group
+	g = must(t, c, wire.GroupGrowArgs{GroupID: g.GroupID, Addresses: addrs[3:], Protocol: "vnc", Perceive: boolp(true)}).Group
 	if g.Size != 4 {
 		t.Fatalf("group %+v", g)
 	}
@@ -48,7 +48,7 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 	for _, m := range g.Members {
 		ids[m.LimbID] = true
 		testbed.Eventually(t, 10*time.Second, "first frame", func() bool {
-			return must(t, c, &wire.Request{Op: "status", LimbID: m.LimbID}).Observation.Coverage == 1
+			return must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: m.LimbID}}).Observation.Coverage == 1
 		})
 	}
 	ev, err := client.Dial(context.Background(), d.SocketPath(), client.Options{Name: "watcher"})
@@ -56,8 +56,8 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ev.Close()
-	must(t, ev, &wire.Request{Op: "subscribe", Events: []string{"op.start", "op.end"}})
-	r := must(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.5}`)})
+	must(t, ev, wire.SubscribeArgs{Events: []string{"op.start", "op.end"}})
+	r := must(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.5}`)})
 	for _, m := range r.Members {
 		if m.Response.Screen == nil || m.Response.Screen.Width != 320 {
 			t.Fatalf("member %d: %+v", m.Index, m.Response)
@@ -83,19 +83,19 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 	if lastStart > firstEnd {
 		t.Fatalf("member finished (event %d) before the last started (event %d)", firstEnd, lastStart)
 	}
-	_, err = do(t, c, &wire.Request{Op: "group_shrink", GroupID: g.GroupID, N: intp(5)})
+	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(5)})
 	if client.Code(err) != wire.BadRequest {
 		t.Fatalf("shrink beyond size: %v", err)
 	}
 	servers[0].Server.Kill() // one member dies; group_run reports it and serves the others
 	testbed.Eventually(t, 10*time.Second, "member 0 down", func() bool {
-		return must(t, c, &wire.Request{Op: "status", GroupID: g.GroupID, Member: intp(0)}).Observation.State != "connected"
+		return must(t, c, wire.StatusArgs{Target: wire.Target{GroupID: g.GroupID, Member: intp(0)}}).Observation.State != "connected"
 	})
-	r = must(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "status"})
+	r = must(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "status"})
 	if r.Members[0].Response.Observation.State == "connected" || r.Members[1].Response.Observation.State != "connected" {
 		t.Fatalf("group_run status: %+v / %+v", r.Members[0].Response.Observation, r.Members[1].Response.Observation)
 	}
-	must(t, c, &wire.Request{Op: "group_close", GroupID: g.GroupID})
+	must(t, c, wire.GroupCloseArgs{GroupID: g.GroupID})
 }
 
 // TestGroupCloseKeepsSharedLimbs: closing a group leaves open the limbs
@@ -110,32 +110,32 @@ func TestGroupCloseKeepsSharedLimbs(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "box", Protocol: "vnc", Address: "127.0.0.1", Port: shared.Port}})
-	a := must(t, c, &wire.Request{Op: "group_open", HostIDs: []string{"box"}, Addresses: []string{own.Addr}, Protocol: "vnc"}).Group
-	b := must(t, c, &wire.Request{Op: "group_open", HostIDs: []string{"box"}, Addresses: []string{onlyB.Addr}, Protocol: "vnc"}).Group
+	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "box", Protocol: "vnc", Address: "127.0.0.1", Port: shared.Port}})
+	a := must(t, c, wire.GroupOpenArgs{HostIDs: []string{"box"}, Addresses: []string{own.Addr}, Protocol: "vnc"}).Group
+	b := must(t, c, wire.GroupOpenArgs{HostIDs: []string{"box"}, Addresses: []string{onlyB.Addr}, Protocol: "vnc"}).Group
 	sharedID, onlyBID := b.Members[0].LimbID, b.Members[1].LimbID
 	if a.Members[0].LimbID != sharedID {
 		t.Fatalf("the saved host is not one limb: %+v %+v", a, b)
 	}
-	closed := must(t, c, &wire.Request{Op: "group_close", GroupID: b.GroupID})
+	closed := must(t, c, wire.GroupCloseArgs{GroupID: b.GroupID})
 	if closed.Group == nil || closed.Group.Members[0].Kept == "" || !strings.Contains(closed.Group.Members[0].Kept, a.GroupID) ||
 		closed.Group.Members[1].Kept != "" || closed.Group.Members[1].State != wire.StateClosed {
 		t.Fatalf("group_close answer %+v", closed.Group)
 	}
-	if st := must(t, c, &wire.Request{Op: "status", LimbID: sharedID}).Observation.State; st != wire.StateConnected {
+	if st := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: sharedID}}).Observation.State; st != wire.StateConnected {
 		t.Fatalf("group A's member is %s after closing group B", st)
 	}
-	if _, err := do(t, c, &wire.Request{Op: "status", LimbID: onlyBID}); client.Code(err) != wire.LimbGone {
+	if _, err := do(t, c, wire.StatusArgs{Target: wire.Target{LimbID: onlyBID}}); client.Code(err) != wire.LimbGone {
 		t.Fatalf("group B's own member: %v", err)
 	}
 	// A limb another client attached survives too.
 	other := dial(t, d, "person")
-	must(t, other, &wire.Request{Op: "status", LimbID: a.Members[1].LimbID})
-	closed = must(t, c, &wire.Request{Op: "group_close", GroupID: a.GroupID})
+	must(t, other, wire.StatusArgs{Target: wire.Target{LimbID: a.Members[1].LimbID}})
+	closed = must(t, c, wire.GroupCloseArgs{GroupID: a.GroupID})
 	if closed.Group.Members[0].State != wire.StateClosed || !strings.Contains(closed.Group.Members[1].Kept, "person") {
 		t.Fatalf("group_close answer %+v", closed.Group)
 	}
-	if st := must(t, other, &wire.Request{Op: "status", LimbID: a.Members[1].LimbID}).Observation.State; st != wire.StateConnected {
+	if st := must(t, other, wire.StatusArgs{Target: wire.Target{LimbID: a.Members[1].LimbID}}).Observation.State; st != wire.StateConnected {
 		t.Fatalf("the other client's limb is %s", st)
 	}
 }

@@ -58,18 +58,20 @@ func dial(t *testing.T, d *daemon.Daemon, name string) *client.Client {
 	return c
 }
 
-func do(t *testing.T, c *client.Client, req *wire.Request) (*wire.Response, error) {
+// do sends one op's typed arguments (client.Call sends the same socket
+// line a hand-built Request would).
+func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	return c.Do(ctx, req)
+	return client.Call(ctx, c, a)
 }
 
-func must(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
+func must(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
 	t.Helper()
-	r, err := do(t, c, req)
+	r, err := do(t, c, a)
 	if err != nil {
-		t.Fatalf("%s: %v", req.Op, err)
+		t.Fatalf("%s: %v", a.Op(), err)
 	}
 	return r
 }
@@ -83,14 +85,14 @@ func u64p(u uint64) *uint64 { return &u }
 // complete first frame.
 func openVNC(t *testing.T, c *client.Client, addr string, port int) string {
 	t.Helper()
-	r := must(t, c, &wire.Request{Op: "open", Address: addr, Port: &port, Protocol: "vnc", Perceive: boolp(true)})
-	w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	r := must(t, c, wire.OpenArgs{Address: addr, Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+	w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	if !w.Wait.Settled {
 		t.Fatalf("not connected: %+v", w.Observation)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		o := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+		o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation
 		if o.Coverage >= 1 {
 			break
 		}

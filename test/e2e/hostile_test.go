@@ -41,23 +41,23 @@ func TestHostileVNCServerFailsOnlyItsLimb(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	for name, evil := range cases {
 		port := hostileRFB(t, evil)
-		r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+		r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
 		// The handshake succeeds (connected), then the first update fails
 		// the limb for good: its last error and state say so.
 		var code wire.Code
 		for i := 0; i < 200 && code == ""; i++ {
-			o := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+			o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation
 			if o.State == wire.StateFailed && o.LastError != nil {
 				code = o.LastError.Code
 			}
-			do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "screen-changed", TimeoutMs: intp(50)})
+			do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "screen-changed", TimeoutMs: intp(50)})
 		}
 		if code != wire.ProtocolError {
 			t.Errorf("%s: limb error %q, want PROTOCOL_ERROR", name, code)
 		}
-		must(t, c, &wire.Request{Op: "close", LimbID: r.LimbID})
+		must(t, c, wire.CloseArgs{LimbID: r.LimbID})
 	}
-	if _, err := do(t, c, &wire.Request{Op: "ping"}); err != nil {
+	if _, err := do(t, c, wire.PingArgs{}); err != nil {
 		t.Fatalf("dvvd after hostile servers: %v", client.Code(err))
 	}
 	var after runtime.MemStats

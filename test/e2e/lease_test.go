@@ -22,29 +22,29 @@ func TestReconnectStartsLeaseAfresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ev.Close()
-	must(t, ev, &wire.Request{Op: "subscribe", Events: []string{"lease", "limb.state"}})
+	must(t, ev, wire.SubscribeArgs{Events: []string{"lease", "limb.state"}})
 
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"}) // already held: no change
-	must(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "shift"})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"}) // already held: no change
+	must(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: "shift"})
 
-	must(t, c, &wire.Request{Op: "reconnect", LimbID: id, TimeoutMs: intp(20000)})
-	o := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation
+	must(t, c, wire.ReconnectArgs{Target: wire.Target{LimbID: id}, TimeoutMs: intp(20000)})
+	o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation
 	if o.Lease.Holder != "" || o.Lease.Held {
 		t.Fatalf("lease after reconnect: %+v", o.Lease)
 	}
-	_, err = do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "shift"})
+	_, err = do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: "shift"})
 	if client.Code(err) != wire.LeaseNotHeld {
 		t.Fatalf("key after reconnect without acquiring: %v", err)
 	}
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	testbed.Eventually(t, 10*time.Second, "fence armed by the new session", func() bool {
-		_, err := do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "shift"})
+		_, err := do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: "shift"})
 		return client.Code(err) == wire.ScreenChanged
 	})
-	must(t, c, &wire.Request{Op: "close", LimbID: id})
+	must(t, c, wire.CloseArgs{LimbID: id})
 
 	var leases []string
 	deadline := time.After(10 * time.Second)

@@ -41,16 +41,16 @@ func TestInlineScreenIsCapped(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", port)
-	_, err := do(t, c, &wire.Request{Op: "screen", LimbID: id})
+	_, err := do(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}})
 	if client.Code(err) != wire.TooLarge || !strings.Contains(err.Error(), "scale") || !strings.Contains(err.Error(), "out") {
 		t.Fatalf("4096x4096 of noise inline: %v", err)
 	}
-	s := must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
+	s := must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
 	if s.Screen.Width != 1024 || s.Screen.DataBase64 == "" {
 		t.Fatalf("scaled screen %dx%d", s.Screen.Width, s.Screen.Height)
 	}
 	out := filepath.Join(t.TempDir(), "big.png")
-	s = must(t, c, &wire.Request{Op: "screen", LimbID: id, Out: out})
+	s = must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Out: out})
 	if st, err := os.Stat(out); err != nil || st.Size() < 32<<20 || s.Screen.Path != out {
 		t.Fatalf("screen to a file: %v", err)
 	}
@@ -88,11 +88,11 @@ func TestAnnouncedFramebufferIsBounded(t *testing.T) {
 			go func() { d.Serve(); close(done) }()
 			t.Cleanup(func() { d.Shutdown(); <-done })
 			c := dial(t, d, "agent")
-			r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
+			r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: boolp(true)})
 			testbed.Eventually(t, 20*time.Second, "the limb fails", func() bool {
-				return must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation.State == wire.StateFailed
+				return must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation.State == wire.StateFailed
 			})
-			o := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+			o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation
 			if o.LastError == nil || o.LastError.Code != wire.ProtocolError || !strings.Contains(o.LastError.Message, "1048576") {
 				t.Fatalf("limb error %+v", o.LastError)
 			}

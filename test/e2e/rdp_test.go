@@ -38,27 +38,27 @@ func TestRDPSavedHostWithNLA(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
-	r := must(t, c, &wire.Request{Op: "open", HostID: "win", Perceive: boolp(true)})
-	_, err = do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
+	r := must(t, c, wire.OpenArgs{HostID: "win", Perceive: boolp(true)})
+	_, err = do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	if client.Cause(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {
 		t.Fatalf("first sight of the certificate: %v", err)
 	}
-	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
-	must(t, c, &wire.Request{Op: "reconnect", LimbID: r.LimbID, TimeoutMs: intp(30000)})
-	o := must(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, wire.ReconnectArgs{Target: wire.Target{LimbID: r.LimbID}, TimeoutMs: intp(30000)})
+	o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation
 	if o.State != "connected" || o.Size != (wire.Size{W: 800, H: 600}) || o.Geometry.Generation != 1 {
 		t.Fatalf("rdp limb %+v", o)
 	}
 	// The shadow server sends only what changes after it started: draw.
 	srv.Run(t, "xsetroot", "-solid", "#208040")
 	testbed.Eventually(t, 15*time.Second, "the green root arrives", func() bool {
-		s := must(t, c, &wire.Request{Op: "screen", LimbID: r.LimbID, Form: "region", Region: &wire.Region{X: 400, Y: 300, W: 1, H: 1}})
+		s := must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: r.LimbID}, Form: "region", Region: &wire.Region{X: 400, Y: 300, W: 1, H: 1}})
 		px := decodeScreen(t, s.Screen).RGBAAt(0, 0)
 		return absDiff(px.R, 0x20) <= 8 && absDiff(px.G, 0x80) <= 4 && absDiff(px.B, 0x40) <= 8 // 16-bpp quantisation
 	})
-	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "click", LimbID: r.LimbID, Action: "move", X: intp(321), Y: intp(123), Generation: u64p(1)})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "move", X: intp(321), Y: intp(123), Generation: u64p(1)})
 	testbed.Eventually(t, 10*time.Second, "pointer at 321,123", func() bool {
 		x, y := srv.MouseLocation(t)
 		return x == 321 && y == 123
@@ -83,12 +83,12 @@ func openShadow(t *testing.T, srv *testbed.RDP) (*client.Client, string) {
 	}
 	d := startDaemonWith(t, daemon.Services{Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
-	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
 		t.Fatalf("rdp limb: %+v", w.Observation)
 	}
-	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
 	return c, r.LimbID
 }
 
@@ -100,8 +100,8 @@ func TestRDPTypeChecksTheWholeTextFirst(t *testing.T) {
 	c, id := openShadow(t, srv)
 	out := srv.CatTerm(t)
 	typeRead := func(text string) error {
-		must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
-		_, err := do(t, c, &wire.Request{Op: "type", LimbID: id, Text: &text})
+		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
+		_, err := do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: &text})
 		return err
 	}
 	err := typeRead("héllo ünïcode\n")

@@ -29,7 +29,7 @@ func TestRecordDesktop(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	rec := must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "start"}).Recordings[0]
+	rec := must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "start"}).Recordings[0]
 	if rec.Format != "fbs" || !rec.Active {
 		t.Fatalf("record start: %+v", rec)
 	}
@@ -37,18 +37,18 @@ func TestRecordDesktop(t *testing.T) {
 		t.Fatalf("recording file: %v %v", err, st)
 	}
 	typed := v.CatTerm(t)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	testbed.Eventually(t, 15*time.Second, "typing to pass the fence", func() bool {
-		must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
-		must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: floatp(0.25)})
-		_, err := do(t, c, &wire.Request{Op: "type", LimbID: id, Text: strp("secret-ish words\n")})
+		must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
+		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: floatp(0.25)})
+		_, err := do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("secret-ish words\n")})
 		return err == nil
 	})
 	testbed.Eventually(t, 10*time.Second, "the typed text in the xterm's file", func() bool {
 		return strings.Contains(readFile(t, typed), "secret-ish words")
 	})
 	v.Run(t, "xsetroot", "-solid", "#506070")
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(500), TimeoutMs: intp(8000)})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(500), TimeoutMs: intp(8000)})
 	// The recorder writes on its own pace: wait until the file (read while
 	// it grows; a torn last block just means "not yet") plays to the capture.
 	want := v.Capture(t)
@@ -68,7 +68,7 @@ func TestRecordDesktop(t *testing.T) {
 		img, _ := got.Snapshot(image.Rect(0, 0, 640, 480))
 		return diffPixels(img, want, 0) == 0
 	})
-	rec = must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "stop"}).Recordings[0]
+	rec = must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "stop"}).Recordings[0]
 	if rec.Active || rec.Ended != "stopped" || rec.Acts < 1 {
 		t.Fatalf("record stop: %+v", rec)
 	}
@@ -95,7 +95,7 @@ func TestRecordDesktop(t *testing.T) {
 	if b, _ := os.ReadFile(rec.ActsPath); bytes.Contains(b, []byte("secret-ish")) {
 		t.Fatal("the act log holds typed text")
 	}
-	list := must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "list"}).Recordings
+	list := must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "list"}).Recordings
 	if len(list) != 1 || list[0].Path != rec.Path {
 		t.Fatalf("record list: %+v", list)
 	}
@@ -111,18 +111,18 @@ func TestRecordTerminal(t *testing.T) {
 	t.Setenv("SSH_AUTH_SOCK", "")
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
-	id := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"}).LimbID
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
+	id := must(t, c, wire.OpenArgs{Address: s.Host, Port: &s.Port, Protocol: "ssh"}).LimbID
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
 		t.Fatal("ssh limb did not connect")
 	}
-	rec := must(t, c, &wire.Request{Op: "record", LimbID: id}).Recordings[0]
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp("echo rec-$((6*7)); seq 1 200 | tail -1\n")})
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: strp("rec-42"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
+	rec := must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}}).Recordings[0]
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	must(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: id}, Text: strp("echo rec-$((6*7)); seq 1 200 | tail -1\n")})
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: strp("rec-42"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
 		t.Fatal("the command did not run")
 	}
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "idle", QuietMs: intp(300), TimeoutMs: intp(10000)})
-	rec = must(t, c, &wire.Request{Op: "record", LimbID: id, Action: "stop"}).Recordings[0]
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "idle", QuietMs: intp(300), TimeoutMs: intp(10000)})
+	rec = must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "stop"}).Recordings[0]
 	if rec.Format != "asciicast-v2" || rec.Acts < 2 {
 		t.Fatalf("record stop: %+v", rec)
 	}

@@ -59,45 +59,46 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 		}
 		return r
 	}
-	call := func(req *wire.Request) (*wire.Response, error) {
-		r, err := do(t, c, req)
+	call := func(a wire.Args) (*wire.Response, error) {
+		r, err := do(t, c, a)
 		record(r, err)
 		return r, err
 	}
-	if _, err := call(&wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port}, Password: secret}); err != nil {
+	if _, err := call(wire.HostAddArgs{Host: &wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port}, Password: secret}); err != nil {
 		t.Fatal(err)
 	}
 	if out, _ := k.SecretTool(t, "", "search", "--all", keychain.AttrApplication, keychain.Application); !strings.Contains(out, "[/") {
 		t.Fatalf("keychain has no dvv item: %s", out)
 	}
-	hl, _ := call(&wire.Request{Op: "hosts"})
+	hl, _ := call(wire.HostsArgs{})
 	if len(hl.Hosts) != 1 || !hl.Hosts[0].HasCredential {
 		t.Fatalf("hosts %+v", hl.Hosts)
 	}
-	_, err = call(&wire.Request{Op: "open", HostID: "lab", Protocol: "vnc"})
+	_, err = call(wire.OpenArgs{HostID: "lab", Protocol: "vnc"})
 	if client.Code(err) != wire.BadRequest {
 		t.Fatalf("protocol beside hostId: %v", err)
 	}
-	r, err := call(&wire.Request{Op: "open", HostID: "lab", Perceive: boolp(true)})
+	r, err := call(wire.OpenArgs{HostID: "lab", Perceive: boolp(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err := call(&wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)}); err != nil || !w.Wait.Settled {
+	if w, err := call(wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); err != nil || !w.Wait.Settled {
 		t.Fatalf("open by hostId with the keychain password: %v", err)
 	}
-	for _, req := range []*wire.Request{{Op: "status", LimbID: r.LimbID}, {Op: "limbs"}, {Op: "signals", LimbID: r.LimbID},
-		{Op: "screen", LimbID: r.LimbID, Scale: f64p(0.25)}, {Op: "history", LimbID: r.LimbID}, {Op: "reconnect", LimbID: r.LimbID}} {
-		if _, err := call(req); err != nil {
-			t.Fatalf("%s: %v", req.Op, err)
+	limb := wire.Target{LimbID: r.LimbID}
+	for _, a := range []wire.Args{wire.StatusArgs{Target: limb}, wire.LimbsArgs{}, wire.SignalsArgs{Target: limb},
+		wire.ScreenArgs{Target: limb, Scale: f64p(0.25)}, wire.HistoryArgs{Target: limb}, wire.ReconnectArgs{Target: limb}} {
+		if _, err := call(a); err != nil {
+			t.Fatalf("%s: %v", a.Op(), err)
 		}
 	}
 	// A wrong stored password is AUTH_FAILED, and says nothing of the secret.
-	call(&wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "lab-wrong", Protocol: "vnc", Address: "localhost", Port: v.Port}, Password: secret[:4] + "XXXX"})
-	r2, _ := call(&wire.Request{Op: "open", HostID: "lab-wrong"})
-	if _, err := call(&wire.Request{Op: "wait", LimbID: r2.LimbID, Until: "connected", TimeoutMs: intp(20000)}); client.Cause(err) != wire.AuthFailed {
+	call(wire.HostAddArgs{Host: &wire.HostSpec{Name: "lab-wrong", Protocol: "vnc", Address: "localhost", Port: v.Port}, Password: secret[:4] + "XXXX"})
+	r2, _ := call(wire.OpenArgs{HostID: "lab-wrong"})
+	if _, err := call(wire.WaitArgs{Target: wire.Target{LimbID: r2.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); client.Cause(err) != wire.AuthFailed {
 		t.Fatalf("wrong stored password: %v", err)
 	}
-	call(&wire.Request{Op: "host_remove", HostID: "lab-wrong"})
+	call(wire.HostRemoveArgs{HostID: "lab-wrong"})
 
 	for i, a := range answers {
 		if strings.Contains(a, secret) {

@@ -33,15 +33,15 @@ func openRDPShadow(t *testing.T, w, h int) (*testbed.RDP, *client.Client, string
 	}
 	d := startDaemonWith(t, daemon.Services{Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, &wire.Request{Op: "host_trust", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
-	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
-	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(30000)})
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(30000)})
 	return srv, c, r.LimbID
 }
 
 // mirror is the limb's framebuffer as dvvd holds it.
 func mirror(t *testing.T, c *client.Client, id string) *image.RGBA {
-	return decodeScreen(t, must(t, c, &wire.Request{Op: "screen", LimbID: id}).Screen)
+	return decodeScreen(t, must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}}).Screen)
 }
 
 // viewerOn connects our RFB client to a share's Unix socket.
@@ -77,13 +77,13 @@ func TestShareOfRDPLimb(t *testing.T) {
 		return diffPixels(mirror(t, c, id), srv.Capture(t), 8) == 0
 	})
 
-	sh := must(t, c, &wire.Request{Op: "share", LimbID: id}).Share
+	sh := must(t, c, wire.ShareArgs{Target: wire.Target{LimbID: id}}).Share
 	v := viewerOn(t, sh.ViewSocket)
 	testbed.Eventually(t, 10*time.Second, "the viewer's pixels equal the mirror", func() bool {
 		return diffPixels(snapshotOf(v.Framebuffer()), mirror(t, c, id), 0) == 0
 	})
 
-	tcp := must(t, c, &wire.Request{Op: "share", LimbID: id, TCP: true, ViewOnly: true}).Share
+	tcp := must(t, c, wire.ShareArgs{Target: wire.Target{LimbID: id}, TCP: true, ViewOnly: true}).Share
 	if tcp.Password == "" || !strings.HasPrefix(tcp.TCP, "127.0.0.1:") {
 		t.Fatalf("tcp share %+v", tcp)
 	}
@@ -136,13 +136,13 @@ func TestShareInputTakesOver(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	sh := must(t, c, &wire.Request{Op: "share", LimbID: id}).Share
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire", Reason: "testing"})
-	gen := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Geometry.Generation
+	sh := must(t, c, wire.ShareArgs{Target: wire.Target{LimbID: id}}).Share
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire", Reason: "testing"})
+	gen := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Geometry.Generation
 
 	// View-only: the pointer does not move, the agent keeps its lease.
 	ro := viewerOn(t, sh.ViewSocket)
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(50), Y: intp(60), Generation: &gen})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(50), Y: intp(60), Generation: &gen})
 	testbed.Eventually(t, 5*time.Second, "pointer at 50,60", func() bool { x, y := v.MouseLocation(t); return x == 50 && y == 60 })
 	ro.PointerEvent(0, 400, 300)
 	ro.KeyEvent(0x61, true)
@@ -152,13 +152,13 @@ func TestShareInputTakesOver(t *testing.T) {
 	if x, y := v.MouseLocation(t); x != 50 || y != 60 {
 		t.Fatalf("a view-only viewer moved the pointer to %d,%d", x, y)
 	}
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(51), Y: intp(61), Generation: &gen})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(51), Y: intp(61), Generation: &gen})
 
 	// Interactive: the viewer's move lands and the agent is revoked.
 	rw := viewerOn(t, sh.Socket)
 	rw.PointerEvent(0, 300, 200)
 	testbed.Eventually(t, 5*time.Second, "pointer at 300,200", func() bool { x, y := v.MouseLocation(t); return x == 300 && y == 200 })
-	_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(10), Y: intp(10), Generation: &gen})
+	_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(10), Y: intp(10), Generation: &gen})
 	var we *wire.Error
 	if client.Code(err) != wire.LeaseRevoked {
 		t.Fatalf("agent's act after the viewer's input: %v, want LEASE_REVOKED", err)
@@ -166,25 +166,25 @@ func TestShareInputTakesOver(t *testing.T) {
 	if !asWire(err, &we) || we.Observation == nil || !we.Observation.Lease.HumanTookOver {
 		t.Fatalf("LEASE_REVOKED without human_took_over: %+v", err)
 	}
-	if _, err := do(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"}); client.Code(err) != wire.LeaseNotHeld {
+	if _, err := do(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"}); client.Code(err) != wire.LeaseNotHeld {
 		t.Fatalf("acquire while a person drives: %v", err)
 	}
 	// Leaving the viewer hands the limb back.
 	rw.Close()
 	testbed.Eventually(t, 5*time.Second, "lease handed back", func() bool {
-		_, err := do(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+		_, err := do(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 		return err == nil
 	})
 	// CLI hand-back after a viewer took over again.
 	rw2 := viewerOn(t, sh.Socket)
 	rw2.PointerEvent(0, 100, 100)
 	testbed.Eventually(t, 5*time.Second, "taken over again", func() bool {
-		return must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Lease.HumanTookOver
+		return must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Lease.HumanTookOver
 	})
 	person := dial(t, d, "person")
-	must(t, person, &wire.Request{Op: "handback", LimbID: id})
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(20), Y: intp(30), Generation: &gen})
+	must(t, person, wire.HandbackArgs{Target: wire.Target{LimbID: id}})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(20), Y: intp(30), Generation: &gen})
 	testbed.Eventually(t, 5*time.Second, "agent drives again", func() bool { x, y := v.MouseLocation(t); return x == 20 && y == 30 })
 }
 
@@ -211,15 +211,15 @@ func TestPauseRefusesAgentInput(t *testing.T) {
 	c := dial(t, d, "agent")
 	person := dial(t, d, "person")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	gen := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Geometry.Generation
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	gen := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Geometry.Generation
 	move := func(x int) error {
-		_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(x), Y: intp(5), Generation: &gen})
+		_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(x), Y: intp(5), Generation: &gen})
 		return err
 	}
-	for _, pause := range []*wire.Request{
-		{Op: "pause", Action: "pause", LimbID: id},
-		{Op: "pause", Action: "pause", All: true},
+	for _, pause := range []wire.PauseArgs{
+		{Action: "pause", Target: wire.Target{LimbID: id}},
+		{Action: "pause", All: true},
 	} {
 		must(t, person, pause)
 		for i := 0; i < 2; i++ { // every act, not just the first
@@ -227,13 +227,13 @@ func TestPauseRefusesAgentInput(t *testing.T) {
 				t.Fatalf("act while paused: %v", err)
 			}
 		}
-		if o := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation; !o.Lease.HumanTookOver {
+		if o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation; !o.Lease.HumanTookOver {
 			t.Fatalf("paused limb's lease %+v", o.Lease)
 		}
 		if x, _ := v.MouseLocation(t); x == 40 || x == 41 {
 			t.Fatal("a paused act reached the server")
 		}
-		r := must(t, person, &wire.Request{Op: "pause", Action: "resume"})
+		r := must(t, person, wire.PauseArgs{Action: "resume"})
 		if r.Paused.All || len(r.Paused.Limbs) != 0 {
 			t.Fatalf("after resume: %+v", r.Paused)
 		}

@@ -26,12 +26,12 @@ func TestAcquireWaitThatExpiresIsTimeout(t *testing.T) {
 	d := startDaemon(t)
 	a, b := dial(t, d, "a"), dial(t, d, "b")
 	id := openVNC(t, a, "127.0.0.1", v.Port)
-	must(t, a, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	_, err := do(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire", WaitMs: intp(200)})
+	must(t, a, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	_, err := do(t, b, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire", WaitMs: intp(200)})
 	if client.Code(err) != wire.Timeout || !strings.Contains(err.Error(), "a still holds it") {
 		t.Fatalf("acquire whose wait expired: %v", err)
 	}
-	_, err = do(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire", WaitMs: intp(0)})
+	_, err = do(t, b, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire", WaitMs: intp(0)})
 	if client.Code(err) != wire.LeaseNotHeld {
 		t.Fatalf("acquire without waiting: %v", err)
 	}
@@ -69,8 +69,8 @@ func TestFieldsThatDoNotApplyAreRefused(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	must(t, c, &wire.Request{Op: "screen", LimbID: id})
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	v.Run(t, "xdotool", "mousemove", "10", "10")
 	cases := []struct{ line, field string }{
 		{`{"op":"clipboard","limbId":"` + id + `","action":"get","text":"x"}`, "text"},
@@ -93,9 +93,9 @@ func TestFieldsThatDoNotApplyAreRefused(t *testing.T) {
 		t.Fatalf("a refused move reached the server: pointer at %d,%d", x, y)
 	}
 	// The same requests without the offending field are served.
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "release"})
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(100), Y: intp(40), Generation: u64p(1)})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "release"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(100), Y: intp(40), Generation: u64p(1)})
 	deadline := time.Now().Add(10 * time.Second)
 	for x, y := v.MouseLocation(t); x != 100 || y != 40; x, y = v.MouseLocation(t) {
 		if time.Now().After(deadline) {
@@ -116,12 +116,12 @@ func TestCallerThatGivesUpStopsTheWork(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	// The screen must stay still as long as the deadline: the wait runs 25 s.
-	_, err := c.Do(ctx, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(25000), TimeoutMs: intp(25000)})
+	_, err := c.Wait(ctx, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(25000), TimeoutMs: intp(25000)})
 	if client.Code(err) != wire.Timeout {
 		t.Fatalf("a wait past the client's deadline: %v", err)
 	}
 	testbed.Eventually(t, 15*time.Second, "the abandoned wait to end in dvvd", func() bool {
-		for _, h := range must(t, c, &wire.Request{Op: "history", LimbID: id}).History {
+		for _, h := range must(t, c, wire.HistoryArgs{Target: wire.Target{LimbID: id}}).History {
 			if h.Op == "wait" && strings.Contains(h.Detail, "screen-stable") {
 				return true
 			}
@@ -144,8 +144,8 @@ func TestHostsDiscoveredListsSavedHostsToo(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, &wire.Request{Op: "host_add", Host: &wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: 5999}})
-	r := must(t, c, &wire.Request{Op: "hosts", Discovered: true})
+	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: 5999}})
+	r := must(t, c, wire.HostsArgs{Discovered: true})
 	if len(r.Hosts) != 1 || r.Hosts[0].Name != "lab" || r.Discovered == nil {
 		t.Fatalf("hosts with discovered: saved %+v, discovered %+v (%s)", r.Hosts, r.Discovered, r.DiscoveryNote)
 	}

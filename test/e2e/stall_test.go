@@ -53,12 +53,12 @@ func TestVNCFailedWriteDropsTheStream(t *testing.T) {
 	d := startDaemonDialers(t, map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Options{WriteTimeout: 2 * time.Second}.Dial})
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 
 	v.Server.Freeze(t)
 	failed := false
 	for i := 0; i < 40 && !failed; i++ {
-		_, err := do(t, c, &wire.Request{Op: "clipboard", LimbID: id, Action: "set", Text: &megabyteClip})
+		_, err := do(t, c, wire.ClipboardArgs{Target: wire.Target{LimbID: id}, Action: "set", Text: &megabyteClip})
 		failed = err != nil
 	}
 	if !failed {
@@ -69,12 +69,12 @@ func TestVNCFailedWriteDropsTheStream(t *testing.T) {
 	delivered := false
 	for i := 0; i < 200 && !delivered; i++ {
 		x, y := 100+i, 200
-		_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: &x, Y: &y, Generation: u64p(1)})
+		_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: &x, Y: &y, Generation: u64p(1)})
 		if err != nil {
 			if !client.Code(err).Known() || client.Code(err) == wire.Internal {
 				t.Fatalf("act after the server came back: %v", err)
 			}
-			do(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "connected", TimeoutMs: intp(2000)})
+			do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(2000)})
 			continue
 		}
 		// It answered sent: the X server must see the pointer there.
@@ -99,7 +99,7 @@ func TestVNCStalledServer(t *testing.T) {
 	id := openVNC(t, c, "127.0.0.1", v.Port)
 	checkStallAndRecovery(t, c, id, v.Server, func() {
 		x, y := 300, 100
-		must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: &x, Y: &y, Generation: u64p(1)})
+		must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: &x, Y: &y, Generation: u64p(1)})
 		testbed.Eventually(t, 10*time.Second, "pointer moved after recovery", func() bool {
 			gx, gy := v.MouseLocation(t)
 			return gx == x && gy == y
@@ -114,7 +114,7 @@ func TestRDPStalledServer(t *testing.T) {
 	id := openRDP(t, c, srv)
 	checkStallAndRecovery(t, c, id, srv.Server, func() {
 		x, y := 123, 45
-		must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: &x, Y: &y, Generation: u64p(1)})
+		must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: &x, Y: &y, Generation: u64p(1)})
 		testbed.Eventually(t, 10*time.Second, "pointer moved after recovery", func() bool {
 			gx, gy := srv.MouseLocation(t)
 			return gx == x && gy == y
@@ -124,35 +124,35 @@ func TestRDPStalledServer(t *testing.T) {
 
 func checkStallAndRecovery(t *testing.T, c *client.Client, id string, server *testbed.Proc, act func()) {
 	t.Helper()
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	// A quiet server is not a stalled one: probes keep it answering.
 	for quiet := time.Now(); time.Since(quiet) < 8*time.Second; {
-		if st := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.State; st != wire.StateConnected {
+		if st := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.State; st != wire.StateConnected {
 			t.Fatalf("an idle, live server made the limb %s", st)
 		}
-		do(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-changed", TimeoutMs: intp(500)})
+		do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-changed", TimeoutMs: intp(500)})
 	}
 	server.Freeze(t)
 	testbed.Eventually(t, 30*time.Second, "the limb reports stalled", func() bool {
-		return must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.State == wire.StateStalled
+		return must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.State == wire.StateStalled
 	})
-	if _, err := do(t, c, &wire.Request{Op: "screen", LimbID: id}); client.Code(err) != wire.NotReady {
+	if _, err := do(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}}); client.Code(err) != wire.NotReady {
 		t.Fatalf("screen of a stalled limb: %v, want NOT_READY", err)
 	}
-	w, err := do(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(100), TimeoutMs: intp(2000)})
+	w, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(100), TimeoutMs: intp(2000)})
 	if err == nil && w.Wait.Settled {
 		t.Fatalf("wait screen-stable settled on a stalled limb: %+v", w.Wait)
 	}
 	x, y := 5, 5
-	if _, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: &x, Y: &y, Generation: u64p(1)}); client.Code(err) != wire.NotReady {
+	if _, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: &x, Y: &y, Generation: u64p(1)}); client.Code(err) != wire.NotReady {
 		t.Fatalf("act on a stalled limb: %v, want NOT_READY", err)
 	}
 	server.Thaw()
-	w = must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "connected", TimeoutMs: intp(30000)})
+	w = must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(30000)})
 	if !w.Wait.Settled {
 		t.Fatalf("the limb did not recover: %+v", w.Observation)
 	}
-	must(t, c, &wire.Request{Op: "screen", LimbID: id})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}})
 	act()
 }
 
@@ -164,14 +164,14 @@ func TestCloseDoesNotWaitOutABlockedWrite(t *testing.T) {
 	d := startDaemonDialers(t, map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Options{WriteTimeout: 10 * time.Minute}.Dial})
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	v.Server.Freeze(t)
 	// Fill the socket buffers until a set blocks (it answers nothing).
 	blocked := make(chan error, 1)
 	go func() {
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-			_, err := c.Do(ctx, &wire.Request{Op: "clipboard", LimbID: id, Action: "set", Text: &megabyteClip})
+			_, err := c.Clipboard(ctx, wire.ClipboardArgs{Target: wire.Target{LimbID: id}, Action: "set", Text: &megabyteClip})
 			cancel()
 			if err != nil {
 				blocked <- err
@@ -181,10 +181,10 @@ func TestCloseDoesNotWaitOutABlockedWrite(t *testing.T) {
 	}()
 	c2 := dial(t, d, "closer")
 	testbed.Eventually(t, 30*time.Second, "a clipboard set blocked or refused", func() bool {
-		st := must(t, c2, &wire.Request{Op: "status", LimbID: id}).Observation.State
+		st := must(t, c2, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.State
 		return st == wire.StateStalled
 	})
-	must(t, c2, &wire.Request{Op: "close", LimbID: id})
+	must(t, c2, wire.CloseArgs{LimbID: id})
 	if err := <-blocked; client.Code(err) == "" {
 		t.Fatalf("the blocked set: %v", err)
 	}
@@ -197,8 +197,8 @@ func openRDP(t *testing.T, c *client.Client, srv *testbed.RDP) string {
 	if _, err := rdplimb.TrustCert(t.Context(), "127.0.0.1", srv.Port); err != nil {
 		t.Fatal(err)
 	}
-	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
-	w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(30000)})
+	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
+	w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(30000)})
 	if !w.Wait.Settled {
 		t.Fatalf("not connected: %+v", w.Observation)
 	}

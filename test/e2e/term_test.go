@@ -24,12 +24,12 @@ func TestTerminalHostileSequencesKeepDaemonUp(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	other := dial(t, d, "observer")
-	r := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"})
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
+	r := must(t, c, wire.OpenArgs{Address: s.Host, Port: &s.Port, Protocol: "ssh"})
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
 		t.Fatalf("ssh limb: %+v", w.Observation)
 	}
 	id := r.LimbID
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 
 	// Another client polls status and limbs the whole time; each must
 	// answer (a stalled daemon answers neither).
@@ -45,13 +45,9 @@ func TestTerminalHostileSequencesKeepDaemonUp(t *testing.T) {
 				return
 			default:
 			}
-			for _, op := range []string{"status", "limbs"} {
+			for _, a := range []wire.Args{wire.StatusArgs{Target: wire.Target{LimbID: id}}, wire.LimbsArgs{}} {
 				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-				req := &wire.Request{Op: op}
-				if op == "status" {
-					req.LimbID = id
-				}
-				_, err := other.Do(ctx, req)
+				_, err := client.Call(ctx, other, a)
 				cancel()
 				if err != nil && client.Code(err) != wire.LimbGone {
 					pollErr = err
@@ -61,10 +57,13 @@ func TestTerminalHostileSequencesKeepDaemonUp(t *testing.T) {
 		}
 	}()
 
-	must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp(
-		`printf 'A\033[2147483646b'; printf '\033[2147483646I\033[2147483646Z\033[2147483646@'; ` +
-			`printf '\033[1;999r\033[L\033[?69h\033[2;999s\033[M\033[r\033[?69l'; echo; echo DONE-$((6*7))` + "\n")})
-	w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: strp("DONE-42"), TimeoutMs: intp(25000)})
+	must(t, c, wire.TermSendArgs{
+		Target: wire.Target{LimbID: id},
+		Text: strp(
+			`printf 'A\033[2147483646b'; printf '\033[2147483646I\033[2147483646Z\033[2147483646@'; ` +
+				`printf '\033[1;999r\033[L\033[?69h\033[2;999s\033[M\033[r\033[?69l'; echo; echo DONE-$((6*7))` + "\n"),
+	})
+	w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: strp("DONE-42"), TimeoutMs: intp(25000)})
 	close(stop)
 	wg.Wait()
 	if pollErr != nil {
@@ -73,7 +72,7 @@ func TestTerminalHostileSequencesKeepDaemonUp(t *testing.T) {
 	if !w.Wait.Settled {
 		t.Fatal("the terminal never showed DONE-42: the emulator is stuck on a count")
 	}
-	sc := must(t, c, &wire.Request{Op: "screen", LimbID: id})
+	sc := must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}})
 	full := strings.Repeat("A", 120)
 	found := false
 	for _, row := range sc.Screen.Text {

@@ -43,7 +43,7 @@ func TestRDPDesktopText(t *testing.T) {
 	text := "Export finished without errors"
 	done := make(chan *wire.Response, 1)
 	go func() {
-		r, err := do(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: &text, TimeoutMs: intp(20000)})
+		r, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: &text, TimeoutMs: intp(20000)})
 		if err != nil {
 			t.Error(err)
 		}
@@ -59,24 +59,24 @@ func TestRDPDesktopText(t *testing.T) {
 	if box := image.Rect(m.Box.X, m.Box.Y, m.Box.X+m.Box.W, m.Box.Y+m.Box.H); !box.In(win) || m.Generation != 1 {
 		t.Fatalf("text read at %v (generation %d), the dialog is at %v", box, m.Generation, win)
 	}
-	f := must(t, c, &wire.Request{Op: "find", LimbID: id, Text: strp("Close")}).Find
+	f := must(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}, Text: strp("Close")}).Find
 	if len(f.Matches) != 1 || !image.Pt(f.Matches[0].Center.X, f.Matches[0].Center.Y).In(win) {
 		t.Fatalf("find Close: %+v (dialog at %v)", f, win)
 	}
 	// The same question again: nothing changed, nothing is recognised.
-	if f := must(t, c, &wire.Request{Op: "find", LimbID: id, Text: strp("Close")}).Find; !f.Cached || len(f.Matches) != 1 {
+	if f := must(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}, Text: strp("Close")}).Find; !f.Cached || len(f.Matches) != 1 {
 		t.Fatalf("find on an unchanged screen: %+v", f)
 	}
 	// Press the button where find says it is: the dialog closes.
-	must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.25)})
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "click", X: intp(f.Matches[0].Center.X), Y: intp(f.Matches[0].Center.Y), Generation: u64p(f.Generation)})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "click", X: intp(f.Matches[0].Center.X), Y: intp(f.Matches[0].Center.Y), Generation: u64p(f.Generation)})
 	testbed.Eventually(t, 10*time.Second, "the dialog to close", dialog.Exited)
-	w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text-gone", Text: &text, TimeoutMs: intp(20000)})
+	w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text-gone", Text: &text, TimeoutMs: intp(20000)})
 	if !w.Wait.Settled {
 		t.Fatalf("text-gone after the dialog closed: %+v", w.Wait)
 	}
 	// A language is a list of codes, never a path.
-	if _, err := do(t, c, &wire.Request{Op: "find", LimbID: id, Lang: "../x", Text: strp("a")}); err == nil {
+	if _, err := do(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}, Lang: "../x", Text: strp("a")}); err == nil {
 		t.Fatal("a path as language was accepted")
 	}
 }

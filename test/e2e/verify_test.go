@@ -21,14 +21,14 @@ func TestVerifiedActsOnDesktop(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
 
-	r := must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "click", X: intp(500), Y: intp(400), Generation: u64p(1), VerifyMs: intp(400)})
+	r := must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "click", X: intp(500), Y: intp(400), Generation: u64p(1), VerifyMs: intp(400)})
 	if vf := r.Verification; vf == nil || vf.Status != wire.VerifyUnverified || vf.WindowMs != 400 || vf.Reason == "" {
 		t.Fatalf("click on the bare root: %+v", vf)
 	}
-	r = must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(10), Y: intp(10), Generation: u64p(1), VerifyMs: intp(0)})
+	r = must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(10), Y: intp(10), Generation: u64p(1), VerifyMs: intp(0)})
 	if vf := r.Verification; vf == nil || vf.Status != wire.VerifyDispatched {
 		t.Fatalf("verifyMs 0: %+v", vf)
 	}
@@ -44,9 +44,9 @@ func TestVerifiedActsOnDesktop(t *testing.T) {
 		}
 		return v.Command("xdotool", "windowfocus", "--sync", strings.Fields(string(o))[0]).Run() == nil
 	})
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
-	must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: floatp(0.25)})
-	r = must(t, c, &wire.Request{Op: "type", LimbID: id, Text: strp("verify me\n")})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: floatp(0.25)})
+	r = must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("verify me\n")})
 	vf := r.Verification
 	if vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "screen" || vf.Region == nil || vf.WindowMs != wire.DefaultVerifyMs {
 		t.Fatalf("typing into the xterm: %+v", vf)
@@ -56,13 +56,13 @@ func TestVerifiedActsOnDesktop(t *testing.T) {
 	})
 	// RFB has no acknowledgement for clipboard text: the answer says so
 	// instead of claiming it arrived.
-	r = must(t, c, &wire.Request{Op: "clipboard", LimbID: id, Action: "set", Text: strp("clip")})
+	r = must(t, c, wire.ClipboardArgs{Target: wire.Target{LimbID: id}, Action: "set", Text: strp("clip")})
 	if vf := r.Verification; vf == nil || vf.Status != wire.VerifyDispatched || !strings.Contains(vf.Reason, "no acknowledgement") {
 		t.Fatalf("clipboard set on VNC: %+v", vf)
 	}
 	// A drag-select across the echoed text repaints it in reverse video
 	// right where the pointer ends: verified near the point.
-	r = must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "drag", X: intp(2), Y: intp(8), ToX: intp(60), ToY: intp(8), Generation: u64p(1)})
+	r = must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "drag", X: intp(2), Y: intp(8), ToX: intp(60), ToY: intp(8), Generation: u64p(1)})
 	if vf := r.Verification; vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "near" {
 		t.Fatalf("drag-select on the xterm's text: %+v", vf)
 	}
@@ -76,32 +76,32 @@ func TestVerifiedActsOnTerminal(t *testing.T) {
 	t.Setenv("SSH_AUTH_SOCK", "")
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
-	r := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"})
+	r := must(t, c, wire.OpenArgs{Address: s.Host, Port: &s.Port, Protocol: "ssh"})
 	id := r.LimbID
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
 		t.Fatalf("ssh limb: %+v", w.Observation)
 	}
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "idle", QuietMs: intp(300), TimeoutMs: intp(10000)})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "idle", QuietMs: intp(300), TimeoutMs: intp(10000)})
 
-	r = must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp("echo verified-$((6*7))\n"), VerifyMs: intp(3000)})
+	r = must(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: id}, Text: strp("echo verified-$((6*7))\n"), VerifyMs: intp(3000)})
 	if vf := r.Verification; vf == nil || vf.Status != wire.VerifyVerified || !strings.Contains(vf.Reason, "echoed") {
 		t.Fatalf("echoed command: %+v", vf)
 	}
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: strp("verified-42"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: strp("verified-42"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
 		t.Fatal("the command did not run")
 	}
-	must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp("read -s -p 'Password: ' pw; echo; echo got-${#pw}\n")})
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: strp("Password:"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
+	must(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: id}, Text: strp("read -s -p 'Password: ' pw; echo; echo got-${#pw}\n")})
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: strp("Password:"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
 		t.Fatal("no password prompt")
 	}
-	must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "idle", QuietMs: intp(300), TimeoutMs: intp(10000)})
-	r = must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp("hunter2"), VerifyMs: intp(500)})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "idle", QuietMs: intp(300), TimeoutMs: intp(10000)})
+	r = must(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: id}, Text: strp("hunter2"), VerifyMs: intp(500)})
 	if vf := r.Verification; vf == nil || vf.Status != wire.VerifyUnverified || !strings.Contains(vf.Reason, "password") {
 		t.Fatalf("hidden input: %+v", vf)
 	}
-	must(t, c, &wire.Request{Op: "term_send", LimbID: id, Text: strp("\n")})
-	if w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "text", Text: strp("got-7"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
+	must(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: id}, Text: strp("\n")})
+	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: strp("got-7"), TimeoutMs: intp(10000)}); !w.Wait.Settled {
 		t.Fatal("the hidden input did not arrive")
 	}
 }

@@ -65,7 +65,7 @@ func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Act
 }
 
 func viewerURL(t *testing.T, c *client.Client, limb string, extra string) string {
-	u := must(t, c, &wire.Request{Op: "viewer", LimbID: limb}).Viewer.URL
+	u := must(t, c, wire.ViewerArgs{LimbID: limb}).Viewer.URL
 	pu, _ := url.Parse(u)
 	req, _ := http.NewRequest(http.MethodGet, "http://"+pu.Host+"/api/info", nil)
 	req.Header.Set("Cookie", "dvv_viewer="+pu.Query().Get("k"))
@@ -155,9 +155,9 @@ func TestBrowserViewerDesktop(t *testing.T) {
 	}
 
 	// The overlay shows an agent's click where it landed.
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire", Reason: "filling the form"})
-	gen := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Geometry.Generation
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(500), Y: intp(400), Generation: &gen})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire", Reason: "filling the form"})
+	gen := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Geometry.Generation
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(500), Y: intp(400), Generation: &gen})
 	px, py := canvasPoint(t, ctx, 500, 400)
 	waitJS(t, ctx, "the overlay marks the agent's click", fmt.Sprintf(`(() => {
 		const o = document.getElementById('overlay'); const s = document.getElementById('stage').getBoundingClientRect();
@@ -173,41 +173,41 @@ func TestBrowserViewerDesktop(t *testing.T) {
 		t.Fatalf("the canvas moved under the click: (321,123) was at %.1f,%.1f and is now at %.1f,%.1f", x, y, x2, y2)
 	}
 	waitPointer(t, v, 321, 123)
-	_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(5), Y: intp(5), Generation: &gen})
+	_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(5), Y: intp(5), Generation: &gen})
 	if client.Code(err) != wire.LeaseRevoked {
 		t.Fatalf("agent act after the person clicked: %v, want LEASE_REVOKED", err)
 	}
-	if o := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation; !o.Lease.HumanTookOver {
+	if o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation; !o.Lease.HumanTookOver {
 		t.Fatalf("lease after the person clicked: %+v", o.Lease)
 	}
 	// Hand back, then Take over with the button.
 	clickButton(t, ctx, "handback")
 	testbed.Eventually(t, 10*time.Second, "handed back", func() bool {
-		_, err := do(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+		_, err := do(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 		return err == nil
 	})
 	clickButton(t, ctx, "takeover")
 	testbed.Eventually(t, 10*time.Second, "taken over", func() bool {
-		return must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Lease.HumanTookOver
+		return must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Lease.HumanTookOver
 	})
-	if _, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(5), Y: intp(5), Generation: &gen}); client.Code(err) != wire.LeaseRevoked {
+	if _, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(5), Y: intp(5), Generation: &gen}); client.Code(err) != wire.LeaseRevoked {
 		t.Fatalf("agent act after Take over: %v", err)
 	}
 	clickButton(t, ctx, "handback")
 	testbed.Eventually(t, 10*time.Second, "handed back again", func() bool {
-		_, err := do(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+		_, err := do(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 		return err == nil
 	})
 	// Pause / Resume.
 	clickButton(t, ctx, "pause")
 	testbed.Eventually(t, 10*time.Second, "paused", func() bool {
-		_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(7), Y: intp(7), Generation: &gen})
+		_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(7), Y: intp(7), Generation: &gen})
 		return client.Code(err) == wire.LeaseRevoked
 	})
 	waitJS(t, ctx, "the banner shows the pause", `document.body.dataset.paused === '1'`)
 	clickButton(t, ctx, "resume")
 	testbed.Eventually(t, 10*time.Second, "resumed", func() bool {
-		_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(9), Y: intp(9), Generation: &gen})
+		_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(9), Y: intp(9), Generation: &gen})
 		return err == nil
 	})
 	waitPointer(t, v, 9, 9)
@@ -252,18 +252,18 @@ func TestBrowserViewerRDPCanvas(t *testing.T) {
 	})()`, id))
 
 	// A read-only page draws the picture but its clicks reach nothing.
-	ro := must(t, c, &wire.Request{Op: "viewer", Action: "watch", LimbID: id}).Viewer.URL + "&fit=0"
+	ro := must(t, c, wire.ViewerArgs{Action: "watch", LimbID: id}).Viewer.URL + "&fit=0"
 	run(t, ctx, "open the read-only page", chromedp.Navigate(ro))
 	waitJS(t, ctx, "noVNC connected read-only", `document.body.dataset.connected === '1' && document.body.classList.contains('readonly')`)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	gen := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Geometry.Generation
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(30), Y: intp(40), Generation: &gen})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	gen := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Geometry.Generation
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(30), Y: intp(40), Generation: &gen})
 	testbed.Eventually(t, 10*time.Second, "pointer at 30,40", func() bool { x, y := srv.MouseLocation(t); return x == 30 && y == 40 })
 	x, y := canvasPoint(t, ctx, 200, 100)
 	run(t, ctx, "click in the read-only page", chromedp.MouseClickXY(x, y))
 	// The agent's next act is served after the page's click was handled
 	// (or dropped): the agent still holds the limb.
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(31), Y: intp(41), Generation: &gen})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(31), Y: intp(41), Generation: &gen})
 	if mx, my := srv.MouseLocation(t); mx == 200 && my == 100 {
 		t.Fatal("a read-only page moved the remote pointer")
 	}
@@ -277,11 +277,11 @@ func TestBrowserViewerTerminal(t *testing.T) {
 	t.Setenv("SSH_AUTH_SOCK", "")
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
-	r := must(t, c, &wire.Request{Op: "open", Address: s.Host, Port: &s.Port, Protocol: "ssh"})
-	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
-	must(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
-	must(t, c, &wire.Request{Op: "term_send", LimbID: r.LimbID, Text: strp("echo scrollback-$((40+2))\n")})
-	must(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "text", Text: strp("scrollback-42"), TimeoutMs: intp(20000)})
+	r := must(t, c, wire.OpenArgs{Address: s.Host, Port: &s.Port, Protocol: "ssh"})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
+	must(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp("echo scrollback-$((40+2))\n")})
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "text", Text: strp("scrollback-42"), TimeoutMs: intp(20000)})
 
 	ctx := browser(t)
 	run(t, ctx, "open the terminal page", chromedp.Navigate(viewerURL(t, c, r.LimbID, "")))
@@ -296,7 +296,7 @@ func TestBrowserViewerTerminal(t *testing.T) {
 		b, err := os.ReadFile(out)
 		return err == nil && strings.TrimSpace(string(b)) == "from-the-browser"
 	})
-	if _, err := do(t, c, &wire.Request{Op: "term_send", LimbID: r.LimbID, Text: strp("x")}); client.Code(err) != wire.LeaseRevoked {
+	if _, err := do(t, c, wire.TermSendArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp("x")}); client.Code(err) != wire.LeaseRevoked {
 		t.Fatalf("agent input after the person typed: %v", err)
 	}
 }
@@ -306,7 +306,7 @@ func TestBrowserViewerTerminal(t *testing.T) {
 func TestBrowserViewerRefusesStrangers(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "person")
-	u, err := url.Parse(must(t, c, &wire.Request{Op: "viewer"}).Viewer.URL)
+	u, err := url.Parse(must(t, c, wire.ViewerArgs{}).Viewer.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestBrowserViewerRefusesStrangers(t *testing.T) {
 		}
 	}
 	// The read-only link cannot change anything.
-	ro, _ := url.Parse(must(t, c, &wire.Request{Op: "viewer", Action: "watch"}).Viewer.URL)
+	ro, _ := url.Parse(must(t, c, wire.ViewerArgs{Action: "watch"}).Viewer.URL)
 	if code := post("/api/all/pause", map[string]string{"Cookie": "dvv_viewer=" + ro.Query().Get("k"), "Origin": base}); code != 403 {
 		t.Errorf("read-only pause: HTTP %d", code)
 	}

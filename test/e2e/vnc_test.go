@@ -33,8 +33,8 @@ func TestVNCDesktopAgainstServerGroundTruth(t *testing.T) {
 			// Pixels: the mirror equals the X server's own capture.
 			var diff int
 			for i := 0; i < 40; i++ {
-				must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
-				s := must(t, c, &wire.Request{Op: "screen", LimbID: id})
+				must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
+				s := must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}})
 				if s.Screen.Coverage != 1 || s.Screen.Generation != 1 {
 					t.Fatalf("screen meta %+v", s.Screen)
 				}
@@ -48,12 +48,12 @@ func TestVNCDesktopAgainstServerGroundTruth(t *testing.T) {
 			}
 
 			// Pointer: a click lands where the X server says the pointer is.
-			must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-			_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(10), Y: intp(10)})
+			must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+			_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(10), Y: intp(10)})
 			if client.Code(err) != wire.Unfenced {
 				t.Fatalf("click without generation: %v", err)
 			}
-			must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(123), Y: intp(321), Generation: u64p(1)})
+			must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(123), Y: intp(321), Generation: u64p(1)})
 			testbed.Eventually(t, 5*time.Second, "pointer at 123,321", func() bool {
 				x, y := v.MouseLocation(t)
 				return x == 123 && y == 321
@@ -62,16 +62,16 @@ func TestVNCDesktopAgainstServerGroundTruth(t *testing.T) {
 			// Text: what is typed arrives byte for byte in a terminal.
 			out := v.CatTerm(t)
 			testbed.Eventually(t, 15*time.Second, "the new window arms the typing fence", func() bool {
-				f := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.Fence
+				f := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Fence
 				return f.Armed && f.Damage > f.Threshold
 			})
-			_, err = do(t, c, &wire.Request{Op: "type", LimbID: id, Text: strp("x")})
+			_, err = do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("x")})
 			if client.Code(err) != wire.ScreenChanged {
 				t.Fatalf("type after a new window without reading: %v", err)
 			}
-			must(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.5)})
+			must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.5)})
 			text := printable + "café ß © Ñ Ä\n"
-			must(t, c, &wire.Request{Op: "type", LimbID: id, Text: &text})
+			must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: &text})
 			testbed.Eventually(t, 10*time.Second, "typed text in the file", func() bool {
 				b, _ := os.ReadFile(out)
 				return len(b) >= len("café ß © Ñ Ä\n")+len(printable) && strings.HasSuffix(string(b), "\n")
@@ -91,17 +91,17 @@ func TestVNCResizeRaisesGeneration(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	id := openVNC(t, c, "127.0.0.1", v.Port)
-	must(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	v.Resize(t, 1024, 768)
 	testbed.Eventually(t, 10*time.Second, "generation 2", func() bool {
-		o := must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation
+		o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation
 		return o.Geometry.Generation == 2 && o.Size == wire.Size{W: 1024, H: 768}
 	})
-	_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(900), Y: intp(700), Generation: u64p(1)})
+	_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(900), Y: intp(700), Generation: u64p(1)})
 	if client.Code(err) != wire.GeometryChanged {
 		t.Fatalf("stale generation: %v", err)
 	}
-	must(t, c, &wire.Request{Op: "click", LimbID: id, Action: "move", X: intp(900), Y: intp(700), Generation: u64p(2)})
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: intp(900), Y: intp(700), Generation: u64p(2)})
 	testbed.Eventually(t, 5*time.Second, "pointer at 900,700", func() bool {
 		x, y := v.MouseLocation(t)
 		return x == 900 && y == 700
@@ -115,11 +115,11 @@ func TestVNCServerRestartKeepsLimbID(t *testing.T) {
 	id := openVNC(t, c, "127.0.0.1", v.Port)
 	v.Server.Kill()
 	testbed.Eventually(t, 10*time.Second, "limb notices the drop", func() bool {
-		return must(t, c, &wire.Request{Op: "status", LimbID: id}).Observation.State != "connected"
+		return must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.State != "connected"
 	})
 	v2 := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 480, Port: v.Port})
 	_ = v2
-	w := must(t, c, &wire.Request{Op: "wait", LimbID: id, Until: "connected", TimeoutMs: intp(25000)})
+	w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(25000)})
 	if !w.Wait.Settled || w.Observation.LimbID != id || w.Observation.Reconnects < 1 {
 		t.Fatalf("limb did not come back under its id: %+v", w.Observation)
 	}
@@ -130,8 +130,8 @@ func TestVNCWrongPasswordFailsFast(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "agent")
 	start := time.Now()
-	r := must(t, c, &wire.Request{Op: "open", Address: "127.0.0.1", Port: &v.Port, Protocol: "vnc"})
-	_, err := do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(20000)})
+	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &v.Port, Protocol: "vnc"})
+	_, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	// wait answers NOT_CONNECTED (its code in the tool reference) with the
 	// refused password as the cause.
 	if client.Code(err) != wire.NotConnected || client.Cause(err) != wire.AuthFailed {

@@ -80,7 +80,7 @@ func BenchmarkStatusClientDialEach(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.Do(ctx, &wire.Request{Op: wire.OpStatus, LimbID: limb}); err != nil {
+		if _, err := c.Status(ctx, wire.StatusArgs{Target: wire.Target{LimbID: limb}}); err != nil {
 			b.Fatal(err)
 		}
 		c.Close()
@@ -97,7 +97,7 @@ func BenchmarkStatusClientHeld(b *testing.B) {
 	defer c.Close()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := c.Do(ctx, &wire.Request{Op: wire.OpStatus, LimbID: limb}); err != nil {
+		if _, err := c.Status(ctx, wire.StatusArgs{Target: wire.Target{LimbID: limb}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -57,7 +57,7 @@ func TestCLIWritesForSandboxedDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, err = c.Do(ctx, &wire.Request{Op: wire.OpScreen, LimbID: vnc, Out: filepath.Join(work, "by-dvvd.png")})
+	_, err = c.Screen(ctx, wire.ScreenArgs{Target: wire.Target{LimbID: vnc}, Out: filepath.Join(work, "by-dvvd.png")})
 	if err == nil || !strings.Contains(err.Error(), "read-only file system") {
 		t.Fatalf("dvvd wrote into the read-only directory (or failed otherwise): %v", err)
 	}

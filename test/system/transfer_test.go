@@ -48,7 +48,7 @@ func TestTransferStatusAndCancel(t *testing.T) {
 	remote := filepath.Join(s.RemoteHome, "slow.bin")
 	putDone := make(chan error, 1)
 	go func() {
-		_, err := c.Do(ctx, &wire.Request{Op: wire.OpFiles, LimbID: limb, Action: "put", Path: remote, From: fifo})
+		_, err := c.Files(ctx, wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", Path: remote, From: fifo})
 		putDone <- err
 	}()
 
