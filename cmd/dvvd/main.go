@@ -55,6 +55,9 @@ type options struct {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == exportArg {
+		return exportRecording(args[1:], stderr)
+	}
 	var o options
 	var manDir string
 	code := 0

@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dvvhq/dvv/pkg/recording"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -49,7 +51,7 @@ func recordExportCmd(e *env) *cobra.Command {
 	var fps int
 	cmd := &cobra.Command{
 		Use:   "export <file.fbs> --mp4",
-		Short: "Render a desktop recording to a video through ffmpeg (runs here; no dvvd needed)",
+		Short: "Render a desktop recording to a video through ffmpeg (runs here; no running dvvd needed)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !mp4 {
@@ -61,11 +63,8 @@ func recordExportCmd(e *env) *cobra.Command {
 			if out == "" {
 				out = strings.TrimSuffix(args[0], ".fbs") + ".mp4"
 			}
-			if err := recording.ExportMP4(e.ctx, args[0], out, fps); err != nil {
-				if errors.Is(err, recording.ErrNoFFmpeg) {
-					return localErr(wire.Unsupported, "%v", err)
-				}
-				return localErr(wire.BadRequest, "%v", err)
+			if err := exportMP4(e, args[0], out, fps); err != nil {
+				return err
 			}
 			if e.human() {
 				fmt.Fprintln(e.stdout, "wrote", out)
@@ -102,4 +101,46 @@ func printRecordings(e *env, rs []wire.Recording) {
 		t.row(time.UnixMilli(r.StartedMs).Format(time.DateTime), r.Format, fmt.Sprint(r.Bytes), acts, state, r.Path)
 	}
 	t.flush()
+}
+
+// exportMP4 renders an FBS recording through the dvvd binary run as a
+// one-shot renderer (not as the daemon): the RFB decoder that plays a
+// recording back lives there, and linking it into dvv would slow every dvv
+// call. The argument and exit statuses are cmd/dvvd/export.go's.
+func exportMP4(e *env, in, out string, fps int) error {
+	dvvd, err := findDvvd()
+	if err != nil {
+		return localErr(wire.Unsupported, "rendering a recording needs dvvd's decoder: no dvvd beside dvv or on $PATH")
+	}
+	var stderr strings.Builder
+	cmd := exec.CommandContext(e.ctx, dvvd, "__export-mp4", in, out, strconv.Itoa(fps))
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 8 << 10}
+	err = cmd.Run()
+	msg := strings.TrimSpace(stderr.String())
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit) && exit.ExitCode() == 3:
+		return localErr(wire.Unsupported, "%s", msg)
+	case errors.As(err, &exit) && msg != "":
+		return localErr(wire.BadRequest, "%s", msg)
+	default:
+		return localErr(wire.BadRequest, "rendering %s through %s: %v", in, dvvd, err)
+	}
+}
+
+// limitedWriter keeps the first n bytes written to it.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
 }

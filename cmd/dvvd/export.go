@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/dvvhq/dvv/pkg/recording"
+)
+
+// exportArg runs dvvd as a one-shot renderer of a desktop recording, not as
+// the daemon: `dvvd __export-mp4 FILE.fbs OUT.mp4 FPS`. `dvv record export`
+// runs it, so that the RFB decoder a recording is played through stays out
+// of the dvv binary (every dvv call would load it; see "CLI start-up" in
+// docs/benchmarks.md). Not a documented command: dvv is its interface.
+const exportArg = "__export-mp4"
+
+// Exit statuses of the export, read by dvv.
+const (
+	exportOK       = 0
+	exportFailed   = 1
+	exportUsage    = 2
+	exportNoFFmpeg = 3
+)
+
+func exportRecording(args []string, stderr io.Writer) int {
+	if len(args) != 3 {
+		fmt.Fprintf(stderr, "dvvd %s: want FILE.fbs OUT.mp4 FPS\n", exportArg)
+		return exportUsage
+	}
+	fps, err := strconv.Atoi(args[2])
+	if err != nil {
+		fmt.Fprintf(stderr, "dvvd %s: bad FPS %q\n", exportArg, args[2])
+		return exportUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := recording.ExportMP4(ctx, args[0], args[1], fps); err != nil {
+		fmt.Fprintln(stderr, err)
+		if errors.Is(err, recording.ErrNoFFmpeg) {
+			return exportNoFFmpeg
+		}
+		return exportFailed
+	}
+	return exportOK
+}
