@@ -63,12 +63,16 @@ func shellSession(getenv func(string) string) string {
 	return client.ShellSession()
 }
 
-// deadline is the client-side deadline for one request.
+// deadline is the client-side deadline for one request (nil: for a dial or
+// a request that asks dvvd to wait for nothing).
 func (e *env) deadline(req *wire.Request) time.Duration {
 	if e.timeout > 0 {
 		return e.timeout
 	}
 	d := baseTimeout
+	if req == nil {
+		return d
+	}
 	if req.TimeoutMs != nil && *req.TimeoutMs > 0 {
 		d += time.Duration(*req.TimeoutMs) * time.Millisecond
 	}
@@ -81,7 +85,7 @@ func (e *env) deadline(req *wire.Request) time.Duration {
 // call sends one request and returns dvvd's answer. With --json the answer
 // (success or failure) is printed here, as one object, and the caller
 // prints nothing more to stdout.
-func (e *env) call(req *wire.Request) (*wire.Response, error) { return e.callWith(req, nil) }
+func (e *env) call(a wire.Args) (*wire.Response, error) { return e.callWith(a, nil) }
 
 // localFallback moves a local file's bytes through the CLI itself: the
 // request carries them inline and dvv reads or writes the local file in its
@@ -95,8 +99,8 @@ type localFallback struct {
 	finish func(*wire.Response) error // write what came back inline to the path
 }
 
-func (e *env) callWith(req *wire.Request, fb *localFallback) (*wire.Response, error) {
-	resp, err := e.exchange(req, fb)
+func (e *env) callWith(a wire.Args, fb *localFallback) (*wire.Response, error) {
+	resp, err := e.exchange(wire.RequestOf(a), fb)
 	if e.json {
 		switch {
 		case resp != nil:
@@ -114,13 +118,13 @@ func (e *env) callWith(req *wire.Request, fb *localFallback) (*wire.Response, er
 // there is no local file to move.
 func (e *env) exchange(req *wire.Request, fb *localFallback) (*wire.Response, error) {
 	if fb == nil {
-		return e.roundTrip(req)
+		return e.send1(req)
 	}
 	named := *req // the request naming the local path, before strip
 	err := fb.strip(req)
 	var resp *wire.Response
 	if err == nil {
-		resp, err = e.roundTrip(req)
+		resp, err = e.send1(req)
 		if err == nil && fb.finish != nil {
 			if err = fb.finish(resp); err != nil {
 				return nil, err
@@ -128,7 +132,7 @@ func (e *env) exchange(req *wire.Request, fb *localFallback) (*wire.Response, er
 		}
 	}
 	if isCode(err, wire.TooLarge) && !e.remote() {
-		return e.roundTrip(&named)
+		return e.send1(&named)
 	}
 	return resp, err
 }
@@ -139,7 +143,14 @@ func isCode(err error, c wire.Code) bool {
 	return errors.As(err, &we) && we.Code == c
 }
 
-func (e *env) roundTrip(req *wire.Request) (*wire.Response, error) {
+// roundTrip sends one op's arguments and returns dvvd's answer, printing
+// nothing (call is the printing form).
+func (e *env) roundTrip(a wire.Args) (*wire.Response, error) { return e.send1(wire.RequestOf(a)) }
+
+// send1 is the one socket round trip every command makes: its own shell
+// session's attachment, for one request. The local-files fallback edits
+// the request itself, so this level stays on the socket's form.
+func (e *env) send1(req *wire.Request) (*wire.Response, error) {
 	if e.send != nil {
 		return e.send(req)
 	}

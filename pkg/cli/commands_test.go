@@ -215,3 +215,36 @@ func TestOpenPrintsOnlyTheID(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
+
+// TestClickText: click --text reads the member's screen, then clicks the
+// one match's centre on that member, fenced with the generation it was
+// read at and carrying --verify-ms.
+func TestClickText(t *testing.T) {
+	var sentOps []string
+	answer := func(r *wire.Request) (*wire.Response, error) {
+		sentOps = append(sentOps, requestJSON(t, r))
+		if r.Op == wire.OpFind {
+			m := wire.TextMatch{Text: "OK", Generation: 4}
+			m.Center.X, m.Center.Y = 30, 40
+			return &wire.Response{Result: r.Op, Find: &wire.FindResult{Matches: []wire.TextMatch{m}}}, nil
+		}
+		return &wire.Response{Result: r.Op, Dispatched: "clicked"}, nil
+	}
+	_, code, _, stderr := answered(t, "", answer, "click", "grp-1/2", "--text", "OK", "--verify-ms", "250")
+	want := []string{
+		`{"op":"find","groupId":"grp-1","member":2,"text":"OK"}`,
+		`{"op":"click","groupId":"grp-1","member":2,"action":"click","generation":4,"x":30,"y":40,"verifyMs":250}`,
+	}
+	if code != 0 || strings.Join(sentOps, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("exit %d %s\nsent\n%s\nwant\n%s", code, stderr, strings.Join(sentOps, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCloseNamesALimb: close takes a limb id, not GROUP/MEMBER (a group
+// closes with `group close`); nothing is sent.
+func TestCloseNamesALimb(t *testing.T) {
+	req, code, _, stderr := sent(t, "close", "grp-1/0")
+	if req != nil || code != wire.ExitUsage || !strings.Contains(stderr, "group close") {
+		t.Fatalf("sent %v, exit %d, stderr %q", req, code, stderr)
+	}
+}

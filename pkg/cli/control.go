@@ -41,10 +41,11 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(1, "control "+name+" needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpControl, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.ControlArgs{Target: target}
 			req.Action, req.Reason = action, reason
 			if cmd.Flags().Changed("wait-ms") {
 				if action != "acquire" {
@@ -77,10 +78,11 @@ func takeoverCmd(e *env) *cobra.Command {
 		Short: "Take control as a person: an agent's lease is revoked and its input refused",
 		Args:  exactArgs(1, "control takeover needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpTakeover, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.TakeoverArgs{Target: target}
 			req.Reason = reason
 			resp, err := e.call(req)
 			if err != nil || !e.human() {

@@ -89,7 +89,8 @@ func firstArg(e *env, list func(*env) []string) cobra.CompletionFunc {
 
 // ask sends one read-only request for completion: a short deadline, and
 // nothing printed when dvvd is not there.
-func (e *env) ask(req *wire.Request) *wire.Response {
+func (e *env) ask(a wire.Args) *wire.Response {
+	req := wire.RequestOf(a)
 	if e.send != nil {
 		resp, _ := e.send(req)
 		return resp
@@ -109,7 +110,7 @@ func (e *env) ask(req *wire.Request) *wire.Response {
 }
 
 func completeLimbs(e *env) []string {
-	resp := e.ask(&wire.Request{Op: wire.OpLimbs})
+	resp := e.ask(wire.LimbsArgs{})
 	if resp == nil {
 		return nil
 	}
@@ -121,7 +122,7 @@ func completeLimbs(e *env) []string {
 }
 
 func completeGroups(e *env) []string {
-	resp := e.ask(&wire.Request{Op: wire.OpGroupList})
+	resp := e.ask(wire.GroupListArgs{})
 	if resp == nil {
 		return nil
 	}
@@ -133,7 +134,7 @@ func completeGroups(e *env) []string {
 }
 
 func completeHosts(e *env) []string {
-	resp := e.ask(&wire.Request{Op: wire.OpHosts})
+	resp := e.ask(wire.HostsArgs{})
 	if resp == nil {
 		return nil
 	}

@@ -17,7 +17,7 @@ func pingCmd(e *env) *cobra.Command {
 		Short: "Check that dvvd answers (exit 3 when it does not)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := context.WithTimeout(e.ctx, e.deadline(&wire.Request{}))
+			ctx, cancel := context.WithTimeout(e.ctx, e.deadline(nil))
 			defer cancel()
 			start := time.Now()
 			o, err := e.attachOptions()
@@ -60,14 +60,14 @@ func eventsCmd(e *env) *cobra.Command {
 		Short: "Print dvvd's events (limb state, resizes, leases, ops) as JSON lines until Ctrl+C",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dialCtx, cancel := context.WithTimeout(e.ctx, e.deadline(&wire.Request{}))
+			dialCtx, cancel := context.WithTimeout(e.ctx, e.deadline(nil))
 			defer cancel()
 			c, err := e.dial(dialCtx)
 			if err != nil {
 				return e.jsonFailure(err)
 			}
 			defer c.Close()
-			if _, err := c.Do(dialCtx, &wire.Request{Op: wire.OpSubscribe, Events: kinds}); err != nil {
+			if _, err := c.Subscribe(dialCtx, wire.SubscribeArgs{Events: kinds}); err != nil {
 				return e.jsonFailure(err)
 			}
 			cancel()
@@ -97,7 +97,7 @@ func shutdownCmd(e *env) *cobra.Command {
 		Short: "Stop dvvd (every limb is closed; leases end)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := e.call(&wire.Request{Op: wire.OpShutdown}); err != nil || !e.human() {
+			if _, err := e.call(wire.ShutdownArgs{}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintln(e.stdout, "dvvd is shutting down")

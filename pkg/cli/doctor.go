@@ -68,7 +68,7 @@ func (e *env) doctor() []wire.HealthCheck {
 	checks = append(checks, wire.HealthCheck{Name: "dvvd", Status: wire.HealthOK,
 		Detail: fmt.Sprintf("dvvd %s answers on %s (pid %d); you are %q with role %s", info.Version, path, info.PID, info.Attachment, info.Role)})
 	checks = append(checks, checkVersion(info), checkUnit())
-	resp, err := c.Do(ctx, &wire.Request{Op: wire.OpHealth})
+	resp, err := c.Health(ctx, wire.HealthArgs{})
 	if err != nil {
 		fail := wire.HealthCheck{Name: "dvvd checks", Status: wire.HealthFail, Detail: err.Error()}
 		if we, ok := err.(*wire.Error); ok {

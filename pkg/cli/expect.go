@@ -24,10 +24,11 @@ func expectCmd(e *env) *cobra.Command {
 		Example: "  dvv expect vnc-1a2b3c4d ok-button.png\n  dvv expect vnc-1a2b3c4d icon.png --region 0,0,400,300 --threshold 0.9",
 		Args:    exactArgs(2, "expect needs a limb id and a PNG file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpExpect, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.ExpectArgs{Target: target}
 			data, err := os.ReadFile(args[1])
 			if err != nil {
 				return localErr(wire.BadRequest, "read the template: %v", err)

@@ -33,11 +33,12 @@ func filesCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func filesRequest(limb, action string) (*wire.Request, error) {
-	req, err := limbRequest(wire.OpFiles, limb)
+func filesRequest(limb, action string) (wire.FilesArgs, error) {
+	target, err := limbTarget(limb)
 	if err != nil {
-		return nil, err
+		return wire.FilesArgs{}, err
 	}
+	req := wire.FilesArgs{Target: target}
 	req.Action = action
 	return req, nil
 }
@@ -274,10 +275,11 @@ func transferCmd(e *env) *cobra.Command {
 		Short: "List the transfers in flight on the limb, with bytes and rate",
 		Args:  exactArgs(1, "transfer status needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpTransfer, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.TransferArgs{Target: target}
 			req.Action = "status"
 			resp, err := e.call(req)
 			if err != nil || !e.human() || resp.Transfer == nil {
@@ -301,10 +303,11 @@ func transferCmd(e *env) *cobra.Command {
 		Short: "Stop a transfer in flight (its id from transfer status)",
 		Args:  exactArgs(1, "transfer cancel needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpTransfer, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.TransferArgs{Target: target}
 			if id == "" {
 				return usageErr("transfer cancel needs --id (see `dvv transfer status %s`)", args[0])
 			}

@@ -44,18 +44,26 @@ func findCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func findRequest(limb, text, region, lang string) (*wire.Request, error) {
-	req, err := limbRequest(wire.OpFind, limb)
+func findRequest(limb, text, region, lang string) (wire.FindArgs, error) {
+	target, err := limbTarget(limb)
 	if err != nil {
-		return nil, err
+		return wire.FindArgs{}, err
 	}
+	return findArgs(target, text, region, lang)
+}
+
+// findArgs reads text (all text when empty) on target's screen, in region
+// when given.
+func findArgs(target wire.Target, text, region, lang string) (wire.FindArgs, error) {
+	var err error
+	req := wire.FindArgs{Target: target}
 	if text != "" {
 		req.Text = &text
 	}
 	req.Lang = lang
 	if region != "" {
 		if req.Region, err = parseRegion(region); err != nil {
-			return nil, err
+			return wire.FindArgs{}, err
 		}
 	}
 	return req, nil
@@ -70,12 +78,11 @@ func matchLine(m wire.TextMatch) string {
 // clickText finds text and clicks the centre of its only match, fenced
 // with the generation it was read at. No match, or more than one, sends
 // nothing.
-func (e *env) clickText(req *wire.Request, text, region, lang string) error {
-	find, err := findRequest(req.LimbID, text, region, lang)
+func (e *env) clickText(req wire.ClickArgs, text, region, lang string) error {
+	find, err := findArgs(req.Target, text, region, lang)
 	if err != nil {
 		return err
 	}
-	find.GroupID, find.Member = req.GroupID, req.Member
 	resp, err := e.roundTrip(find)
 	if err != nil {
 		if e.json {
@@ -95,6 +102,7 @@ func (e *env) clickText(req *wire.Request, text, region, lang string) error {
 		m := ms[0]
 		g := m.Generation
 		req.X, req.Y, req.Generation, req.GenerationFrom = intp(m.Center.X), intp(m.Center.Y), &g, ""
+		req.VerifyMs = e.verify()
 		return e.act(req)
 	case 0:
 		fail = &wire.Error{Code: wire.NotFound, Message: fmt.Sprintf("%q is not on the screen; nothing was clicked", text),

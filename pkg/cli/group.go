@@ -33,31 +33,34 @@ type groupMembers struct {
 	perceive  bool
 }
 
-func (m *groupMembers) fill(req *wire.Request) error {
+// args checks the member flags and carries them as group_open's
+// arguments (group_grow takes the same ones beside its group id).
+func (m *groupMembers) args() (wire.GroupOpenArgs, error) {
 	if len(m.addresses) == 0 && len(m.hostIDs) == 0 {
-		return usageErr("name members with --address HOST:PORT and/or --host-id ID (each repeatable)")
+		return wire.GroupOpenArgs{}, usageErr("name members with --address HOST:PORT and/or --host-id ID (each repeatable)")
 	}
 	if len(m.addresses) > 0 && m.protocol == "" {
-		return usageErr("--address members need --protocol vnc|rdp|ssh")
+		return wire.GroupOpenArgs{}, usageErr("--address members need --protocol vnc|rdp|ssh")
 	}
 	for _, a := range m.addresses {
+		// Refused before anything echoes or sends a malformed address.
 		if err := hosts.CheckAddress(a); err != nil {
-			return err
+			return wire.GroupOpenArgs{}, err
 		}
 	}
-	req.Addresses, req.HostIDs, req.Protocol = m.addresses, m.hostIDs, m.protocol
+	a := wire.GroupOpenArgs{Addresses: m.addresses, HostIDs: m.hostIDs, Protocol: m.protocol}
 	if m.perceive {
-		req.Perceive = &m.perceive
+		a.Perceive = &m.perceive
 	}
-	return nil
+	return a, nil
 }
 
 // groupOpenCmd is `group open` and `group grow <gid>`: both take members.
 func groupOpenCmd(e *env, verb string) *cobra.Command {
 	var m groupMembers
-	use, short, op, nargs := "open", "Open a group of limbs (if any member fails, the ones opened are closed again)", wire.OpGroupOpen, 0
+	use, short, nargs := "open", "Open a group of limbs (if any member fails, the ones opened are closed again)", 0
 	if verb == "grow" {
-		use, short, op, nargs = "grow <groupId>", "Open more limbs and append them to a group", wire.OpGroupGrow, 1
+		use, short, nargs = "grow <groupId>", "Open more limbs and append them to a group", 1
 	}
 	cmd := &cobra.Command{
 		Use:     use,
@@ -65,12 +68,14 @@ func groupOpenCmd(e *env, verb string) *cobra.Command {
 		Example: "  dvv group " + verb + strings.Repeat(" grp-1", nargs) + " --address 127.0.0.1:5951 --address 127.0.0.1:5952 --protocol vnc --perceive",
 		Args:    exactArgs(nargs, "group "+verb+" takes "+strconv.Itoa(nargs)+" arguments besides flags"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := &wire.Request{Op: op}
-			if nargs == 1 {
-				req.GroupID = args[0]
-			}
-			if err := m.fill(req); err != nil {
+			members, err := m.args()
+			if err != nil {
 				return err
+			}
+			var req wire.Args = members
+			if nargs == 1 {
+				req = wire.GroupGrowArgs{GroupID: args[0], HostIDs: members.HostIDs, Addresses: members.Addresses,
+					Protocol: members.Protocol, Perceive: members.Perceive}
 			}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
@@ -109,7 +114,7 @@ func groupLsCmd(e *env) *cobra.Command {
 		Short: "List open groups, or one group's members",
 		Args:  rangeArgs(0, 1, "group ls takes at most a group id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := &wire.Request{Op: wire.OpGroupList}
+			req := wire.GroupListArgs{}
 			if len(args) == 1 {
 				req.GroupID = args[0]
 			}
@@ -145,7 +150,7 @@ func groupShrinkCmd(e *env) *cobra.Command {
 			if err != nil || n < 1 {
 				return usageErr("n %q must be a whole number, 1 or more", args[1])
 			}
-			resp, err := e.call(&wire.Request{Op: wire.OpGroupShrnk, GroupID: args[0], N: &n})
+			resp, err := e.call(wire.GroupShrinkArgs{GroupID: args[0], N: &n})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -161,7 +166,7 @@ func groupCloseCmd(e *env) *cobra.Command {
 		Short: "Close every member and forget the group",
 		Args:  exactArgs(1, "group close needs a group id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := e.call(&wire.Request{Op: wire.OpGroupClose, GroupID: args[0]}); err != nil || !e.human() {
+			if _, err := e.call(wire.GroupCloseArgs{GroupID: args[0]}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "closed %s\n", args[0])
@@ -214,23 +219,23 @@ func groupRunCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func groupRunRequest(gid, action, argsJSON, outDir string, outSet bool) (*wire.Request, error) {
-	req := &wire.Request{Op: wire.OpGroupRun, GroupID: gid, Action: action}
+func groupRunRequest(gid, action, argsJSON, outDir string, outSet bool) (wire.GroupRunArgs, error) {
+	req := wire.GroupRunArgs{GroupID: gid, Action: action}
 	if argsJSON != "" {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(argsJSON), &obj); err != nil {
-			return nil, usageErr("--args must be a JSON object: %v", err)
+			return wire.GroupRunArgs{}, usageErr("--args must be a JSON object: %v", err)
 		}
 		req.Arguments = json.RawMessage(argsJSON)
 	}
 	if action == "screen" {
 		abs, err := filepath.Abs(outDir)
 		if err != nil {
-			return nil, localErr(wire.BadRequest, "cannot make %q absolute: %v", outDir, err)
+			return wire.GroupRunArgs{}, localErr(wire.BadRequest, "cannot make %q absolute: %v", outDir, err)
 		}
 		req.OutDir = abs
 	} else if outSet {
-		return nil, usageErr("--out-dir is for the screen action only")
+		return wire.GroupRunArgs{}, usageErr("--out-dir is for the screen action only")
 	}
 	return req, nil
 }

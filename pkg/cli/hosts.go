@@ -21,7 +21,7 @@ func hostsCmd(e *env) *cobra.Command {
 		Short: "List saved machines (and ~/.ssh/config hosts); --discovered for what mDNS found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(&wire.Request{Op: wire.OpHosts, Discovered: discovered})
+			resp, err := e.call(wire.HostsArgs{Discovered: discovered})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -115,21 +115,23 @@ func hostsAddCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func (o *hostAddOptions) request(name string) (*wire.Request, error) {
+func (o *hostAddOptions) request(name string) (wire.HostAddArgs, error) {
 	if err := hosts.CheckAddress(o.address); err != nil {
-		return nil, err
+		return wire.HostAddArgs{}, err
 	}
 	if o.address == "" {
-		return nil, usageErr("hosts add needs --address")
+		return wire.HostAddArgs{}, usageErr("hosts add needs --address")
 	}
 	if o.protocol == "" {
-		return nil, usageErr("hosts add needs --protocol %s", strings.Join(wire.ProtocolNames(), "|"))
+		return wire.HostAddArgs{}, usageErr("hosts add needs --protocol %s", strings.Join(wire.ProtocolNames(), "|"))
 	}
 	if _, ok := wire.Protocol(o.protocol); !ok {
-		return nil, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), o.protocol)
+		return wire.HostAddArgs{}, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), o.protocol)
 	}
-	return &wire.Request{Op: wire.OpHostAdd, Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: o.address,
-		Port: o.port, User: o.user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record}}, nil
+	return wire.HostAddArgs{
+		Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: o.address,
+			Port: o.port, User: o.user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record},
+	}, nil
 }
 
 // readPassword reads one line from stdin, without echo when stdin is a
@@ -158,7 +160,7 @@ func hostsRmCmd(e *env) *cobra.Command {
 		Short: "Forget a saved machine and delete its keychain entry",
 		Args:  exactArgs(1, "hosts rm needs a host name or id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(&wire.Request{Op: wire.OpHostRemove, HostID: args[0]})
+			resp, err := e.call(wire.HostRemoveArgs{HostID: args[0]})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -188,7 +190,7 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			if _, ok := wire.Protocol(protocol); !ok {
 				return usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), protocol)
 			}
-			req := &wire.Request{Op: wire.OpHostTrust, Address: host, Protocol: protocol, Fingerprint: fingerprint}
+			req := wire.HostTrustArgs{Address: host, Protocol: protocol, Fingerprint: fingerprint}
 			if port != 0 {
 				req.Port = intp(port)
 			}

@@ -66,6 +66,7 @@ func clickCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			req.VerifyMs = e.verify()
 			return e.act(req)
 		},
 	}
@@ -85,43 +86,44 @@ func clickCmd(e *env) *cobra.Command {
 }
 
 // request builds a click request from its flags and arguments.
-func (o *clickOptions) request(f *pflag.FlagSet, args []string) (*wire.Request, error) {
-	req, err := limbRequest(wire.OpClick, args[0])
+func (o *clickOptions) request(f *pflag.FlagSet, args []string) (wire.ClickArgs, error) {
+	target, err := limbTarget(args[0])
 	if err != nil {
-		return nil, err
+		return wire.ClickArgs{}, err
 	}
+	req := wire.ClickArgs{Target: target}
 	x, err := coordinate("x", args[1])
 	if err != nil {
-		return nil, err
+		return wire.ClickArgs{}, err
 	}
 	y, err := coordinate("y", args[2])
 	if err != nil {
-		return nil, err
+		return wire.ClickArgs{}, err
 	}
 	req.Action, req.X, req.Y = o.action, &x, &y
 	switch o.action {
 	case "move", "click", "double", "right", "middle":
 	case "drag":
 		if !f.Changed("to-x") || !f.Changed("to-y") {
-			return nil, usageErr("--action drag needs --to-x and --to-y")
+			return wire.ClickArgs{}, usageErr("--action drag needs --to-x and --to-y")
 		}
 		req.ToX, req.ToY, req.Button = intp(o.toX), intp(o.toY), o.button
 	case "scroll":
 		if o.direction == "" {
-			return nil, usageErr("--action scroll needs --direction up|down|left|right")
+			return wire.ClickArgs{}, usageErr("--action scroll needs --direction up|down|left|right")
 		}
 		req.Direction, req.Clicks = o.direction, intp(o.clicks)
 	default:
-		return nil, usageErr("--action must be move, click, double, right, middle, drag or scroll, not %q", o.action)
+		return wire.ClickArgs{}, usageErr("--action must be move, click, double, right, middle, drag or scroll, not %q", o.action)
 	}
 	for _, name := range []string{"to-x", "to-y", "button"} {
 		if f.Changed(name) && o.action != "drag" {
-			return nil, usageErr("--%s is for --action drag only", name)
+			return wire.ClickArgs{}, usageErr("--%s is for --action drag only", name)
 		}
 	}
 	for _, name := range []string{"direction", "clicks"} {
 		if f.Changed(name) && o.action != "scroll" {
-			return nil, usageErr("--%s is for --action scroll only", name)
+			return wire.ClickArgs{}, usageErr("--%s is for --action scroll only", name)
 		}
 	}
 	for _, m := range o.modifiers {
@@ -146,12 +148,17 @@ func coordinate(name, s string) (int, error) {
 	return v, nil
 }
 
-// act sends an act and prints what was dispatched and what its answer saw
-// of the effect (--verify-ms).
-func (e *env) act(req *wire.Request) error {
+// verify is the act's verifyMs: --verify-ms when given, else dvvd's default.
+func (e *env) verify() *int {
 	if e.verifyMs >= 0 {
-		req.VerifyMs = &e.verifyMs
+		return &e.verifyMs
 	}
+	return nil
+}
+
+// act sends an act (its VerifyMs set from e.verify) and prints what was
+// dispatched and what its answer saw of the effect.
+func (e *env) act(req wire.Args) error {
 	resp, err := e.call(req)
 	if err != nil || !e.human() {
 		return err
@@ -172,10 +179,11 @@ func typeCmd(e *env) *cobra.Command {
 			"until this shell has read the screen since the last large repaint. \"-\" reads the text from stdin.",
 		Args: exactArgs(2, "type needs a limb id and the text"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpType, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.TypeArgs{Target: target}
 			text, err := e.textArg(args[1])
 			if err != nil {
 				return err
@@ -184,6 +192,7 @@ func typeCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("wpm") {
 				req.Wpm = intp(wpm)
 			}
+			req.VerifyMs = e.verify()
 			return e.act(req)
 		},
 	}
@@ -210,11 +219,13 @@ func keyCmd(e *env) *cobra.Command {
 		Example: "  dvv key vnc-1a2b3c4d Enter\n  dvv key vnc-1a2b3c4d super+r\n  dvv key vnc-1a2b3c4d ctrl+alt+Delete",
 		Args:    exactArgs(2, "key needs a limb id and a key name or chord"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpKey, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.KeyArgs{Target: target}
 			req.Keys = args[1]
+			req.VerifyMs = e.verify()
 			return e.act(req)
 		},
 	}
@@ -231,10 +242,11 @@ func clipboardCmd(e *env) *cobra.Command {
 		Short: "Print the remote clipboard's text (needs clipboard.read)",
 		Args:  exactArgs(1, "clipboard get needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpClipboard, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.ClipboardArgs{Target: target}
 			req.Action = "get"
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
@@ -256,10 +268,11 @@ func clipboardCmd(e *env) *cobra.Command {
 		Short: "Put text on the remote clipboard (from stdin when text is omitted or \"-\")",
 		Args:  rangeArgs(1, 2, "clipboard set needs a limb id and optionally the text"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpClipboard, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.ClipboardArgs{Target: target}
 			src := "-"
 			if len(args) == 2 {
 				src = args[1]
@@ -269,7 +282,7 @@ func clipboardCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Action, req.Text = "set", &text
-			return e.act(req)
+			return e.act(req) // clipboard takes no verifyMs: its answer says what the server acknowledged
 		},
 	}
 	cmd.AddCommand(get, set)

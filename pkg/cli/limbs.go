@@ -12,23 +12,20 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// limbRequest starts a request for the limb an argument names: a limb id,
-// or GROUP/MEMBER (e.g. grp-1/0) for one member of a group.
-func limbRequest(op, arg string) (*wire.Request, error) {
-	req := &wire.Request{Op: op}
+// limbTarget is the limb an argument names: a limb id, or GROUP/MEMBER
+// (e.g. grp-1/0) for one member of a group.
+func limbTarget(arg string) (wire.Target, error) {
 	if arg == "" {
-		return nil, usageErr("a limb id is required (list them with `dvv limbs`)")
+		return wire.Target{}, usageErr("a limb id is required (list them with `dvv limbs`)")
 	}
 	if g, m, ok := strings.Cut(arg, "/"); ok {
 		n, err := strconv.Atoi(m)
 		if err != nil || n < 0 || g == "" {
-			return nil, usageErr("%q is not a limb id or GROUP/MEMBER (e.g. grp-1/0)", arg)
+			return wire.Target{}, usageErr("%q is not a limb id or GROUP/MEMBER (e.g. grp-1/0)", arg)
 		}
-		req.GroupID, req.Member = g, &n
-		return req, nil
+		return wire.Target{GroupID: g, Member: &n}, nil
 	}
-	req.LimbID = arg
-	return req, nil
+	return wire.Target{LimbID: arg}, nil
 }
 
 func intp(v int) *int { return &v }
@@ -39,7 +36,7 @@ func limbsCmd(e *env) *cobra.Command {
 		Short: "List the limbs this shell sees, and the others dvvd holds (available)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(&wire.Request{Op: wire.OpLimbs})
+			resp, err := e.call(wire.LimbsArgs{})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -130,11 +127,11 @@ type openOptions struct {
 
 // request decides whether the argument is an address or a saved host and
 // builds the open request.
-func (o *openOptions) request(arg string, portSet, slotSet bool) (*wire.Request, error) {
+func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs, error) {
 	if err := hosts.CheckAddress(arg); err != nil {
-		return nil, err // before anything echoes or sends it
+		return wire.OpenArgs{}, err // before anything echoes or sends it
 	}
-	req := &wire.Request{Op: wire.OpOpen}
+	req := wire.OpenArgs{}
 	if slotSet {
 		req.Slot = intp(o.slot)
 	}
@@ -148,43 +145,43 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (*wire.Request,
 		switch {
 		case isProto:
 			if proto != "" && proto != scheme {
-				return nil, usageErr("%s:// conflicts with --protocol %s", scheme, proto)
+				return wire.OpenArgs{}, usageErr("%s:// conflicts with --protocol %s", scheme, proto)
 			}
 			proto, addr = scheme, strings.TrimSuffix(rest, "/")
 		case scheme == "ws" || scheme == "wss":
 			if proto != "" && proto != wire.ProtoVNC {
-				return nil, usageErr("%s:// endpoints are VNC over WebSocket; --protocol %s does not apply", scheme, proto)
+				return wire.OpenArgs{}, usageErr("%s:// endpoints are VNC over WebSocket; --protocol %s does not apply", scheme, proto)
 			}
 			proto = wire.ProtoVNC
 			req.Protocol, req.Address = proto, arg
 			if portSet {
-				return nil, usageErr("give the port inside the %s:// URL, not with --port", scheme)
+				return wire.OpenArgs{}, usageErr("give the port inside the %s:// URL, not with --port", scheme)
 			}
 			return req, nil
 		default:
-			return nil, usageErr("unknown scheme %s:// (use vnc, rdp, ssh, ws or wss)", scheme)
+			return wire.OpenArgs{}, usageErr("unknown scheme %s:// (use vnc, rdp, ssh, ws or wss)", scheme)
 		}
 	}
 	if proto == "" {
 		if portSet {
-			return nil, usageErr("--port needs an address with --protocol; a saved host carries its own port")
+			return wire.OpenArgs{}, usageErr("--port needs an address with --protocol; a saved host carries its own port")
 		}
 		if _, _, err := splitHostPort(arg); err == nil && strings.Contains(arg, ":") {
-			return nil, usageErr("%q looks like an address: add --protocol vnc|rdp|ssh (or write vnc://%s)", arg, arg)
+			return wire.OpenArgs{}, usageErr("%q looks like an address: add --protocol vnc|rdp|ssh (or write vnc://%s)", arg, arg)
 		}
 		req.HostID = arg
 		return req, nil
 	}
 	if _, ok := wire.Protocol(proto); !ok {
-		return nil, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), proto)
+		return wire.OpenArgs{}, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), proto)
 	}
 	host, port, err := splitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return wire.OpenArgs{}, err
 	}
 	if portSet {
 		if port != 0 && port != o.port {
-			return nil, usageErr("port %d in %q conflicts with --port %d", port, arg, o.port)
+			return wire.OpenArgs{}, usageErr("port %d in %q conflicts with --port %d", port, arg, o.port)
 		}
 		port = o.port
 	}
@@ -236,13 +233,18 @@ func parsePort(s string) (int, error) {
 }
 
 // simpleLimbCmd is a command that sends one op for one limb.
-func simpleLimbCmd(e *env, use, short string, op string, show func(*wire.Response)) *cobra.Command {
+// op builds the op's arguments for the limb named.
+func simpleLimbCmd(e *env, use, short string, op func(wire.Target) (wire.Args, error), show func(*wire.Response)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use + " <limbId>",
 		Short: short,
 		Args:  exactArgs(1, use+" needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(op, args[0])
+			target, err := limbTarget(args[0])
+			if err != nil {
+				return err
+			}
+			req, err := op(target)
 			if err != nil {
 				return err
 			}
@@ -257,12 +259,19 @@ func simpleLimbCmd(e *env, use, short string, op string, show func(*wire.Respons
 }
 
 func closeCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "close", "Close a limb and release what it held (closing a gone limb is fine)", wire.OpClose,
+	return simpleLimbCmd(e, "close", "Close a limb and release what it held (closing a gone limb is fine)",
+		func(t wire.Target) (wire.Args, error) {
+			if t.LimbID == "" { // close names a limb; a group closes with `dvv group close`
+				return nil, usageErr("close takes a limb id; close a whole group with `dvv group close GROUP`")
+			}
+			return wire.CloseArgs{LimbID: t.LimbID}, nil
+		},
 		func(r *wire.Response) { fmt.Fprintf(e.stdout, "closed %s\n", r.LimbID) })
 }
 
 func statusCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "status", "Show a limb's state, size, generation, coverage, lease and fence (reads no pixels)", wire.OpStatus,
+	return simpleLimbCmd(e, "status", "Show a limb's state, size, generation, coverage, lease and fence (reads no pixels)",
+		func(t wire.Target) (wire.Args, error) { return wire.StatusArgs{Target: t}, nil },
 		func(r *wire.Response) {
 			if r.Observation != nil {
 				printObservation(e.stdout, r.Observation)
@@ -271,12 +280,14 @@ func statusCmd(e *env) *cobra.Command {
 }
 
 func signalsCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "signals", "Show the session's negotiated signals: live, absent or unknown (with why)", wire.OpSignals,
+	return simpleLimbCmd(e, "signals", "Show the session's negotiated signals: live, absent or unknown (with why)",
+		func(t wire.Target) (wire.Args, error) { return wire.SignalsArgs{Target: t}, nil },
 		func(r *wire.Response) { printSignals(e.stdout, r.Signals) })
 }
 
 func historyCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "history", "Show a limb's recent operations (never typed text, pixels or secrets)", wire.OpHistory,
+	return simpleLimbCmd(e, "history", "Show a limb's recent operations (never typed text, pixels or secrets)",
+		func(t wire.Target) (wire.Args, error) { return wire.HistoryArgs{Target: t}, nil },
 		func(r *wire.Response) {
 			if len(r.History) == 0 {
 				fmt.Fprintln(e.stdout, "no operations yet")
@@ -298,10 +309,11 @@ func reconnectCmd(e *env) *cobra.Command {
 		Short: "Drop the connection, dial again and wait for it to come back",
 		Args:  exactArgs(1, "reconnect needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpReconnect, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.ReconnectArgs{Target: target}
 			if cmd.Flags().Changed("timeout-ms") {
 				req.TimeoutMs = intp(timeoutMs)
 			}

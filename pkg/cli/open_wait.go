@@ -14,7 +14,7 @@ const waitRound = 2 * time.Second
 // openAndWait opens the limb and returns once it is connected, or with the
 // limb's coded error (its first failed attempt) or TIMEOUT. The limb stays
 // open either way: dvvd keeps retrying until `dvv close`.
-func (e *env) openAndWait(req *wire.Request, timeout time.Duration) error {
+func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration) error {
 	resp, err := e.roundTrip(req)
 	if err != nil {
 		return e.fail(err)
@@ -28,7 +28,7 @@ func (e *env) openAndWait(req *wire.Request, timeout time.Duration) error {
 		if step < time.Millisecond {
 			step = time.Millisecond
 		}
-		w, err := e.roundTrip(&wire.Request{Op: wire.OpWait, LimbID: id, Until: "connected", TimeoutMs: intp(int(step.Milliseconds()))})
+		w, err := e.roundTrip(wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(int(step.Milliseconds()))})
 		if err != nil {
 			return e.fail(err)
 		}

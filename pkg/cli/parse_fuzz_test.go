@@ -90,17 +90,17 @@ func FuzzParseMode(f *testing.F) {
 	})
 }
 
-func FuzzLimbRequest(f *testing.F) {
+func FuzzLimbTarget(f *testing.F) {
 	for _, s := range []string{"vnc-1a2b3c4d", "grp-1/0", "/", "a/b/c", "g/-1", "g/99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		req, err := limbRequest("status", s)
+		tg, err := limbTarget(s)
 		if err != nil {
 			return
 		}
-		if req.LimbID == "" && (req.GroupID == "" || req.Member == nil || *req.Member < 0) {
-			t.Fatalf("limbRequest(%q) = %+v", s, req)
+		if tg.LimbID == "" && (tg.GroupID == "" || tg.Member == nil || *tg.Member < 0) {
+			t.Fatalf("limbTarget(%q) = %+v", s, tg)
 		}
 	})
 }

@@ -30,7 +30,7 @@ func recordCmd(e *env) *cobra.Command {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				resp, err := e.call(&wire.Request{Op: wire.OpRecord, LimbID: args[0], Action: action})
+				resp, err := e.call(wire.RecordArgs{Target: wire.Target{LimbID: args[0]}, Action: action})
 				if err != nil || !e.human() {
 					return err
 				}

@@ -108,17 +108,17 @@ func (e *env) gatherReport() *bundle {
 	defer c.Close()
 	versions["dvvd"] = c.Info
 	b.add("versions.json", versions)
-	ask := func(name string, req *wire.Request, pick func(*wire.Response) any) {
-		resp, err := c.Do(ctx, req)
+	ask := func(name string, a wire.Args, pick func(*wire.Response) any) {
+		resp, err := client.Call(ctx, c, a)
 		if err != nil {
 			b.add(name, failure(err))
 			return
 		}
 		b.add(name, pick(resp))
 	}
-	ask("daemon.json", &wire.Request{Op: wire.OpReport}, func(r *wire.Response) any { return r.Report })
-	ask("hosts.json", &wire.Request{Op: wire.OpHosts}, func(r *wire.Response) any { return r.Hosts })
-	resp, err := c.Do(ctx, &wire.Request{Op: wire.OpLimbs})
+	ask("daemon.json", wire.ReportArgs{}, func(r *wire.Response) any { return r.Report })
+	ask("hosts.json", wire.HostsArgs{}, func(r *wire.Response) any { return r.Hosts })
+	resp, err := c.Limbs(ctx, wire.LimbsArgs{})
 	if err != nil {
 		b.add("limbs.json", failure(err))
 		return b
@@ -127,9 +127,9 @@ func (e *env) gatherReport() *bundle {
 	// Reading a limb's status or signals attaches nothing and takes no lease.
 	for _, l := range append(append([]wire.LimbSummary{}, resp.Limbs...), resp.Available...) {
 		dir := "limbs/" + l.LimbID + "/"
-		ask(dir+"status.json", &wire.Request{Op: wire.OpStatus, LimbID: l.LimbID}, func(r *wire.Response) any { return r.Observation })
-		ask(dir+"signals.json", &wire.Request{Op: wire.OpSignals, LimbID: l.LimbID}, func(r *wire.Response) any { return r.Signals })
-		ask(dir+"history.json", &wire.Request{Op: wire.OpHistory, LimbID: l.LimbID}, func(r *wire.Response) any { return r.History })
+		ask(dir+"status.json", wire.StatusArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.Observation })
+		ask(dir+"signals.json", wire.SignalsArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.Signals })
+		ask(dir+"history.json", wire.HistoryArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.History })
 	}
 	return b
 }

@@ -38,8 +38,17 @@ func answered(t *testing.T, stdin string, answer func(*wire.Request) (*wire.Resp
 	return req, code, out.String(), errOut.String()
 }
 
-func requestJSON(t *testing.T, req *wire.Request) string {
+// requestJSON is the socket line of what a command sent (a *wire.Request
+// from the send hook) or built (an op's wire.*Args).
+func requestJSON(t *testing.T, v any) string {
 	t.Helper()
+	var req *wire.Request
+	switch v := v.(type) {
+	case *wire.Request:
+		req = v
+	case wire.Args:
+		req = wire.RequestOf(v)
+	}
 	if req == nil {
 		return "<nothing sent>"
 	}

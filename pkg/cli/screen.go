@@ -78,16 +78,17 @@ func screenCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func (o *screenOptions) request(f *pflag.FlagSet, arg string) (*wire.Request, error) {
-	req, err := limbRequest(wire.OpScreen, arg)
+func (o *screenOptions) request(f *pflag.FlagSet, arg string) (wire.ScreenArgs, error) {
+	target, err := limbTarget(arg)
 	if err != nil {
-		return nil, err
+		return wire.ScreenArgs{}, err
 	}
+	req := wire.ScreenArgs{Target: target}
 	req.Form = o.form
 	if o.region != "" {
 		r, err := parseRegion(o.region)
 		if err != nil {
-			return nil, err
+			return wire.ScreenArgs{}, err
 		}
 		req.Region = r
 		if req.Form == "" {
@@ -108,7 +109,7 @@ func (o *screenOptions) request(f *pflag.FlagSet, arg string) (*wire.Request, er
 	if out != "-" {
 		abs, err := filepath.Abs(out)
 		if err != nil {
-			return nil, localErr(wire.BadRequest, "cannot make %q absolute: %v", out, err)
+			return wire.ScreenArgs{}, localErr(wire.BadRequest, "cannot make %q absolute: %v", out, err)
 		}
 		req.Out = abs
 	}
@@ -183,10 +184,11 @@ func waitCmd(e *env) *cobra.Command {
 			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'",
 		Args: exactArgs(1, "wait needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpWait, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.WaitArgs{Target: target}
 			if until == "" {
 				return usageErr("wait needs --until connected|screen-stable|screen-changed|text|text-gone|idle|exit")
 			}

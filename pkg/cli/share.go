@@ -21,10 +21,11 @@ func shareCmd(e *env) *cobra.Command {
 			"closing the last driving viewer, or `dvv control handback`, hands it back.",
 		Args: exactArgs(1, "share needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpShare, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.ShareArgs{Target: target}
 			req.ViewOnly, req.TCP = viewOnly, tcp
 			if stop {
 				if viewOnly || tcp {
@@ -68,10 +69,11 @@ func handbackCmd(e *env) *cobra.Command {
 		Short: "End a person's hold (takeover, VNC viewer or browser): agents may acquire the lease again",
 		Args:  exactArgs(1, "control handback needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpHandback, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.HandbackArgs{Target: target}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
 				return err
@@ -89,12 +91,13 @@ func pauseCmd(e *env, action string) *cobra.Command {
 		Short: "Pause agent input on a limb or on every limb (--all): acts answer LEASE_REVOKED until resumed",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := &wire.Request{Op: wire.OpPause, Action: action, All: all}
+			req := wire.PauseArgs{Action: action, All: all}
 			if len(args) == 1 {
-				r, err := limbRequest(wire.OpPause, args[0])
+				target, err := limbTarget(args[0])
 				if err != nil {
 					return err
 				}
+				r := wire.PauseArgs{Target: target}
 				r.Action, r.All = action, all
 				req = r
 			}

@@ -27,10 +27,11 @@ func runCmd(e *env) *cobra.Command {
 		Example: "  dvv run ssh-5e6f7a8b --timeoutMs 5000 \"uname -a\"",
 		Args:    exactArgs(2, "run needs a limb id and the command (one quoted string)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpRun, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.RunArgs{Target: target}
 			if !cmd.Flags().Changed("timeout-ms") && !cmd.Flags().Changed("timeoutMs") {
 				return usageErr("run needs --timeout-ms (there is no default deadline)")
 			}
@@ -129,10 +130,11 @@ func termCmd(e *env) *cobra.Command {
 		Example: "  dvv term send ssh-5e6f7a8b $'ls\\n'\n  dvv term send ssh-5e6f7a8b --hex 03   # ctrl+c",
 		Args:    rangeArgs(1, 2, "term send needs a limb id and the text (or --hex)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpTermSend, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.TermSendArgs{Target: target}
 			switch {
 			case len(args) == 2 && hexBytes != "":
 				return usageErr("give the text or --hex, not both")
@@ -151,6 +153,7 @@ func termCmd(e *env) *cobra.Command {
 			default:
 				return usageErr("term send needs the text or --hex")
 			}
+			req.VerifyMs = e.verify()
 			return e.act(req)
 		},
 	}
@@ -161,10 +164,11 @@ func termCmd(e *env) *cobra.Command {
 		Short: "Print terminal output since --since (a cursor); the next cursor goes to stderr",
 		Args:  exactArgs(1, "term read needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := limbRequest(wire.OpTermRead, args[0])
+			target, err := limbTarget(args[0])
 			if err != nil {
 				return err
 			}
+			req := wire.TermReadArgs{Target: target}
 			req.Since = since
 			resp, err := e.call(req)
 			if err != nil || !e.human() || resp.Term == nil {

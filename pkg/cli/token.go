@@ -35,7 +35,7 @@ func tokenCmd(e *env) *cobra.Command {
 					list = append(list, c)
 				}
 			}
-			resp, err := e.call(&wire.Request{Op: wire.OpTokenNew, Role: role, Caps: list, Name: label})
+			resp, err := e.call(labelledTokenCreate{TokenCreateArgs: wire.TokenCreateArgs{Role: role, Caps: list}, Name: label})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -55,7 +55,7 @@ func tokenCmd(e *env) *cobra.Command {
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(&wire.Request{Op: wire.OpTokenList})
+			resp, err := e.call(wire.TokenListArgs{})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -76,7 +76,7 @@ func tokenCmd(e *env) *cobra.Command {
 		Short: "Revoke a token: attachments using it are refused from their next request",
 		Args:  exactArgs(1, "token revoke needs a token id (see `dvv token ls`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := e.call(&wire.Request{Op: wire.OpTokenRevok, TokenID: args[0]}); err != nil || !e.human() {
+			if _, err := e.call(wire.TokenRevokeArgs{TokenID: args[0]}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "revoked %s\n", args[0])
@@ -85,4 +85,11 @@ func tokenCmd(e *env) *cobra.Command {
 	}
 	cmd.AddCommand(create, ls, revoke)
 	return cmd
+}
+
+// labelledTokenCreate is token_create with its label, which travels as the
+// request envelope's name (docs/protocol.md) and so is in no op's Args.
+type labelledTokenCreate struct {
+	wire.TokenCreateArgs
+	Name string `json:"name,omitempty"`
 }

@@ -21,7 +21,7 @@ func viewerCmd(e *env) *cobra.Command {
 			"one. --read-only gives a link that can only watch.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := &wire.Request{Op: wire.OpViewer, Action: "open"}
+			req := wire.ViewerArgs{Action: "open"}
 			if readOnly {
 				req.Action = "watch"
 			}
