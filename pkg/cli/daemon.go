@@ -70,7 +70,7 @@ func eventsCmd(e *env) *cobra.Command {
 			if _, err := c.Subscribe(dialCtx, wire.SubscribeArgs{Events: kinds}); err != nil {
 				return e.jsonFailure(err)
 			}
-			cancel()
+			cancel() // the deadline was for setting up; the stream runs until Ctrl+C
 			// On stderr, so stdout stays one event a line: a script (or a
 			// test) knows from here on nothing is missed.
 			fmt.Fprintln(e.stderr, "dvv events: subscribed; Ctrl+C stops")
@@ -114,6 +114,8 @@ func versionCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
 			defer cancel()
+			// dvv's own version prints even with no dvvd: that is when
+			// people ask for it.
 			var daemon *wire.DaemonInfo
 			if c, err := e.dial(ctx); err == nil {
 				daemon = c.Info

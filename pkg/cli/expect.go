@@ -29,6 +29,8 @@ func expectCmd(e *env) *cobra.Command {
 				return err
 			}
 			req := wire.ExpectArgs{Target: target}
+			// The template travels inline: dvvd may be sandboxed or on
+			// another machine and cannot be expected to read the caller's path.
 			data, err := os.ReadFile(args[1])
 			if err != nil {
 				return localErr(wire.BadRequest, "read the template: %v", err)
@@ -39,6 +41,7 @@ func expectCmd(e *env) *cobra.Command {
 					return err
 				}
 			}
+			// Unset flags stay unsent, so dvvd's documented defaults apply.
 			if cmd.Flags().Changed("threshold") {
 				req.Threshold = &threshold
 			}

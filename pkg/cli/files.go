@@ -33,6 +33,8 @@ func filesCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// filesRequest starts a files call of one action on the limb named (its
+// files come from the limb's SFTP channel or sidecar).
 func filesRequest(limb, action string) (wire.FilesArgs, error) {
 	target, err := limbTarget(limb)
 	if err != nil {
@@ -85,6 +87,7 @@ func filesGetCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path = args[1]
+			// Remote paths are POSIX whatever this machine is: path, not filepath.
 			local := path.Base(args[1])
 			if len(args) == 3 {
 				local = args[2]
@@ -137,6 +140,8 @@ func filesPutCmd(e *env) *cobra.Command {
 				req.Mode = &m
 			}
 			if args[1] == "-" {
+				// One byte over the limit is enough to know stdin is too big,
+				// without reading all of it into memory.
 				b, err := io.ReadAll(io.LimitReader(e.stdin, inlinePutMax+1))
 				if err != nil {
 					return localErr(wire.BadRequest, "read stdin: %v", err)

@@ -147,7 +147,8 @@ func groupShrinkCmd(e *env) *cobra.Command {
 		Args:  exactArgs(2, "group shrink needs a group id and n"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := strconv.Atoi(args[1])
-			if err != nil || n < 1 {
+			if err != nil || n < 1 { // 0 would be a no-op that looks like success
+
 				return usageErr("n %q must be a whole number, 1 or more", args[1])
 			}
 			resp, err := e.call(wire.GroupShrinkArgs{GroupID: args[0], N: &n})
@@ -219,6 +220,9 @@ func groupRunCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// groupRunRequest builds group run. --args is checked to be a JSON object
+// here and passed on as written: each member's op decodes it, so its
+// fields are judged once, by dvvd, as for a single limb.
 func groupRunRequest(gid, action, argsJSON, outDir string, outSet bool) (wire.GroupRunArgs, error) {
 	req := wire.GroupRunArgs{GroupID: gid, Action: action}
 	if argsJSON != "" {
@@ -240,6 +244,8 @@ func groupRunRequest(gid, action, argsJSON, outDir string, outSet bool) (wire.Gr
 	return req, nil
 }
 
+// printMembers is group run's answer, one line per member in member order,
+// so a failing member is found by its index.
 func printMembers(e *env, members []wire.MemberResult) {
 	t := newTable(e.stdout, "MEMBER", "LIMB", "RESULT")
 	for _, m := range members {

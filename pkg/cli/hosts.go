@@ -87,6 +87,8 @@ func hostsAddCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// Read only after the flags checked out, so a usage error never
+			// consumes (or echoes) a password piped in.
 			if o.passwordStdin {
 				pw, err := e.readPassword()
 				if err != nil {
@@ -115,6 +117,8 @@ func hostsAddCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// request checks the flags here, before the password is read, and leaves
+// the port to dvvd when unset (the protocol's default lives there).
 func (o *hostAddOptions) request(name string) (wire.HostAddArgs, error) {
 	if err := hosts.CheckAddress(o.address); err != nil {
 		return wire.HostAddArgs{}, err

@@ -116,6 +116,8 @@ func (o *clickOptions) request(f *pflag.FlagSet, args []string) (wire.ClickArgs,
 	default:
 		return wire.ClickArgs{}, usageErr("--action must be move, click, double, right, middle, drag or scroll, not %q", o.action)
 	}
+	// A flag of another action is refused, not ignored: it shows the user
+	// meant something else than what would be sent.
 	for _, name := range []string{"to-x", "to-y", "button"} {
 		if f.Changed(name) && o.action != "drag" {
 			return wire.ClickArgs{}, usageErr("--%s is for --action drag only", name)
@@ -131,6 +133,9 @@ func (o *clickOptions) request(f *pflag.FlagSet, args []string) (wire.ClickArgs,
 			req.Modifiers = append(req.Modifiers, m)
 		}
 	}
+	// A click is always fenced: by the generation given, or else by the
+	// one this shell's last screen read saw, so a resize since then
+	// refuses the click instead of landing it somewhere else.
 	if f.Changed("generation") {
 		g := o.generation
 		req.Generation = &g

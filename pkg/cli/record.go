@@ -30,6 +30,8 @@ func recordCmd(e *env) *cobra.Command {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				// record names a limb by id only: recordings belong to a limb,
+				// and a group member's id is in `dvv group ls`.
 				resp, err := e.call(wire.RecordArgs{Target: wire.Target{LimbID: args[0]}, Action: action})
 				if err != nil || !e.human() {
 					return err
@@ -45,6 +47,8 @@ func recordCmd(e *env) *cobra.Command {
 	return c
 }
 
+// recordExportCmd renders in this process: the recording is a local file
+// and ffmpeg a local tool, so export works with no dvvd running.
 func recordExportCmd(e *env) *cobra.Command {
 	var mp4 bool
 	var out string

@@ -78,6 +78,10 @@ func screenCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// request builds the screen read. Only flags the user set are sent, so
+// dvvd's defaults (and their documentation) stay the one source; the path
+// is made absolute here because dvvd's working directory is not the
+// shell's.
 func (o *screenOptions) request(f *pflag.FlagSet, arg string) (wire.ScreenArgs, error) {
 	target, err := limbTarget(arg)
 	if err != nil {
@@ -103,7 +107,7 @@ func (o *screenOptions) request(f *pflag.FlagSet, arg string) (wire.ScreenArgs, 
 		req.Format = "jpeg"
 	}
 	out := o.out
-	if !f.Changed("out") && o.jpeg {
+	if !f.Changed("out") && o.jpeg { // the default name follows the format; a named file is kept as given
 		out = strings.TrimSuffix(out, ".png") + ".jpg"
 	}
 	if out != "-" {
@@ -136,12 +140,18 @@ func parseRegion(s string) (*wire.Region, error) {
 	return &wire.Region{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
 }
 
+// printScreen prints what a read gave for people: a terminal's rows, or the
+// written file's path with the imageSpace line. An image sent to stdout
+// (--out -) keeps stdout for the bytes, so its imageSpace line goes to
+// stderr.
 func (e *env) printScreen(s *wire.Screen) error {
 	if s == nil {
 		return nil
 	}
 	switch {
 	case s.Mime == "text/plain" || s.Text != nil:
+		// Trailing blanks are the grid's padding, not output: trimmed so the
+		// rows paste and diff cleanly.
 		rows := append([]string(nil), s.Text...)
 		for i := range rows {
 			rows[i] = strings.TrimRight(rows[i], " ")

@@ -27,6 +27,8 @@ func shareCmd(e *env) *cobra.Command {
 			}
 			req := wire.ShareArgs{Target: target}
 			req.ViewOnly, req.TCP = viewOnly, tcp
+			// --stop with another flag is most likely a typo for a start;
+			// refusing it is safer than silently stopping every viewer.
 			if stop {
 				if viewOnly || tcp {
 					return usageErr("--stop takes no other flag")
@@ -39,6 +41,8 @@ func shareCmd(e *env) *cobra.Command {
 			}
 			fmt.Fprintln(e.stdout, resp.Dispatched)
 			if s := resp.Share; s != nil {
+				// Both sockets exist either way; print the one asked for, so a
+				// pasted command cannot drive when watching was meant.
 				sock := s.Socket
 				if viewOnly {
 					sock = s.ViewSocket
@@ -97,10 +101,10 @@ func pauseCmd(e *env, action string) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				r := wire.PauseArgs{Target: target}
-				r.Action, r.All = action, all
-				req = r
+				req.Target = target
 			}
+			// A bare `dvv pause` could mean "everything"; pausing every limb
+			// stops every agent, so it must be asked for with --all.
 			if action == "pause" && len(args) == 0 && !all {
 				return usageErr("pause needs a limb id, or --all for every limb")
 			}

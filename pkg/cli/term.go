@@ -32,6 +32,8 @@ func runCmd(e *env) *cobra.Command {
 				return err
 			}
 			req := wire.RunArgs{Target: target}
+			// No default deadline: a command that never ends would hold a
+			// channel and the caller forever, so the caller must choose.
 			if !cmd.Flags().Changed("timeout-ms") && !cmd.Flags().Changed("timeoutMs") {
 				return usageErr("run needs --timeout-ms (there is no default deadline)")
 			}
@@ -60,6 +62,9 @@ func runCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// writeRunOutput copies the remote streams to dvv's own. dvvd sends a
+// stream as base64 when it is not valid UTF-8, so binary output arrives
+// byte for byte; drops and notes go to stderr to keep stdout the command's.
 func (e *env) writeRunOutput(r *wire.RunResult) {
 	write := func(w io.Writer, text, b64 string) {
 		if b64 != "" {
@@ -87,7 +92,7 @@ func runStatus(r *wire.RunResult) error {
 		if *r.ExitCode == 0 {
 			return nil
 		}
-		return &exitStatus{code: *r.ExitCode & 0xff}
+		return &exitStatus{code: *r.ExitCode & 0xff} // a process exit status is one byte, as a shell shows it
 	case r.TimedOut:
 		return &exitStatus{code: ExitRunTimedOut, msg: "the deadline ended the command; it reported no exit status"}
 	case r.Signal != "":

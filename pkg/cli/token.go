@@ -29,6 +29,8 @@ func tokenCmd(e *env) *cobra.Command {
 			if role == "" {
 				return usageErr("token create needs --role observer|operator|owner")
 			}
+			// --cap a,b and --cap a --cap b both work; blanks from a trailing
+			// comma are dropped rather than sent as an unknown capability.
 			var list []string
 			for _, c := range caps {
 				if c = strings.TrimSpace(c); c != "" {
@@ -39,6 +41,8 @@ func tokenCmd(e *env) *cobra.Command {
 			if err != nil || !e.human() {
 				return err
 			}
+			// The secret alone on stdout, so TOKEN=$(dvv token create …)
+			// captures exactly it; everything else goes to stderr.
 			fmt.Fprintln(e.stdout, resp.Token)
 			for _, t := range resp.Tokens {
 				fmt.Fprintf(e.stderr, "token %s (role %s, extra caps %s); the secret above is shown only now\n", t.ID, t.Role, orDash(strings.Join(t.Caps, ",")))
