@@ -47,8 +47,9 @@ func recordCmd(e *env) *cobra.Command {
 	return c
 }
 
-// recordExportCmd renders in this process: the recording is a local file
-// and ffmpeg a local tool, so export works with no dvvd running.
+// recordExportCmd renders on this machine: the recording is a local file
+// and ffmpeg a local tool, so export needs no dvvd running (exportMP4 runs
+// the dvvd binary once, as a renderer).
 func recordExportCmd(e *env) *cobra.Command {
 	var mp4 bool
 	var out string
