@@ -154,6 +154,9 @@ func (e *env) send1(req *wire.Request) (*wire.Response, error) {
 	if e.send != nil {
 		return e.send(req)
 	}
+	if e.onProgress != nil && movesFile(req) {
+		return e.transferTrip(req)
+	}
 	ctx, cancel := context.WithTimeout(e.ctx, e.deadline(req))
 	defer cancel()
 	c, err := e.dial(ctx)

@@ -45,6 +45,9 @@ type env struct {
 	ctx context.Context
 	// send replaces the socket round trip (unit tests of request building).
 	send func(*wire.Request) (*wire.Response, error)
+	// onProgress, when set, receives a files get or put's progress from
+	// dvvd while it runs (transfer.go).
+	onProgress func(wire.TransferInfo)
 	// completing is set when the shell asks for completions: only then
 	// are the (dvvd-backed) completion functions registered.
 	completing bool

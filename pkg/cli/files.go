@@ -25,7 +25,10 @@ func filesCmd(e *env) *cobra.Command {
 		Long: "Remote paths may start with ~ (the remote user's home). dvv reads and writes local files itself\n" +
 			"and the bytes travel inside the request or answer (up to 16 MiB), so dvvd never touches your\n" +
 			"directory; a bigger file is streamed by a dvvd on this machine, which needs the local.files\n" +
-			"capability and write access to the path. - means stdin for put and stdout for get.",
+			"capability and write access to the path. - means stdin for put and stdout for get.\n\n" +
+			"get and put draw a progress bar on stderr when it is a terminal, from the bytes dvvd reports\n" +
+			"(none when piped, with --quiet or with --json). Without --timeout a transfer runs as long as\n" +
+			"bytes keep moving and stops after 60s without one; --timeout bounds the whole transfer.",
 	}
 	asGroup(cmd)
 	cmd.AddCommand(filesLsCmd(e), filesGetCmd(e), filesPutCmd(e), filesSimpleCmd(e, "mkdir", "mkdir <limbId> <path>", "Make a remote directory"),
@@ -77,7 +80,8 @@ func filesLsCmd(e *env) *cobra.Command {
 }
 
 func filesGetCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var quiet bool
+	cmd := &cobra.Command{
 		Use:   "get <limbId> <remote> [local]",
 		Short: "Fetch a remote file to a local path (default: its name in the current directory; - for stdout)",
 		Args:  rangeArgs(2, 3, "files get needs a limb id, the remote path and optionally the local path"),
@@ -102,7 +106,8 @@ func filesGetCmd(e *env) *cobra.Command {
 			if req.To != "" {
 				fb = filesGetFallback(req.To)
 			}
-			resp, err := e.callWith(req, fb)
+			var resp *wire.Response
+			err = e.withProgress("get", args[1], quiet, func() (err error) { resp, err = e.callWith(req, fb); return err })
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -114,14 +119,19 @@ func filesGetCmd(e *env) *cobra.Command {
 				e.stdout.Write(b)
 				return nil
 			}
-			fmt.Fprintf(e.stdout, "%s -> %s (%d bytes)\n", args[1], resp.Files.To, resp.Files.Bytes)
+			if !quiet {
+				fmt.Fprintf(e.stdout, "%s -> %s (%d bytes)\n", args[1], resp.Files.To, resp.Files.Bytes)
+			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no summary line")
+	return cmd
 }
 
 func filesPutCmd(e *env) *cobra.Command {
 	var mode string
+	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "put <limbId> <local> <remote>",
 		Short: "Send a local file (or - for stdin) to a remote path",
@@ -157,8 +167,9 @@ func filesPutCmd(e *env) *cobra.Command {
 			if req.From != "" {
 				fb = filesPutFallback()
 			}
-			resp, err := e.callWith(req, fb)
-			if err != nil || !e.human() || resp.Files == nil {
+			var resp *wire.Response
+			err = e.withProgress("put", args[1], quiet, func() (err error) { resp, err = e.callWith(req, fb); return err })
+			if err != nil || !e.human() || resp.Files == nil || quiet {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s -> %s (%d bytes)\n", args[1], args[2], resp.Files.Bytes)
@@ -166,6 +177,7 @@ func filesPutCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&mode, "mode", "0644", "permission bits, octal")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no summary line")
 	return cmd
 }
 

@@ -36,6 +36,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	pending map[string]chan *wire.Response
+	onProg  map[string]func(*wire.TransferInfo) // progress lines, by request id (progress.go)
 	events  chan *wire.Event
 	err     error
 	said    *wire.Error // an answer with no id: why dvvd is closing this connection (BUSY, TIMEOUT)
@@ -113,6 +114,7 @@ func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 // attach's fate) goes out in the same write, and its answer is returned.
 func attach(ctx context.Context, conn net.Conn, o Options, then *wire.Request) (*Client, *wire.Response, error) {
 	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Response{},
+		onProg: map[string]func(*wire.TransferInfo){},
 		events: make(chan *wire.Event, 256), done: make(chan struct{})}
 	go c.readLoop()
 	reqs := []*wire.Request{{Op: wire.OpAttach, Name: o.Name, Token: o.Token, Session: o.Session}}
@@ -123,7 +125,7 @@ func attach(ctx context.Context, conn net.Conn, o Options, then *wire.Request) (
 		}
 		reqs = append(reqs, then)
 	}
-	resps, err := c.doAll(ctx, reqs)
+	resps, err := c.doAll(ctx, reqs, nil)
 	if err != nil {
 		c.Close()
 		return nil, nil, err
@@ -155,6 +157,15 @@ func (c *Client) readLoop() {
 		}
 		var resp wire.Response
 		if decodeResponse(line, &resp) != nil {
+			continue
+		}
+		if resp.Result == wire.ResultProgress {
+			c.mu.Lock()
+			fn := c.onProg[string(resp.ID)]
+			c.mu.Unlock()
+			if fn != nil && resp.Progress != nil {
+				fn(resp.Progress)
+			}
 			continue
 		}
 		if resp.Result == wire.ResultEvent && resp.Event != nil {
@@ -222,7 +233,12 @@ var ErrClosed = &wire.Error{Code: wire.DaemonUnavailable, Message: "the connecti
 // as a *wire.Error (with the answer's observation, if any); the Response is
 // returned too so callers can read extra fields.
 func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, error) {
-	resps, err := c.doAll(ctx, []*wire.Request{req})
+	return c.do(ctx, req, nil)
+}
+
+// do is Do; onProgress, when set, receives the request's progress lines.
+func (c *Client) do(ctx context.Context, req *wire.Request, onProgress func(*wire.TransferInfo)) (*wire.Response, error) {
+	resps, err := c.doAll(ctx, []*wire.Request{req}, onProgress)
 	if len(resps) > 0 {
 		return resps[0], err
 	}
@@ -231,7 +247,8 @@ func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, err
 
 // doAll sends reqs in one write and waits for each answer in turn: the
 // first failure ends the wait and is returned with the answers so far.
-func (c *Client) doAll(ctx context.Context, reqs []*wire.Request) ([]*wire.Response, error) {
+// onProgress, when set, receives their progress lines.
+func (c *Client) doAll(ctx context.Context, reqs []*wire.Request, onProgress func(*wire.TransferInfo)) ([]*wire.Response, error) {
 	ids := make([]string, len(reqs))
 	chans := make([]chan *wire.Response, len(reqs))
 	var lines []byte
@@ -253,6 +270,10 @@ func (c *Client) doAll(ctx context.Context, reqs []*wire.Request) ([]*wire.Respo
 	}
 	for i, id := range ids {
 		c.pending[id] = chans[i]
+		if onProgress != nil {
+			c.onProg[id] = onProgress
+			defer c.forgetProgress(id)
+		}
 	}
 	c.mu.Unlock()
 

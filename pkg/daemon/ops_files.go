@@ -86,9 +86,15 @@ func opFiles(c *call) (*wire.Response, error) {
 	}
 	ctx := c.ctx
 	if req.Action == "get" || req.Action == "put" {
-		var done func()
-		ctx, done = startTransfer(c, req.Action, req.Path)
+		if req.Progress && len(req.ID) == 0 {
+			return nil, wire.Errorf(wire.BadRequest, "progress needs the request to carry an id: its progress lines are tagged with it")
+		}
+		t, tctx, done := startTransfer(c, req.Action, req.Path)
 		defer done()
+		if req.Progress && c.c != nil {
+			defer t.reportProgress(c.c, req.ID)()
+		}
+		ctx = tctx
 	}
 	res, err := doFiles(ctx, f, req)
 	if err != nil {
@@ -125,6 +131,9 @@ type ctxWriter struct {
 	ctx context.Context
 	w   io.Writer
 }
+
+// ExpectSize passes the size Files.Get learnt on to the transfer.
+func (c ctxWriter) ExpectSize(n int64) { expectSize(c.ctx, n) }
 
 func (c ctxWriter) Write(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
@@ -224,6 +233,9 @@ func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesR
 				return nil, wire.Errorf(wire.NotFound, "open %s: %v", req.From, err)
 			}
 			defer src.Close()
+			if st, err := src.Stat(); err == nil && st.Mode().IsRegular() {
+				expectSize(ctx, st.Size())
+			}
 			// A read that blocks (a pipe, a slow device) ends when the
 			// transfer is cancelled: closing the file wakes it.
 			defer context.AfterFunc(ctx, func() { src.Close() })()
@@ -238,7 +250,8 @@ func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesR
 			if len(data) > inlineFileMax {
 				return nil, wire.Errorf(wire.TooLarge, "inline content is limited to %d bytes; use from with a local path", inlineFileMax)
 			}
-			n, err := f.Put(path, bytes.NewReader(data), mode)
+			expectSize(ctx, int64(len(data)))
+			n, err := f.Put(path, ctxReader{ctx, bytes.NewReader(data)}, mode)
 			res.Bytes = n
 			return res, err
 		}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -27,22 +28,25 @@ type transfer struct {
 	d                        *Daemon
 	start                    time.Time
 	bytes                    atomic.Int64
+	total                    atomic.Int64  // the file's size once known; 0 = unknown
+	sized                    chan struct{} // signalled when total is learnt
 	cancel                   context.CancelFunc
 }
 
-type bytesKey struct{}
+type transferKey struct{}
 
-// startTransfer registers a get or put of limb l and returns the context
-// its reads and writes count against (and stop with).
-func startTransfer(c *call, action, path string) (context.Context, func()) {
+// startTransfer registers a get or put of limb l and returns it with the
+// context its reads and writes count against (and stop with).
+func startTransfer(c *call, action, path string) (*transfer, context.Context, func()) {
 	ctx, cancel := context.WithCancel(c.ctx)
-	t := &transfer{limbID: c.l.id, action: action, path: path, d: c.d, start: time.Now(), cancel: cancel}
+	t := &transfer{limbID: c.l.id, action: action, path: path, d: c.d, start: time.Now(), cancel: cancel,
+		sized: make(chan struct{}, 1)}
 	transfers.mu.Lock()
 	transfers.next++
 	t.id = fmt.Sprintf("t-%d", transfers.next)
 	transfers.m[t.id] = t
 	transfers.mu.Unlock()
-	return context.WithValue(ctx, bytesKey{}, &t.bytes), func() {
+	return t, context.WithValue(ctx, transferKey{}, t), func() {
 		transfers.mu.Lock()
 		delete(transfers.m, t.id)
 		transfers.mu.Unlock()
@@ -52,9 +56,69 @@ func startTransfer(c *call, action, path string) (context.Context, func()) {
 
 // countBytes adds n to the transfer ctx belongs to, if any.
 func countBytes(ctx context.Context, n int) {
-	if b, ok := ctx.Value(bytesKey{}).(*atomic.Int64); ok && n > 0 {
-		b.Add(int64(n))
+	if t, ok := ctx.Value(transferKey{}).(*transfer); ok && n > 0 {
+		t.bytes.Add(int64(n))
 	}
+}
+
+// expectSize records the size of the file the transfer ctx belongs to.
+func expectSize(ctx context.Context, n int64) {
+	if t, ok := ctx.Value(transferKey{}).(*transfer); ok && n > 0 {
+		t.total.Store(n)
+		select {
+		case t.sized <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// info is the transfer's state now.
+func (t *transfer) info() wire.TransferInfo {
+	el := time.Since(t.start)
+	n := t.bytes.Load()
+	rate := int64(0)
+	if el > 0 {
+		rate = int64(float64(n) / el.Seconds())
+	}
+	return wire.TransferInfo{TransferID: t.id, Action: t.action, Path: t.path, Bytes: n, Total: t.total.Load(),
+		ElapsedMs: el.Milliseconds(), BytesPerSec: rate}
+}
+
+// progressEvery is how often a transfer that asked for progress reports.
+const progressEvery = 200 * time.Millisecond
+
+// reportProgress sends t's state on c as "progress" lines tagged with the
+// request's id: at once, as soon as the file's size is known, every
+// progressEvery while bytes move, and the last state when stop is called.
+// stop returns once that line is written, so none follows the answer.
+func (t *transfer) reportProgress(c *conn, id json.RawMessage) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		var last *wire.TransferInfo
+		report := func() {
+			info := t.info()
+			if last == nil || info.Bytes != last.Bytes || info.Total != last.Total {
+				c.send(&wire.Response{Result: wire.ResultProgress, ID: id, Progress: &info})
+				last = &info
+			}
+		}
+		for {
+			report()
+			select {
+			case <-done:
+				report()
+				return
+			case <-t.sized:
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
 
 // inFlight lists the transfers of one limb of this daemon, oldest first.
@@ -70,14 +134,7 @@ func (tt *transferTable) inFlight(d *Daemon, limbID string) []wire.TransferInfo 
 	sort.Slice(list, func(i, j int) bool { return list[i].start.Before(list[j].start) })
 	out := []wire.TransferInfo{}
 	for _, t := range list {
-		el := time.Since(t.start)
-		n := t.bytes.Load()
-		rate := int64(0)
-		if el > 0 {
-			rate = int64(float64(n) / el.Seconds())
-		}
-		out = append(out, wire.TransferInfo{TransferID: t.id, Action: t.action, Path: t.path, Bytes: n,
-			ElapsedMs: el.Milliseconds(), BytesPerSec: rate})
+		out = append(out, t.info())
 	}
 	return out
 }

@@ -187,3 +187,7 @@ type Files interface {
 	Resolve(path string) (string, error)
 	Close() error
 }
+
+// SizeHint is implemented by a writer handed to Files.Get that wants the
+// file's size before its bytes, so a transfer's progress can show a total.
+type SizeHint interface{ ExpectSize(n int64) }

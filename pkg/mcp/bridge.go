@@ -148,7 +148,7 @@ func (a *attachment) do(ctx context.Context, name string, req *wire.Request) (*w
 		if err != nil {
 			return nil, notes, err
 		}
-		resp, err := c.Do(ctx, req)
+		resp, err := send(ctx, c, req)
 		if err == client.ErrClosed {
 			a.drop(c)
 			if attempt == 0 && retrySafe(req.Op) {

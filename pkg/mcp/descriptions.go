@@ -70,7 +70,8 @@ const (
 
 	docFiles = "Moves files over SFTP: on SSH limbs the same connection, on desktops a second SSH connection to the same machine. " +
 		"list, get, put, mkdir, remove, rename, home. Reading needs files.read and writing files.write; neither implies the other. " +
-		"Transfers are synchronous: the answer comes when the whole file has moved and states the byte count."
+		"Transfers are synchronous: the answer comes when the whole file has moved and states the byte count; " +
+		"a call with _meta.progressToken receives notifications/progress (bytes so far, total size) meanwhile."
 
 	docTransfer = "Lists the dvv_files get and put calls in flight on a limb (status: transferId, bytes so far, bytes per second) and stops one " +
 		"(cancel with its transferId). Nothing is ever queued: each transfer runs inside its own dvv_files call, which then answers that it " +

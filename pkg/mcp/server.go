@@ -101,6 +101,7 @@ func (b *Bridge) handler(t *Tool) sdk.ToolHandler {
 			preferJPEG(wreq)
 		}
 		applyImageBudget(wreq, b.opts.Image.orDefault())
+		ctx = withProgress(ctx, req, wreq)
 		resp, note, err := b.att.do(ctx, clientName(req), wreq)
 		if err != nil {
 			return errorResult(err, note), nil

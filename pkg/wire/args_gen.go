@@ -279,6 +279,7 @@ type FilesArgs struct {
 	ContentBase64 string `json:"contentBase64,omitempty"` // put only; ≤ 16 MiB
 	Mode          *int   `json:"mode,omitempty"`          // put only; 0..4095
 	Recursive     bool   `json:"recursive,omitempty"`     // remove only
+	Progress      bool   `json:"progress,omitempty"`      // get/put only; interim `progress` lines; needs an id
 }
 
 // Op is "files".

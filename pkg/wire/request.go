@@ -172,6 +172,9 @@ type Request struct {
 	Mode          *int   `json:"mode,omitempty"`
 	Recursive     bool   `json:"recursive,omitempty"`
 	TransferID    string `json:"transferId,omitempty"`
+	// Progress asks a files get or put sent with an id for interim
+	// "progress" lines while it runs (see Response.Progress).
+	Progress bool `json:"progress,omitempty"`
 
 	// hosts
 	Discovered bool      `json:"discovered,omitempty"`

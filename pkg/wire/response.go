@@ -6,6 +6,9 @@ import "encoding/json"
 const (
 	ResultError = "error"
 	ResultEvent = "event"
+	// ResultProgress tags an interim line of a request that asked for
+	// progress (files get/put with progress): same id, the answer follows.
+	ResultProgress = "progress"
 )
 
 // Response is every answer: "result" is the op's name on success, "error"
@@ -67,6 +70,8 @@ type Response struct {
 
 	History []HistoryEntry `json:"history,omitzero"`
 	Event   *Event         `json:"event,omitempty"`
+	// Progress is a transfer's state on a "progress" line.
+	Progress *TransferInfo `json:"progress,omitempty"`
 
 	Share  *Share       `json:"share,omitempty"`
 	Paused *PauseResult `json:"paused,omitempty"`
@@ -247,12 +252,15 @@ type Transfer struct {
 
 // TransferInfo is one files get or put in flight.
 type TransferInfo struct {
-	TransferID  string `json:"transferId"`
-	Action      string `json:"action"` // get or put
-	Path        string `json:"path"`   // the remote path
-	Bytes       int64  `json:"bytes"`  // moved so far
-	ElapsedMs   int64  `json:"elapsedMs"`
-	BytesPerSec int64  `json:"bytesPerSec"`
+	TransferID string `json:"transferId"`
+	Action     string `json:"action"` // get or put
+	Path       string `json:"path"`   // the remote path
+	Bytes      int64  `json:"bytes"`  // moved so far
+	// Total is the file's size when it is known before the end (a regular
+	// file); 0 when it is not (a pipe, a get whose size dvvd cannot see).
+	Total       int64 `json:"total,omitempty"`
+	ElapsedMs   int64 `json:"elapsedMs"`
+	BytesPerSec int64 `json:"bytesPerSec"`
 }
 
 // Host is a saved or discovered machine. No secret is ever in it.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pkg/sftp"
 
+	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/sshx"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -162,6 +163,9 @@ func (f *files) Get(p string, w io.Writer, max int64) (int64, error) {
 		return 0, f.err(err, "get "+abs)
 	}
 	defer src.Close()
+	if h, ok := w.(limb.SizeHint); ok && st.Mode().IsRegular() {
+		h.ExpectSize(st.Size())
+	}
 	if max > 0 {
 		w = &limitWriter{w: w, left: max}
 	}
