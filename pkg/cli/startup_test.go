@@ -113,3 +113,21 @@ func BenchmarkRootWhole(b *testing.B) {
 		newRoot(e)
 	}
 }
+
+func TestCatchesSignals(t *testing.T) {
+	cases := []struct {
+		args []string
+		want bool
+	}{
+		{nil, false}, {[]string{"--version"}, false}, {[]string{"ping"}, false}, {[]string{"--json", "ping"}, false},
+		{[]string{"help", "wait"}, false}, {[]string{"__complete", "status", ""}, false}, {[]string{"wait", "l1", "--help"}, false},
+		{[]string{"--bogus", "wait"}, false},
+		{[]string{"wait", "l1", "--until", "stable"}, true}, {[]string{"--socket", "/s", "events"}, true},
+		{[]string{"type", "l1", "--", "--help"}, true}, {[]string{"term", "attach", "l1"}, true},
+	}
+	for _, c := range cases {
+		if got := catchesSignals(c.args); got != c.want {
+			t.Errorf("catchesSignals(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}
