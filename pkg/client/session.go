@@ -3,7 +3,8 @@ package client
 import (
 	"fmt"
 	"os"
-	"strings"
+
+	"github.com/dvvhq/dvv/pkg/sock"
 )
 
 // ShellSession is the session key the dvv CLI attaches with, so that the
@@ -18,22 +19,6 @@ func ShellSession() string {
 	return fmt.Sprintf("pid:%d:%s", ppid, ProcessStart(ppid))
 }
 
-// ProcessStart is a process's start time in clock ticks since boot (Linux
-// /proc), "" where unknown. It tells a shell from a later process that
-// reuses its pid.
-func ProcessStart(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return ""
-	}
-	return f[19]
-}
+// ProcessStart is sock.ProcessStart: a process's start time, "" where
+// unknown.
+func ProcessStart(pid int) string { return sock.ProcessStart(pid) }

@@ -4,36 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// SocketDir is the directory holding this user's dvvd sockets. dvvd and
-// every client resolve it the same way, from the same environment:
-// $XDG_RUNTIME_DIR/dvv when $XDG_RUNTIME_DIR names an existing directory
-// (it is per user and not shared with others), else /tmp/dvv<uid>.
-func SocketDir() string {
-	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
-		if fi, err := os.Stat(x); err == nil && fi.IsDir() {
-			return filepath.Join(x, "dvv")
-		}
-	}
-	return fmt.Sprintf("/tmp/dvv%d", os.Getuid())
-}
+// The socket rules live in pkg/sock, which dvvd uses too; these names
+// keep the client's callers unchanged.
 
-// SocketPath is the socket of instance id ("" = "default") for this user.
-func SocketPath(id string) string {
-	if id == "" {
-		id = "default"
-	}
-	return filepath.Join(SocketDir(), id+".sock")
-}
+// SocketDir is sock.Dir: this user's dvvd socket directory.
+func SocketDir() string { return sock.Dir() }
+
+// SocketPath is sock.Path: the socket of instance id ("" = "default").
+func SocketPath(id string) string { return sock.Path(id) }
 
 // DefaultSocket is $DVV_SOCKET, else the default instance's socket.
 func DefaultSocket() string {
@@ -43,41 +31,14 @@ func DefaultSocket() string {
 	return SocketPath("")
 }
 
-// Owner names a uid for messages: "uid 65534 (nobody)".
-func Owner(uid int) string {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		return fmt.Sprintf("uid %d (%s)", uid, u.Username)
-	}
-	return fmt.Sprintf("uid %d", uid)
-}
+// Owner is sock.Owner: a uid for messages.
+func Owner(uid int) string { return sock.Owner(uid) }
 
-// CheckDir reports why dir cannot hold this user's socket: it must be a
-// real directory (not a symlink), owned by this user, with no group or
-// other permission bits. Another local user who made it first could
-// otherwise put their own socket there and read what is sent to it.
-func CheckDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symlink, not a directory of your own; remove it and start dvvd again", dir)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory; remove it and start dvvd again", dir)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("cannot read the owner of %s", dir)
-	}
-	if int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is owned by %s, not by you (%s): another user may be listening there; have it removed (as root or that user), or set XDG_RUNTIME_DIR to a private directory", dir, Owner(int(st.Uid)), Owner(os.Getuid()))
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s has mode %04o; it must be 0700, giving nothing to group or others (chmod 700 %s, then restart dvvd)", dir, fi.Mode().Perm(), dir)
-	}
-	return nil
-}
+// CheckDir is sock.CheckDir: why dir cannot hold this user's socket.
+func CheckDir(dir string) error { return sock.CheckDir(dir) }
+
+// PeerUID is sock.PeerUID: the uid at the other end of a Unix socket.
+func PeerUID(c *net.UnixConn) (int, error) { return sock.PeerUID(c) }
 
 // checkSocket applies the socket rules before a byte is sent: the
 // directory passes CheckDir and the socket file is this user's. A missing

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -113,7 +113,7 @@ func sessionAlive(key string) bool {
 	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
 		return false
 	}
-	if st := client.ProcessStart(pid); st != "" && st != parts[2] {
+	if st := sock.ProcessStart(pid); st != "" && st != parts[2] {
 		return false // the pid was reused
 	}
 	return true

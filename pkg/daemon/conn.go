@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-func socketPathFor(id string) string { return client.SocketPath(id) }
+func socketPathFor(id string) string { return sock.Path(id) }
 
 // writeTimeout bounds how long a client that stopped reading can hold an
 // answer; past it the connection is dropped.

@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -175,7 +175,7 @@ func (d *Daemon) Serve() error {
 			}
 			return err
 		}
-		uid, err := client.PeerUID(c)
+		uid, err := sock.PeerUID(c)
 		if err != nil || uid != os.Getuid() {
 			d.log.Warn("refused connection from another user", "peer_uid", uid)
 			c.Close()

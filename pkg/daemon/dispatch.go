@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -199,7 +198,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	}
 	l, err := d.resolve(att, req)
 	if err != nil {
-		if req.Op == wire.OpClose && client.IsLimbGone(err) {
+		var we *wire.Error
+		if req.Op == wire.OpClose && errors.As(err, &we) && we.Code == wire.LimbGone {
 			r := ok(wire.OpClose) // idempotent: already gone is success
 			r.LimbID = req.LimbID
 			r.Dispatched = "the limb was already gone"

@@ -24,19 +24,21 @@ type fence struct {
 
 func (f *fence) close() { f.tracker.Close() }
 
-// fenceFor returns (creating) a's fence on l. Guarded by l.mu.
+// fenceForLocked returns (creating) a's fence on a desktop limb. l.mu held.
+// Fences are made on first use, per attachment, so an attachment that
+// never looks at this limb costs it no tracker.
 func (l *Limb) fenceForLocked(a *attachment) *fence {
-	f := l.fences[a]
+	f := l.desk.fences[a]
 	if f == nil {
-		f = &fence{tracker: l.buf.NewTracker()}
-		l.fences[a] = f
+		f = &fence{tracker: l.desk.buf.NewTracker()}
+		l.desk.fences[a] = f
 	}
 	return f
 }
 
 // fenceView reports a's typing fence for the observation.
 func (l *Limb) fenceView(a *attachment) *wire.Fence {
-	if l.kind != kindDesktop || a == nil {
+	if l.desk == nil || a == nil {
 		return nil
 	}
 	l.mu.Lock()
@@ -76,9 +78,12 @@ func (l *Limb) markRead(a *attachment, gen uint64) fb.Damage {
 
 // lastReadGeneration is the generation of a's last pixel read (0 = never).
 func (l *Limb) lastReadGeneration(a *attachment) uint64 {
+	if l.desk == nil {
+		return 0
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if f := l.fences[a]; f != nil {
+	if f := l.desk.fences[a]; f != nil {
 		return f.readGen
 	}
 	return 0
@@ -98,7 +103,7 @@ func (l *Limb) checkGeometry(gen *uint64, points ...[2]int) error {
 		e := wire.Errorf(wire.GeometryChanged, "generation %d is stale: the screen is now generation %d; nothing was delivered", *gen, cur)
 		return e
 	}
-	w, h := l.buf.Size()
+	w, h := l.desk.buf.Size()
 	for _, p := range points {
 		if p[0] < 0 || p[1] < 0 || p[0] >= w || p[1] >= h {
 			return wire.Errorf(wire.OutOfBounds, "(%d,%d) is outside the %dx%d framebuffer", p[0], p[1], w, h)

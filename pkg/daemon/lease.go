@@ -209,10 +209,7 @@ func (d *Daemon) releaseAllLeases(a *attachment, reason string) {
 			l.freeLocked(reason)
 		}
 		delete(l.lease.revoked, a)
-		if f := l.fences[a]; f != nil {
-			f.close()
-			delete(l.fences, a)
-		}
+		l.part.forgetLocked(a)
 		l.mu.Unlock()
 	}
 }

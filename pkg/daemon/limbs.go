@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/fb"
-	"github.com/dvvhq/dvv/pkg/imaging"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -23,33 +21,37 @@ func LimbID(protocol, address string, port, slot int) string {
 	return protocol + "-" + hex.EncodeToString(sum[:4])
 }
 
-// Limb is one live connection to one machine, kept up across drops.
+// Limb is one live connection to one machine, kept up across drops. This
+// is the part every kind shares: id, state and the reconnect loop, lease,
+// history, files. What differs between a desktop and a terminal is its
+// part (limb_desktop.go, limb_terminal.go).
 type Limb struct {
 	d      *Daemon
 	id     string
 	target limb.Target
-	kind   string // desktop or terminal
+	kind   string // wire.KindDesktop or wire.KindTerminal, fixed by the protocol
 
-	buf *fb.Buffer          // desktop limbs: the mirror, kept across reconnects
-	enc imaging.EncodeCache // recent encodes of the mirror
-	txt textReaders         // recognised text of the mirror, per language
+	// part is the kind's half; exactly one of desk and term is set, and
+	// is part. Ops bound to a kind (wire.OpSpec.Kind) use that one without
+	// a check: dispatch refused a limb of the other kind.
+	part limbPart
+	desk *desktopLimb
+	term *terminalLimb
 
+	// mu guards the fields below, the lease, and the session fields of
+	// desk and term. It is never held while calling into a session (a
+	// server that reads nothing would stall every status call behind it).
 	mu         sync.Mutex
 	state      string
 	lastErr    *wire.LimbError
 	reconnects int
-	desk       limb.Desktop
-	term       limb.Terminal
 	stateCh    chan struct{} // closed at every state change
 	perceive   bool
 	redial     chan struct{}
-	exitCode   *int       // a terminal's shell exit status, once it ended
 	files      limb.Files // SFTP, opened on first use
-	filesMu    sync.Mutex
+	filesMu    sync.Mutex // guards files alone: an SFTP dial is slow and must not block mu
 
 	lease  leaseState
-	fences map[*attachment]*fence
-	share  *share    // RFB re-share, once started (share.go)
 	actLog actLog    // recent agent acts for the viewer (acts.go)
 	paused bool      // a person paused agent input on this limb (pause.go)
 	rec    *recorder // the running recording, if any (record.go)
@@ -70,6 +72,31 @@ const (
 	kindTerminal = wire.KindTerminal
 )
 
+// limbPart is what a kind of limb adds to the common part. The run loop,
+// the observation and the per-attachment bookkeeping go through it, so
+// they hold no kind branches of their own.
+type limbPart interface {
+	// dial connects a fresh session and keeps it as the live one.
+	dial(ctx context.Context, t limb.Target) (limb.Session, error)
+	// redialing runs before a reconnect's dial.
+	redialing()
+	// detachLocked forgets the live session (Limb.mu held).
+	detachLocked()
+	// ended reports a session that ended because the remote program did
+	// (a shell that exited), not its connection.
+	ended() bool
+	// observe fills the kind's half of an observation for a (size,
+	// geometry, coverage, fence) and says when the screen last changed.
+	observe(o *wire.Observation, a *attachment) time.Time
+	// signals are the live session's; nil without one.
+	signals() wire.Signals
+	// caps are the ops a limb summary lists.
+	caps(perceive bool) []string
+	// forgetLocked drops what the kind keeps for attachment a, or for
+	// every attachment when a is nil (Limb.mu held).
+	forgetLocked(a *attachment)
+}
+
 func defaultPort(proto string) int {
 	if p, ok := wire.Protocol(proto); ok {
 		return p.DefaultPort
@@ -81,12 +108,12 @@ func defaultPort(proto string) int {
 // returns as soon as the session task runs.
 func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	kind := kindDesktop
-	if p, ok := wire.Protocol(t.Protocol); ok && p.Kind == kindTerminal {
-		kind = kindTerminal
-		if d.cfg.Terminal == nil {
-			return nil, wire.Errorf(wire.Unsupported, "this dvvd was built without SSH support")
-		}
-	} else if d.cfg.Desktop[t.Protocol] == nil {
+	if p, ok := wire.Protocol(t.Protocol); ok {
+		kind = p.Kind
+	}
+	switch {
+	case kind == kindTerminal && d.cfg.Terminal == nil,
+		kind == kindDesktop && d.cfg.Desktop[t.Protocol] == nil:
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd was built without %s support", t.Protocol)
 	}
 	id := LimbID(t.Protocol, t.Address, t.Port, t.Slot)
@@ -108,12 +135,17 @@ func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	}
 	ctx, cancel := context.WithCancel(d.ctx)
 	l := &Limb{d: d, id: id, target: t, kind: kind, state: wire.StateConnecting, stateCh: make(chan struct{}),
-		perceive: t.Perceive, redial: make(chan struct{}, 1), fences: map[*attachment]*fence{},
+		perceive: t.Perceive, redial: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, exited: make(chan struct{})}
+	// actCtx is a child of ctx so close can withdraw in-flight intents
+	// (and let them settle) before it ends the session under them.
 	l.actCtx, l.actCancel = context.WithCancel(ctx)
-	if kind == kindDesktop {
-		l.buf = fb.New()
-		l.buf.SetMaxPixels(d.cfg.MaxFramebufferPixels)
+	if kind == kindTerminal {
+		l.term = &terminalLimb{l: l, dialer: d.cfg.Terminal}
+		l.part = l.term
+	} else {
+		l.desk = newDesktopLimb(l, d.cfg.Desktop[t.Protocol], d.cfg.MaxFramebufferPixels)
+		l.part = l.desk
 	}
 	d.limbs[id] = l
 	go l.run()
@@ -166,14 +198,7 @@ func (l *Limb) run() {
 		}
 		if !first {
 			l.setState(wire.StateReconnecting, nil)
-			if l.buf != nil {
-				// Coverage counts from the new connection: the old pixels
-				// may be stale, so they are cleared (same size, same
-				// generation) and every reader's fence arms.
-				if w, h := l.buf.Size(); w > 0 {
-					l.buf.Resize(w, h)
-				}
-			}
+			l.part.redialing()
 		}
 		sess, err := l.dial()
 		if err != nil {
@@ -204,7 +229,7 @@ func (l *Limb) run() {
 		l.setState(wire.StateConnected, nil)
 		switch l.serve(sess) {
 		case endDropped:
-			if l.shellExited() {
+			if l.part.ended() {
 				sess.Close() // the shell is gone; its connection goes too
 				l.detachSession(nil)
 				l.setState(wire.StateExited, nil)
@@ -328,29 +353,12 @@ func (l *Limb) dial() (limb.Session, error) {
 	t := l.target
 	t.Perceive = l.perceive
 	l.mu.Unlock()
-	if l.kind == kindTerminal {
-		term, err := l.d.cfg.Terminal(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		l.mu.Lock()
-		l.term, l.exitCode = term, nil
-		l.mu.Unlock()
-		return term, nil
-	}
-	desk, err := l.d.cfg.Desktop[t.Protocol](ctx, t, l.buf)
-	if err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	l.desk = desk
-	l.mu.Unlock()
-	return desk, nil
+	return l.part.dial(ctx, t)
 }
 
 func (l *Limb) detachSession(we *wire.Error) {
 	l.mu.Lock()
-	l.desk, l.term = nil, nil
+	l.part.detachLocked()
 	if we != nil {
 		l.lastErr = &wire.LimbError{Code: we.Code, Message: we.Message, AtMs: time.Now().UnixMilli()}
 	}
@@ -408,10 +416,7 @@ func (l *Limb) close() {
 	}
 	l.filesMu.Unlock()
 	l.mu.Lock()
-	for a, f := range l.fences {
-		f.close()
-		delete(l.fences, a)
-	}
+	l.part.forgetLocked(nil)
 	if l.lease.holder != nil {
 		l.freeLocked("the limb was closed")
 	}
@@ -429,32 +434,6 @@ func (l *Limb) close() {
 	l.d.log.Info("limb closed", "limb", l.id)
 }
 
-// desktop returns the live desktop session or a coded reason there is none.
-func (l *Limb) desktop() (limb.Desktop, error) {
-	if l.kind != kindDesktop {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; use run, term_send or term_read", l.id)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.desk == nil {
-		return nil, l.notConnectedLocked()
-	}
-	return l.desk, nil
-}
-
-// terminal returns the live terminal session or a coded reason.
-func (l *Limb) terminal() (limb.Terminal, error) {
-	if l.kind != kindTerminal {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a desktop; terminal ops need an ssh limb", l.id)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.term == nil {
-		return nil, l.notConnectedLocked()
-	}
-	return l.term, nil
-}
-
 func (l *Limb) notConnectedLocked() error {
 	reason := ""
 	if l.lastErr != nil {
@@ -467,15 +446,6 @@ func (l *Limb) notConnectedLocked() error {
 		return wire.Errorf(wire.NotReady, "limb %s is stalled: the server has answered nothing, not even a liveness probe, so its pixels may be stale and input may not arrive; call wait with until: connected", l.id)
 	}
 	return wire.Errorf(wire.NotConnected, "limb %s is %s%s", l.id, l.state, reason)
-}
-
-// generation is the geometry generation: 1 for the first size, +1 for each
-// change. Before any size is known it is 0.
-func (l *Limb) generation() uint64 {
-	if l.buf == nil {
-		return 0
-	}
-	return l.buf.Resizes()
 }
 
 // beginAct registers an intent that close and revocation withdraw. A
@@ -492,107 +462,4 @@ func (l *Limb) beginAct() (context.Context, func(), error) {
 	}
 	l.acts.Add(1)
 	return l.actCtx, l.acts.Done, nil
-}
-
-// shellExited records a terminal's exit status when its shell ended (as
-// opposed to the connection dropping). An exited shell is not redialled
-// until a reconnect asks for a new one.
-func (l *Limb) shellExited() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.term == nil {
-		return false
-	}
-	code, exited := l.term.Exited()
-	if exited {
-		l.exitCode = &code
-	}
-	return exited
-}
-
-// lastExit is the exit status of the terminal's shell, once it ended.
-func (l *Limb) lastExit() (int, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.exitCode != nil {
-		return *l.exitCode, true
-	}
-	if l.term != nil {
-		if code, exited := l.term.Exited(); exited {
-			return code, true
-		}
-	}
-	return 0, false
-}
-
-// adopt applies a saved host's settings to a limb that was already open
-// for the same endpoint (by address, or by another saved host). The SSH
-// sidecar takes effect at once (an open SFTP session is dropped and the
-// next files call dials the new one); a different login is not switched
-// under a live session. It returns what the caller should be told, or "".
-func (l *Limb) adopt(t limb.Target) string {
-	l.mu.Lock()
-	cur := l.target
-	var notes []string
-	sidecar := false
-	if t.SSHPort != 0 && t.SSHPort != cur.SSHPort {
-		l.target.SSHPort, sidecar = t.SSHPort, true
-	}
-	if t.SSHUser != "" && t.SSHUser != cur.SSHUser {
-		l.target.SSHUser, sidecar = t.SSHUser, true
-	}
-	if (t.User != "" && t.User != cur.User) || (t.Domain != "" && t.Domain != cur.Domain) {
-		who := cur.User
-		if who == "" {
-			who = "no user"
-		}
-		notes = append(notes, fmt.Sprintf("limb %s was already open as %s; the saved host's login (%s) was not applied to the live session: close the limb and open the saved host again to log in with it", l.id, who, t.User))
-	}
-	l.mu.Unlock()
-	if sidecar {
-		l.filesMu.Lock()
-		if l.files != nil {
-			l.files.Close()
-			l.files = nil
-		}
-		l.filesMu.Unlock()
-		notes = append([]string{fmt.Sprintf("limb %s was already open; the saved host's SSH sidecar now serves its files", l.id)}, notes...)
-	}
-	return strings.Join(notes, "; ")
-}
-
-// adoptCredential decides what opening an endpoint that already has a limb
-// does to the limb's credential (l.mu held). One limb is one session at one
-// endpoint, so it has one account: an open without a credential joins it as
-// it is; a limb without one takes the new one whole (user, domain and
-// password together); the same account may bring a newer password (the
-// user fixed it); another account is refused, never mixed in (a second
-// saved host on the same endpoint must not send its password under the
-// first host's user name).
-func (l *Limb) adoptCredential(t limb.Target) error {
-	cur := &l.target
-	newHas := t.User != "" || t.Domain != "" || t.Password != ""
-	curHas := cur.User != "" || cur.Domain != "" || cur.Password != ""
-	switch {
-	case !newHas:
-	case !curHas:
-		cur.User, cur.Domain, cur.Password = t.User, t.Domain, t.Password
-	case cur.User == t.User && cur.Domain == t.Domain:
-		if t.Password != "" {
-			cur.Password = t.Password
-		}
-	default:
-		e := wire.Errorf(wire.BadRequest, "limb %s is already open at this endpoint with another account (user %q); one limb never mixes two credentials",
-			l.id, accountName(cur.Domain, cur.User))
-		e.Next = fmt.Sprintf("close it first (dvv close %s), or, on RDP, open the other account with another slot", l.id)
-		return e
-	}
-	return nil
-}
-
-func accountName(domain, user string) string {
-	if domain != "" {
-		return domain + `\` + user
-	}
-	return user
 }

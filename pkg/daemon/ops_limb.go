@@ -30,44 +30,18 @@ func (l *Limb) observe(a *attachment) *wire.Observation {
 	o := &wire.Observation{Schema: wire.ObservationSchema, LimbID: l.id, Protocol: l.target.Protocol, Kind: l.kind,
 		Address: l.target.Address, Port: l.target.Port, Slot: l.target.Slot, State: l.state, Perceive: l.perceive,
 		Reconnects: l.reconnects, LastError: l.lastErr, Lease: l.leaseViewLocked(a)}
-	desk, term := l.desk, l.term
 	l.mu.Unlock()
-	var last time.Time
-	switch {
-	case l.buf != nil:
-		w, h := l.buf.Size()
-		o.Size = wire.Size{W: w, H: h}
-		o.Geometry = wire.Geometry{Generation: l.generation(), Width: w, Height: h}
-		o.Coverage = round3(l.buf.Coverage())
-		last = l.buf.LastChange()
-		o.Fence = l.fenceView(a)
-		if desk != nil {
-			o.DesktopName = desk.DesktopName()
-		}
-	case term != nil:
-		cols, rows := term.Size()
-		o.Size = wire.Size{W: cols, H: rows}
-		o.Geometry = wire.Geometry{Generation: 1, Width: cols, Height: rows}
-		o.Coverage = 1
-		last = term.LastOutput()
-	}
-	if !last.IsZero() {
+	if last := l.part.observe(o, a); !last.IsZero() {
 		o.LastChangeMs = time.Since(last).Milliseconds()
 	}
-	o.Signals = l.signals(desk, term)
+	o.Signals = l.signals()
 	return o
 }
 
 // signals never defaults: with no live session every entry is unknown with
 // the reason, except window_structure, which no protocol here carries.
-func (l *Limb) signals(desk limb.Desktop, term limb.Terminal) wire.Signals {
-	var s wire.Signals
-	switch {
-	case desk != nil:
-		s = desk.Signals()
-	case term != nil:
-		s = term.Signals()
-	}
+func (l *Limb) signals() wire.Signals {
+	s := l.part.signals()
 	out := wire.Signals{}
 	for k, v := range s {
 		out[k] = v
@@ -91,15 +65,7 @@ func (l *Limb) stateName() string {
 
 func (l *Limb) summary(a *attachment) wire.LimbSummary {
 	o := l.observe(a)
-	caps := []string{"status", "signals", "wait"}
-	if l.kind == kindDesktop {
-		caps = append(caps, "click", "type", "key", "clipboard", "files")
-		if o.Perceive {
-			caps = append(caps, "screen")
-		}
-	} else {
-		caps = append(caps, "run", "term_read", "term_send", "screen", "files")
-	}
+	caps := append([]string{"status", "signals", "wait"}, l.part.caps(o.Perceive)...)
 	return wire.LimbSummary{LimbID: l.id, Protocol: o.Protocol, Address: o.Address, Port: o.Port, Slot: o.Slot,
 		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
 }

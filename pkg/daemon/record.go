@@ -116,14 +116,12 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		return nil, wire.Errorf(wire.Busy, "limb %s is already being recorded; stop that recording first", l.id)
 	}
 	var term limb.Terminal
-	if l.kind == kindTerminal {
+	if l.term != nil {
 		t, err := l.terminal()
 		if err != nil {
 			return nil, err
 		}
 		term = t
-	} else if l.buf == nil {
-		return nil, wire.Errorf(wire.NotReady, "limb %s keeps no framebuffer mirror (opened without perceive), so there is nothing to record", l.id)
 	}
 	dir, err := recordingsDir()
 	if err != nil {
@@ -174,7 +172,9 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 			return abandon(wire.Errorf(wire.Internal, "cannot write the recording: %v", err))
 		}
 		rec.bytes = fbs.Bytes
-		run = func() error { return recording.RecordDesktop(ctx, l.buf, fbs, recording.DesktopOptions{Name: l.id}) }
+		run = func() error {
+			return recording.RecordDesktop(ctx, l.desk.buf, fbs, recording.DesktopOptions{Name: l.id})
+		}
 	}
 	l.mu.Lock()
 	if l.rec != nil {

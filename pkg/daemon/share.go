@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/rfbserver"
+	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -51,8 +51,8 @@ const (
 func (l *Limb) shareFor() (*share, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.share != nil {
-		return l.share, nil
+	if l.desk.share != nil {
+		return l.desk.share, nil
 	}
 	dir := filepath.Dir(l.d.SocketPath())
 	base := filepath.Join(dir, l.d.cfg.ID+"-share-"+l.id)
@@ -73,7 +73,7 @@ func (l *Limb) shareFor() (*share, error) {
 		sh.wg.Add(1)
 		go sh.acceptUnix(ln, viewOnly)
 	}
-	l.share = sh
+	l.desk.share = sh
 	return sh, nil
 }
 
@@ -85,7 +85,7 @@ func (sh *share) acceptUnix(ln *net.UnixListener, viewOnly bool) {
 			return
 		}
 		// The directory is private; the peer check is the second lock.
-		if uid, err := client.PeerUID(c); err != nil || uid != os.Getuid() {
+		if uid, err := sock.PeerUID(c); err != nil || uid != os.Getuid() {
 			c.Close()
 			continue
 		}
@@ -107,7 +107,7 @@ func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok
 	go func() {
 		defer sh.wg.Done()
 		in := sh.seat.session()
-		cfg := rfbserver.Config{Buffer: sh.l.buf, Name: "dvv " + sh.l.id, ViewOnly: viewOnly, Input: in, Auth: auth}
+		cfg := rfbserver.Config{Buffer: sh.l.desk.buf, Name: "dvv " + sh.l.id, ViewOnly: viewOnly, Input: in, Auth: auth}
 		err := rfbserver.Serve(sh.ctx, c, cfg)
 		sh.mu.Lock()
 		sh.viewers--

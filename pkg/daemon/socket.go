@@ -9,19 +9,19 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/sock"
 )
 
 // prepareDir makes sure dir is a private directory of this user: created
 // 0700 when missing; refused when it is a symlink, owned by someone else
 // (the message names them), or open to group or others. A socket in a
 // shared directory could be replaced by another user's. Clients apply the
-// same rules (client.CheckDir) before they send anything.
+// same rules (sock.CheckDir) before they send anything.
 func prepareDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	if err := client.CheckDir(dir); err != nil {
+	if err := sock.CheckDir(dir); err != nil {
 		return fmt.Errorf("refusing the socket directory: %w", err)
 	}
 	return nil

@@ -118,12 +118,11 @@ func (g *viewerGlue) describe(l *Limb) viewer.Limb {
 		Lease: viewer.Lease{Holder: o.Lease.Holder, SinceMs: o.Lease.SinceMs, Reason: o.Lease.Reason, Human: o.Lease.HumanTookOver, Mine: o.Lease.Held}}
 	l.mu.Lock()
 	v.Paused = l.pausedLocked()
-	term := l.term
 	l.mu.Unlock()
-	if l.buf != nil {
-		v.Width, v.Height = l.buf.Size()
+	if l.desk != nil {
+		v.Width, v.Height = l.desk.buf.Size()
 	}
-	if term != nil {
+	if term, err := l.terminal(); err == nil {
 		v.Cols, v.Rows = term.Size()
 		rows, _, _ := term.Grid()
 		for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
@@ -136,10 +135,10 @@ func (g *viewerGlue) describe(l *Limb) viewer.Limb {
 
 func (g *viewerGlue) Thumbnail(id string, maxW int) ([]byte, error) {
 	l := g.limb(id)
-	if l == nil || l.buf == nil {
+	if l == nil || l.desk == nil {
 		return nil, wire.Errorf(wire.LimbGone, "no desktop limb %q", id)
 	}
-	w, h := l.buf.Size()
+	w, h := l.desk.buf.Size()
 	if w == 0 || h == 0 {
 		return nil, wire.Errorf(wire.NotReady, "limb %s has no picture yet", id)
 	}
@@ -155,10 +154,10 @@ func (b browserInput) End() { b.end("handed back: the person closed the browser 
 
 func (g *viewerGlue) Desktop(id string) (*fb.Buffer, viewer.DesktopInput, error) {
 	l := g.limb(id)
-	if l == nil || l.buf == nil {
+	if l == nil || l.desk == nil {
 		return nil, nil, wire.Errorf(wire.LimbGone, "no desktop limb %q", id)
 	}
-	return l.buf, browserInput{g.seat(l).session()}, nil
+	return l.desk.buf, browserInput{g.seat(l).session()}, nil
 }
 
 // browserTerminal types into a terminal limb as the browser's person.
@@ -208,7 +207,7 @@ func (t browserTerminal) Send(b []byte) error {
 
 func (g *viewerGlue) Terminal(id string) (viewer.Terminal, error) {
 	l := g.limb(id)
-	if l == nil || l.kind != kindTerminal {
+	if l == nil || l.term == nil {
 		return nil, wire.Errorf(wire.LimbGone, "no terminal limb %q", id)
 	}
 	return browserTerminal{g: g, l: l}, nil

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package client
+package sock
 
 import (
 	"errors"

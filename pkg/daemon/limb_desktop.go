@@ -1,0 +1,126 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/imaging"
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// desktopLimb is what a desktop limb (VNC, RDP) adds to the common part:
+// the mirror of the remote framebuffer, which outlives each session so ids,
+// generations and fences survive a reconnect, and every attachment's fence
+// on it.
+type desktopLimb struct {
+	l      *Limb
+	dialer limb.DesktopDialer
+
+	buf *fb.Buffer          // the mirror, kept across reconnects
+	enc imaging.EncodeCache // recent encodes of the mirror
+	txt textReaders         // recognised text of the mirror, per language
+
+	// Guarded by Limb.mu.
+	session limb.Desktop // the live session, nil between sessions
+	fences  map[*attachment]*fence
+	share   *share // RFB re-share, once started (share.go)
+}
+
+func newDesktopLimb(l *Limb, dial limb.DesktopDialer, maxPixels int) *desktopLimb {
+	buf := fb.New()
+	buf.SetMaxPixels(maxPixels)
+	return &desktopLimb{l: l, dialer: dial, buf: buf, fences: map[*attachment]*fence{}}
+}
+
+func (k *desktopLimb) dial(ctx context.Context, t limb.Target) (limb.Session, error) {
+	s, err := k.dialer(ctx, t, k.buf)
+	if err != nil {
+		return nil, err
+	}
+	k.l.mu.Lock()
+	k.session = s
+	k.l.mu.Unlock()
+	return s, nil
+}
+
+// redialing clears the mirror before a reconnect: the old pixels may be
+// stale, so coverage counts from the new connection (same size, same
+// generation) and every reader's fence arms.
+func (k *desktopLimb) redialing() {
+	if w, h := k.buf.Size(); w > 0 {
+		k.buf.Resize(w, h)
+	}
+}
+
+func (k *desktopLimb) detachLocked() { k.session = nil }
+
+// ended: a desktop session only ends with its connection.
+func (k *desktopLimb) ended() bool { return false }
+
+func (k *desktopLimb) observe(o *wire.Observation, a *attachment) time.Time {
+	w, h := k.buf.Size()
+	o.Size = wire.Size{W: w, H: h}
+	o.Geometry = wire.Geometry{Generation: k.buf.Resizes(), Width: w, Height: h}
+	o.Coverage = round3(k.buf.Coverage())
+	o.Fence = k.l.fenceView(a)
+	k.l.mu.Lock()
+	s := k.session
+	k.l.mu.Unlock()
+	if s != nil {
+		o.DesktopName = s.DesktopName()
+	}
+	return k.buf.LastChange()
+}
+
+func (k *desktopLimb) signals() wire.Signals {
+	k.l.mu.Lock()
+	s := k.session
+	k.l.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.Signals()
+}
+
+func (k *desktopLimb) caps(perceive bool) []string {
+	caps := []string{"click", "type", "key", "clipboard", "files"}
+	if perceive {
+		caps = append(caps, "screen")
+	}
+	return caps
+}
+
+// forgetLocked closes a's fence (every fence when a is nil): its tracker
+// would otherwise keep counting damage for nobody.
+func (k *desktopLimb) forgetLocked(a *attachment) {
+	for b, f := range k.fences {
+		if a == nil || a == b {
+			f.close()
+			delete(k.fences, b)
+		}
+	}
+}
+
+// desktop returns the live desktop session or a coded reason there is none.
+func (l *Limb) desktop() (limb.Desktop, error) {
+	if l.desk == nil {
+		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; use run, term_send or term_read", l.id)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.desk.session == nil {
+		return nil, l.notConnectedLocked()
+	}
+	return l.desk.session, nil
+}
+
+// generation is the geometry generation: 1 for the first size, +1 for each
+// change. Before any size is known, and on terminals, it is 0.
+func (l *Limb) generation() uint64 {
+	if l.desk == nil {
+		return 0
+	}
+	return l.desk.buf.Resizes()
+}

@@ -1,0 +1,116 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// terminalLimb is what a terminal limb (SSH) adds to the common part: the
+// live shell session, whose emulator and output ring live in the session
+// itself, and the shell's exit status once it ended. A terminal is never
+// fenced: its screen is text the agent reads whole.
+type terminalLimb struct {
+	l      *Limb
+	dialer limb.TerminalDialer
+
+	// Guarded by Limb.mu.
+	session  limb.Terminal // nil between sessions
+	exitCode *int          // the shell's exit status, once it ended
+}
+
+func (k *terminalLimb) dial(ctx context.Context, t limb.Target) (limb.Session, error) {
+	s, err := k.dialer(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	k.l.mu.Lock()
+	k.session, k.exitCode = s, nil
+	k.l.mu.Unlock()
+	return s, nil
+}
+
+func (k *terminalLimb) redialing() {}
+
+func (k *terminalLimb) detachLocked() { k.session = nil }
+
+// ended records the exit status when the shell ended (as opposed to the
+// connection dropping). An exited shell is not redialled until a reconnect
+// asks for a new one: starting another would hide that the first ended.
+func (k *terminalLimb) ended() bool {
+	k.l.mu.Lock()
+	defer k.l.mu.Unlock()
+	if k.session == nil {
+		return false
+	}
+	code, exited := k.session.Exited()
+	if exited {
+		k.exitCode = &code
+	}
+	return exited
+}
+
+func (k *terminalLimb) observe(o *wire.Observation, a *attachment) time.Time {
+	k.l.mu.Lock()
+	s := k.session
+	k.l.mu.Unlock()
+	if s == nil {
+		return time.Time{}
+	}
+	cols, rows := s.Size()
+	o.Size = wire.Size{W: cols, H: rows}
+	// A terminal's cells are its coordinates and it has no pixels to
+	// fence: one generation, always covered.
+	o.Geometry = wire.Geometry{Generation: 1, Width: cols, Height: rows}
+	o.Coverage = 1
+	return s.LastOutput()
+}
+
+func (k *terminalLimb) signals() wire.Signals {
+	k.l.mu.Lock()
+	s := k.session
+	k.l.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.Signals()
+}
+
+func (k *terminalLimb) caps(bool) []string {
+	return []string{"run", "term_read", "term_send", "screen", "files"}
+}
+
+func (k *terminalLimb) forgetLocked(*attachment) {}
+
+// terminal returns the live terminal session or a coded reason.
+func (l *Limb) terminal() (limb.Terminal, error) {
+	if l.term == nil {
+		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a desktop; terminal ops need a terminal limb", l.id)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.term.session == nil {
+		return nil, l.notConnectedLocked()
+	}
+	return l.term.session, nil
+}
+
+// lastExit is the exit status of the terminal's shell, once it ended.
+func (l *Limb) lastExit() (int, bool) {
+	if l.term == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.term.exitCode != nil {
+		return *l.term.exitCode, true
+	}
+	if l.term.session != nil {
+		if code, exited := l.term.session.Exited(); exited {
+			return code, true
+		}
+	}
+	return 0, false
+}
