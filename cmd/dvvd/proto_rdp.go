@@ -13,8 +13,8 @@ import (
 )
 
 func init() {
-	desktopDialers["rdp"] = rdplimb.Dial
-	trusters["rdp"] = trustRDP
+	desktopDialers[wire.ProtoRDP] = rdplimb.Dial
+	trusters[wire.ProtoRDP] = trustRDP
 }
 
 // trustRDP pins an RDP server's certificate. Given a fingerprint (the one a

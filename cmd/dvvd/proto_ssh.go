@@ -5,13 +5,14 @@ import (
 
 	sshlimb "github.com/dvvhq/dvv/pkg/limb/ssh"
 	"github.com/dvvhq/dvv/pkg/sshx"
+	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 func init() {
 	terminalDialer = sshlimb.DialTerminal
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
-	trusters["ssh"] = func(address string, port int, _ string) (string, error) {
+	trusters[wire.ProtoSSH] = func(address string, port int, _ string) (string, error) {
 		return sshlimb.TrustHostKey(address, port)
 	}
 	hostKeyCheck = func(ctx context.Context, address string, port int, user string) (string, error) {

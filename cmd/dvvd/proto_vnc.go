@@ -1,8 +1,11 @@
 package main
 
-import "github.com/dvvhq/dvv/pkg/limb/vnc"
+import (
+	"github.com/dvvhq/dvv/pkg/limb/vnc"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
 
 func init() {
-	desktopDialers["vnc"] = vnc.Dial
-	trusters["vnc"] = pinCert
+	desktopDialers[wire.ProtoVNC] = vnc.Dial
+	trusters[wire.ProtoVNC] = pinCert
 }

@@ -40,7 +40,7 @@ func (m *groupMembers) args() (wire.GroupOpenArgs, error) {
 		return wire.GroupOpenArgs{}, usageErr("name members with --address HOST:PORT and/or --host-id ID (each repeatable)")
 	}
 	if len(m.addresses) > 0 && m.protocol == "" {
-		return wire.GroupOpenArgs{}, usageErr("--address members need --protocol vnc|rdp|ssh")
+		return wire.GroupOpenArgs{}, usageErr("--address members need --protocol %s", strings.Join(wire.ProtocolNames(), "|"))
 	}
 	for _, a := range m.addresses {
 		// Refused before anything echoes or sends a malformed address.

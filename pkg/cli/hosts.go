@@ -74,7 +74,7 @@ type hostAddOptions struct {
 func hostsAddCmd(e *env) *cobra.Command {
 	var o hostAddOptions
 	cmd := &cobra.Command{
-		Use:   "add <name> --address A --protocol vnc|rdp|ssh",
+		Use:   "add <name> --address A --protocol " + strings.Join(wire.ProtocolNames(), "|"),
 		Short: "Save a machine; --password-stdin stores its password in the keychain",
 		Long: "Save a machine under a name. With --password-stdin the password is read from stdin (one line;\n" +
 			"typing is not echoed on a terminal), sent to dvvd in this one request, and stored in the\n" +

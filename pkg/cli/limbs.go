@@ -159,7 +159,7 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs,
 			}
 			return req, nil
 		default:
-			return wire.OpenArgs{}, usageErr("unknown scheme %s:// (use vnc, rdp, ssh, ws or wss)", scheme)
+			return wire.OpenArgs{}, usageErr("unknown scheme %s:// (use %s, ws or wss)", scheme, strings.Join(wire.ProtocolNames(), ", "))
 		}
 	}
 	if proto == "" {
@@ -167,7 +167,7 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs,
 			return wire.OpenArgs{}, usageErr("--port needs an address with --protocol; a saved host carries its own port")
 		}
 		if _, _, err := splitHostPort(arg); err == nil && strings.Contains(arg, ":") {
-			return wire.OpenArgs{}, usageErr("%q looks like an address: add --protocol vnc|rdp|ssh (or write vnc://%s)", arg, arg)
+			return wire.OpenArgs{}, usageErr("%q looks like an address: add --protocol %s (or write vnc://%s)", arg, strings.Join(wire.ProtocolNames(), "|"), arg)
 		}
 		req.HostID = arg
 		return req, nil

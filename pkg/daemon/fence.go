@@ -28,17 +28,17 @@ func (f *fence) close() { f.tracker.Close() }
 // Fences are made on first use, per attachment, so an attachment that
 // never looks at this limb costs it no tracker.
 func (l *Limb) fenceForLocked(a *attachment) *fence {
-	f := l.desk.fences[a]
+	f := l.dsk.fences[a]
 	if f == nil {
-		f = &fence{tracker: l.desk.buf.NewTracker()}
-		l.desk.fences[a] = f
+		f = &fence{tracker: l.dsk.buf.NewTracker()}
+		l.dsk.fences[a] = f
 	}
 	return f
 }
 
 // fenceView reports a's typing fence for the observation.
 func (l *Limb) fenceView(a *attachment) *wire.Fence {
-	if l.desk == nil || a == nil {
+	if l.dsk == nil || a == nil {
 		return nil
 	}
 	l.mu.Lock()
@@ -78,12 +78,12 @@ func (l *Limb) markRead(a *attachment, gen uint64) fb.Damage {
 
 // lastReadGeneration is the generation of a's last pixel read (0 = never).
 func (l *Limb) lastReadGeneration(a *attachment) uint64 {
-	if l.desk == nil {
+	if l.dsk == nil {
 		return 0
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if f := l.desk.fences[a]; f != nil {
+	if f := l.dsk.fences[a]; f != nil {
 		return f.readGen
 	}
 	return 0
@@ -103,7 +103,7 @@ func (l *Limb) checkGeometry(gen *uint64, points ...[2]int) error {
 		e := wire.Errorf(wire.GeometryChanged, "generation %d is stale: the screen is now generation %d; nothing was delivered", *gen, cur)
 		return e
 	}
-	w, h := l.desk.buf.Size()
+	w, h := l.dsk.buf.Size()
 	for _, p := range points {
 		if p[0] < 0 || p[1] < 0 || p[0] >= w || p[1] >= h {
 			return wire.Errorf(wire.OutOfBounds, "(%d,%d) is outside the %dx%d framebuffer", p[0], p[1], w, h)

@@ -113,7 +113,7 @@ func TestGroupRunStartsEveryMemberBeforeAnyFinishes(t *testing.T) {
 			mustDo(t, c, &wire.Request{Op: "control", LimbID: m.LimbID, Action: "acquire"})
 		}
 	}
-	d.limbs[g.Members[5].LimbID].desk.buf.Resize(700, 100)
+	d.limbs[g.Members[5].LimbID].dsk.buf.Resize(700, 100)
 	r = mustDo(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "click",
 		Arguments: json.RawMessage(`{"action":"move","x":5,"y":5,"generation":1}`)})
 	for _, m := range r.Members {

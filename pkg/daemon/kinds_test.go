@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -44,5 +45,34 @@ func TestWrongKindIsRefusedByDispatch(t *testing.T) {
 		if !refused[op] {
 			t.Errorf("history has no WRONG_PROTOCOL entry for %s: %+v", op, h)
 		}
+	}
+}
+
+// TestNewProtocolIsOneRegistration: a protocol added to wire.Protocols with
+// a dialer is opened on its default port, follows its slot rule, is named
+// in the protocol choices, and its limbs get the ops of its kind.
+func TestNewProtocolIsOneRegistration(t *testing.T) {
+	saved := wire.Protocols
+	wire.Protocols = append(append([]wire.ProtocolSpec{}, saved...),
+		wire.ProtocolSpec{Name: "fakep", Kind: wire.KindDesktop, DefaultPort: 7000, Service: "_fakep._tcp"})
+	defer func() { wire.Protocols = saved }()
+
+	d := startDaemon(t, Config{Desktop: map[string]limb.DesktopDialer{"fakep": fakeDial}})
+	c := dialClient(t, d, client.Options{Name: "agent"})
+	r := mustDo(t, c, &wire.Request{Op: wire.OpOpen, Address: "fake", Protocol: "fakep"})
+	if want := LimbID("fakep", "fake", 7000, 0); r.LimbID != want {
+		t.Fatalf("opened %s, want %s (the registered default port)", r.LimbID, want)
+	}
+	_, err := do(t, c, &wire.Request{Op: wire.OpOpen, Address: "fake", Protocol: "fakep", Slot: intp(1)})
+	wantCode(t, err, wire.SlotRefused)
+	_, err = do(t, c, &wire.Request{Op: wire.OpOpen, Address: "fake", Protocol: "nope"})
+	wantCode(t, err, wire.BadRequest)
+	if !strings.Contains(err.Error(), "fakep") {
+		t.Fatalf("the refusal of an unknown protocol does not list the registered ones: %v", err)
+	}
+	_, err = do(t, c, &wire.Request{Op: wire.OpRun, LimbID: r.LimbID, Command: "true", TimeoutMs: intp(1000)})
+	wantCode(t, err, wire.WrongProtocol)
+	if !strings.Contains(wire.DefaultPorts(), "7000 fakep") {
+		t.Fatalf("default ports for help text: %s", wire.DefaultPorts())
 	}
 }

@@ -54,7 +54,8 @@ func (k *desktopLimb) redialing() {
 	}
 }
 
-func (k *desktopLimb) detachLocked() { k.session = nil }
+func (k *desktopLimb) detachLocked()    { k.session = nil }
+func (k *desktopLimb) liveLocked() bool { return k.session != nil }
 
 // ended: a desktop session only ends with its connection.
 func (k *desktopLimb) ended() bool { return false }
@@ -105,22 +106,22 @@ func (k *desktopLimb) forgetLocked(a *attachment) {
 
 // desktop returns the live desktop session or a coded reason there is none.
 func (l *Limb) desktop() (limb.Desktop, error) {
-	if l.desk == nil {
+	if l.dsk == nil {
 		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; use run, term_send or term_read", l.id)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.desk.session == nil {
+	if l.dsk.session == nil {
 		return nil, l.notConnectedLocked()
 	}
-	return l.desk.session, nil
+	return l.dsk.session, nil
 }
 
 // generation is the geometry generation: 1 for the first size, +1 for each
 // change. Before any size is known, and on terminals, it is 0.
 func (l *Limb) generation() uint64 {
-	if l.desk == nil {
+	if l.dsk == nil {
 		return 0
 	}
-	return l.desk.buf.Resizes()
+	return l.dsk.buf.Resizes()
 }

@@ -34,7 +34,8 @@ func (k *terminalLimb) dial(ctx context.Context, t limb.Target) (limb.Session, e
 
 func (k *terminalLimb) redialing() {}
 
-func (k *terminalLimb) detachLocked() { k.session = nil }
+func (k *terminalLimb) detachLocked()    { k.session = nil }
+func (k *terminalLimb) liveLocked() bool { return k.session != nil }
 
 // ended records the exit status when the shell ended (as opposed to the
 // connection dropping). An exited shell is not redialled until a reconnect
@@ -86,29 +87,29 @@ func (k *terminalLimb) forgetLocked(*attachment) {}
 
 // terminal returns the live terminal session or a coded reason.
 func (l *Limb) terminal() (limb.Terminal, error) {
-	if l.term == nil {
+	if l.tty == nil {
 		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a desktop; terminal ops need a terminal limb", l.id)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.term.session == nil {
+	if l.tty.session == nil {
 		return nil, l.notConnectedLocked()
 	}
-	return l.term.session, nil
+	return l.tty.session, nil
 }
 
 // lastExit is the exit status of the terminal's shell, once it ended.
 func (l *Limb) lastExit() (int, bool) {
-	if l.term == nil {
+	if l.tty == nil {
 		return 0, false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.term.exitCode != nil {
-		return *l.term.exitCode, true
+	if l.tty.exitCode != nil {
+		return *l.tty.exitCode, true
 	}
-	if l.term.session != nil {
-		if code, exited := l.term.session.Exited(); exited {
+	if l.tty.session != nil {
+		if code, exited := l.tty.session.Exited(); exited {
 			return code, true
 		}
 	}

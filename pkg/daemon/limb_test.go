@@ -80,7 +80,7 @@ func TestCoordinateFence(t *testing.T) {
 	if ev := f.events(); len(ev) != 3 || ev[1] != "p10,20,1" || ev[2] != "p10,20,0" {
 		t.Fatalf("events %v", ev)
 	}
-	d.limbs[id].desk.buf.Resize(800, 600)
+	d.limbs[id].dsk.buf.Resize(800, 600)
 	before := len(f.events())
 	err := click(u64p(1), 10, 20)
 	wantCode(t, err, wire.GeometryChanged)
@@ -116,7 +116,7 @@ func TestTypingFence(t *testing.T) {
 	if err := typ(); err != nil {
 		t.Fatal(err)
 	}
-	buf := d.limbs[id].desk.buf
+	buf := d.limbs[id].dsk.buf
 	paint(buf, image.Rect(0, 0, 40, 40)) // small: an echo
 	if err := typ(); err != nil {
 		t.Fatalf("small repaint armed the fence: %v", err)

@@ -31,16 +31,17 @@ type Limb struct {
 	target limb.Target
 	kind   string // wire.KindDesktop or wire.KindTerminal, fixed by the protocol
 
-	// part is the kind's half; exactly one of desk and term is set, and
-	// is part. Ops bound to a kind (wire.OpSpec.Kind) use that one without
-	// a check: dispatch refused a limb of the other kind.
+	// part is the kind's half; exactly one of dsk (a desktop) and tty (a
+	// terminal) is set, and is part. Ops bound to a kind (wire.OpSpec.Kind)
+	// use that one without a check: dispatch refused a limb of the other
+	// kind.
 	part limbPart
-	desk *desktopLimb
-	term *terminalLimb
+	dsk  *desktopLimb
+	tty  *terminalLimb
 
 	// mu guards the fields below, the lease, and the session fields of
-	// desk and term. It is never held while calling into a session (a
-	// server that reads nothing would stall every status call behind it).
+	// dsk and tty. It is not held across a session's network I/O: a
+	// server that reads nothing would stall every status call behind it.
 	mu         sync.Mutex
 	state      string
 	lastErr    *wire.LimbError
@@ -80,8 +81,10 @@ type limbPart interface {
 	dial(ctx context.Context, t limb.Target) (limb.Session, error)
 	// redialing runs before a reconnect's dial.
 	redialing()
-	// detachLocked forgets the live session (Limb.mu held).
+	// detachLocked forgets the live session; liveLocked reports whether
+	// there is one (Limb.mu held).
 	detachLocked()
+	liveLocked() bool
 	// ended reports a session that ended because the remote program did
 	// (a shell that exited), not its connection.
 	ended() bool
@@ -97,11 +100,14 @@ type limbPart interface {
 	forgetLocked(a *attachment)
 }
 
-func defaultPort(proto string) int {
-	if p, ok := wire.Protocol(proto); ok {
-		return p.DefaultPort
+// defaultPort is the port an address given without one is dialled on: the
+// one a terminal client would dial (an ssh_config alias may name its own
+// Port), else the protocol's default.
+func (d *Daemon) defaultPort(p *wire.ProtocolSpec, address string) int {
+	if p.Kind == kindTerminal && d.cfg.TerminalPort != nil {
+		return d.cfg.TerminalPort(address)
 	}
-	return 0
+	return p.DefaultPort
 }
 
 // openLimb returns the limb for a target, starting it when it is new. It
@@ -141,11 +147,11 @@ func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	// (and let them settle) before it ends the session under them.
 	l.actCtx, l.actCancel = context.WithCancel(ctx)
 	if kind == kindTerminal {
-		l.term = &terminalLimb{l: l, dialer: d.cfg.Terminal}
-		l.part = l.term
+		l.tty = &terminalLimb{l: l, dialer: d.cfg.Terminal}
+		l.part = l.tty
 	} else {
-		l.desk = newDesktopLimb(l, d.cfg.Desktop[t.Protocol], d.cfg.MaxFramebufferPixels)
-		l.part = l.desk
+		l.dsk = newDesktopLimb(l, d.cfg.Desktop[t.Protocol], d.cfg.MaxFramebufferPixels)
+		l.part = l.dsk
 	}
 	d.limbs[id] = l
 	go l.run()

@@ -53,13 +53,13 @@ func opExpect(c *call) (*wire.Response, error) {
 	start := time.Now()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	tr := l.desk.buf.NewTracker()
+	tr := l.dsk.buf.NewTracker()
 	defer tr.Close()
 	tw, th := tmpl.Size()
 	full := true
 	var rects []image.Rectangle
 	for {
-		changed := l.desk.buf.Changed()
+		changed := l.dsk.buf.Changed()
 		l.mu.Lock()
 		stateCh := l.stateCh
 		l.mu.Unlock()
@@ -67,7 +67,7 @@ func opExpect(c *call) (*wire.Response, error) {
 			return nil, err
 		}
 		gen := l.generation()
-		w, h := l.desk.buf.Size()
+		w, h := l.dsk.buf.Size()
 		within := region
 		if within.Empty() {
 			within = image.Rect(0, 0, w, h)
@@ -122,7 +122,7 @@ func searchMirror(c *call, tmpl *imgmatch.Template, search []image.Rectangle, th
 			continue
 		}
 		area := image.Rect(corners.Min.X, corners.Min.Y, corners.Max.X+tw-1, corners.Max.Y+th-1)
-		img, _ := c.l.desk.buf.Snapshot(area)
+		img, _ := c.l.dsk.buf.Snapshot(area)
 		if img.Bounds().Size() != area.Size() {
 			continue // resized meanwhile: the next round searches everything
 		}

@@ -137,7 +137,7 @@ func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
 		if err != nil {
 			return t, err
 		}
-		ht.Slot, ht.Perceive = t.Slot, t.Perceive || ht.Record && ht.Protocol != wire.ProtoSSH // a recorded desktop needs its mirror
+		ht.Slot, ht.Perceive = t.Slot, t.Perceive || ht.Record && wire.KindOf(ht.Protocol) == kindDesktop // a recorded desktop needs its mirror
 		if req.Port != nil {
 			ht.Port = *req.Port
 		}
@@ -166,11 +166,7 @@ func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
 	// may be a ~/.ssh/config alias with a Port of its own: the terminal
 	// client says which port it would dial.
 	if t.Port == 0 && !strings.Contains(t.Address, "://") {
-		if proto.Kind == kindTerminal && d.cfg.TerminalPort != nil {
-			t.Port = d.cfg.TerminalPort(t.Address)
-		} else {
-			t.Port = proto.DefaultPort
-		}
+		t.Port = d.defaultPort(proto, t.Address)
 	}
 	if t.Port < 0 || t.Port > 65535 {
 		return t, wire.Errorf(wire.BadRequest, "port %d is out of range", t.Port)
@@ -251,7 +247,7 @@ func opReconnect(c *call) (*wire.Response, error) {
 		timeout = clampMs(*c.req.TimeoutMs, 60000)
 	}
 	l.mu.Lock()
-	ch, before, wasUp := l.stateCh, l.reconnects, l.desk != nil || l.term != nil
+	ch, before, wasUp := l.stateCh, l.reconnects, l.part.liveLocked()
 	l.mu.Unlock()
 	// A reconnect starts afresh: the lease is released here, and the
 	// typing fence re-arms when the new session clears the mirror.

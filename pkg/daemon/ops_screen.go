@@ -32,7 +32,7 @@ func opScreen(c *call) (*wire.Response, error) {
 		l.mu.Unlock()
 		return nil, err
 	}
-	w, h := l.desk.buf.Size()
+	w, h := l.dsk.buf.Size()
 	if w == 0 || h == 0 {
 		return nil, wire.Errorf(wire.NotReady, "limb %s has no frame yet; wait until connected", l.id)
 	}
@@ -79,7 +79,7 @@ func opScreen(c *call) (*wire.Response, error) {
 		dmg := f.tracker.Peek()
 		if read && dmg.Bounds.Empty() {
 			r := ok(wire.OpScreen)
-			r.Screen = &wire.Screen{Unchanged: true, Coverage: round3(l.desk.buf.Coverage()), Generation: l.generation(),
+			r.Screen = &wire.Screen{Unchanged: true, Coverage: round3(l.dsk.buf.Coverage()), Generation: l.generation(),
 				ImageSpace:     wire.ImageSpace{Scale: 1, Native: wire.Size{W: w, H: h}},
 				ImageSpaceLine: "unchanged: nothing repainted since this attachment's last read; no image"}
 			r.Observation = l.observe(c.att)
@@ -108,7 +108,7 @@ func opScreen(c *call) (*wire.Response, error) {
 		return nil, err
 	}
 	l.markRead(c.att, gen)
-	scr := &wire.Screen{Mime: "image/" + format, Width: iw, Height: ih, Coverage: round3(l.desk.buf.Coverage()), Generation: gen,
+	scr := &wire.Screen{Mime: "image/" + format, Width: iw, Height: ih, Coverage: round3(l.dsk.buf.Coverage()), Generation: gen,
 		ImageSpace: wire.ImageSpace{Region: wire.Region{X: region.Min.X, Y: region.Min.Y, W: region.Dx(), H: region.Dy()},
 			Scale: scale, Native: wire.Size{W: w, H: h}}}
 	scr.ImageSpaceLine = imageSpaceLine(scr)
@@ -168,7 +168,7 @@ func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]b
 		return imaging.CacheKey{Seq: seq, Region: region, Scale: scale, Format: format}
 	}
 	// Bytes filed under the current sequence show the current pixels.
-	if data, ok := l.desk.enc.Get(key(l.desk.buf.Seq())); ok {
+	if data, ok := l.dsk.enc.Get(key(l.dsk.buf.Seq())); ok {
 		return data, iw, ih, nil
 	}
 	var pix []byte
@@ -177,15 +177,15 @@ func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]b
 	if scale != 1 {
 		// Scaling reads the mirror in place (scale is for the whole frame
 		// only): the small result is the copy, not the whole frame.
-		l.desk.buf.Read(func(src []byte, srcStride, w, h int, s uint64) {
+		l.dsk.buf.Read(func(src []byte, srcStride, w, h int, s uint64) {
 			img := imaging.Scale(src, srcStride, w, h, scale)
 			pix, stride, seq = img.Pix, img.Stride, s
 		})
 	} else {
-		img, s := l.desk.buf.Snapshot(region)
+		img, s := l.dsk.buf.Snapshot(region)
 		pix, stride, seq = img.Pix, img.Stride, s
 	}
-	data, err := l.desk.enc.GetOrEncode(key(seq), func() ([]byte, error) {
+	data, err := l.dsk.enc.GetOrEncode(key(seq), func() ([]byte, error) {
 		var out bytes.Buffer
 		var err error
 		if format == "jpeg" {

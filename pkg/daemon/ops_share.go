@@ -14,8 +14,8 @@ func opShare(c *call) (*wire.Response, error) {
 	case "", "start":
 	case "stop":
 		l.mu.Lock()
-		sh := l.desk.share
-		l.desk.share = nil
+		sh := l.dsk.share
+		l.dsk.share = nil
 		l.mu.Unlock()
 		if sh != nil {
 			sh.stop()

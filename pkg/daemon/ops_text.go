@@ -57,23 +57,23 @@ func (c *call) readText(lang string) (*desktopText, error) {
 	if err := eng.Check(); err != nil {
 		return nil, unsupportedText(err)
 	}
-	l.desk.txt.mu.Lock()
-	if l.desk.txt.by == nil {
-		l.desk.txt.by = map[string]*ocr.Reader{}
+	l.dsk.txt.mu.Lock()
+	if l.dsk.txt.by == nil {
+		l.dsk.txt.by = map[string]*ocr.Reader{}
 	}
-	r := l.desk.txt.by[lang]
+	r := l.dsk.txt.by[lang]
 	if r == nil {
-		if len(l.desk.txt.by) >= maxLangs {
-			for k, old := range l.desk.txt.by {
+		if len(l.dsk.txt.by) >= maxLangs {
+			for k, old := range l.dsk.txt.by {
 				old.Close()
-				delete(l.desk.txt.by, k)
+				delete(l.dsk.txt.by, k)
 				break
 			}
 		}
-		r = ocr.NewReader(eng, l.desk.buf, lang)
-		l.desk.txt.by[lang] = r
+		r = ocr.NewReader(eng, l.dsk.buf, lang)
+		l.dsk.txt.by[lang] = r
 	}
-	l.desk.txt.mu.Unlock()
+	l.dsk.txt.mu.Unlock()
 	for {
 		gen := l.generation()
 		t0 := time.Now()
@@ -131,7 +131,7 @@ func (c *call) requestRegion() (image.Rectangle, error) {
 	if g == nil {
 		return image.Rectangle{}, nil
 	}
-	w, h := c.l.desk.buf.Size()
+	w, h := c.l.dsk.buf.Size()
 	r := image.Rect(g.X, g.Y, g.X+g.W, g.Y+g.H)
 	if g.W <= 0 || g.H <= 0 || !r.In(image.Rect(0, 0, w, h)) {
 		return r, wire.Errorf(wire.OutOfBounds, "region %dx%d+%d+%d is not inside the %dx%d framebuffer", g.W, g.H, g.X, g.Y, w, h)
@@ -150,7 +150,7 @@ func opFind(c *call) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, h := c.l.desk.buf.Size()
+	w, h := c.l.dsk.buf.Size()
 	res := &wire.FindResult{Lang: t.lang, Generation: t.gen, Cached: t.cached, Matches: []wire.TextMatch{},
 		ImageSpace: wire.ImageSpace{Region: wire.Region{W: w, H: h}, Scale: 1, Native: wire.Size{W: w, H: h}}}
 	res.ImageSpaceLine = fmt.Sprintf("imageSpace: boxes are native framebuffer pixels of the whole %dx%d frame (a full screen at scale 1); at scale s, image = native * s; generation %d", w, h, t.gen)
@@ -208,7 +208,7 @@ func desktopTextWait(c *call, want string, found *[]wire.TextMatch) (func() (boo
 		}
 		return false, "", nil
 	}
-	return cond, c.l.desk.buf.Changed, nil
+	return cond, c.l.dsk.buf.Changed, nil
 }
 
 // A window is painted in a burst of updates (frame, background, text,
@@ -224,7 +224,7 @@ const (
 func settlePaint(c *call) {
 	start := time.Now()
 	for {
-		still := time.Since(c.l.desk.buf.LastChange())
+		still := time.Since(c.l.dsk.buf.LastChange())
 		if still >= paintQuiet || time.Since(start) >= paintMaxWait {
 			return
 		}

@@ -231,7 +231,7 @@ func (l *Limb) changeSource(until string) (*changeSource, error) {
 			return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("until %s watches the framebuffer, and limb %s was opened without perceive", until, l.id),
 				Next: "call open again for this machine with perceive: true"}
 		}
-		return &changeSource{seq: l.desk.buf.Seq, last: l.desk.buf.LastChange, changed: l.desk.buf.Changed}, nil
+		return &changeSource{seq: l.dsk.buf.Seq, last: l.dsk.buf.LastChange, changed: l.dsk.buf.Changed}, nil
 	}
 	var n uint64
 	var lastSeen <-chan struct{}

@@ -116,7 +116,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		return nil, wire.Errorf(wire.Busy, "limb %s is already being recorded; stop that recording first", l.id)
 	}
 	var term limb.Terminal
-	if l.term != nil {
+	if l.tty != nil {
 		t, err := l.terminal()
 		if err != nil {
 			return nil, err
@@ -173,7 +173,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		}
 		rec.bytes = fbs.Bytes
 		run = func() error {
-			return recording.RecordDesktop(ctx, l.desk.buf, fbs, recording.DesktopOptions{Name: l.id})
+			return recording.RecordDesktop(ctx, l.dsk.buf, fbs, recording.DesktopOptions{Name: l.id})
 		}
 	}
 	l.mu.Lock()

@@ -225,8 +225,8 @@ func opHostTrust(c *call) (*wire.Response, error) {
 	if c.req.Port != nil {
 		port = *c.req.Port
 	}
-	if port == 0 && proto != wire.ProtoSSH { // ssh: the config's Port, else 22
-		port = defaultPort(proto)
+	if p, ok := wire.Protocol(proto); ok && port == 0 {
+		port = c.d.defaultPort(p, addr)
 	}
 	fp, err := c.d.cfg.Services.Trust(proto, addr, port, c.req.Fingerprint)
 	if err != nil {

@@ -51,8 +51,8 @@ const (
 func (l *Limb) shareFor() (*share, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.desk.share != nil {
-		return l.desk.share, nil
+	if l.dsk.share != nil {
+		return l.dsk.share, nil
 	}
 	dir := filepath.Dir(l.d.SocketPath())
 	base := filepath.Join(dir, l.d.cfg.ID+"-share-"+l.id)
@@ -73,7 +73,7 @@ func (l *Limb) shareFor() (*share, error) {
 		sh.wg.Add(1)
 		go sh.acceptUnix(ln, viewOnly)
 	}
-	l.desk.share = sh
+	l.dsk.share = sh
 	return sh, nil
 }
 
@@ -107,7 +107,7 @@ func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok
 	go func() {
 		defer sh.wg.Done()
 		in := sh.seat.session()
-		cfg := rfbserver.Config{Buffer: sh.l.desk.buf, Name: "dvv " + sh.l.id, ViewOnly: viewOnly, Input: in, Auth: auth}
+		cfg := rfbserver.Config{Buffer: sh.l.dsk.buf, Name: "dvv " + sh.l.id, ViewOnly: viewOnly, Input: in, Auth: auth}
 		err := rfbserver.Serve(sh.ctx, c, cfg)
 		sh.mu.Lock()
 		sh.viewers--

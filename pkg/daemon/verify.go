@@ -59,11 +59,11 @@ func (c *call) startVerify() *verifier {
 	}
 	switch c.l.kind {
 	case kindDesktop:
-		if c.l.desk.buf == nil { // opened without perceive: no mirror to watch
+		if c.l.dsk.buf == nil { // opened without perceive: no mirror to watch
 			return v
 		}
-		v.buf = c.l.desk.buf
-		v.tracker = c.l.desk.buf.NewTracker()
+		v.buf = c.l.dsk.buf
+		v.tracker = c.l.dsk.buf.NewTracker()
 		if req.Op == wire.OpClick && req.X != nil && req.Y != nil {
 			v.point = &image.Point{X: *req.X, Y: *req.Y}
 			if req.Action == "drag" && req.ToX != nil && req.ToY != nil {

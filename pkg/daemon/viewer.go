@@ -119,8 +119,8 @@ func (g *viewerGlue) describe(l *Limb) viewer.Limb {
 	l.mu.Lock()
 	v.Paused = l.pausedLocked()
 	l.mu.Unlock()
-	if l.desk != nil {
-		v.Width, v.Height = l.desk.buf.Size()
+	if l.dsk != nil {
+		v.Width, v.Height = l.dsk.buf.Size()
 	}
 	if term, err := l.terminal(); err == nil {
 		v.Cols, v.Rows = term.Size()
@@ -135,10 +135,10 @@ func (g *viewerGlue) describe(l *Limb) viewer.Limb {
 
 func (g *viewerGlue) Thumbnail(id string, maxW int) ([]byte, error) {
 	l := g.limb(id)
-	if l == nil || l.desk == nil {
+	if l == nil || l.dsk == nil {
 		return nil, wire.Errorf(wire.LimbGone, "no desktop limb %q", id)
 	}
-	w, h := l.desk.buf.Size()
+	w, h := l.dsk.buf.Size()
 	if w == 0 || h == 0 {
 		return nil, wire.Errorf(wire.NotReady, "limb %s has no picture yet", id)
 	}
@@ -154,10 +154,10 @@ func (b browserInput) End() { b.end("handed back: the person closed the browser 
 
 func (g *viewerGlue) Desktop(id string) (*fb.Buffer, viewer.DesktopInput, error) {
 	l := g.limb(id)
-	if l == nil || l.desk == nil {
+	if l == nil || l.dsk == nil {
 		return nil, nil, wire.Errorf(wire.LimbGone, "no desktop limb %q", id)
 	}
-	return l.desk.buf, browserInput{g.seat(l).session()}, nil
+	return l.dsk.buf, browserInput{g.seat(l).session()}, nil
 }
 
 // browserTerminal types into a terminal limb as the browser's person.
@@ -207,7 +207,7 @@ func (t browserTerminal) Send(b []byte) error {
 
 func (g *viewerGlue) Terminal(id string) (viewer.Terminal, error) {
 	l := g.limb(id)
-	if l == nil || l.term == nil {
+	if l == nil || l.tty == nil {
 		return nil, wire.Errorf(wire.LimbGone, "no terminal limb %q", id)
 	}
 	return browserTerminal{g: g, l: l}, nil

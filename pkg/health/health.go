@@ -165,7 +165,7 @@ func checkHost(ctx context.Context, e Env, h hosts.Host) wire.HealthCheck {
 	}
 	conn.Close()
 	switch {
-	case h.Protocol == "ssh" && e.HostKey != nil:
+	case h.Protocol == wire.ProtoSSH && e.HostKey != nil:
 		fp, err := e.HostKey(ctx, h.Address, port, h.User)
 		if err != nil {
 			c.Status, c.Detail = wire.HealthFail, fmt.Sprintf("ssh %s answers; %v", hp, err)

@@ -35,7 +35,7 @@ func (LimbsArgs) Op() string { return "limbs" }
 type OpenArgs struct {
 	HostID   string `json:"hostId,omitempty"`
 	Address  string `json:"address,omitempty"`
-	Port     *int   `json:"port,omitempty"`     // 1..65535; 5900 vnc, 3389 rdp; ssh: the ~/.ssh/config Port of the host or alias, else 22; beside hostId it needs `hosts.write`
+	Port     *int   `json:"port,omitempty"`     // 1..65535; 5900 vnc, 3389 rdp, 22 ssh; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`
 	Protocol string `json:"protocol,omitempty"` // needed with address, refused beside hostId
 	Slot     *int   `json:"slot,omitempty"`     // at least 0
 	Perceive *bool  `json:"perceive,omitempty"`

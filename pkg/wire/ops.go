@@ -108,7 +108,7 @@ var Ops = []OpSpec{
 	{Name: OpLimbs, Inline: true, ReadOnly: true, RetrySafe: true,
 		Answer: "`limbs`, `available`: id, protocol, address, port, slot, state, size, capabilities, lease"},
 	{Name: OpOpen, Caps: []string{"limbs.open"},
-		Fields: []Field{fld("hostId"), fld("address"), fld("port", within(1, 65535), note("5900 vnc, 3389 rdp; ssh: the ~/.ssh/config Port of the host or alias, else 22; beside hostId it needs `hosts.write`")),
+		Fields: []Field{fld("hostId"), fld("address"), fld("port", within(1, 65535), note(DefaultPorts()+"; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`")),
 			fld("protocol", note("needed with address, refused beside hostId")), fld("slot", atLeast(0)), fld("perceive")},
 		Raises: codes(SlotRefused, NotFound, HostKeyUnknown, HostKeyChanged, KeychainMissing, Unsupported, Busy),
 		Answer: "`limbId`, `observation`; returns once the session task runs. Opening a saved host whose endpoint is already open applies its SSH sidecar to that limb; a different login is not switched under the live session, and `dispatched` says what was and was not applied"},

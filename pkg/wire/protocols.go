@@ -65,6 +65,14 @@ func DefaultPorts() string {
 	return strings.Join(parts, ", ")
 }
 
+// KindOf is the kind of a protocol's limbs, "" for an unknown protocol.
+func KindOf(name string) string {
+	if p, ok := Protocol(name); ok {
+		return p.Kind
+	}
+	return ""
+}
+
 // ProtocolsOfKind lists the protocols whose limbs are of that kind.
 func ProtocolsOfKind(kind string) []string {
 	var out []string

@@ -89,9 +89,8 @@ func Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, err
 
 // Dial connects with these options (a limb.DesktopDialer).
 func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.Desktop, error) {
-	if t.Slot > 0 {
-		return nil, wire.Errorf(wire.SlotRefused, "VNC shares one session per server; slot %d is refused, open slot 0", t.Slot)
-	}
+	// slot > 0 never reaches here: dvvd refuses it for VNC from the
+	// protocol table (wire.Protocols: no slots).
 	addr := Address(t)
 	d := &desktop{addr: addr, done: make(chan struct{})}
 	cfg := &rfb.Config{
