@@ -28,7 +28,7 @@ type attachment struct {
 	limbs    map[string]bool // attached limb ids
 	conns    int
 	lastSeen time.Time
-	person   bool // took control as a person (takeover)
+	person   bool // took control as a person (takeover); like the rest, guarded by Daemon.mu
 }
 
 func (d *Daemon) attach(c *conn, req *wire.Request) (*attachment, error) {

@@ -25,14 +25,16 @@ const writeTimeout = 30 * time.Second
 // conn is one socket connection. It starts unattached; the first request
 // that needs an attachment (or hello/attach) makes one.
 type conn struct {
-	d     *Daemon
-	nc    net.Conn
+	d  *Daemon
+	nc net.Conn
+	// attMu guards att: concurrent requests (those with an id) may race to
+	// be the first one, and exactly one of them must attach.
 	att   *attachment
 	attMu sync.Mutex
 
 	wmu    sync.Mutex // serialises answers; each is written and flushed whole
 	w      *bufio.Writer
-	broken bool
+	broken bool // a write failed: later answers are dropped, not retried into a dead peer
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -132,6 +134,9 @@ func (d *Daemon) serveConn(nc net.Conn) {
 		}
 		var req wire.Request
 		err = decodeRequest(line, &req)
+		// The line's buffer counts against the daemon-wide budget of
+		// unfinished lines (limits.go); hand it back before serving,
+		// which may take long.
 		line = nil
 		c.lr.release()
 		if err != nil {
@@ -155,6 +160,8 @@ func (d *Daemon) serveConn(nc net.Conn) {
 		}
 		inflight.Add(1)
 		ctx, done := c.track(req.ID)
+		// Its own goroutine, so a slow op (wait, run) does not hold up the
+		// reading of the next request, which may be the cancel for it.
 		go func() { defer inflight.Done(); defer c.d.inflight.Add(-1); defer done(); c.handle(ctx, &req) }()
 	}
 	// The client stopped sending. It may only have half-closed its side
@@ -232,6 +239,10 @@ func (c *conn) send(r *wire.Response) {
 	}
 }
 
+// writeRaw sends a last answer on a connection dvvd is turning away (no
+// slot left at accept, or a half-open one evicted to make room), with a
+// short deadline: it runs on the accept loop, which a peer that does not
+// read must not hold.
 func writeRaw(nc net.Conn, r *wire.Response) {
 	b, _ := json.Marshal(r)
 	nc.SetWriteDeadline(time.Now().Add(time.Second))

@@ -75,6 +75,11 @@ type Daemon struct {
 	tail    *logTail  // the log's last lines, for `report`
 	started time.Time // for `report`'s uptime
 
+	// mu guards the maps below and every attachment's fields. Lock order:
+	// Daemon.mu, then a Limb's mu, then the event hub's; never the other
+	// way (Limb.close lets go of its own mu before it takes this one).
+	// Loops over all limbs copy d.limbs and lock each limb outside mu, so
+	// a slow limb never holds up every request's selector.
 	mu          sync.Mutex
 	limbs       map[string]*Limb
 	attachments map[string]*attachment

@@ -210,6 +210,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	cl.l = l
 	start := time.Now()
 	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.Op})
+	// Members of a group_run start their work together: after their own
+	// checks and selector, right before the handler.
 	pass()
 	var r *wire.Response
 	// A kind-bound op is refused here, once, for a limb of the other kind;

@@ -19,6 +19,10 @@ type eventHub struct {
 
 func newEventHub() *eventHub { return &eventHub{subs: map[chan *wire.Event][]string{}} }
 
+// publish stamps e and offers it to every subscriber whose filter takes
+// it. The sequence number is given under the same lock as the fan-out, so
+// every subscriber sees events in seq order; a seq gap tells a slow
+// subscriber it lost some.
 func (h *eventHub) publish(e *wire.Event) uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -30,12 +34,15 @@ func (h *eventHub) publish(e *wire.Event) uint64 {
 		}
 		select {
 		case ch <- e:
-		default:
+		default: // full: drop rather than block the publisher, which may hold a limb's lock
 		}
 	}
 	return h.seq
 }
 
+// subscribe registers a stream for kinds (none = every kind). The buffer
+// absorbs a burst (a group_run over many limbs emits two events per
+// member) while the connection's writer catches up.
 func (h *eventHub) subscribe(kinds []string) chan *wire.Event {
 	ch := make(chan *wire.Event, 1024)
 	h.mu.Lock()
@@ -66,6 +73,8 @@ func opSubscribe(c *call) (*wire.Response, error) {
 		return nil, wire.Errorf(wire.Busy, "dvvd already serves %d event streams", maxSubsTotal)
 	}
 	ch := c.d.events.subscribe(c.req.Events)
+	// The stream outlives this request, so it has its own goroutine; it
+	// ends with the connection, which is also what unsubscribes it.
 	go func() {
 		defer c.d.subs.Add(-1)
 		defer c.d.events.unsubscribe(ch)

@@ -15,7 +15,7 @@ type leaseState struct {
 	reason  string
 	human   bool                 // the holder took over as a person
 	revoked map[*attachment]bool // lost the lease under them; their next act hears LEASE_REVOKED
-	freed   chan struct{}        // closed when the lease is released
+	freed   chan struct{}        // closed when the lease is released (a channel, not a Cond: acquire also waits on its deadline and its caller)
 }
 
 func (l *Limb) leaseView(a *attachment) wire.Lease {
@@ -132,7 +132,8 @@ func (l *Limb) takeover(a *attachment, reason string) {
 			ls.revoked = map[*attachment]bool{}
 		}
 		ls.revoked[prev] = true
-		// Withdraw every intent in flight, then start a fresh act context.
+		// Withdraw every intent in flight, then start a fresh act context:
+		// a drag half-way through must not finish under the person's hand.
 		l.withdrawActsLocked()
 	}
 	ls.holder, ls.human, ls.since = a, true, time.Now()
@@ -157,6 +158,8 @@ func (l *Limb) resetLease(by *attachment, reason string) {
 	if ls.holder == nil || (ls.human && ls.holder != by) {
 		return
 	}
+	// The old session's screen is gone: an agent acting on what it last
+	// saw must re-read first, so the lease does not carry over.
 	if ls.holder != by {
 		if ls.revoked == nil {
 			ls.revoked = map[*attachment]bool{}
@@ -195,7 +198,9 @@ func (l *Limb) checkLease(a *attachment) error {
 }
 
 // releaseAllLeases frees every lease a holds (its connection or session
-// ended). Agents waiting in acquire wake up.
+// ended). Agents waiting in acquire wake up. It also drops a's fences:
+// their trackers would otherwise count damage for a gone attachment for
+// as long as the limb lives.
 func (d *Daemon) releaseAllLeases(a *attachment, reason string) {
 	d.mu.Lock()
 	limbs := make([]*Limb, 0, len(d.limbs))

@@ -33,6 +33,8 @@ func listen(path string) (*net.UnixListener, error) {
 	if err := prepareDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
+	// Dialling first tells a live dvvd (refuse) from a stale file left by
+	// one that died (remove): removing a live one's socket would orphan it.
 	if c, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("a dvvd is already running on %s (stop it, or start this one with another --id)", path)
@@ -45,13 +47,17 @@ func listen(path string) (*net.UnixListener, error) {
 			return nil, fmt.Errorf("remove stale socket %s: %w", path, err)
 		}
 	}
+	// The umask makes the socket 0600 from its creation: a chmod after
+	// the fact would leave a moment in which another user could connect.
+	// (The directory's 0700 already keeps them out; this is the second
+	// wall.) Umask is process-wide, which is fine at start-up.
 	old := syscall.Umask(0o177)
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	syscall.Umask(old)
 	if err != nil {
 		return nil, err
 	}
-	l.SetUnlinkOnClose(true)
+	l.SetUnlinkOnClose(true) // a clean stop leaves no stale socket behind
 	if err := os.Chmod(path, 0o600); err != nil {
 		l.Close()
 		return nil, err
