@@ -224,12 +224,18 @@ func (d *Daemon) Shutdown() {
 		limbs = append(limbs, l)
 	}
 	d.mu.Unlock()
+	// Limbs close in parallel: each may wait up to actSettle for its
+	// intents, and a hundred of them one after another would outlast a
+	// service manager's stop timeout.
 	var wg sync.WaitGroup
 	for _, l := range limbs {
 		wg.Add(1)
 		go func() { defer wg.Done(); l.close() }()
 	}
 	wg.Wait()
+	// Only now is the root context cancelled: every limb's context is a
+	// child of it, and cancelling first would end each session under its
+	// intents instead of letting close withdraw them (a key left down).
 	d.cancel()
 	if d.ln != nil {
 		d.ln.Close()
@@ -239,6 +245,8 @@ func (d *Daemon) Shutdown() {
 	select {
 	case <-done:
 	case <-time.After(3 * time.Second):
+		// A client that never reads keeps its connection's writer blocked
+		// until writeTimeout; stopping must not wait for it.
 	}
 	d.log.Info("stopped", "limbs_closed", len(limbs))
 	close(d.stopped)

@@ -100,6 +100,9 @@ func (d *Daemon) openMembers(c *call) ([]groupMember, error) {
 
 	limbs := make([]*Limb, len(targets))
 	errs := make([]error, len(targets))
+	// Members are dialled in parallel: a group of fifty machines should
+	// take one connection's time, not fifty. Each goroutine writes only
+	// its own index of limbs and errs.
 	var wg sync.WaitGroup
 	for i, t := range targets {
 		wg.Add(1)
@@ -120,6 +123,8 @@ func (d *Daemon) openMembers(c *call) ([]groupMember, error) {
 		if err == nil {
 			continue
 		}
+		// All or nothing, but only for what this call opened: a limb that
+		// existed before belongs to someone else's work.
 		for _, l := range limbs {
 			if l != nil && !existed[l.id] {
 				l.close()
@@ -421,6 +426,9 @@ func opGroupRun(c *call) (*wire.Response, error) {
 	members := append([]groupMember(nil), g.members...)
 	c.d.mu.Unlock()
 
+	// started is a barrier: dispatch passes it for each member after the
+	// member's own checks, so the members act at the same moment (the
+	// point of group_run) and a member that fails early still counts.
 	results := make([]wire.MemberResult, len(members))
 	var started, finished sync.WaitGroup
 	started.Add(len(members))

@@ -56,6 +56,8 @@ func (l *Limb) shareFor() (*share, error) {
 	}
 	dir := filepath.Dir(l.d.SocketPath())
 	base := filepath.Join(dir, l.d.cfg.ID+"-share-"+l.id)
+	// A child of the limb's context: closing the limb ends the share, its
+	// listeners and its viewers without share code in close.
 	ctx, cancel := context.WithCancel(l.ctx)
 	sh := &share{l: l, socket: base + ".sock", viewSocket: base + "-view.sock", passwords: map[string]oneTime{},
 		seat: newSeat(l, newPerson("person at a VNC viewer"), "a person is driving from a VNC viewer"), ctx: ctx, cancel: cancel}
@@ -103,6 +105,8 @@ func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok
 	}
 	sh.viewers++
 	sh.mu.Unlock()
+	// One goroutine per viewer: an RFB server session blocks on its
+	// viewer; stop waits for them all (wg) after cancelling ctx.
 	sh.wg.Add(1)
 	go func() {
 		defer sh.wg.Done()

@@ -57,11 +57,8 @@ func (c *call) startVerify() *verifier {
 	if ms == 0 {
 		return v
 	}
-	switch c.l.kind {
-	case kindDesktop:
-		if c.l.dsk.buf == nil { // opened without perceive: no mirror to watch
-			return v
-		}
+	switch {
+	case c.l.dsk != nil:
 		v.buf = c.l.dsk.buf
 		v.tracker = c.l.dsk.buf.NewTracker()
 		if req.Op == wire.OpClick && req.X != nil && req.Y != nil {
@@ -70,7 +67,7 @@ func (c *call) startVerify() *verifier {
 				v.point = &image.Point{X: *req.ToX, Y: *req.ToY} // the drop end
 			}
 		}
-	case kindTerminal:
+	case c.l.tty != nil:
 		t, err := c.l.terminal()
 		if err != nil {
 			return v
