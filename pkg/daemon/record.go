@@ -183,6 +183,9 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 	}
 	l.rec = rec
 	l.mu.Unlock()
+	// Two goroutines: the acts' writer, so an act never waits for the
+	// disk, and the media's, which follows the limb until stopped, the
+	// cap or the limb's end, and then is the one place that tidies up.
 	go rec.writeActs(ctx, actsFile)
 	go func() {
 		err := run()

@@ -20,8 +20,8 @@ type viewerGlue struct {
 	person *attachment
 
 	mu      sync.Mutex
-	seats   map[*Limb]*seat
-	changed chan struct{}
+	seats   map[*Limb]*seat // one per limb the page drove, so its lease is one hold
+	changed chan struct{}   // closed and replaced at every daemon event (Changed)
 }
 
 // startViewer starts the viewer on first use; it lives as long as dvvd.
@@ -38,6 +38,9 @@ func (d *Daemon) startViewer() (*viewerGlue, error) {
 	}
 	g.srv = srv
 	d.viewer = g
+	// Every daemon event (a limb's state, a lease, an op) may change what
+	// the page shows; rather than a stream per page, one goroutine turns
+	// them into a broadcast the pages' long polls wait on (Changed).
 	ch := d.events.subscribe(nil)
 	go func() {
 		defer d.events.unsubscribe(ch)
@@ -58,12 +61,16 @@ func (d *Daemon) startViewer() (*viewerGlue, error) {
 	return g, nil
 }
 
+// Changed closes at the next daemon event.
 func (g *viewerGlue) Changed() <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.changed
 }
 
+// seat is the browser person's seat at l, made on first use. Seats of
+// closed limbs are swept here rather than from close: limbs know nothing
+// of the viewer.
 func (g *viewerGlue) seat(l *Limb) *seat {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -177,6 +184,9 @@ func (t browserTerminal) Read(since uint64, max int) ([]byte, uint64, int64, err
 func (t browserTerminal) Changed() <-chan struct{} {
 	term, err := t.l.terminal()
 	if err != nil {
+		// Between sessions there is no output to wait for; the limb's
+		// closing still wakes the page, and a reconnect shows through
+		// the glue's Changed.
 		return t.l.ctx.Done()
 	}
 	return term.Changed()
@@ -185,11 +195,14 @@ func (t browserTerminal) Changed() <-chan struct{} {
 func (t browserTerminal) Size() (int, int) {
 	term, err := t.l.terminal()
 	if err != nil {
-		return 80, 24
+		return 80, 24 // a placeholder grid until a session is back
 	}
 	return term.Size()
 }
 
+// Send types as the person in the browser: typing into the page is taking
+// control, so the seat takes the lease over first (the agent hears
+// LEASE_REVOKED), as any input from a shared VNC viewer does (seat).
 func (t browserTerminal) Send(b []byte) error {
 	st := t.g.seat(t.l)
 	t.l.mu.Lock()

@@ -284,8 +284,10 @@ func normalize(h *Host) error {
 	if h.SSHPort < 0 || h.SSHPort > 65535 {
 		return badRequest("ssh port %d is outside 1-65535", h.SSHPort)
 	}
-	if h.Protocol == wire.ProtoSSH && (h.SSHPort != 0 || h.SSHUser != "") {
-		return badRequest("--ssh-port and --ssh-user describe a desktop host's SSH sidecar; an ssh host uses --port and --user")
+	// The sidecar is how a desktop reaches its files; a terminal host's
+	// own connection already does.
+	if wire.KindOf(h.Protocol) != wire.KindDesktop && (h.SSHPort != 0 || h.SSHUser != "") {
+		return badRequest("--ssh-port and --ssh-user describe a desktop host's SSH sidecar; a %s host uses --port and --user", h.Protocol)
 	}
 	for _, f := range []struct{ what, v string }{{"user", h.User}, {"domain", h.Domain}, {"ssh user", h.SSHUser}} {
 		if len(f.v) > 256 || hasControl(f.v) {
