@@ -11,13 +11,13 @@ packages=(
   gnome-keyring libsecret-tools dbus avahi-daemon avahi-utils
   freerdp2-shadow-x11 freerdp2-x11 winpr-utils xrdp xorgxrdp
   netcat-openbsd openssl procps psmisc hyperfine asciinema ffmpeg tesseract-ocr tesseract-ocr-eng chromium npm
-  tmux bsdutils iproute2 systemd
+  tmux bsdutils iproute2 systemd e2fsprogs util-linux
 )
 # One program per package group; when all are present there is nothing to do.
 probes=(Xvnc vncpasswd Xvfb x11vnc xrandr xterm xdotool import xclip vncsnapshot websockify
   qemu-system-x86_64 sshd ssh gnome-keyring-daemon secret-tool dbus-daemon avahi-daemon
   avahi-publish freerdp-shadow-cli xfreerdp winpr-hash xrdp nc openssl pgrep hyperfine asciinema ffmpeg tesseract chromium npm
-  tmux script ss systemd-analyze)
+  tmux script ss systemd-analyze chattr setpriv)
 missing=()
 for p in "${probes[@]}"; do
   command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] || missing+=("$p")

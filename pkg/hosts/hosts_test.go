@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -141,15 +143,10 @@ func TestFileFormatAndModes(t *testing.T) {
 }
 
 func TestAtomicWriteKeepsOldFileOnFailure(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root ignores directory permissions; TestReaderNeverSeesAPartialFile covers atomicity")
-	}
 	s, path := newStore(t)
 	s.Add(Host{Name: "lab", Protocol: "vnc", Address: "a"})
 	before, _ := os.ReadFile(path)
-	dir := filepath.Dir(path)
-	os.Chmod(dir, 0o500) // no new temp file can be created
-	defer os.Chmod(dir, 0o700)
+	lockDir(t, filepath.Dir(path))
 	if _, err := s.Add(Host{Name: "other", Protocol: "vnc", Address: "b"}); err == nil {
 		t.Fatal("write into a read-only directory succeeded")
 	}
@@ -297,4 +294,20 @@ func BenchmarkList(b *testing.B) {
 			b.Fatal("list")
 		}
 	}
+}
+
+// lockDir makes dir refuse new files for the rest of the test. Root
+// ignores permissions, so as root (CI) the directory is made immutable.
+func lockDir(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		os.Chmod(dir, 0o500)
+		t.Cleanup(func() { os.Chmod(dir, 0o700) })
+		return
+	}
+	testbed.Need(t, "chattr")
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		testbed.Unavailable(t, "chattr +i %s (root ignores permissions; this file system must support the immutable flag): %v %s", dir, err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
 }
