@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,11 +14,12 @@ import (
 )
 
 // Decode checks a tools/call's raw arguments against the tool's schema and
-// the bridge's bounds, and builds the socket request. Problems come back as
-// BAD_REQUEST or TOO_LARGE naming the argument and what to send instead;
-// what only dvvd can judge (a stale generation, a missing selector) is left
-// to dvvd so there is one source of truth.
-func (t *Tool) Decode(raw json.RawMessage) (*wire.Request, *wire.Error) {
+// the bridge's bounds, and decodes them into the op's typed arguments (a
+// pointer to its wire.*Args, so the bridge may adjust them). Problems come
+// back as BAD_REQUEST or TOO_LARGE naming the argument and what to send
+// instead; what only dvvd can judge (a stale generation, a missing
+// selector) is left to dvvd so there is one source of truth.
+func (t *Tool) Decode(raw json.RawMessage) (wire.Args, *wire.Error) {
 	args, werr := decodeObject(raw, t.Name)
 	if werr != nil {
 		return nil, werr
@@ -31,17 +33,24 @@ func (t *Tool) Decode(raw json.RawMessage) (*wire.Request, *wire.Error) {
 			return nil, werr
 		}
 	}
-	norm["op"] = t.Op
+	spec, ok := wire.Spec(t.Op)
+	if !ok || spec.Args == nil {
+		return nil, wire.Errorf(wire.Internal, "%s: op %q has no typed arguments in this build", t.Name, t.Op)
+	}
 	line, err := json.Marshal(norm)
 	if err != nil {
 		return nil, wire.Errorf(wire.BadRequest, "%s: arguments cannot be encoded: %v", t.Name, err)
 	}
-	var req wire.Request
-	if err := json.Unmarshal(line, &req); err != nil {
+	a := reflect.New(spec.Args)
+	dec := json.NewDecoder(bytes.NewReader(line))
+	// The schema check above already refused unknown names; this catches a
+	// schema that lists a field its op does not take.
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(a.Interface()); err != nil {
 		return nil, &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("%s: %v", t.Name, explainUnmarshal(err)),
 			Next: "fix the argument as the message says; see the tool's input schema"}
 	}
-	return &req, nil
+	return a.Interface().(wire.Args), nil
 }
 
 func decodeObject(raw json.RawMessage, tool string) (map[string]any, *wire.Error) {

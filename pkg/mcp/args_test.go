@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func TestDecode(t *testing.T) {
 		case werr != nil && werr.Next == "":
 			t.Errorf("%s: no next move", name)
 		case werr == nil && c.check != nil:
-			c.check(t, req)
+			c.check(t, wire.RequestOf(req))
 		}
 	}
 }
@@ -141,8 +142,27 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		if req.Op != tool.Op {
-			t.Fatalf("op %q for %s", req.Op, tool.Name)
+		if req.Op() != tool.Op {
+			t.Fatalf("op %q for %s", req.Op(), tool.Name)
 		}
 	})
+}
+
+// TestToolArgsAreTheOpsArgs: every argument a tool's schema offers is a
+// field of its op's typed arguments, so Decode never refuses what the
+// schema accepts.
+func TestToolArgsAreTheOpsArgs(t *testing.T) {
+	for _, tool := range Tools {
+		spec, ok := wire.Spec(tool.Op)
+		if !ok || spec.Args == nil {
+			t.Errorf("%s: op %q has no typed arguments", tool.Name, tool.Op)
+			continue
+		}
+		fields := wire.ArgsFields(spec.Args)
+		for _, a := range tool.Args {
+			if !slices.Contains(fields, a.Name) {
+				t.Errorf("%s: argument %q is not a field of %v (%v)", tool.Name, a.Name, spec.Args, fields)
+			}
+		}
+	}
 }

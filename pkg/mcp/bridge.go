@@ -137,8 +137,10 @@ func retrySafe(op string) bool {
 	return ok && s.RetrySafe
 }
 
-// do sends req through the attachment, reconnecting when dvvd restarted.
-func (a *attachment) do(ctx context.Context, name string, req *wire.Request) (*wire.Response, string, error) {
+// do sends one op's arguments through the attachment, reconnecting when
+// dvvd restarted.
+func (a *attachment) do(ctx context.Context, name string, args wire.Args) (*wire.Response, string, error) {
+	req := wire.RequestOf(args)
 	var notes string
 	for attempt := 0; ; attempt++ {
 		c, note, err := a.get(ctx, name)

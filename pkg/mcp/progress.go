@@ -20,8 +20,8 @@ type progressKey struct{}
 
 // withProgress marks ctx so that send asks dvvd for progress and notifies
 // the MCP client, when the call moves a file and the client gave a token.
-func withProgress(ctx context.Context, call *sdk.CallToolRequest, req *wire.Request) context.Context {
-	if call == nil || call.Session == nil || call.Params == nil || !movesFile(req) {
+func withProgress(ctx context.Context, call *sdk.CallToolRequest, args wire.Args) context.Context {
+	if call == nil || call.Session == nil || call.Params == nil || !movesFile(args) {
 		return ctx
 	}
 	token := call.Params.GetProgressToken()
@@ -55,8 +55,9 @@ func send(ctx context.Context, c *client.Client, req *wire.Request) (*wire.Respo
 	return c.Do(ctx, req)
 }
 
-func movesFile(req *wire.Request) bool {
-	return req.Op == wire.OpFiles && (req.Action == "get" || req.Action == "put")
+func movesFile(args wire.Args) bool {
+	f, ok := args.(*wire.FilesArgs)
+	return ok && (f.Action == "get" || f.Action == "put")
 }
 
 // progressMessage says where a transfer is, in a few words.

@@ -93,16 +93,16 @@ func (t *Tool) sdkTool() *sdk.Tool {
 // protocol problems.
 func (b *Bridge) handler(t *Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		wreq, werr := t.Decode(req.Params.Arguments)
+		args, werr := t.Decode(req.Params.Arguments)
 		if werr != nil {
 			return errorResult(werr, ""), nil
 		}
 		if b.opts.JPEG {
-			preferJPEG(wreq)
+			preferJPEG(args)
 		}
-		applyImageBudget(wreq, b.opts.Image.orDefault())
-		ctx = withProgress(ctx, req, wreq)
-		resp, note, err := b.att.do(ctx, clientName(req), wreq)
+		applyImageBudget(args, b.opts.Image.orDefault())
+		ctx = withProgress(ctx, req, args)
+		resp, note, err := b.att.do(ctx, clientName(req), args)
 		if err != nil {
 			return errorResult(err, note), nil
 		}
@@ -110,12 +110,15 @@ func (b *Bridge) handler(t *Tool) sdk.ToolHandler {
 	}
 }
 
-// preferJPEG asks for JPEG wherever the request reads a screen.
-func preferJPEG(r *wire.Request) {
-	switch {
-	case r.Op == wire.OpScreen:
+// preferJPEG asks for JPEG wherever the call reads a screen.
+func preferJPEG(a wire.Args) {
+	switch r := a.(type) {
+	case *wire.ScreenArgs:
 		r.Format = "jpeg"
-	case r.Op == wire.OpGroupRun && r.Action == wire.OpScreen:
+	case *wire.GroupRunArgs:
+		if r.Action != wire.OpScreen {
+			return
+		}
 		args := strings.TrimSpace(string(r.Arguments))
 		if args == "" || args == "null" || args == "{}" {
 			r.Arguments = []byte(`{"format":"jpeg"}`)
@@ -127,7 +130,7 @@ func preferJPEG(r *wire.Request) {
 
 // applyImageBudget asks dvvd to fit a full screen read without scale into
 // the budget; an explicit scale, a region or a damage-crop is left alone.
-func applyImageBudget(r *wire.Request, b ImageBudget) {
+func applyImageBudget(a wire.Args, b ImageBudget) {
 	if b.MaxEdge <= 0 && b.MaxPixels <= 0 {
 		return
 	}
@@ -136,11 +139,17 @@ func applyImageBudget(r *wire.Request, b ImageBudget) {
 			*p = &v
 		}
 	}
-	switch {
-	case r.Op == wire.OpScreen && r.Scale == nil && (r.Form == "" || r.Form == "full"):
+	switch r := a.(type) {
+	case *wire.ScreenArgs:
+		if r.Scale != nil || (r.Form != "" && r.Form != "full") {
+			return
+		}
 		set(&r.MaxEdge, b.MaxEdge)
 		set(&r.MaxPixels, b.MaxPixels)
-	case r.Op == wire.OpGroupRun && r.Action == wire.OpScreen:
+	case *wire.GroupRunArgs:
+		if r.Action != wire.OpScreen {
+			return
+		}
 		var args map[string]any
 		if len(r.Arguments) > 0 && json.Unmarshal(r.Arguments, &args) != nil {
 			return
