@@ -54,7 +54,7 @@ type jsonField struct {
 }
 
 func tableOf(t reflect.Type) *fieldTable {
-	tab := &fieldTable{byName: map[string]int{}, plain: true}
+	tab := &fieldTable{fields: make([]jsonField, 0, t.NumField()), byName: make(map[string]int, t.NumField()), plain: true}
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
