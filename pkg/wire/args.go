@@ -62,7 +62,7 @@ func makePlan(t reflect.Type) (*argsPlan, error) {
 		if name == "" {
 			continue
 		}
-		i, ok := requestFields[name]
+		i, ok := requestFields()[name]
 		if !ok {
 			return nil, fmt.Errorf("wire: %v.%s: %q is not a Request field", t, f.Name, name)
 		}

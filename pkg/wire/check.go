@@ -3,6 +3,7 @@ package wire
 import (
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // envelope fields may come with any op: op and id frame the request, and
@@ -11,7 +12,7 @@ import (
 var envelope = map[string]bool{"op": true, "id": true, "name": true, "token": true, "session": true}
 
 // requestFields maps each JSON field name of Request to its struct index.
-var requestFields = func() map[string]int {
+var requestFields = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	t := reflect.TypeOf(Request{})
 	for i := 0; i < t.NumField(); i++ {
@@ -21,10 +22,10 @@ var requestFields = func() map[string]int {
 		}
 	}
 	return m
-}()
+})
 
 // RequestField reports whether name is a field of Request.
-func RequestField(name string) bool { _, ok := requestFields[name]; return ok }
+func RequestField(name string) bool { _, ok := requestFields()[name]; return ok }
 
 // Check refuses, as BAD_REQUEST naming the field, a request that carries a
 // field its op does not take, a field that does not apply to the variant
@@ -35,7 +36,7 @@ func (s *OpSpec) Check(req *Request) *Error {
 	v := reflect.ValueOf(req).Elem()
 	variant := ""
 	if s.Variant != "" {
-		if i, ok := requestFields[s.Variant]; ok {
+		if i, ok := requestFields()[s.Variant]; ok {
 			variant, _ = v.Field(i).Interface().(string)
 		}
 		if variant != "" && !s.HasVariant(variant) {

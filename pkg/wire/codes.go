@@ -1,6 +1,9 @@
 package wire
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Code is one of a closed set of error codes. Each has a meaning, the move
 // an agent should make next, and the exit status of the dvv CLI.
@@ -98,24 +101,24 @@ var Codes = []CodeInfo{
 	{SocketUnsafe, "The socket's directory or file is not this user's alone (another owner, group/other permission bits, a symlink), or the process listening on it runs as another user; nothing was sent to it.", "Follow the message: have the directory removed (it names its owner), or set XDG_RUNTIME_DIR to a private directory; then start dvvd again.", ExitDaemon},
 }
 
-var codeIndex = func() map[Code]CodeInfo {
+var codeIndex = sync.OnceValue(func() map[Code]CodeInfo {
 	m := make(map[Code]CodeInfo, len(Codes))
 	for _, c := range Codes {
 		m[c.Code] = c
 	}
 	return m
-}()
+})
 
 // Info returns the documentation of a code (Internal's for unknown codes).
 func (c Code) Info() CodeInfo {
-	if i, ok := codeIndex[c]; ok {
+	if i, ok := codeIndex()[c]; ok {
 		return i
 	}
-	return codeIndex[Internal]
+	return codeIndex()[Internal]
 }
 
 // Known reports whether c is in the closed set.
-func (c Code) Known() bool { _, ok := codeIndex[c]; return ok }
+func (c Code) Known() bool { _, ok := codeIndex()[c]; return ok }
 
 // Error is a coded error. It crosses the socket as an answer with
 // result "error".
