@@ -98,6 +98,9 @@ func newRootFor(e *env, args []string) *cobra.Command {
 	if name != "" {
 		for _, c := range commands() {
 			if slices.Contains(c.names, name) {
+				// Not "completion" (that line gets the whole tree): cobra
+				// need not add its completion command.
+				root.CompletionOptions.DisableDefaultCmd = true
 				root.AddCommand(c.build(e))
 				conventions(e, root)
 				return root
