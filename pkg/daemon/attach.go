@@ -43,6 +43,10 @@ func (d *Daemon) attach(c *conn, req *wire.Request) (*attachment, error) {
 	if len(name) > 64 {
 		name = name[:64]
 	}
+	// Without a session key the attachment is this connection's alone. With
+	// one, the key also carries the name and the token, so a second token
+	// (or a second agent's name) in the same shell never shares a lease
+	// with the first.
 	key := fmt.Sprintf("conn:%p", c)
 	if req.Session != "" {
 		if len(req.Session) > 128 {
@@ -73,6 +77,7 @@ func (d *Daemon) detach(a *attachment) {
 		delete(d.attachments, a.key)
 	}
 	d.mu.Unlock()
+	// Outside d.mu: releasing takes each limb's lock (lock order).
 	if dead {
 		d.releaseAllLeases(a, "the attachment's connection ended")
 	}
@@ -110,6 +115,8 @@ func sessionAlive(key string) bool {
 	if err != nil || pid <= 0 {
 		return true
 	}
+	// Signal 0 probes existence; EPERM means it exists under another
+	// user, which is still alive for this purpose.
 	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
 		return false
 	}

@@ -13,10 +13,13 @@ const historySize = 128
 // history is a limb's ring of recent operations: op, attachment, outcome
 // and timings. It never holds typed text, pixels or secrets, so an agent
 // whose call timed out can safely learn what happened.
+//
+// A fixed array, not a slice that grows and is trimmed: a limb driven for
+// days keeps the same 128 entries' memory, and add never allocates.
 type history struct {
-	mu   sync.Mutex
+	mu   sync.Mutex // a leaf lock: nothing else is taken while it is held, so it never joins the lock order
 	ring [historySize]wire.HistoryEntry
-	n    uint64
+	n    uint64 // entries ever added; the newest is at (n-1) % historySize
 }
 
 func (h *history) add(op, attachment, outcome, detail string, start time.Time) {

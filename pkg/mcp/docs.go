@@ -83,6 +83,11 @@ func writeTool(b *strings.Builder, t *Tool) {
 		codes[i] = "`" + string(c) + "`"
 	}
 	fmt.Fprintf(b, "Can answer: %s.\n\n", strings.Join(codes, ", "))
+	// The kind binding dvvd enforces before the op runs (OpSpec.Kind).
+	if s := t.Spec(); s.Kind != "" {
+		fmt.Fprintf(b, "Limbs: %s only (%s); any other limb answers `%s`.\n\n", s.Kind,
+			strings.Join(wire.ProtocolsOfKind(s.Kind), ", "), wire.WrongProtocol)
+	}
 	if t.Shell != "" {
 		fmt.Fprintf(b, "Shell: `%s`\n\n", t.Shell)
 	}
