@@ -118,16 +118,18 @@ func TestScreen(t *testing.T) {
 		d := startDvvd(t)
 		c := d.dial(t)
 		id := openVNC(t, c, v.Port)
+		ops := watchOps(t, d, id)
 		// change types one character into the focused xterm and returns
 		// once dvvd has seen the echo, so the next screen must encode anew.
 		change := func() {
+			ops.mark(t)
 			done := make(chan bool, 1)
 			go func() {
 				to := 5000
 				r := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-changed", TimeoutMs: &to})
 				done <- r.Wait.Settled
 			}()
-			time.Sleep(5 * time.Millisecond) // the wait's head start (nothing says it has begun); outside no timed span
+			ops.started(t, wire.OpWait, 1)
 			v.Command("xdotool", "type", "--delay", "0", "x").Run()
 			if !<-done {
 				t.Fatal("typing into the xterm did not change the screen")
@@ -165,6 +167,7 @@ func TestScreen(t *testing.T) {
 			change()
 			must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 			must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.1)})
+			ops.mark(t)
 			var wg sync.WaitGroup
 			var took time.Duration
 			t0 := time.Now()
@@ -175,7 +178,7 @@ func TestScreen(t *testing.T) {
 				must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-changed", TimeoutMs: &to})
 				took = time.Since(t0)
 			}()
-			time.Sleep(2 * time.Millisecond) // the wait's head start: nothing says it has begun
+			ops.started(t, wire.OpWait, 1)
 			must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("y")})
 			wg.Wait()
 			inToPix = append(inToPix, took)

@@ -159,3 +159,45 @@ func desktopScene(t *testing.T, d *testbed.Display) {
 	d.Background(t, "xterm", "-geometry", "80x30+700+300", "-fa", "DejaVu Sans Mono", "-fs", "11", "-e", "sh", "-c", "cat /etc/services | head -200; exec sleep 100000")
 	d.WaitStill(t, "xterm")
 }
+
+// opWatch follows dvvd's op.start events for one limb, so a benchmark can
+// change the screen only once the wait that should see the change is in
+// dvvd (no answer says a wait has begun; its op.start event does).
+type opWatch struct {
+	c    *client.Client
+	limb string
+}
+
+func watchOps(t *testing.T, d *dvvd, limb string) *opWatch {
+	c := d.dial(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Subscribe(ctx, wire.SubscribeArgs{Events: []string{"op.start"}}); err != nil {
+		t.Fatal(err)
+	}
+	return &opWatch{c: c, limb: limb}
+}
+
+// mark sends a status through the watcher and skips the events before its
+// own: every op.start seen after mark was started after it.
+func (w *opWatch) mark(t *testing.T) {
+	t.Helper()
+	must(t, w.c, wire.StatusArgs{Target: wire.Target{LimbID: w.limb}})
+	w.started(t, wire.OpStatus, 1)
+}
+
+// started returns once n more ops named op have started on the limb.
+func (w *opWatch) started(t *testing.T, op string, n int) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for n > 0 {
+		select {
+		case ev := <-w.c.Events():
+			if ev.Kind == "op.start" && ev.LimbID == w.limb && ev.Detail == op {
+				n--
+			}
+		case <-deadline:
+			t.Fatalf("%d %s ops on %s never started", n, op, w.limb)
+		}
+	}
+}

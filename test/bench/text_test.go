@@ -28,6 +28,7 @@ func TestTextWait(t *testing.T) {
 		c := d.dial(t)
 		c2 := d.dial(t)
 		id := openVNC(t, c, x.Port)
+		ops := watchOps(t, d, id)
 		t0 := time.Now()
 		must(t, c, wire.FindArgs{Target: wire.Target{LimbID: id}, Text: strp("nothing")})
 		first := time.Since(t0)
@@ -38,6 +39,7 @@ func TestTextWait(t *testing.T) {
 			msg := fmt.Sprintf("Report %d saved to the shared folder", i)
 			want := fmt.Sprintf("Report %d saved", i)
 			to := 20000
+			ops.mark(t)
 			textDone := make(chan time.Time, 1)
 			changeDone := make(chan time.Time, 1)
 			go func() {
@@ -48,9 +50,7 @@ func TestTextWait(t *testing.T) {
 				must(t, c2, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-changed", TimeoutMs: &to})
 				changeDone <- time.Now()
 			}()
-			// Both waits must be in dvvd before the change, and no answer
-			// says a wait has started: a head start, outside the timed span.
-			time.Sleep(150 * time.Millisecond)
+			ops.started(t, wire.OpWait, 2) // both waits are in dvvd before the dialog appears
 			start := time.Now()
 			p := testbed.Start(t, "xmessage", x.Command("xmessage", "-geometry", "+300+250", "-buttons", "OK", msg))
 			tText, tChange := <-textDone, <-changeDone
