@@ -62,7 +62,8 @@ func TestFilesProgressCost(t *testing.T) {
 		}
 	}
 	lines := 0
-	files := func(progress bool, req *wire.Request) {
+	files := func(progress bool, a wire.FilesArgs) {
+		req := wire.RequestOf(a) // DoProgress takes the socket form
 		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		defer cancel()
 		var r *wire.Response
@@ -78,12 +79,12 @@ func TestFilesProgressCost(t *testing.T) {
 	}
 	get := func(progress bool) func() {
 		return func() {
-			files(progress, &wire.Request{Op: wire.OpFiles, LimbID: limb, Action: "get", Path: remote, To: filepath.Join(dir, "got.bin")})
+			files(progress, wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "get", Path: remote, To: filepath.Join(dir, "got.bin")})
 		}
 	}
 	put := func(progress bool) func() {
 		return func() {
-			files(progress, &wire.Request{Op: wire.OpFiles, LimbID: limb, Action: "put", From: src, Path: filepath.Join(s.RemoteHome, "put.bin")})
+			files(progress, wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: src, Path: filepath.Join(s.RemoteHome, "put.bin")})
 		}
 	}
 	routes := []struct {
