@@ -97,6 +97,9 @@ func (e *env) call(a wire.Args) (*wire.Response, error) { return e.callWith(a, n
 type localFallback struct {
 	strip  func(*wire.Request) error  // carry the data inline instead of naming the path
 	finish func(*wire.Response) error // write what came back inline to the path
+	// consumed is set by a strip that read data it cannot read again (a
+	// pipe): naming the path then would send only what is left.
+	consumed bool
 }
 
 func (e *env) callWith(a wire.Args, fb *localFallback) (*wire.Response, error) {
@@ -131,7 +134,7 @@ func (e *env) exchange(req *wire.Request, fb *localFallback) (*wire.Response, er
 			}
 		}
 	}
-	if isCode(err, wire.TooLarge) && !e.remote() {
+	if isCode(err, wire.TooLarge) && !e.remote() && !fb.consumed {
 		return e.send1(&named)
 	}
 	return resp, err

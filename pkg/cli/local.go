@@ -75,24 +75,45 @@ func filesGetFallback(to string) *localFallback {
 	}
 }
 
-// filesPutFallback reads the local file here and sends it inline.
+// filesPutFallback reads the local file here and sends it inline. A
+// regular file over the inline limit is not read at all: dvvd streams it
+// from the path. A pipe (or other special file) can be read only once, so
+// one over the limit is refused rather than named: dvvd would read only
+// what is left of it.
 func filesPutFallback() *localFallback {
-	return &localFallback{strip: func(req *wire.Request) error {
+	fb := &localFallback{}
+	fb.strip = func(req *wire.Request) error {
 		f, err := os.Open(req.From)
 		if err != nil {
 			return localErr(wire.NotFound, "open %s: %v", req.From, err)
 		}
 		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return localErr(wire.BadRequest, "stat %s: %v", req.From, err)
+		}
+		if st.Mode().IsRegular() && st.Size() > inlinePutMax {
+			return tooLargeInline(req.From)
+		}
 		data, err := io.ReadAll(io.LimitReader(f, inlinePutMax+1))
 		if err != nil {
 			return localErr(wire.BadRequest, "read %s: %v", req.From, err)
 		}
 		if len(data) > inlinePutMax {
-			return localErr(wire.TooLarge, "%s is over %d bytes, more than travels inline; dvvd streams it from the path when it runs on this machine and the token has local.files", req.From, inlinePutMax)
+			if !st.Mode().IsRegular() {
+				fb.consumed = true
+				return localErr(wire.TooLarge, "%s is not a regular file and carries more than the %d bytes that travel inline; dvv has read them and cannot read them again: save the data to a file and put that", req.From, inlinePutMax)
+			}
+			return tooLargeInline(req.From) // it grew since the stat
 		}
 		req.From, req.ContentBase64 = "", base64.StdEncoding.EncodeToString(data)
 		return nil
-	}}
+	}
+	return fb
+}
+
+func tooLargeInline(path string) error {
+	return localErr(wire.TooLarge, "%s is over %d bytes, more than travels inline; dvvd streams it from the path when it runs on this machine and the token has local.files", path, inlinePutMax)
 }
 
 // groupScreenFallback has every member's image come back inline and writes

@@ -228,44 +228,39 @@ func TestFilesProgressBar(t *testing.T) {
 	}
 }
 
-// TestFilesProgressBarPacedAndInterrupted feeds a put through a FIFO the
-// test writes, so the bar's redraws follow bytes the test released: each
-// chunk shows up on the terminal as dvvd counts it. Ctrl+C then erases the
-// bar, prints why dvv stopped, and dvvd stops the transfer, leaving nothing
-// on the SFTP server.
-func TestFilesProgressBarPacedAndInterrupted(t *testing.T) {
+// TestFilesProgressBarInterrupted puts a 16 GiB sparse file (nothing to
+// read from disk, so it is still moving when the test acts): the bar is
+// redrawn in place with rising byte counts of the known total; Ctrl+C then
+// erases it, dvv says why it stopped, and dvvd stops the transfer, leaving
+// nothing on the SFTP server.
+func TestFilesProgressBarInterrupted(t *testing.T) {
 	t.Parallel()
 	s := testbed.StartSSHD(t)
 	d := startDaemonIn(t, "", s.Home)
 	limb := openSSH(t, d, s)
 
-	fifo := filepath.Join(t.TempDir(), "slow")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	huge := filepath.Join(t.TempDir(), "huge.bin")
+	if err := os.WriteFile(huge, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	remote := filepath.Join(s.RemoteHome, "slow.bin")
-	put := d.startTTY(t, "files", "put", limb, fifo, remote)
-	// RDWR: the pipe always has a reader, so a write between dvv's reading
-	// and dvvd's never fails; it waits for room instead.
-	w, err := os.OpenFile(fifo, os.O_RDWR, 0)
-	if err != nil {
+	if err := os.Truncate(huge, 16<<30); err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
-	// dvv reads a local file itself up to the 16 MiB that travel inline;
-	// past that it names the path and dvvd streams from it, and the FIFO
-	// gives dvvd only what the test writes from then on.
-	if _, err := w.Write(make([]byte, 16<<20+1)); err != nil {
+	dir := filepath.Join(s.RemoteHome, "up")
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	chunk := make([]byte, 1<<20)
-	for i := 1; i <= 3; i++ {
-		if _, err := w.Write(chunk); err != nil {
-			t.Fatal(err)
+	put := d.startTTY(t, "files", "put", limb, huge, filepath.Join(dir, "huge.bin"))
+	amount := regexp.MustCompile(`^put huge\.bin \[[= ]+\] +\d+%  ([0-9.]+ [KMG]?i?B) / 16\.0 GiB  `)
+	testbed.Eventually(t, 30*time.Second, "three redraws with rising byte counts", func() bool {
+		seen := map[string]bool{}
+		for _, l := range draws(put.seen()) {
+			if m := amount.FindStringSubmatch(l); m != nil && m[1] != "0 B" {
+				seen[m[1]] = true
+			}
 		}
-		shown := fmt.Sprintf("put slow  %d.0 MiB  ", i)
-		testbed.Eventually(t, 20*time.Second, "the bar to show "+shown, func() bool { return strings.Contains(put.seen(), shown) })
-	}
+		return len(seen) >= 3
+	})
 	if err := put.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -274,16 +269,45 @@ func TestFilesProgressBarPacedAndInterrupted(t *testing.T) {
 		t.Errorf("interrupted put: exit %d, terminal %q", code, screen)
 	}
 	if i := strings.Index(screen, "dvv: TIMEOUT"); i < 0 || !strings.HasSuffix(screen[:i], "\r\x1b[K") {
-		t.Errorf("Ctrl+C did not erase the bar before saying why dvv stopped: %q", screen)
+		t.Errorf("Ctrl+C did not erase the bar before saying why dvv stopped: %q", screen[max(0, len(screen)-300):])
 	}
-	testbed.Eventually(t, 20*time.Second, "dvvd to stop the interrupted transfer", func() bool {
-		return resp0(t, d, limb).InFlight == 0
+	testbed.Eventually(t, 20*time.Second, "dvvd to stop the interrupted transfer and remove its partial file", func() bool {
+		left, _ := os.ReadDir(dir)
+		return resp0(t, d, limb).InFlight == 0 && len(left) == 0
 	})
-	if entries, _ := os.ReadDir(s.RemoteHome); len(entries) > 0 {
-		for _, e := range entries {
-			if strings.Contains(e.Name(), "slow") {
-				t.Errorf("the interrupted put left %s on the server", e.Name())
-			}
-		}
+}
+
+// TestFilesPutPipeOverInlineLimit: dvv reads a pipe itself to send it
+// inline; one carrying more than the inline limit cannot be read again, so
+// it is refused instead of handing dvvd the path (which would upload only
+// the rest of the stream as if it were the whole file).
+func TestFilesPutPipeOverInlineLimit(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t)
+	d := startDaemonIn(t, "", s.Home)
+	limb := openSSH(t, d, s)
+
+	fifo := filepath.Join(t.TempDir(), "stream")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
 	}
+	written := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for dvv to open it
+		if err == nil {
+			_, err = w.Write(make([]byte, 17<<20))
+			w.Close()
+		}
+		written <- err
+	}()
+	remote := filepath.Join(s.RemoteHome, "stream.bin")
+	r := d.dvv("files", "put", limb, fifo, remote)
+	wantExit(t, r, wire.ExitUsage, wire.TooLarge)
+	if !strings.Contains(r.stderr, "not a regular file") {
+		t.Errorf("the refusal does not say why: %v", r)
+	}
+	if _, err := os.Stat(remote); err == nil {
+		t.Error("part of the stream was uploaded as the file")
+	}
+	<-written // the writer ends with EPIPE once dvv closed the pipe
 }
