@@ -83,7 +83,7 @@ func TestSocketActivation(t *testing.T) {
 		t.Fatalf("dial the activated socket: %v\n%s", err, logs.String())
 	}
 	defer c.Close()
-	resp, err := c.Do(ctx, &wire.Request{Op: wire.OpPing})
+	resp, err := c.Ping(ctx, wire.PingArgs{})
 	if err != nil || resp.Result != wire.OpPing {
 		t.Fatalf("ping: %+v %v", resp, err)
 	}
