@@ -308,7 +308,11 @@ func transferCmd(e *env) *cobra.Command {
 			}
 			t := newTable(e.stdout, "ID", "ACTION", "BYTES", "RATE", "ELAPSED", "PATH")
 			for _, x := range resp.Transfer.Transfers {
-				t.row(x.TransferID, x.Action, humanBytes(x.Bytes), humanBytes(x.BytesPerSec)+"/s",
+				moved := humanBytes(x.Bytes)
+				if x.Total > 0 {
+					moved += " / " + humanBytes(x.Total)
+				}
+				t.row(x.TransferID, x.Action, moved, humanBytes(x.BytesPerSec)+"/s",
 					(time.Duration(x.ElapsedMs) * time.Millisecond).String(), x.Path)
 			}
 			t.flush()

@@ -230,7 +230,8 @@ func TestFilesProgressBar(t *testing.T) {
 
 // TestFilesProgressBarInterrupted puts a 16 GiB sparse file (nothing to
 // read from disk, so it is still moving when the test acts): the bar is
-// redrawn in place with rising byte counts of the known total; Ctrl+C then
+// redrawn in place with rising byte counts of the known total, which
+// `dvv transfer status` shows too; Ctrl+C then
 // erases it, dvv says why it stopped, and dvvd stops the transfer, leaving
 // nothing on the SFTP server.
 func TestFilesProgressBarInterrupted(t *testing.T) {
@@ -261,6 +262,9 @@ func TestFilesProgressBarInterrupted(t *testing.T) {
 		}
 		return len(seen) >= 3
 	})
+	if r := d.must("transfer", "status", limb); !regexp.MustCompile(`put +[0-9.]+ [KMG]?i?B / 16\.0 GiB `).MatchString(r.stdout) {
+		t.Errorf("transfer status does not show the put's total: %v", r)
+	}
 	if err := put.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
