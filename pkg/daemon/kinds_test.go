@@ -55,7 +55,8 @@ func TestNewProtocolIsOneRegistration(t *testing.T) {
 	saved := wire.Protocols
 	wire.Protocols = append(append([]wire.ProtocolSpec{}, saved...),
 		wire.ProtocolSpec{Name: "fakep", Kind: wire.KindDesktop, DefaultPort: 7000, Service: "_fakep._tcp"})
-	defer func() { wire.Protocols = saved }()
+	// Restored last, once the daemon (if any) has stopped reading it.
+	t.Cleanup(func() { wire.Protocols = saved })
 
 	d := startDaemon(t, Config{Desktop: map[string]limb.DesktopDialer{"fakep": fakeDial}})
 	c := dialClient(t, d, client.Options{Name: "agent"})
