@@ -272,9 +272,9 @@ func connLost(addr string, err error) error {
 
 // heardConn keeps the first bytes the server sent, to tell a server that
 // speaks something else from one that hung up. It also reads the socket
-// in large gulps: x/crypto/ssh reads through a 4 KiB buffer, two reads
-// per packet, and a flood of terminal output arrives as many packets of
-// a PTY's 4 KiB each; one read here brings what has queued up.
+// in large gulps, paced (pacedConn): x/crypto/ssh reads through a 4 KiB
+// buffer, two reads per packet, and a flood of terminal output arrives as
+// many packets of a PTY's 4 KiB each; one read here brings what queued up.
 type heardConn struct {
 	net.Conn
 	in    *bufio.Reader
@@ -289,7 +289,7 @@ const (
 )
 
 func newHeardConn(c net.Conn) *heardConn {
-	return &heardConn{Conn: c, in: bufio.NewReaderSize(c, readBuffer)}
+	return &heardConn{Conn: c, in: bufio.NewReaderSize(&pacedConn{Conn: c}, readBuffer)}
 }
 
 func (h *heardConn) Read(p []byte) (int, error) {

@@ -99,8 +99,14 @@ func TestTerminalThroughput(t *testing.T) {
 	// A 100 MB flood: dvvd's CPU for all of it.
 	big := filepath.Join(dir, "big.txt")
 	os.WriteFile(big, []byte(strings.ReplaceAll(string(termstreams.ColouredLs(100<<20)), "\r\n", "\n")), 0o644)
-	wall, cpu := run("cat " + big)
-	floodLine := fmt.Sprintf("100 MiB of coloured `ls -l` (cat): %.1f s, dvvd CPU %.2f s (%.0f MB/s per core of dvvd CPU)", wall.Seconds(), cpu, 104.9/cpu)
+	// Three times: on a shared machine one run can meet a busy moment.
+	var floods []string
+	for i := 0; i < 3; i++ {
+		wall, cpu := run("cat " + big)
+		floods = append(floods, fmt.Sprintf("%.1f s wall, dvvd CPU **%.2f s** (%.0f MB/s per core)", wall.Seconds(), cpu, 104.9/cpu))
+	}
+	floodLine := "100 MiB of coloured `ls -l` (cat), three runs: " + strings.Join(floods, "; ")
+	floodLine += fmt.Sprintf("; OpenSSH's own client (`ssh -tt`, output to /dev/null, no emulation) on the same file: %s", openSSHFlood(t, s, "cat "+big))
 	os.Remove(big)
 
 	row("seq 1 2000000", len(seqData), "seq 1 2000000")
@@ -185,4 +191,31 @@ func throughScript(t *testing.T, command string) time.Duration {
 		t.Fatalf("script: %v", err)
 	}
 	return time.Since(t0)
+}
+
+// openSSHFlood runs command through OpenSSH's client on a PTY, output to
+// /dev/null: what receiving the bytes costs a C client, three times.
+func openSSHFlood(t *testing.T, s *testbed.SSHD, command string) string {
+	testbed.Need(t, "ssh")
+	var runs []string
+	for i := 0; i < 3; i++ {
+		cmd := exec.Command("ssh", "-tt", "-F", "none", "-p", strconv.Itoa(s.Port), "-i", s.ClientKey,
+			"-o", "UserKnownHostsFile="+filepath.Join(s.Home, ".ssh", "known_hosts"), "-o", "StrictHostKeyChecking=yes",
+			"-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", s.User+"@"+s.Host, command)
+		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = null, &stderr
+		t0 := time.Now()
+		err = cmd.Run()
+		null.Close()
+		if err != nil {
+			t.Fatalf("ssh: %v %s", err, stderr.String())
+		}
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		runs = append(runs, fmt.Sprintf("%.1f s wall, CPU %.2f s", time.Since(t0).Seconds(), cpu.Seconds()))
+	}
+	return strings.Join(runs, "; ")
 }
