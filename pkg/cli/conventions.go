@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ func completions(e *env, c *cobra.Command) {
 				}
 			}
 		}
-		for flag, values := range enumFlags {
+		for flag, values := range enumFlags() {
 			if c.Flags().Lookup(flag) != nil {
 				vals := values
 				c.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -59,13 +60,16 @@ func completions(e *env, c *cobra.Command) {
 	}
 }
 
-// enumFlags are the flags whose values are a fixed set.
-var enumFlags = map[string][]string{
-	"protocol": wire.ProtocolNames(),
-	"until":    variants(wire.OpWait),
-	"form":     variants(wire.OpScreen),
-	"role":     {"observer", "operator", "owner"},
-}
+// enumFlags are the flags whose values are a fixed set (made when the
+// shell asks for completions, not at every start).
+var enumFlags = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"protocol": wire.ProtocolNames(),
+		"until":    variants(wire.OpWait),
+		"form":     variants(wire.OpScreen),
+		"role":     {"observer", "operator", "owner"},
+	}
+})
 
 func hasAlias(c *cobra.Command, a string) bool {
 	for _, x := range c.Aliases {
