@@ -82,6 +82,12 @@ func fields(s *wire.OpSpec) string {
 			q = append(q, strings.Join(f.Only, "/")+" only")
 		}
 		switch {
+		case f.Required && len(f.RequiredIn) > 0:
+			q = append(q, "required for "+strings.Join(f.RequiredIn, "/"))
+		case f.Required:
+			q = append(q, "required")
+		}
+		switch {
 		case f.Min != nil && f.Max != nil:
 			q = append(q, fmt.Sprintf("%d..%d", *f.Min, *f.Max))
 		case f.Min != nil:

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -22,7 +24,31 @@ type call struct {
 	l   *Limb // the limb a limb op named, resolved before the handler runs
 }
 
-type handler func(*call) (*wire.Response, error)
+// handler serves one op. typed builds it from a function of the op's
+// Args, so the function reads only the fields its op takes, already checked
+// against the spec (presence, bounds, variants) by dispatch.
+type handler struct {
+	args  reflect.Type // the op's wire.*Args; checked against its spec at start-up
+	serve func(*call) (*wire.Response, error)
+}
+
+// typed registers fn for the op whose Args is A. The request has passed
+// its spec's Check in dispatch; the required fields are checked here, last,
+// so a wrong limb kind or a missing limb is answered first.
+func typed[A wire.Args](fn func(*call, A) (*wire.Response, error)) handler {
+	return handler{args: reflect.TypeFor[A](), serve: func(c *call) (*wire.Response, error) {
+		if spec, ok := wire.Spec(c.req.Op); ok {
+			if err := spec.CheckRequired(c.req); err != nil {
+				return nil, err
+			}
+		}
+		a, err := wire.ArgsFrom[A](c.req)
+		if err != nil {
+			return nil, err
+		}
+		return fn(c, a)
+	}}
+}
 
 // handlers holds one handler per op of wire.Ops; what an op is (limb op,
 // inline, capabilities, fields, codes) lives in its spec, not here. It is
@@ -33,54 +59,54 @@ func init() { handlers = builtinHandlers() }
 
 func builtinHandlers() map[string]handler {
 	return map[string]handler{
-		wire.OpHello:      opHello,
-		wire.OpAttach:     opHello,
-		wire.OpPing:       opPing,
-		wire.OpShutdown:   opShutdown,
-		wire.OpSubscribe:  opSubscribe,
-		wire.OpLimbs:      opLimbs,
-		wire.OpOpen:       opOpen,
-		wire.OpClose:      opClose,
-		wire.OpReconnect:  opReconnect,
-		wire.OpStatus:     opStatus,
-		wire.OpControl:    opControl,
-		wire.OpTakeover:   opTakeover,
-		wire.OpHandback:   opHandback,
-		wire.OpPause:      opPause,
-		wire.OpShare:      opShare,
-		wire.OpViewer:     opViewer,
-		wire.OpClick:      opClick,
-		wire.OpType:       opType,
-		wire.OpKey:        opKey,
-		wire.OpScreen:     opScreen,
-		wire.OpWait:       opWait,
-		wire.OpSignals:    opSignals,
-		wire.OpClipboard:  opClipboard,
-		wire.OpRun:        opRun,
-		wire.OpTermRead:   opTermRead,
-		wire.OpTermSend:   opTermSend,
-		wire.OpFiles:      opFiles,
-		wire.OpTransfer:   opTransfer,
-		wire.OpHistory:    opHistory,
-		wire.OpFind:       opFind,
-		wire.OpExpect:     opExpect,
-		wire.OpHosts:      opHosts,
-		wire.OpHostAdd:    opHostAdd,
-		wire.OpHostRemove: opHostRemove,
-		wire.OpHostTrust:  opHostTrust,
-		wire.OpGroupOpen:  opGroupOpen,
-		wire.OpGroupList:  opGroupList,
-		wire.OpGroupGrow:  opGroupGrow,
-		wire.OpGroupShrnk: opGroupShrink,
-		wire.OpGroupClose: opGroupClose,
-		wire.OpGroupRun:   opGroupRun,
-		wire.OpTokenNew:   opTokenCreate,
-		wire.OpTokenList:  opTokenList,
-		wire.OpTokenRevok: opTokenRevoke,
-		wire.OpCancel:     opCancel,
-		wire.OpHealth:     opHealth,
-		wire.OpRecord:     opRecord,
-		wire.OpReport:     opReport,
+		wire.OpHello:      typed(opHello),
+		wire.OpAttach:     typed(opAttach),
+		wire.OpPing:       typed(opPing),
+		wire.OpShutdown:   typed(opShutdown),
+		wire.OpSubscribe:  typed(opSubscribe),
+		wire.OpLimbs:      typed(opLimbs),
+		wire.OpOpen:       typed(opOpen),
+		wire.OpClose:      typed(opClose),
+		wire.OpReconnect:  typed(opReconnect),
+		wire.OpStatus:     typed(opStatus),
+		wire.OpControl:    typed(opControl),
+		wire.OpTakeover:   typed(opTakeover),
+		wire.OpHandback:   typed(opHandback),
+		wire.OpPause:      typed(opPause),
+		wire.OpShare:      typed(opShare),
+		wire.OpViewer:     typed(opViewer),
+		wire.OpClick:      typed(opClick),
+		wire.OpType:       typed(opType),
+		wire.OpKey:        typed(opKey),
+		wire.OpScreen:     typed(opScreen),
+		wire.OpWait:       typed(opWait),
+		wire.OpSignals:    typed(opSignals),
+		wire.OpClipboard:  typed(opClipboard),
+		wire.OpRun:        typed(opRun),
+		wire.OpTermRead:   typed(opTermRead),
+		wire.OpTermSend:   typed(opTermSend),
+		wire.OpFiles:      typed(opFiles),
+		wire.OpTransfer:   typed(opTransfer),
+		wire.OpHistory:    typed(opHistory),
+		wire.OpFind:       typed(opFind),
+		wire.OpExpect:     typed(opExpect),
+		wire.OpHosts:      typed(opHosts),
+		wire.OpHostAdd:    typed(opHostAdd),
+		wire.OpHostRemove: typed(opHostRemove),
+		wire.OpHostTrust:  typed(opHostTrust),
+		wire.OpGroupOpen:  typed(opGroupOpen),
+		wire.OpGroupList:  typed(opGroupList),
+		wire.OpGroupGrow:  typed(opGroupGrow),
+		wire.OpGroupShrnk: typed(opGroupShrink),
+		wire.OpGroupClose: typed(opGroupClose),
+		wire.OpGroupRun:   typed(opGroupRun),
+		wire.OpTokenNew:   typed(opTokenCreate),
+		wire.OpTokenList:  typed(opTokenList),
+		wire.OpTokenRevok: typed(opTokenRevoke),
+		wire.OpCancel:     typed(opCancel),
+		wire.OpHealth:     typed(opHealth),
+		wire.OpRecord:     typed(opRecord),
+		wire.OpReport:     typed(opReport),
 	}
 }
 
@@ -88,8 +114,12 @@ func builtinHandlers() map[string]handler {
 // spec, a start-up failure rather than an op that answers "unknown".
 func checkHandlers() error {
 	for _, s := range wire.Ops {
-		if handlers[s.Name] == nil {
+		h, ok := handlers[s.Name]
+		if !ok || h.serve == nil {
 			return fmt.Errorf("op %q is specified in pkg/wire but dvvd has no handler for it", s.Name)
+		}
+		if h.args != s.Args {
+			return fmt.Errorf("op %q's handler takes %v, its spec names %v", s.Name, h.args, s.Args)
 		}
 	}
 	for name := range handlers {
@@ -98,6 +128,19 @@ func checkHandlers() error {
 		}
 	}
 	return nil
+}
+
+// envelopeName is the request envelope's name, which is not an op field:
+// host_remove reads it as the host, token_create as the token's label.
+func (c *call) envelopeName() string { return c.req.Name }
+
+// requestID is the request's id (none inside group_run or for dvvd's own
+// calls): files tags its progress lines with it.
+func (c *call) requestID() json.RawMessage {
+	if c.req == nil {
+		return nil
+	}
+	return c.req.ID
 }
 
 func (c *conn) handle(ctx context.Context, req *wire.Request) {
@@ -133,7 +176,7 @@ func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Respons
 		if err := spec.Check(req); err != nil {
 			return errorResponse(nil, err)
 		}
-		r, err := handlers[req.Op](&call{d: c.d, c: c, req: req, ctx: ctx})
+		r, err := handlers[req.Op].serve(&call{d: c.d, c: c, req: req, ctx: ctx})
 		if err != nil {
 			return errorResponse(nil, err)
 		}
@@ -167,7 +210,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	if !known {
 		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
 	}
-	fn := handlers[req.Op]
+	fn := handlers[req.Op].serve
 	d.touch(att)
 	// Inside group_run, every member passes the start barrier exactly once,
 	// also on early failures.
@@ -196,7 +239,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 		}
 		return r
 	}
-	l, err := d.resolve(att, req)
+	l, err := d.resolve(att, req.Target())
 	if err != nil {
 		var we *wire.Error
 		if req.Op == wire.OpClose && errors.As(err, &we) && we.Code == wire.LimbGone {

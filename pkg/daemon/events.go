@@ -59,7 +59,7 @@ func (h *eventHub) unsubscribe(ch chan *wire.Event) {
 
 // opSubscribe turns the rest of this connection's life into an event
 // stream (answers to other requests still arrive, tagged by id).
-func opSubscribe(c *call) (*wire.Response, error) {
+func opSubscribe(c *call, a wire.SubscribeArgs) (*wire.Response, error) {
 	if c.c == nil {
 		return nil, wire.Errorf(wire.BadRequest, "subscribe needs a socket connection")
 	}
@@ -72,7 +72,7 @@ func opSubscribe(c *call) (*wire.Response, error) {
 		conn.subscribed.Store(false)
 		return nil, wire.Errorf(wire.Busy, "dvvd already serves %d event streams", maxSubsTotal)
 	}
-	ch := c.d.events.subscribe(c.req.Events)
+	ch := c.d.events.subscribe(a.Events)
 	// The stream outlives this request, so it has its own goroutine; it
 	// ends with the connection, which is also what unsubscribes it.
 	go func() {

@@ -37,9 +37,6 @@ const groupOpenWait = 20 * time.Second
 // answer; beyond it the agent is told to scale down or use outDir.
 const groupRunInlineMax = 48 << 20
 
-var groupRunActions = map[string]bool{"wait": true, "screen": true, "status": true, "signals": true,
-	"type": true, "key": true, "click": true, "run": true}
-
 func (d *Daemon) groupMember(gid string, member int) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -56,12 +53,13 @@ func (d *Daemon) groupMember(gid string, member int) (string, error) {
 // openMembers opens limbs for hostIds and addresses and waits for each
 // one's first connection attempt. On any failure, the limbs this call
 // created are closed again and the error names the failing member.
-func (d *Daemon) openMembers(c *call) ([]groupMember, error) {
-	req := c.req
+// group_open and group_grow take the same member fields.
+func (c *call) openMembers(hostIDs, addresses []string, protocol string, perceiveArg *bool) ([]groupMember, error) {
+	d := c.d
 	var targets []limb.Target
 	var names []string
-	perceive := req.Perceive != nil && *req.Perceive
-	for _, id := range req.HostIDs {
+	perceive := perceiveArg != nil && *perceiveArg
+	for _, id := range hostIDs {
 		t, err := d.hostTarget(id)
 		if err != nil {
 			return nil, fmt.Errorf("member %q: %w", id, err)
@@ -69,10 +67,10 @@ func (d *Daemon) openMembers(c *call) ([]groupMember, error) {
 		t.Perceive = perceive
 		targets, names = append(targets, t), append(names, id)
 	}
-	if len(req.Addresses) > 0 && req.Protocol == "" {
+	if len(addresses) > 0 && protocol == "" {
 		return nil, wire.Errorf(wire.BadRequest, "protocol is required with addresses")
 	}
-	for _, a := range req.Addresses {
+	for _, a := range addresses {
 		host, portStr, err := net.SplitHostPort(a)
 		port := 0
 		if err != nil {
@@ -81,7 +79,7 @@ func (d *Daemon) openMembers(c *call) ([]groupMember, error) {
 			return nil, wire.Errorf(wire.BadRequest, "member %q: port is not a number", a)
 		}
 		p := port
-		t, err := d.targetFor(&wire.Request{Address: host, Port: &p, Protocol: req.Protocol, Perceive: &perceive})
+		t, err := d.targetFor(wire.OpenArgs{Address: host, Port: &p, Protocol: protocol, Perceive: &perceive})
 		if err != nil {
 			return nil, err
 		}
@@ -164,8 +162,8 @@ func (l *Limb) firstAttempt(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
-func opGroupOpen(c *call) (*wire.Response, error) {
-	members, err := c.d.openMembers(c)
+func opGroupOpen(c *call, a wire.GroupOpenArgs) (*wire.Response, error) {
+	members, err := c.openMembers(a.HostIDs, a.Addresses, a.Protocol, a.Perceive)
 	if err != nil {
 		return nil, err
 	}
@@ -210,10 +208,10 @@ func (d *Daemon) group(gid string) (*group, error) {
 	return g, nil
 }
 
-func opGroupList(c *call) (*wire.Response, error) {
+func opGroupList(c *call, a wire.GroupListArgs) (*wire.Response, error) {
 	r := ok(wire.OpGroupList)
-	if c.req.GroupID != "" {
-		g, err := c.d.group(c.req.GroupID)
+	if a.GroupID != "" {
+		g, err := c.d.group(a.GroupID)
 		if err != nil {
 			return nil, err
 		}
@@ -230,12 +228,12 @@ func opGroupList(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opGroupGrow(c *call) (*wire.Response, error) {
-	g, err := c.d.group(c.req.GroupID)
+func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.Response, error) {
+	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
 	}
-	members, err := c.d.openMembers(c)
+	members, err := c.openMembers(a.HostIDs, a.Addresses, a.Protocol, a.Perceive)
 	if err != nil {
 		return nil, err
 	}
@@ -247,15 +245,12 @@ func opGroupGrow(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opGroupShrink(c *call) (*wire.Response, error) {
-	g, err := c.d.group(c.req.GroupID)
+func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.Response, error) {
+	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
 	}
-	if c.req.N == nil || *c.req.N < 1 {
-		return nil, wire.Errorf(wire.BadRequest, "n (how many of the most recent members to close) must be 1 or more")
-	}
-	n := *c.req.N
+	n := *a.N // required, at least 1
 	c.d.mu.Lock()
 	size := len(g.members)
 	if n > size {
@@ -289,8 +284,8 @@ func opGroupShrink(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opGroupClose(c *call) (*wire.Response, error) {
-	g, err := c.d.group(c.req.GroupID)
+func opGroupClose(c *call, a wire.GroupCloseArgs) (*wire.Response, error) {
+	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
 	}
@@ -393,18 +388,20 @@ type barrierKey struct{}
 // opGroupRun runs one action on every member concurrently. Every member
 // starts (its op.start event is published) before any member's action runs,
 // and one member failing never stops the others.
-func opGroupRun(c *call) (*wire.Response, error) {
-	g, err := c.d.group(c.req.GroupID)
+//
+// The member requests are flat: arguments are decoded as a request of the
+// inner op (strictly, unknown fields refused) and each goes through
+// dispatch again, so the inner op's spec checks, policy, kind and history
+// apply per member as if it had been sent on its own.
+func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.Response, error) {
+	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
 	}
-	action := c.req.Action
-	if !groupRunActions[action] {
-		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of wait, screen, status, signals, type, key, click, run", action)
-	}
+	action := a.Action // one of the spec's variants
 	var args wire.Request
-	if len(bytes.TrimSpace(c.req.Arguments)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(c.req.Arguments))
+	if len(bytes.TrimSpace(a.Arguments)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(a.Arguments))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&args); err != nil {
 			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %v", action, err)
@@ -413,7 +410,7 @@ func opGroupRun(c *call) (*wire.Response, error) {
 	if args.Op != "" || args.LimbID != "" || args.GroupID != "" || args.Member != nil {
 		return nil, wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
 	}
-	outDir := c.req.OutDir
+	outDir := a.OutDir
 	if outDir != "" {
 		if action != "screen" || !filepath.IsAbs(outDir) {
 			return nil, wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")

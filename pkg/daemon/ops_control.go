@@ -8,22 +8,22 @@ import (
 
 // opControl: acquire (waitMs), release, yield (= release, with a reason
 // recorded), status and yield_status (read without changing anything).
-func opControl(c *call) (*wire.Response, error) {
+func opControl(c *call, a wire.ControlArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpControl)
-	switch c.req.Action {
+	switch a.Action {
 	case "acquire":
 		wait := time.Duration(0)
-		if c.req.WaitMs != nil {
-			wait = clampMs(*c.req.WaitMs, 600000)
+		if a.WaitMs != nil {
+			wait = clampMs(*a.WaitMs, 600000)
 		}
-		if err := l.acquire(c.ctx, c.att, c.req.Reason, wait); err != nil {
+		if err := l.acquire(c.ctx, c.att, a.Reason, wait); err != nil {
 			return nil, err
 		}
 		r.Dispatched = "lease acquired"
 	case "release", "yield":
-		reason := c.req.Reason
-		if c.req.Action == "release" && reason == "" {
+		reason := a.Reason
+		if a.Action == "release" && reason == "" {
 			reason = "released"
 		}
 		if l.release(c.att, reason) {
@@ -31,11 +31,7 @@ func opControl(c *call) (*wire.Response, error) {
 		} else {
 			r.Dispatched = "lease was not held by this attachment; nothing to release"
 		}
-	case "status", "yield_status":
-	case "":
-		return nil, wire.Errorf(wire.BadRequest, "action is required: acquire, release, status, yield or yield_status")
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of acquire, release, status, yield, yield_status", c.req.Action)
+	case "status", "yield_status": // read only
 	}
 	lv := l.leaseView(c.att)
 	r.Lease = &lv
@@ -46,8 +42,8 @@ func opControl(c *call) (*wire.Response, error) {
 // opTakeover is a person taking control (dvv control takeover): the lease
 // moves to this attachment at once, an agent holding it is revoked and
 // told so, and human_took_over shows in every observation.
-func opTakeover(c *call) (*wire.Response, error) {
-	c.l.takeover(c.att, c.req.Reason)
+func opTakeover(c *call, a wire.TakeoverArgs) (*wire.Response, error) {
+	c.l.takeover(c.att, a.Reason)
 	r := ok(wire.OpTakeover)
 	lv := c.l.leaseView(c.att)
 	r.Lease = &lv
@@ -59,15 +55,12 @@ func opTakeover(c *call) (*wire.Response, error) {
 // opCancel withdraws the work of a request this connection still has in
 // flight: its context ends, so a wait, a run or a transfer stops. The
 // cancelled request is still answered, with what its work returned.
-func opCancel(c *call) (*wire.Response, error) {
-	if len(c.req.Cancels) == 0 {
-		return nil, wire.Errorf(wire.BadRequest, "cancel needs cancels: the id of a request sent on this connection")
-	}
+func opCancel(c *call, a wire.CancelArgs) (*wire.Response, error) {
 	r := ok(wire.OpCancel)
-	if c.c != nil && c.c.withdraw(c.req.Cancels) {
-		r.Dispatched = "request " + string(c.req.Cancels) + " withdrawn"
+	if c.c != nil && c.c.withdraw(a.Cancels) {
+		r.Dispatched = "request " + string(a.Cancels) + " withdrawn"
 	} else {
-		r.Dispatched = "no request " + string(c.req.Cancels) + " is in flight on this connection (it may have finished)"
+		r.Dispatched = "no request " + string(a.Cancels) + " is in flight on this connection (it may have finished)"
 	}
 	return r, nil
 }

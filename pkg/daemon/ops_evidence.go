@@ -13,7 +13,7 @@ import (
 )
 
 // opHealth runs dvvd's half of `dvv doctor` from dvvd's own environment.
-func opHealth(c *call) (*wire.Response, error) {
+func opHealth(c *call, _ wire.HealthArgs) (*wire.Response, error) {
 	svc := c.d.cfg.Services
 	env := health.Env{Keychain: svc.Keychain, SSHConfig: svc.SSHConfig, HostKey: svc.HostKey,
 		Pinned: func(hp string) bool { _, ok, _ := pins.Lookup(hp); return ok }}
@@ -33,7 +33,7 @@ func opHealth(c *call) (*wire.Response, error) {
 }
 
 // opReport answers what only dvvd knows for `dvv report`.
-func opReport(c *call) (*wire.Response, error) {
+func opReport(c *call, _ wire.ReportArgs) (*wire.Response, error) {
 	d := c.d
 	cfg := map[string]string{
 		"id":             d.cfg.ID,

@@ -20,21 +20,21 @@ const maxExpectRects = 64
 
 // opExpect waits until a template picture is on the screen: a search of
 // the whole frame (or region) first, then only around what changed.
-func opExpect(c *call) (*wire.Response, error) {
-	l, req := c.l, c.req
-	tmpl, err := expectTemplate(req.TemplateBase64)
+func opExpect(c *call, a wire.ExpectArgs) (*wire.Response, error) {
+	l := c.l
+	tmpl, err := expectTemplate(a.TemplateBase64)
 	if err != nil {
 		return nil, err
 	}
 	threshold := defaultThreshold
-	if req.Threshold != nil {
-		if threshold = *req.Threshold; !(threshold >= 0 && threshold <= 1) {
+	if a.Threshold != nil {
+		if threshold = *a.Threshold; !(threshold >= 0 && threshold <= 1) {
 			return nil, wire.Errorf(wire.BadRequest, "threshold must be between 0 and 1")
 		}
 	}
 	timeout := clampMs(waitDefault, waitMax)
-	if req.TimeoutMs != nil {
-		timeout = clampMs(*req.TimeoutMs, waitMax)
+	if a.TimeoutMs != nil {
+		timeout = clampMs(*a.TimeoutMs, waitMax)
 	}
 	l.mu.Lock()
 	perceive := l.perceive
@@ -46,7 +46,7 @@ func opExpect(c *call) (*wire.Response, error) {
 	if err := l.mustBeConnected(); err != nil {
 		return nil, err
 	}
-	region, err := c.requestRegion()
+	region, err := c.inFrame(a.Region)
 	if err != nil {
 		return nil, err
 	}

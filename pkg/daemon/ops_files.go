@@ -71,37 +71,30 @@ func (l *Limb) dropFiles(err error) {
 	}
 }
 
-func opFiles(c *call) (*wire.Response, error) {
-	req := c.req
-	switch req.Action {
-	case "list", "get", "put", "mkdir", "remove", "rename", "home":
-	case "":
-		return nil, wire.Errorf(wire.BadRequest, "action is required: list, get, put, mkdir, remove, rename or home")
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of list, get, put, mkdir, remove, rename, home", req.Action)
-	}
+func opFiles(c *call, a wire.FilesArgs) (*wire.Response, error) {
 	f, via, err := c.l.filesFor(c)
 	if err != nil {
 		return nil, err
 	}
 	ctx := c.ctx
-	if req.Action == "get" || req.Action == "put" {
-		if req.Progress && len(req.ID) == 0 {
+	if a.Action == "get" || a.Action == "put" {
+		id := c.requestID()
+		if a.Progress && len(id) == 0 {
 			return nil, wire.Errorf(wire.BadRequest, "progress needs the request to carry an id: its progress lines are tagged with it")
 		}
-		t, tctx, done := startTransfer(c, req.Action, req.Path)
+		t, tctx, done := startTransfer(c, a.Action, a.Path)
 		defer done()
-		if req.Progress && c.c != nil {
-			defer t.reportProgress(c.c, req.ID)()
+		if a.Progress && c.c != nil {
+			defer t.reportProgress(c.c, id)()
 		}
 		ctx = tctx
 	}
-	res, err := doFiles(ctx, f, req)
+	res, err := doFiles(ctx, f, a)
 	if err != nil {
 		c.l.dropFiles(err)
 		return nil, err
 	}
-	res.Action, res.Via = req.Action, via
+	res.Action, res.Via = a.Action, via
 	r := ok(wire.OpFiles)
 	r.Files = res
 	return r, nil
@@ -148,14 +141,10 @@ func callerGone(err error) error {
 	return wire.Errorf(wire.Timeout, "the transfer stopped because its caller gave up (%v); the destination was left as it was", err)
 }
 
-func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesResult, error) {
+// doFiles runs one files action. The spec made action, and path for every
+// action but list and home, required, and bounded mode.
+func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.FilesResult, error) {
 	path := req.Path
-	needPath := func() error {
-		if path == "" {
-			return wire.Errorf(wire.BadRequest, "%s needs path", req.Action)
-		}
-		return nil
-	}
 	res := &wire.FilesResult{Path: path}
 	switch req.Action {
 	case "home":
@@ -173,28 +162,13 @@ func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesR
 		}
 		return res, err
 	case "mkdir":
-		if err := needPath(); err != nil {
-			return nil, err
-		}
 		return res, f.Mkdir(path)
 	case "remove":
-		if err := needPath(); err != nil {
-			return nil, err
-		}
 		return res, f.Remove(path, req.Recursive)
 	case "rename":
-		if err := needPath(); err != nil {
-			return nil, err
-		}
-		if req.To == "" {
-			return nil, wire.Errorf(wire.BadRequest, "rename needs to (the new remote path)")
-		}
 		res.To = req.To
 		return res, f.Rename(path, req.To)
 	case "get":
-		if err := needPath(); err != nil {
-			return nil, err
-		}
 		if req.To == "" {
 			var buf bytes.Buffer
 			n, err := f.Get(path, ctxWriter{ctx, &buf}, inlineFileMax)
@@ -211,14 +185,8 @@ func doFiles(ctx context.Context, f limb.Files, req *wire.Request) (*wire.FilesR
 		res.Bytes, res.To = n, req.To
 		return res, err
 	case "put":
-		if err := needPath(); err != nil {
-			return nil, err
-		}
 		mode := uint32(0o644)
 		if req.Mode != nil {
-			if *req.Mode < 0 || *req.Mode > 0o7777 {
-				return nil, wire.Errorf(wire.BadRequest, "mode must be permission bits (0..07777)")
-			}
 			mode = uint32(*req.Mode)
 		}
 		switch {
@@ -282,9 +250,9 @@ func getToFile(ctx context.Context, f limb.Files, path, to string) (int64, error
 
 // opTransfer: files moves everything inside its own call, so there is never
 // a transfer in flight. These are ordinary answers, not errors.
-func opTransfer(c *call) (*wire.Response, error) {
+func opTransfer(c *call, a wire.TransferArgs) (*wire.Response, error) {
 	r := ok(wire.OpTransfer)
-	switch c.req.Action {
+	switch a.Action {
 	case "status":
 		list := transfers.inFlight(c.d, c.l.id)
 		r.Transfer = &wire.Transfer{Action: "status", InFlight: len(list), Transfers: list}
@@ -293,15 +261,10 @@ func opTransfer(c *call) (*wire.Response, error) {
 			r.Transfer.Note = "no transfer is in flight on this limb: files get and put run inside their own call"
 		}
 	case "cancel":
-		if c.req.TransferID == "" {
-			return nil, wire.Errorf(wire.BadRequest, "cancel needs transferId (transfer status lists them)")
+		if !transfers.cancel(c.d, c.l.id, a.TransferID) {
+			return nil, wire.Errorf(wire.NotFound, "no transfer %s is in flight on limb %s (it may have finished)", a.TransferID, c.l.id)
 		}
-		if !transfers.cancel(c.d, c.l.id, c.req.TransferID) {
-			return nil, wire.Errorf(wire.NotFound, "no transfer %s is in flight on limb %s (it may have finished)", c.req.TransferID, c.l.id)
-		}
-		r.Transfer = &wire.Transfer{Action: "cancel", Note: "transfer " + c.req.TransferID + " stopped; its files call answers that it was cancelled and the destination was left as it was"}
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "action must be status or cancel")
+		r.Transfer = &wire.Transfer{Action: "cancel", Note: "transfer " + a.TransferID + " stopped; its files call answers that it was cancelled and the destination was left as it was"}
 	}
 	return r, nil
 }

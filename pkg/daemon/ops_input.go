@@ -49,82 +49,54 @@ func (c *call) act(fn func(ctx context.Context, desk limb.Desktop) error) error 
 	return nil
 }
 
-func need(p *int, name string) (int, error) {
-	if p == nil {
-		return 0, wire.Errorf(wire.BadRequest, "%s is required", name)
-	}
-	return *p, nil
-}
-
-func opClick(c *call) (*wire.Response, error) {
-	req := c.req
+func opClick(c *call, a wire.ClickArgs) (*wire.Response, error) {
 	l := c.l
-	action := req.Action
-	if action == "" {
-		return nil, wire.Errorf(wire.BadRequest, "action is required: move, click, double, right, middle, drag or scroll")
-	}
-	x, err := need(req.X, "x")
-	if err != nil {
-		return nil, err
-	}
-	y, err := need(req.Y, "y")
-	if err != nil {
-		return nil, err
-	}
+	action := a.Action
+	// The spec made x and y (and toX, toY for drag; direction for
+	// scroll) required and bounded clicks.
+	x, y := *a.X, *a.Y
 	points := [][2]int{{x, y}}
 	var toX, toY int
 	if action == "drag" {
-		if toX, err = need(req.ToX, "toX (drag)"); err != nil {
-			return nil, err
-		}
-		if toY, err = need(req.ToY, "toY (drag)"); err != nil {
-			return nil, err
-		}
+		toX, toY = *a.ToX, *a.ToY
 		points = append(points, [2]int{toX, toY})
 	}
 	var wheel limb.Buttons
 	clicks := 1
-	switch action {
-	case "move", "click", "double", "right", "middle", "drag":
-	case "scroll":
-		wheel = map[string]limb.Buttons{"up": limb.WheelUp, "down": limb.WheelDown, "left": limb.WheelLeft, "right": limb.WheelRight}[req.Direction]
+	if action == "scroll" {
+		wheel = map[string]limb.Buttons{"up": limb.WheelUp, "down": limb.WheelDown, "left": limb.WheelLeft, "right": limb.WheelRight}[a.Direction]
 		if wheel == 0 {
 			return nil, wire.Errorf(wire.BadRequest, "scroll needs direction: up, down, left or right")
 		}
-		if req.Clicks != nil {
-			clicks = *req.Clicks
+		if a.Clicks != nil {
+			clicks = *a.Clicks
 		}
-		if clicks < 1 || clicks > 100 {
-			return nil, wire.Errorf(wire.BadRequest, "clicks must be 1..100")
-		}
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of move, click, double, right, middle, drag, scroll", action)
 	}
 	button := limb.ButtonLeft
-	switch req.Button {
+	switch a.Button {
 	case "", "left":
 	case "middle":
 		button = limb.ButtonMiddle
 	case "right":
 		button = limb.ButtonRight
 	default:
-		return nil, wire.Errorf(wire.BadRequest, "button %q is not one of left, middle, right", req.Button)
+		return nil, wire.Errorf(wire.BadRequest, "button %q is not one of left, middle, right", a.Button)
 	}
-	mods, err := modifierKeysyms(req.Modifiers)
+	mods, err := modifierKeysyms(a.Modifiers)
 	if err != nil {
 		return nil, err
 	}
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err
 	}
-	gen := req.Generation
-	if gen == nil && req.GenerationFrom == "last-read" {
+	gen := a.Generation
+	if gen == nil && a.GenerationFrom == "last-read" {
 		if g := l.lastReadGeneration(c.att); g != 0 {
 			gen = &g
 		} else {
 			return nil, wire.Errorf(wire.Unfenced, "this session has not read limb %s's screen yet, so there is no generation to fence with; run dvv screen first (or pass --generation)", l.id)
 		}
-	} else if req.GenerationFrom != "" && req.GenerationFrom != "last-read" {
+	} else if a.GenerationFrom != "" && a.GenerationFrom != "last-read" {
 		return nil, wire.Errorf(wire.BadRequest, `generationFrom must be "last-read"`)
 	}
 	if err := l.checkGeometry(gen, points...); err != nil {
@@ -211,20 +183,17 @@ func modifierKeysyms(names []string) ([]uint32, error) {
 	return out, nil
 }
 
-func opType(c *call) (*wire.Response, error) {
+func opType(c *call, a wire.TypeArgs) (*wire.Response, error) {
 	l := c.l
-	if c.req.Text == nil {
-		return nil, wire.Errorf(wire.BadRequest, "text is required")
-	}
 	if l.kind == kindTerminal {
 		if err := c.terminalInputAllowed(); err != nil {
 			return nil, err
 		}
-		return termSendText(c, *c.req.Text)
+		return termSendText(c, wire.OpType, *a.Text)
 	}
 	// Check the whole text before sending any of it: a control character
 	// with no key, or bytes that are not UTF-8, refuse it all.
-	strokes, err := keys.TextStrokes(*c.req.Text)
+	strokes, err := keys.TextStrokes(*a.Text)
 	if err != nil {
 		return nil, wire.Errorf(wire.BadRequest, "nothing was typed: %v", err)
 	}
@@ -233,11 +202,8 @@ func opType(c *call) (*wire.Response, error) {
 		text[i] = s.Rune
 	}
 	var delay time.Duration
-	if c.req.Wpm != nil {
-		if *c.req.Wpm <= 0 || *c.req.Wpm > 100000 {
-			return nil, wire.Errorf(wire.BadRequest, "wpm must be 1..100000")
-		}
-		delay = time.Minute / time.Duration(*c.req.Wpm*5) // a word is five characters
+	if a.Wpm != nil { // 1..100000, by the spec
+		delay = time.Minute / time.Duration(*a.Wpm*5) // a word is five characters
 	}
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err
@@ -311,12 +277,9 @@ func checkTypeable(l *Limb, text []rune) error {
 		len(bad), strings.Join(bad, " "), first.Message)
 }
 
-func opKey(c *call) (*wire.Response, error) {
+func opKey(c *call, a wire.KeyArgs) (*wire.Response, error) {
 	l := c.l
-	if c.req.Keys == "" {
-		return nil, wire.Errorf(wire.BadRequest, "keys is required (e.g. Enter, ctrl+c, super+r)")
-	}
-	syms, err := keys.ParseChord(c.req.Keys)
+	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
 		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
 	}
@@ -328,13 +291,9 @@ func opKey(c *call) (*wire.Response, error) {
 		// cursor-key mode), unfenced like any terminal input.
 		b, ok := keys.TerminalBytes(syms, false)
 		if !ok {
-			return nil, wire.Errorf(wire.UnknownKey, "%q has no terminal byte sequence; send raw bytes with term_send bytesHex", c.req.Keys)
+			return nil, wire.Errorf(wire.UnknownKey, "%q has no terminal byte sequence; send raw bytes with term_send bytesHex", a.Keys)
 		}
-		r, err := termSend(c, b)
-		if r != nil {
-			r.Result = wire.OpKey
-		}
-		return r, err
+		return termSendText(c, wire.OpKey, string(b))
 	}
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err
@@ -368,17 +327,17 @@ func opKey(c *call) (*wire.Response, error) {
 		return nil, err
 	}
 	r := ok(wire.OpKey)
-	r.Dispatched = c.req.Keys + " sent"
+	r.Dispatched = a.Keys + " sent"
 	return r, nil
 }
 
 // clipboardLimit bounds clipboard text either way.
 const clipboardLimit = 1 << 20
 
-func opClipboard(c *call) (*wire.Response, error) {
+func opClipboard(c *call, a wire.ClipboardArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpClipboard)
-	switch c.req.Action {
+	switch a.Action {
 	case "get":
 		desk, err := l.desktop()
 		if err != nil {
@@ -388,16 +347,13 @@ func opClipboard(c *call) (*wire.Response, error) {
 		r.Clip = &wire.Clipboard{Action: "get", Text: text, Present: present, Via: info.Via}
 		return r, nil
 	case "set":
-		if c.req.Text == nil {
-			return nil, wire.Errorf(wire.BadRequest, "set needs text")
-		}
-		if len(*c.req.Text) > clipboardLimit {
+		if len(*a.Text) > clipboardLimit {
 			return nil, wire.Errorf(wire.TooLarge, "clipboard text is limited to %d bytes", clipboardLimit)
 		}
 		var info limb.ClipboardInfo
 		err := c.act(func(ctx context.Context, desk limb.Desktop) error {
 			var err error
-			info, err = desk.SetClipboard(*c.req.Text)
+			info, err = desk.SetClipboard(*a.Text)
 			return err
 		})
 		if err != nil {
@@ -414,5 +370,5 @@ func opClipboard(c *call) (*wire.Response, error) {
 		}
 		return r, nil
 	}
-	return nil, wire.Errorf(wire.BadRequest, "action must be get or set")
+	return nil, wire.Errorf(wire.Internal, "clipboard action %q passed the spec but has no case", a.Action)
 }

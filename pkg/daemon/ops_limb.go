@@ -10,16 +10,24 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-func opHello(c *call) (*wire.Response, error) {
-	r := ok(c.req.Op)
+func opHello(c *call, _ wire.HelloArgs) (*wire.Response, error) { return daemonInfo(c, wire.OpHello) }
+
+func opAttach(c *call, _ wire.AttachArgs) (*wire.Response, error) {
+	return daemonInfo(c, wire.OpAttach)
+}
+
+// daemonInfo answers hello and attach; the attachment was made from the
+// request's envelope before dispatch.
+func daemonInfo(c *call, op string) (*wire.Response, error) {
+	r := ok(op)
 	r.Daemon = &wire.DaemonInfo{Version: Version, Protocol: wire.ProtocolVersion, ID: c.d.cfg.ID, PID: os.Getpid(),
 		Attachment: c.att.name, Role: c.att.grant.Role, Caps: c.att.grant.List()}
 	return r, nil
 }
 
-func opPing(c *call) (*wire.Response, error) { return ok(wire.OpPing), nil }
+func opPing(c *call, _ wire.PingArgs) (*wire.Response, error) { return ok(wire.OpPing), nil }
 
-func opShutdown(c *call) (*wire.Response, error) {
+func opShutdown(c *call, _ wire.ShutdownArgs) (*wire.Response, error) {
 	go c.d.Shutdown()
 	return ok(wire.OpShutdown), nil
 }
@@ -70,7 +78,7 @@ func (l *Limb) summary(a *attachment) wire.LimbSummary {
 		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
 }
 
-func opLimbs(c *call) (*wire.Response, error) {
+func opLimbs(c *call, _ wire.LimbsArgs) (*wire.Response, error) {
 	r := ok(wire.OpLimbs)
 	r.Limbs, r.Available = []wire.LimbSummary{}, []wire.LimbSummary{}
 	c.d.mu.Lock()
@@ -94,8 +102,8 @@ func opLimbs(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opOpen(c *call) (*wire.Response, error) {
-	t, err := c.d.targetFor(c.req)
+func opOpen(c *call, a wire.OpenArgs) (*wire.Response, error) {
+	t, err := c.d.targetFor(a)
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +125,9 @@ func opOpen(c *call) (*wire.Response, error) {
 
 // targetFor builds a dial target from open's arguments (an address and
 // protocol, or a saved host whose credential is read inside dvvd).
-func (d *Daemon) targetFor(req *wire.Request) (limb.Target, error) {
+func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 	var t limb.Target
-	if req.Slot != nil {
-		if *req.Slot < 0 {
-			return t, wire.Errorf(wire.BadRequest, "slot must be 0 or more")
-		}
+	if req.Slot != nil { // at least 0, by the spec
 		t.Slot = *req.Slot
 	}
 	t.Perceive = req.Perceive != nil && *req.Perceive
@@ -183,9 +188,9 @@ func (d *Daemon) attachLimb(a *attachment, l *Limb) {
 	d.mu.Unlock()
 }
 
-// resolve finds the limb a request names by limbId, or groupId + member.
+// resolve finds the limb a selector names by limbId, or groupId + member.
 // Naming an available limb attaches it.
-func (d *Daemon) resolve(a *attachment, req *wire.Request) (*Limb, error) {
+func (d *Daemon) resolve(a *attachment, req wire.Target) (*Limb, error) {
 	id := req.LimbID
 	switch {
 	case id != "" && (req.GroupID != "" || req.Member != nil):
@@ -213,7 +218,7 @@ func (d *Daemon) resolve(a *attachment, req *wire.Request) (*Limb, error) {
 	return l, nil
 }
 
-func opClose(c *call) (*wire.Response, error) {
+func opClose(c *call, _ wire.CloseArgs) (*wire.Response, error) {
 	if l := c.l; l != nil {
 		if err := l.checkPersonHold(c.att, "close"); err != nil {
 			return nil, err
@@ -223,28 +228,28 @@ func opClose(c *call) (*wire.Response, error) {
 	return ok(wire.OpClose), nil
 }
 
-func opStatus(c *call) (*wire.Response, error) {
+func opStatus(c *call, _ wire.StatusArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpStatus)
 	r.Observation = l.observe(c.att)
 	return r, nil
 }
 
-func opSignals(c *call) (*wire.Response, error) {
+func opSignals(c *call, _ wire.SignalsArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpSignals)
 	r.Signals = l.observe(c.att).Signals
 	return r, nil
 }
 
-func opReconnect(c *call) (*wire.Response, error) {
+func opReconnect(c *call, a wire.ReconnectArgs) (*wire.Response, error) {
 	l := c.l
 	if err := l.checkPersonHold(c.att, "reconnect"); err != nil {
 		return nil, err
 	}
 	timeout := 20 * time.Second
-	if c.req.TimeoutMs != nil {
-		timeout = clampMs(*c.req.TimeoutMs, 60000)
+	if a.TimeoutMs != nil {
+		timeout = clampMs(*a.TimeoutMs, 60000)
 	}
 	l.mu.Lock()
 	ch, before, wasUp := l.stateCh, l.reconnects, l.part.liveLocked()
@@ -286,7 +291,7 @@ func opReconnect(c *call) (*wire.Response, error) {
 	}
 }
 
-func opHistory(c *call) (*wire.Response, error) {
+func opHistory(c *call, _ wire.HistoryArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpHistory)
 	r.History = l.history.list()

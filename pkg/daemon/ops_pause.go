@@ -34,31 +34,30 @@ func (d *Daemon) allLimbs() []*Limb {
 
 // opPause: action pause or resume, for the limb named or (all) every limb.
 // resume without a limb resumes everything.
-func opPause(c *call) (*wire.Response, error) {
+func opPause(c *call, a wire.PauseArgs) (*wire.Response, error) {
 	d := c.d
-	req := c.req
-	if req.All && (req.LimbID != "" || req.GroupID != "") {
+	if a.All && (a.LimbID != "" || a.GroupID != "") {
 		return nil, wire.Errorf(wire.BadRequest, "pass a limb or all, not both")
 	}
 	var target *Limb
-	if req.LimbID != "" || req.GroupID != "" {
-		l, err := d.resolve(c.att, req)
+	if a.LimbID != "" || a.GroupID != "" {
+		l, err := d.resolve(c.att, a.Target)
 		if err != nil {
 			return nil, err
 		}
 		target = l
 	}
 	r := ok(wire.OpPause)
-	switch req.Action {
+	switch a.Action {
 	case "pause":
-		if target == nil && !req.All {
+		if target == nil && !a.All {
 			return nil, wire.Errorf(wire.BadRequest, "pause needs a limb, or all to pause every limb")
 		}
-		if req.All {
+		if a.All {
 			d.pausedAll.Store(true)
 		}
 		for _, l := range d.allLimbs() {
-			if l != target && !req.All {
+			if l != target && !a.All {
 				continue
 			}
 			l.mu.Lock()
@@ -85,10 +84,6 @@ func opPause(c *call) (*wire.Response, error) {
 		if target != nil && d.pausedAll.Load() {
 			r.Dispatched = "this limb's own pause is lifted, but every limb is still paused (resume without a limb lifts that)"
 		}
-	case "":
-		return nil, wire.Errorf(wire.BadRequest, "action is required: pause or resume")
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of pause, resume", req.Action)
 	}
 	r.Paused = d.pauseView()
 	return r, nil
@@ -110,7 +105,7 @@ func (d *Daemon) pauseView() *wire.PauseResult {
 // opHandback ends a person's hold on a limb (taken over from the CLI, a
 // VNC viewer or the browser): agents may acquire the lease again. A pause
 // stays until resumed.
-func opHandback(c *call) (*wire.Response, error) {
+func opHandback(c *call, a wire.HandbackArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpHandback)
 	l.mu.Lock()

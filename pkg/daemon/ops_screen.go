@@ -13,12 +13,11 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-func opScreen(c *call) (*wire.Response, error) {
+func opScreen(c *call, a wire.ScreenArgs) (*wire.Response, error) {
 	l := c.l
 	if l.kind == kindTerminal {
 		return terminalScreen(c)
 	}
-	req := c.req
 	l.mu.Lock()
 	perceive, state := l.perceive, l.state
 	l.mu.Unlock()
@@ -39,39 +38,30 @@ func opScreen(c *call) (*wire.Response, error) {
 	full := image.Rect(0, 0, w, h)
 	region := full
 	scale := 1.0
-	form := req.Form
+	form := a.Form
 	if form == "" {
 		form = "full"
 	}
-	if req.Region != nil && form != "region" {
+	if a.Region != nil && form != "region" {
 		return nil, wire.Errorf(wire.BadRequest, "region is used with form: region only")
 	}
 	switch form {
 	case "full":
-		if req.Scale != nil {
-			scale = *req.Scale
+		if a.Scale != nil {
+			scale = *a.Scale
 			if !(scale > 0 && scale <= 1) {
 				return nil, wire.Errorf(wire.BadRequest, "scale must be in (0, 1]")
 			}
-		} else if req.MaxEdge != nil || req.MaxPixels != nil {
-			scale = imaging.FitScale(w, h, deref(req.MaxEdge), deref(req.MaxPixels))
+		} else if a.MaxEdge != nil || a.MaxPixels != nil {
+			scale = imaging.FitScale(w, h, deref(a.MaxEdge), deref(a.MaxPixels))
 		}
 	case "region":
-		if req.Scale != nil {
-			return nil, wire.Errorf(wire.BadRequest, "scale is for the whole frame only; it is refused beside a region")
-		}
-		if req.Region == nil {
-			return nil, wire.Errorf(wire.BadRequest, "form region needs region {x, y, w, h}")
-		}
-		g := req.Region
+		g := a.Region // required, and scale refused, by the spec
 		region = image.Rect(g.X, g.Y, g.X+g.W, g.Y+g.H)
 		if g.W <= 0 || g.H <= 0 || !region.In(full) {
 			return nil, wire.Errorf(wire.OutOfBounds, "region %dx%d+%d+%d is not inside the %dx%d framebuffer", g.W, g.H, g.X, g.Y, w, h)
 		}
 	case "damage-crop":
-		if req.Scale != nil {
-			return nil, wire.Errorf(wire.BadRequest, "scale is for the whole frame only")
-		}
 		l.mu.Lock()
 		f := l.fenceForLocked(c.att)
 		read := f.read
@@ -88,17 +78,15 @@ func opScreen(c *call) (*wire.Response, error) {
 		if read && !dmg.Resized {
 			region = dmg.Bounds.Intersect(full)
 		}
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "form %q is not one of full, region, damage-crop", form)
 	}
-	format := req.Format
+	format := a.Format
 	if format == "" {
 		format = "png"
 	}
 	if format != "png" && format != "jpeg" {
 		return nil, wire.Errorf(wire.BadRequest, "format must be png or jpeg")
 	}
-	if req.Out != "" && !filepath.IsAbs(req.Out) {
+	if a.Out != "" && !filepath.IsAbs(a.Out) {
 		return nil, wire.Errorf(wire.BadRequest, "out must be an absolute path")
 	}
 
@@ -112,14 +100,14 @@ func opScreen(c *call) (*wire.Response, error) {
 		ImageSpace: wire.ImageSpace{Region: wire.Region{X: region.Min.X, Y: region.Min.Y, W: region.Dx(), H: region.Dy()},
 			Scale: scale, Native: wire.Size{W: w, H: h}}}
 	scr.ImageSpaceLine = imageSpaceLine(scr)
-	if req.Out == "" && len(data) > screenInlineMax {
+	if a.Out == "" && len(data) > screenInlineMax {
 		return nil, tooLargeInline(len(data), scale)
 	}
-	if req.Out != "" {
-		if err := writeFileAtomic(req.Out, data); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "write %s: %v", req.Out, err)
+	if a.Out != "" {
+		if err := writeFileAtomic(a.Out, data); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "write %s: %v", a.Out, err)
 		}
-		scr.Path = req.Out
+		scr.Path = a.Out
 	} else {
 		scr.DataBase64 = base64.StdEncoding.EncodeToString(data)
 	}

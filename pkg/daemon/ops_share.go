@@ -7,10 +7,10 @@ import (
 )
 
 // opShare starts (or reports) a limb's share, or stops it.
-func opShare(c *call) (*wire.Response, error) {
+func opShare(c *call, a wire.ShareArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpShare)
-	switch c.req.Action {
+	switch a.Action {
 	case "", "start":
 	case "stop":
 		l.mu.Lock()
@@ -24,17 +24,15 @@ func opShare(c *call) (*wire.Response, error) {
 			r.Dispatched = "limb was not shared"
 		}
 		return r, nil
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "action %q is not one of start, stop", c.req.Action)
 	}
 	sh, err := l.shareFor()
 	if err != nil {
 		return nil, err
 	}
 	r.Share = sh.view()
-	r.Share.ViewOnly = c.req.ViewOnly
-	if c.req.TCP {
-		addr, pw, exp, err := sh.startTCP(c.req.ViewOnly)
+	r.Share.ViewOnly = a.ViewOnly
+	if a.TCP {
+		addr, pw, exp, err := sh.startTCP(a.ViewOnly)
 		if err != nil {
 			return nil, err
 		}

@@ -22,31 +22,18 @@ const (
 	runMaxTimeout = 24 * 60 * 60 * 1000
 )
 
-func opRun(c *call) (*wire.Response, error) {
-	req := c.req
-	if req.Command == "" {
-		return nil, wire.Errorf(wire.BadRequest, "command is required (one string, run by the remote user's shell)")
-	}
-	if req.TimeoutMs == nil {
-		return nil, wire.Errorf(wire.BadRequest, "timeoutMs is required: run has no default deadline")
-	}
-	if *req.TimeoutMs <= 0 {
-		return nil, wire.Errorf(wire.BadRequest, "timeoutMs must be positive")
-	}
-	max := 0
-	if req.MaxOutputBytes != nil {
-		if *req.MaxOutputBytes < 0 {
-			return nil, wire.Errorf(wire.BadRequest, "maxOutputBytes must be 0 or more")
-		}
-		max = *req.MaxOutputBytes
+func opRun(c *call, a wire.RunArgs) (*wire.Response, error) {
+	max := 0 // the limb's default
+	if a.MaxOutputBytes != nil {
+		max = *a.MaxOutputBytes
 	}
 	term, err := c.l.terminal()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, clampMs(*req.TimeoutMs, runMaxTimeout))
+	ctx, cancel := context.WithTimeout(c.ctx, clampMs(*a.TimeoutMs, runMaxTimeout))
 	defer cancel()
-	res, err := term.Run(ctx, req.Command, req.Cwd, max)
+	res, err := term.Run(ctx, a.Command, a.Cwd, max)
 	if err != nil {
 		return nil, err
 	}
@@ -55,23 +42,23 @@ func opRun(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opTermRead(c *call) (*wire.Response, error) {
+func opTermRead(c *call, a wire.TermReadArgs) (*wire.Response, error) {
 	term, err := c.l.terminal()
 	if err != nil {
 		return nil, err
 	}
 	var since uint64
-	if c.req.Since != "" {
-		since, err = strconv.ParseUint(c.req.Since, 10, 64)
+	if a.Since != "" {
+		since, err = strconv.ParseUint(a.Since, 10, 64)
 		if err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "since %q is not a cursor from term_read", c.req.Since)
+			return nil, wire.Errorf(wire.BadRequest, "since %q is not a cursor from term_read", a.Since)
 		}
 	}
 	data, next, lost, err := term.Read(since, termReadMax)
 	if err != nil {
 		return nil, err
 	}
-	if lost > 0 && c.req.Since != "" {
+	if lost > 0 && a.Since != "" {
 		oldest := since + uint64(lost)
 		return nil, &wire.Error{Code: wire.CursorExpired,
 			Message: fmt.Sprintf("cursor %d is older than the scrollback ring: %d bytes were overwritten and are lost", since, lost),
@@ -88,17 +75,16 @@ func opTermRead(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opTermSend(c *call) (*wire.Response, error) {
-	req := c.req
+func opTermSend(c *call, a wire.TermSendArgs) (*wire.Response, error) {
 	var b []byte
 	switch {
-	case req.Text != nil && req.BytesHex != "":
+	case a.Text != nil && a.BytesHex != "":
 		return nil, wire.Errorf(wire.BadRequest, "pass text or bytesHex, not both")
-	case req.Text != nil:
-		b = []byte(*req.Text)
-	case req.BytesHex != "":
+	case a.Text != nil:
+		b = []byte(*a.Text)
+	case a.BytesHex != "":
 		var err error
-		if b, err = hex.DecodeString(req.BytesHex); err != nil {
+		if b, err = hex.DecodeString(a.BytesHex); err != nil {
 			return nil, wire.Errorf(wire.BadRequest, "bytesHex must be hex, two characters a byte, no separators (03 is ctrl+c)")
 		}
 	default:
@@ -118,10 +104,11 @@ func (c *call) terminalInputAllowed() error {
 	return nil
 }
 
-func termSendText(c *call, text string) (*wire.Response, error) {
+// termSendText is type or key on a terminal limb: term_send answered as op.
+func termSendText(c *call, op, text string) (*wire.Response, error) {
 	r, err := termSend(c, []byte(text))
 	if r != nil {
-		r.Result = c.req.Op
+		r.Result = op
 	}
 	return r, err
 }

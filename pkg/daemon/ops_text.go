@@ -125,9 +125,8 @@ func toRegion(r image.Rectangle) wire.Region {
 	return wire.Region{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
 }
 
-// requestRegion reads an optional region, which must lie in the frame.
-func (c *call) requestRegion() (image.Rectangle, error) {
-	g := c.req.Region
+// inFrame checks an optional region, which must lie in the frame.
+func (c *call) inFrame(g *wire.Region) (image.Rectangle, error) {
 	if g == nil {
 		return image.Rectangle{}, nil
 	}
@@ -141,12 +140,12 @@ func (c *call) requestRegion() (image.Rectangle, error) {
 
 // opFind answers where text is on a desktop, or (without text) every line
 // read in the region.
-func opFind(c *call) (*wire.Response, error) {
-	region, err := c.requestRegion()
+func opFind(c *call, a wire.FindArgs) (*wire.Response, error) {
+	region, err := c.inFrame(a.Region)
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.readText(c.req.Lang)
+	t, err := c.readText(a.Lang)
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +153,8 @@ func opFind(c *call) (*wire.Response, error) {
 	res := &wire.FindResult{Lang: t.lang, Generation: t.gen, Cached: t.cached, Matches: []wire.TextMatch{},
 		ImageSpace: wire.ImageSpace{Region: wire.Region{W: w, H: h}, Scale: 1, Native: wire.Size{W: w, H: h}}}
 	res.ImageSpaceLine = fmt.Sprintf("imageSpace: boxes are native framebuffer pixels of the whole %dx%d frame (a full screen at scale 1); at scale s, image = native * s; generation %d", w, h, t.gen)
-	if c.req.Text != nil && *c.req.Text != "" {
-		res.Matches = t.matches(*c.req.Text, region)
+	if a.Text != nil && *a.Text != "" {
+		res.Matches = t.matches(*a.Text, region)
 	} else {
 		for _, ln := range t.lines {
 			if !region.Empty() && !ln.Box.Overlaps(region) {
@@ -176,25 +175,25 @@ func opFind(c *call) (*wire.Response, error) {
 
 // desktopTextWait is the condition of wait until text / text-gone on a
 // desktop: recognise what changed, settle when the text is there (or gone).
-func desktopTextWait(c *call, want string, found *[]wire.TextMatch) (func() (bool, string, error), func() <-chan struct{}, error) {
+func desktopTextWait(c *call, a wire.WaitArgs, want string, found *[]wire.TextMatch) (func() (bool, string, error), func() <-chan struct{}, error) {
 	// wait itself needs no capability, but on a desktop it reads the
 	// screen's text and answers with the words it matched: as find does,
 	// that needs screen.read.
 	if c.att != nil && !c.att.grant.Has(policy.ScreenRead) {
-		e := wire.Errorf(wire.PolicyDenied, "this connection lacks capability %q, which wait until %s needs on a desktop (it reads the screen's text)", policy.ScreenRead, c.req.Until)
+		e := wire.Errorf(wire.PolicyDenied, "this connection lacks capability %q, which wait until %s needs on a desktop (it reads the screen's text)", policy.ScreenRead, a.Until)
 		e.Next = "Ask the owner for a token that names screen.read; do not retry."
 		return nil, nil, e
 	}
-	if _, err := c.readText(c.req.Lang); err != nil {
+	if _, err := c.readText(a.Lang); err != nil {
 		return nil, nil, err
 	}
-	appear := c.req.Until == "text"
+	appear := a.Until == "text"
 	cond := func() (bool, string, error) {
 		if err := c.l.mustBeConnected(); err != nil {
 			return false, "", err
 		}
 		settlePaint(c)
-		t, err := c.readText(c.req.Lang)
+		t, err := c.readText(a.Lang)
 		if err != nil {
 			return false, "", err
 		}

@@ -16,15 +16,15 @@ const (
 	quietDef    = 750
 )
 
-func opWait(c *call) (*wire.Response, error) {
-	l, req := c.l, c.req
+func opWait(c *call, a wire.WaitArgs) (*wire.Response, error) {
+	l := c.l
 	timeout := clampMs(waitDefault, waitMax)
-	if req.TimeoutMs != nil {
-		timeout = clampMs(*req.TimeoutMs, waitMax)
+	if a.TimeoutMs != nil {
+		timeout = clampMs(*a.TimeoutMs, waitMax)
 	}
 	quiet := clampMs(quietDef, waitMax)
-	if req.QuietMs != nil {
-		quiet = clampMs(*req.QuietMs, waitMax)
+	if a.QuietMs != nil {
+		quiet = clampMs(*a.QuietMs, waitMax)
 	}
 	start := time.Now()
 	deadline := time.NewTimer(timeout)
@@ -35,7 +35,7 @@ func opWait(c *call) (*wire.Response, error) {
 	stateChanged := func() <-chan struct{} { l.mu.Lock(); defer l.mu.Unlock(); return l.stateCh }
 	var matches []wire.TextMatch // where desktop text was read
 
-	switch req.Until {
+	switch a.Until {
 	case "connected":
 		cond = func() (bool, string, error) {
 			l.mu.Lock()
@@ -54,7 +54,7 @@ func opWait(c *call) (*wire.Response, error) {
 		}
 		changed = stateChanged
 	case "screen-stable", "idle", "screen-changed":
-		src, err := l.changeSource(req.Until)
+		src, err := l.changeSource(a.Until)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +63,7 @@ func opWait(c *call) (*wire.Response, error) {
 			if err := l.mustBeConnected(); err != nil {
 				return false, "", err
 			}
-			if req.Until == "screen-changed" {
+			if a.Until == "screen-changed" {
 				if src.seq() != startSeq {
 					return true, "the screen changed", nil
 				}
@@ -76,13 +76,13 @@ func opWait(c *call) (*wire.Response, error) {
 		}
 		changed = src.changed
 	case "text", "text-gone":
-		if req.Text == nil || *req.Text == "" {
-			return nil, wire.Errorf(wire.BadRequest, "until %s needs text", req.Until)
+		if *a.Text == "" { // present (the spec requires it) but empty
+			return nil, wire.Errorf(wire.BadRequest, "until %s needs text", a.Until)
 		}
-		want := *req.Text
+		want := *a.Text
 		if l.kind != kindTerminal {
 			var err error
-			if cond, changed, err = desktopTextWait(c, want, &matches); err != nil {
+			if cond, changed, err = desktopTextWait(c, a, want, &matches); err != nil {
 				return nil, err
 			}
 			break
@@ -94,7 +94,7 @@ func opWait(c *call) (*wire.Response, error) {
 			}
 			rows, _, _ := term.Grid()
 			found := strings.Contains(strings.Join(rows, "\n"), want)
-			if found == (req.Until == "text") {
+			if found == (a.Until == "text") {
 				return true, fmt.Sprintf("text %s the screen", map[bool]string{true: "is on", false: "is gone from"}[found]), nil
 			}
 			return false, "", nil
@@ -111,10 +111,6 @@ func opWait(c *call) (*wire.Response, error) {
 			return false, "", nil
 		}
 		changed = l.termChanged
-	case "":
-		return nil, wire.Errorf(wire.BadRequest, "until is required: connected, screen-stable, screen-changed, text, text-gone, idle or exit")
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "until %q is not one of connected, screen-stable, screen-changed, text, text-gone, idle, exit", req.Until)
 	}
 
 	recheck := textRecheck
@@ -126,20 +122,20 @@ func opWait(c *call) (*wire.Response, error) {
 			return nil, err
 		}
 		if settled {
-			r := waitAnswer(c, true, detail, start)
+			r := waitAnswer(c, a.Until, true, detail, start)
 			r.Wait.Matches = matches
 			return r, nil
 		}
 		// Quiet-based waits must also wake when the quiet period ends.
 		var tick <-chan time.Time
-		if req.Until == "screen-stable" || req.Until == "idle" {
+		if a.Until == "screen-stable" || a.Until == "idle" {
 			t := time.NewTimer(quiet / 4)
 			tick = t.C
 			defer t.Stop()
 		}
 		select {
 		case <-ch:
-			if l.kind == kindTerminal && (req.Until == "text" || req.Until == "text-gone") {
+			if l.kind == kindTerminal && (a.Until == "text" || a.Until == "text-gone") {
 				// Reading the grid costs a screen of emulation: during a
 				// flood, look again when the output pauses, or after a
 				// growing interval (the deadline is noticed on the next
@@ -157,7 +153,7 @@ func opWait(c *call) (*wire.Response, error) {
 		case <-sch:
 		case <-tick:
 		case <-deadline.C:
-			return waitAnswer(c, false, "the deadline passed before it settled", start), nil
+			return waitAnswer(c, a.Until, false, "the deadline passed before it settled", start), nil
 		case <-c.ctx.Done():
 			return nil, wire.Errorf(wire.Timeout, "the client went away")
 		}
@@ -202,10 +198,10 @@ func (l *Limb) lastChange() time.Time {
 	return time.Time{}
 }
 
-func waitAnswer(c *call, settled bool, detail string, start time.Time) *wire.Response {
+func waitAnswer(c *call, until string, settled bool, detail string, start time.Time) *wire.Response {
 	r := ok(wire.OpWait)
-	r.Wait = &wire.WaitResult{Until: c.req.Until, Settled: settled, ElapsedMs: time.Since(start).Milliseconds(), Detail: detail}
-	if c.req.Until == "exit" && settled {
+	r.Wait = &wire.WaitResult{Until: until, Settled: settled, ElapsedMs: time.Since(start).Milliseconds(), Detail: detail}
+	if until == "exit" && settled {
 		if code, ok := c.l.lastExit(); ok {
 			r.Wait.ExitCode = &code
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +34,12 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+type panicProbeArgs struct {
+	Text *string `json:"text,omitempty"`
+}
+
+func (panicProbeArgs) Op() string { return "panic_probe" }
+
 // TestPanicLogCarriesNoRequestData: a handler that panics with a value
 // built from the request (the text being typed) answers INTERNAL, the
 // daemon goes on serving, and neither the log nor the log tail (what a
@@ -42,17 +49,17 @@ func TestPanicLogCarriesNoRequestData(t *testing.T) {
 	const op = "panic_probe"
 	const secret = "hunter2-correct-horse-battery"
 	wire.AddOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
-		Fields: []wire.Field{{Name: "text", Note: "what to panic with"}}, Answer: "never answers"})
-	handlers[op] = func(c *call) (*wire.Response, error) {
-		switch t := *c.req.Text; {
+		Fields: []wire.Field{{Name: "text", Note: "what to panic with"}}, Answer: "never answers", Args: reflect.TypeFor[panicProbeArgs]()})
+	handlers[op] = typed(func(c *call, a panicProbeArgs) (*wire.Response, error) {
+		switch t := *a.Text; {
 		case strings.HasPrefix(t, "error:"):
 			panic(errors.New("typing " + t))
 		case strings.HasPrefix(t, "index:"):
 			var s []string
 			_ = s[len(t)] // a runtime error: kept in the log, it holds numbers only
 		}
-		panic(fmt.Sprintf("typing %q", *c.req.Text))
-	}
+		panic(fmt.Sprintf("typing %q", *a.Text))
+	})
 	defer func() { wire.RemoveOp(op); delete(handlers, op) }()
 
 	var logs lockedBuffer

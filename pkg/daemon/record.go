@@ -77,10 +77,10 @@ func recordingsDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o700)
 }
 
-func opRecord(c *call) (*wire.Response, error) {
+func opRecord(c *call, a wire.RecordArgs) (*wire.Response, error) {
 	l := c.l
 	r := ok(wire.OpRecord)
-	switch c.req.Action {
+	switch a.Action {
 	case "start", "":
 		rec, err := l.startRecording(c.att.name)
 		if err != nil {

@@ -118,13 +118,13 @@ func (d *Daemon) hostTarget(id string) (limb.Target, error) {
 	return t, nil
 }
 
-func opHosts(c *call) (*wire.Response, error) {
+func opHosts(c *call, a wire.HostsArgs) (*wire.Response, error) {
 	d := c.d
 	r := ok(wire.OpHosts)
 	r.Hosts = []wire.Host{}
 	// discovered adds what discovery saw; saved hosts are listed either way
 	// (the tool reference lists both).
-	if c.req.Discovered {
+	if a.Discovered {
 		r.Discovered = []wire.Host{}
 		if d.cfg.Services.Discovery == nil {
 			r.DiscoveryNote = "discovery is off in this dvvd"
@@ -148,17 +148,14 @@ func opHosts(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opHostAdd(c *call) (*wire.Response, error) {
+func opHostAdd(c *call, a wire.HostAddArgs) (*wire.Response, error) {
 	s, err := c.d.hostsStore()
 	if err != nil {
 		return nil, err
 	}
-	if c.req.Host == nil {
-		return nil, wire.Errorf(wire.BadRequest, "host_add needs host {name, protocol, address, …}")
-	}
-	h := hosts.FromSpec(*c.req.Host)
+	h := hosts.FromSpec(*a.Host)
 	kc := c.d.cfg.Services.Keychain
-	if c.req.Password != "" && kc == nil {
+	if a.Password != "" && kc == nil {
 		return nil, wire.Errorf(wire.KeychainMissing, "no keychain is configured, and dvv never stores a password anywhere else")
 	}
 	prev, existed := s.Get(h.Name)
@@ -166,8 +163,8 @@ func opHostAdd(c *call) (*wire.Response, error) {
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
-	if c.req.Password != "" {
-		if err := kc.Set(saved.ID, fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address), c.req.Password); err != nil {
+	if a.Password != "" {
+		if err := kc.Set(saved.ID, fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address), a.Password); err != nil {
 			if existed { // put the entry this call replaced back
 				s.Add(prev)
 			} else {
@@ -181,14 +178,14 @@ func opHostAdd(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opHostRemove(c *call) (*wire.Response, error) {
+func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.Response, error) {
 	s, err := c.d.hostsStore()
 	if err != nil {
 		return nil, err
 	}
-	id := c.req.HostID
+	id := a.HostID
 	if id == "" {
-		id = c.req.Name
+		id = c.envelopeName()
 	}
 	h, err := s.RemoveHost(id)
 	if errors.Is(err, hosts.ErrNotFound) {
@@ -209,26 +206,23 @@ func opHostRemove(c *call) (*wire.Response, error) {
 
 // opHostTrust trusts a machine's SSH host key (or TLS certificate), after
 // the user has checked the fingerprint an earlier HOSTKEY_UNKNOWN showed.
-func opHostTrust(c *call) (*wire.Response, error) {
+func opHostTrust(c *call, a wire.HostTrustArgs) (*wire.Response, error) {
 	if c.d.cfg.Services.Trust == nil {
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd cannot trust host keys")
 	}
-	addr := c.req.Address
-	if addr == "" {
-		return nil, wire.Errorf(wire.BadRequest, "host_trust needs address (and port, protocol)")
-	}
-	proto := c.req.Protocol
+	addr := a.Address
+	proto := a.Protocol
 	if proto == "" {
 		proto = wire.ProtoSSH
 	}
 	port := 0
-	if c.req.Port != nil {
-		port = *c.req.Port
+	if a.Port != nil {
+		port = *a.Port
 	}
 	if p, ok := wire.Protocol(proto); ok && port == 0 {
 		port = c.d.defaultPort(p, addr)
 	}
-	fp, err := c.d.cfg.Services.Trust(proto, addr, port, c.req.Fingerprint)
+	fp, err := c.d.cfg.Services.Trust(proto, addr, port, a.Fingerprint)
 	if err != nil {
 		return nil, err
 	}
@@ -245,23 +239,23 @@ func asBadRequest(err error) error {
 	return wire.Errorf(wire.BadRequest, "%v", err)
 }
 
-func opTokenCreate(c *call) (*wire.Response, error) {
+func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.Response, error) {
 	ts := c.d.cfg.Services.Tokens
 	if ts == nil {
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd keeps no tokens")
 	}
-	caps, err := policy.ParseCapabilities(c.req.Caps)
+	caps, err := policy.ParseCapabilities(a.Caps)
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
-	role := c.req.Role
+	role := a.Role
 	if role == "" {
 		return nil, wire.Errorf(wire.BadRequest, "role is required: %s", strings.Join(policy.Roles, ", "))
 	}
 	if e := policy.CheckDelegation(c.att.grant, role, caps); e != nil {
 		return nil, e
 	}
-	secret, info, err := ts.Create(role, caps, c.req.Name)
+	secret, info, err := ts.Create(role, caps, c.envelopeName())
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
@@ -271,7 +265,7 @@ func opTokenCreate(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opTokenList(c *call) (*wire.Response, error) {
+func opTokenList(c *call, _ wire.TokenListArgs) (*wire.Response, error) {
 	ts := c.d.cfg.Services.Tokens
 	r := ok(wire.OpTokenList)
 	r.Tokens = []wire.TokenInfo{}
@@ -283,21 +277,18 @@ func opTokenList(c *call) (*wire.Response, error) {
 	return r, nil
 }
 
-func opTokenRevoke(c *call) (*wire.Response, error) {
+func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.Response, error) {
 	ts := c.d.cfg.Services.Tokens
 	if ts == nil {
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd keeps no tokens")
 	}
-	if c.req.TokenID == "" {
-		return nil, wire.Errorf(wire.BadRequest, "token_revoke needs tokenId")
-	}
-	if err := ts.Revoke(c.req.TokenID); err != nil {
+	if err := ts.Revoke(a.TokenID); err != nil {
 		if errors.Is(err, policy.ErrNotFound) {
-			return nil, wire.Errorf(wire.NotFound, "no token %q", c.req.TokenID)
+			return nil, wire.Errorf(wire.NotFound, "no token %q", a.TokenID)
 		}
 		return nil, asBadRequest(err)
 	}
-	c.d.releaseToken(c.req.TokenID)
+	c.d.releaseToken(a.TokenID)
 	return ok(wire.OpTokenRevok), nil
 }
 

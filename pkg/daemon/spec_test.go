@@ -1,9 +1,12 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -32,32 +35,67 @@ func TestSpecWithoutHandlerFailsAtStart(t *testing.T) {
 	}
 }
 
+// TestHandlerWithOtherArgsFailsAtStart: a handler registered for one op's
+// arguments under another op is a start-up failure, not a wrong decode.
+func TestHandlerWithOtherArgsFailsAtStart(t *testing.T) {
+	saved := handlers[wire.OpPing]
+	handlers[wire.OpPing] = typed(func(c *call, a wire.StatusArgs) (*wire.Response, error) { return ok(wire.OpPing), nil })
+	defer func() { handlers[wire.OpPing] = saved }()
+	err := checkHandlers()
+	if err == nil || !strings.Contains(err.Error(), "StatusArgs") {
+		t.Fatalf("checkHandlers with a mismatched handler: %v", err)
+	}
+}
+
+// limbCountArgs are the trivial op's arguments.
+type limbCountArgs struct {
+	N *int `json:"n,omitempty"`
+}
+
+func (limbCountArgs) Op() string { return "limb_count" }
+
 // TestTrivialOpNeedsOnlySpecAndHandler adds an op the way a new feature
-// would: one spec entry and one handler. Dispatch, field checks, policy
-// and inline serving follow from the spec with nothing else edited.
+// would: one spec entry naming its Args, and one handler. Dispatch, field
+// checks (unknown, bounds, required), policy and inline serving follow from
+// the spec with nothing else edited.
 func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 	const op = "limb_count"
 	wire.AddOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
-		Fields: []wire.Field{{Name: "n", Min: new(int64), Note: "ignored"}}, Answer: "`dispatched`: how many limbs dvvd holds"})
-	handlers[op] = func(c *call) (*wire.Response, error) {
+		Fields: []wire.Field{{Name: "n", Min: new(int64), Required: true, Note: "echoed"}}, Answer: "`dispatched`: how many limbs dvvd holds",
+		Args: reflect.TypeFor[limbCountArgs]()})
+	handlers[op] = typed(func(c *call, a limbCountArgs) (*wire.Response, error) {
 		c.d.mu.Lock()
 		n := len(c.d.limbs)
 		c.d.mu.Unlock()
 		r := ok(op)
 		r.Dispatched = strings.Repeat("limb ", n) + "counted"
+		if a.N != nil {
+			r.Dispatched += fmt.Sprintf(" (n=%d)", *a.N)
+		}
 		return r, nil
-	}
+	})
 	defer func() { wire.RemoveOp(op); delete(handlers, op) }()
 
 	d := startDaemon(t, Config{})
 	c := dialClient(t, d, client.Options{})
-	r := mustDo(t, c, &wire.Request{Op: op})
-	if r.Result != op || r.Dispatched != "counted" {
+	r := mustDo(t, c, &wire.Request{Op: op, N: intp(0)})
+	if r.Result != op || r.Dispatched != "counted (n=0)" {
 		t.Fatalf("answer %+v", r)
 	}
-	// The spec's fields and bounds are enforced without handler code.
-	_, err := do(t, c, &wire.Request{Op: op, N: intp(-1)})
+	// The handler reads its typed argument; the typed client sends it.
+	r, err := client.Call(context.Background(), c, limbCountArgs{N: intp(2)})
+	if err != nil || r.Dispatched != "counted (n=2)" {
+		t.Fatalf("typed call: %+v %v", r, err)
+	}
+	// The spec's fields, bounds and required fields are enforced without
+	// handler code.
+	_, err = do(t, c, &wire.Request{Op: op, N: intp(-1)})
 	wantCode(t, err, wire.BadRequest)
+	_, err = do(t, c, &wire.Request{Op: op})
+	wantCode(t, err, wire.BadRequest)
+	if !strings.Contains(err.Error(), "n is required") {
+		t.Fatalf("the refusal does not name the missing field: %v", err)
+	}
 	_, err = do(t, c, &wire.Request{Op: op, Text: strp("x")})
 	wantCode(t, err, wire.BadRequest)
 	if !strings.Contains(err.Error(), `"text"`) {

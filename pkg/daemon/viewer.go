@@ -227,10 +227,10 @@ func (g *viewerGlue) Terminal(id string) (viewer.Terminal, error) {
 }
 
 func (g *viewerGlue) Control(id, action string) error {
-	req := &wire.Request{Op: wire.OpPause, Action: action, LimbID: id, All: id == "" && action == "pause"}
 	switch action {
 	case "pause", "resume":
-		_, err := opPause(&call{d: g.d, att: g.person, req: req, ctx: g.d.ctx})
+		_, err := opPause(&call{d: g.d, att: g.person, ctx: g.d.ctx},
+			wire.PauseArgs{Action: action, Target: wire.Target{LimbID: id}, All: id == "" && action == "pause"})
 		return err
 	}
 	l := g.limb(id)
@@ -241,7 +241,7 @@ func (g *viewerGlue) Control(id, action string) error {
 	case "takeover":
 		g.seat(l).takeover()
 	case "handback":
-		_, err := opHandback(&call{d: g.d, att: g.person, req: req, ctx: g.d.ctx, l: l})
+		_, err := opHandback(&call{d: g.d, att: g.person, ctx: g.d.ctx, l: l}, wire.HandbackArgs{Target: wire.Target{LimbID: id}})
 		return err
 	}
 	return nil
@@ -265,14 +265,14 @@ func (g *viewerGlue) Acts(id string, since uint64) ([]json.RawMessage, uint64) {
 
 // opViewer starts the viewer if needed and answers its address with the
 // secret (full, or the read-only one for action watch).
-func opViewer(c *call) (*wire.Response, error) {
+func opViewer(c *call, a wire.ViewerArgs) (*wire.Response, error) {
 	g, err := c.d.startViewer()
 	if err != nil {
 		return nil, err
 	}
 	r := ok(wire.OpViewer)
-	readOnly := c.req.Action == "watch"
-	r.Viewer = &wire.ViewerInfo{URL: g.srv.URL(readOnly, c.req.LimbID), ReadOnly: readOnly}
+	readOnly := a.Action == "watch"
+	r.Viewer = &wire.ViewerInfo{URL: g.srv.URL(readOnly, a.LimbID), ReadOnly: readOnly}
 	r.Dispatched = "the viewer listens on " + g.srv.Addr()
 	return r, nil
 }

@@ -25,6 +25,11 @@ type Target struct {
 	Member  *int   `json:"member,omitempty"`
 }
 
+// Target is the request's selector.
+func (r *Request) Target() Target {
+	return Target{LimbID: r.LimbID, GroupID: r.GroupID, Member: r.Member}
+}
+
 // argsPlan maps the fields of one Args type to Request's, by JSON name.
 type argsPlan struct {
 	args, req [][]int // field index paths, pairwise

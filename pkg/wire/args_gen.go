@@ -80,7 +80,7 @@ func (SignalsArgs) Op() string { return "signals" }
 // ControlArgs are the arguments of op control.
 type ControlArgs struct {
 	Target
-	Action string `json:"action,omitempty"` // acquire, release, status, yield, yield_status
+	Action string `json:"action,omitempty"` // acquire, release, status, yield, yield_status; required
 	Reason string `json:"reason,omitempty"` // acquire/release/yield only
 	WaitMs *int   `json:"waitMs,omitempty"` // acquire only; 0..600000; 0 fails at once
 }
@@ -108,7 +108,7 @@ func (HandbackArgs) Op() string { return "handback" }
 // PauseArgs are the arguments of op pause.
 type PauseArgs struct {
 	Target
-	Action string `json:"action,omitempty"` // pause, resume
+	Action string `json:"action,omitempty"` // pause, resume; required
 	All    bool   `json:"all,omitempty"`    // pause only; every limb, also limbs opened later
 }
 
@@ -138,16 +138,16 @@ func (ViewerArgs) Op() string { return "viewer" }
 // ClickArgs are the arguments of op click.
 type ClickArgs struct {
 	Target
-	Action         string   `json:"action,omitempty"` // move, click, double, right, middle, drag, scroll
+	Action         string   `json:"action,omitempty"` // move, click, double, right, middle, drag, scroll; required
 	Generation     *uint64  `json:"generation,omitempty"`
 	GenerationFrom string   `json:"generationFrom,omitempty"` // `last-read`
-	X              *int     `json:"x,omitempty"`
-	Y              *int     `json:"y,omitempty"`
-	ToX            *int     `json:"toX,omitempty"`       // drag only
-	ToY            *int     `json:"toY,omitempty"`       // drag only
-	Button         string   `json:"button,omitempty"`    // drag only
-	Direction      string   `json:"direction,omitempty"` // scroll only
-	Clicks         *int     `json:"clicks,omitempty"`    // scroll only; 1..100
+	X              *int     `json:"x,omitempty"`              // required
+	Y              *int     `json:"y,omitempty"`              // required
+	ToX            *int     `json:"toX,omitempty"`            // drag only; required
+	ToY            *int     `json:"toY,omitempty"`            // drag only; required
+	Button         string   `json:"button,omitempty"`         // drag only
+	Direction      string   `json:"direction,omitempty"`      // scroll only; required
+	Clicks         *int     `json:"clicks,omitempty"`         // scroll only; 1..100
 	Modifiers      []string `json:"modifiers,omitempty"`
 	VerifyMs       *int     `json:"verifyMs,omitempty"` // 0..5000; 300; 0 answers at once, `dispatched`
 }
@@ -158,7 +158,7 @@ func (ClickArgs) Op() string { return "click" }
 // TypeArgs are the arguments of op type.
 type TypeArgs struct {
 	Target
-	Text     *string `json:"text,omitempty"`
+	Text     *string `json:"text,omitempty"`     // required
 	Wpm      *int    `json:"wpm,omitempty"`      // 1..100000
 	VerifyMs *int    `json:"verifyMs,omitempty"` // 0..5000; 300; 0 answers at once, `dispatched`
 }
@@ -169,7 +169,7 @@ func (TypeArgs) Op() string { return "type" }
 // KeyArgs are the arguments of op key.
 type KeyArgs struct {
 	Target
-	Keys     string `json:"keys,omitempty"`
+	Keys     string `json:"keys,omitempty"`     // required
 	VerifyMs *int   `json:"verifyMs,omitempty"` // 0..5000; 300; 0 answers at once, `dispatched`
 }
 
@@ -180,7 +180,7 @@ func (KeyArgs) Op() string { return "key" }
 type ScreenArgs struct {
 	Target
 	Form      string   `json:"form,omitempty"`      // full, region, damage-crop
-	Region    *Region  `json:"region,omitempty"`    // region only; {x,y,w,h}
+	Region    *Region  `json:"region,omitempty"`    // region only; required; {x,y,w,h}
 	Scale     *float64 `json:"scale,omitempty"`     // full only; (0,1]
 	Format    string   `json:"format,omitempty"`    // png or jpeg
 	MaxEdge   *int     `json:"maxEdge,omitempty"`   // full only; at least 1; without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits
@@ -194,8 +194,8 @@ func (ScreenArgs) Op() string { return "screen" }
 // WaitArgs are the arguments of op wait.
 type WaitArgs struct {
 	Target
-	Until     string  `json:"until,omitempty"`     // connected, screen-stable, screen-changed, text, text-gone, idle, exit
-	Text      *string `json:"text,omitempty"`      // text/text-gone only
+	Until     string  `json:"until,omitempty"`     // connected, screen-stable, screen-changed, text, text-gone, idle, exit; required
+	Text      *string `json:"text,omitempty"`      // text/text-gone only; required
 	QuietMs   *int    `json:"quietMs,omitempty"`   // at least 0; 750
 	TimeoutMs *int    `json:"timeoutMs,omitempty"` // at least 0; 8000, clamped to 25000
 	Lang      string  `json:"lang,omitempty"`      // text/text-gone only; desktop text: eng (default), or e.g. eng+deu
@@ -230,8 +230,8 @@ func (FindArgs) Op() string { return "find" }
 // ClipboardArgs are the arguments of op clipboard.
 type ClipboardArgs struct {
 	Target
-	Action string  `json:"action,omitempty"` // get, set
-	Text   *string `json:"text,omitempty"`   // set only; ≤ 1 MiB
+	Action string  `json:"action,omitempty"` // get, set; required
+	Text   *string `json:"text,omitempty"`   // set only; required; ≤ 1 MiB
 }
 
 // Op is "clipboard".
@@ -240,9 +240,9 @@ func (ClipboardArgs) Op() string { return "clipboard" }
 // RunArgs are the arguments of op run.
 type RunArgs struct {
 	Target
-	Command        string `json:"command,omitempty"`
+	Command        string `json:"command,omitempty"` // required
 	Cwd            string `json:"cwd,omitempty"`
-	TimeoutMs      *int   `json:"timeoutMs,omitempty"`      // at least 1; required
+	TimeoutMs      *int   `json:"timeoutMs,omitempty"`      // required; at least 1
 	MaxOutputBytes *int   `json:"maxOutputBytes,omitempty"` // at least 0
 }
 
@@ -272,9 +272,9 @@ func (TermSendArgs) Op() string { return "term_send" }
 // FilesArgs are the arguments of op files.
 type FilesArgs struct {
 	Target
-	Action        string `json:"action,omitempty"`        // list, get, put, mkdir, remove, rename, home
-	Path          string `json:"path,omitempty"`          // list/get/put/mkdir/remove/rename only
-	To            string `json:"to,omitempty"`            // get/rename only
+	Action        string `json:"action,omitempty"`        // list, get, put, mkdir, remove, rename, home; required
+	Path          string `json:"path,omitempty"`          // list/get/put/mkdir/remove/rename only; required for get/put/mkdir/remove/rename
+	To            string `json:"to,omitempty"`            // get/rename only; required for rename
 	From          string `json:"from,omitempty"`          // put only
 	ContentBase64 string `json:"contentBase64,omitempty"` // put only; ≤ 16 MiB
 	Mode          *int   `json:"mode,omitempty"`          // put only; 0..4095
@@ -288,8 +288,8 @@ func (FilesArgs) Op() string { return "files" }
 // TransferArgs are the arguments of op transfer.
 type TransferArgs struct {
 	Target
-	Action     string `json:"action,omitempty"` // status, cancel
-	TransferID string `json:"transferId,omitempty"`
+	Action     string `json:"action,omitempty"`     // status, cancel; required
+	TransferID string `json:"transferId,omitempty"` // required for cancel
 }
 
 // Op is "transfer".
@@ -313,7 +313,7 @@ func (HostsArgs) Op() string { return "hosts" }
 
 // HostAddArgs are the arguments of op host_add.
 type HostAddArgs struct {
-	Host     *HostSpec `json:"host,omitempty"`     // {name, protocol, address, port, user, domain, sshPort, sshUser, record}
+	Host     *HostSpec `json:"host,omitempty"`     // required; {name, protocol, address, port, user, domain, sshPort, sshUser, record}
 	Password string    `json:"password,omitempty"` // to the keychain only
 }
 
@@ -330,8 +330,8 @@ func (HostRemoveArgs) Op() string { return "host_remove" }
 
 // HostTrustArgs are the arguments of op host_trust.
 type HostTrustArgs struct {
-	Address     string `json:"address,omitempty"`
-	Port        *int   `json:"port,omitempty"` // 1..65535
+	Address     string `json:"address,omitempty"` // required
+	Port        *int   `json:"port,omitempty"`    // 1..65535
 	Protocol    string `json:"protocol,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 }
@@ -360,7 +360,7 @@ func (GroupListArgs) Op() string { return "group_list" }
 
 // GroupGrowArgs are the arguments of op group_grow.
 type GroupGrowArgs struct {
-	GroupID   string   `json:"groupId,omitempty"`
+	GroupID   string   `json:"groupId,omitempty"` // required
 	HostIDs   []string `json:"hostIds,omitempty"`
 	Addresses []string `json:"addresses,omitempty"`
 	Protocol  string   `json:"protocol,omitempty"`
@@ -372,8 +372,8 @@ func (GroupGrowArgs) Op() string { return "group_grow" }
 
 // GroupShrinkArgs are the arguments of op group_shrink.
 type GroupShrinkArgs struct {
-	GroupID string `json:"groupId,omitempty"`
-	N       *int   `json:"n,omitempty"` // at least 1
+	GroupID string `json:"groupId,omitempty"` // required
+	N       *int   `json:"n,omitempty"`       // required; at least 1
 }
 
 // Op is "group_shrink".
@@ -381,7 +381,7 @@ func (GroupShrinkArgs) Op() string { return "group_shrink" }
 
 // GroupCloseArgs are the arguments of op group_close.
 type GroupCloseArgs struct {
-	GroupID string `json:"groupId,omitempty"`
+	GroupID string `json:"groupId,omitempty"` // required
 }
 
 // Op is "group_close".
@@ -389,8 +389,8 @@ func (GroupCloseArgs) Op() string { return "group_close" }
 
 // GroupRunArgs are the arguments of op group_run.
 type GroupRunArgs struct {
-	GroupID   string          `json:"groupId,omitempty"`
-	Action    string          `json:"action,omitempty"`    // wait, screen, status, signals, type, key, click, run
+	GroupID   string          `json:"groupId,omitempty"`   // required
+	Action    string          `json:"action,omitempty"`    // wait, screen, status, signals, type, key, click, run; required
 	Arguments json.RawMessage `json:"arguments,omitempty"` // the tool's arguments minus the selector
 	OutDir    string          `json:"outDir,omitempty"`    // screen only
 }
@@ -415,7 +415,7 @@ func (TokenListArgs) Op() string { return "token_list" }
 
 // TokenRevokeArgs are the arguments of op token_revoke.
 type TokenRevokeArgs struct {
-	TokenID string `json:"tokenId,omitempty"`
+	TokenID string `json:"tokenId,omitempty"` // required
 }
 
 // Op is "token_revoke".
@@ -431,7 +431,7 @@ func (SubscribeArgs) Op() string { return "subscribe" }
 
 // CancelArgs are the arguments of op cancel.
 type CancelArgs struct {
-	Cancels json.RawMessage `json:"cancels,omitempty"` // a request id of this connection
+	Cancels json.RawMessage `json:"cancels,omitempty"` // required
 }
 
 // Op is "cancel".

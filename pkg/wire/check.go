@@ -30,7 +30,8 @@ func RequestField(name string) bool { _, ok := requestFields()[name]; return ok 
 // Check refuses, as BAD_REQUEST naming the field, a request that carries a
 // field its op does not take, a field that does not apply to the variant
 // asked (clipboard get with text), an unknown variant, or a whole number
-// outside its field's bounds. Presence is a non-zero value: every optional
+// outside its field's bounds. Handlers rely on it and on CheckRequired and
+// do not check these again. Presence is a non-zero value: every optional
 // field of Request is a pointer, a slice or omitted when empty.
 func (s *OpSpec) Check(req *Request) *Error {
 	v := reflect.ValueOf(req).Elem()
@@ -66,6 +67,42 @@ func (s *OpSpec) Check(req *Request) *Error {
 		}
 	}
 	return nil
+}
+
+// CheckRequired refuses, as BAD_REQUEST naming it, a request that lacks a
+// field required for its variant. dvvd runs it after Check, once the limb
+// is known to be of the op's kind (a wrong kind is the better answer).
+func (s *OpSpec) CheckRequired(req *Request) *Error {
+	v := reflect.ValueOf(req).Elem()
+	variant := ""
+	if s.Variant != "" {
+		variant, _ = v.Field(requestFields()[s.Variant]).Interface().(string)
+	}
+	for i := range s.Fields {
+		f := &s.Fields[i]
+		if f.RequiredFor(variant) && v.Field(requestFields()[f.Name]).IsZero() {
+			return s.missing(f, variant)
+		}
+	}
+	return nil
+}
+
+// missing says which required field is absent and, where it helps, what
+// to give: "action is required: get or set", "set needs text".
+func (s *OpSpec) missing(f *Field, variant string) *Error {
+	msg := f.Name + " is required"
+	switch {
+	case f.Name == s.Variant:
+		msg += ": " + orList(s.Variants)
+	case (len(f.Only) > 0 || len(f.RequiredIn) > 0) && s.Variant == "action":
+		msg = variant + " needs " + f.Name
+	case len(f.Only) > 0 || len(f.RequiredIn) > 0:
+		msg = s.Variant + " " + variant + " needs " + f.Name
+	}
+	if f.Need != "" {
+		msg += " (" + f.Need + ")"
+	}
+	return Errorf(BadRequest, "%s", msg)
 }
 
 func orList(vs []string) string {

@@ -68,6 +68,12 @@ type Field struct {
 	Min, Max *int64
 	// Note is a short remark for the docs (a default, a unit).
 	Note string
+	// Required fields must be present for every variant they apply to
+	// (RequiredIn, when set, narrows that); Need says why, or what to give,
+	// in the refusal.
+	Required   bool
+	RequiredIn []string
+	Need       string
 }
 
 // Universal codes may come from any op: the request was malformed or too
@@ -84,7 +90,18 @@ func fld(name string, opts ...func(*Field)) Field {
 
 func only(variants ...string) func(*Field) { return func(f *Field) { f.Only = variants } }
 func note(s string) func(*Field)           { return func(f *Field) { f.Note = s } }
-func atLeast(n int64) func(*Field)         { return func(f *Field) { f.Min = &n } }
+
+// required makes the field necessary (for the variants it applies to); the
+// hint, if any, ends the refusal.
+func required(hint ...string) func(*Field) {
+	return func(f *Field) { f.Required, f.Need = true, strings.Join(hint, "") }
+}
+
+// requiredIn makes the field necessary for those variants only.
+func requiredIn(variants ...string) func(*Field) {
+	return func(f *Field) { f.Required, f.RequiredIn = true, variants }
+}
+func atLeast(n int64) func(*Field) { return func(f *Field) { f.Min = &n } }
 func within(lo, hi int64) func(*Field) {
 	return func(f *Field) { f.Min, f.Max = &lo, &hi }
 }
@@ -123,7 +140,7 @@ var Ops = []OpSpec{
 	{Name: OpSignals, Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector, Answer: "`signals`"},
 	{Name: OpControl, Limb: true, Variant: "action", Variants: []string{"acquire", "release", "status", "yield", "yield_status"},
 		ActionCaps: map[string][]string{"acquire": {"control"}, "release": {"control"}, "yield": {"control"}, "status": {}, "yield_status": {}},
-		Fields: limbFields(fld("action"), fld("reason", only("acquire", "release", "yield")),
+		Fields: limbFields(fld("action", required()), fld("reason", only("acquire", "release", "yield")),
 			fld("waitMs", only("acquire"), within(0, 600000), note("0 fails at once"))),
 		Raises: codes(LeaseNotHeld, LeaseRevoked, Timeout),
 		Answer: "`lease`, `observation`"},
@@ -132,7 +149,7 @@ var Ops = []OpSpec{
 	{Name: OpHandback, Limb: true, Caps: []string{"takeover"}, Fields: selector,
 		Answer: "`lease`; a person's hold (takeover, a shared VNC viewer, the browser viewer) ends"},
 	{Name: OpPause, Caps: []string{"takeover"}, Variant: "action", Variants: []string{"pause", "resume"},
-		Fields: []Field{fld("action"), fld("limbId"), fld("groupId"), fld("member", atLeast(0)), fld("all", only("pause"), note("every limb, also limbs opened later"))},
+		Fields: []Field{fld("action", required()), fld("limbId"), fld("groupId"), fld("member", atLeast(0)), fld("all", only("pause"), note("every limb, also limbs opened later"))},
 		Raises: codes(LimbGone),
 		Answer: "`paused`: all, limbs; pause needs a limb or `all`, resume without a limb resumes everything"},
 	{Name: OpShare, Limb: true, Kind: KindDesktop, KindNote: "watch terminals with dvv viewer", Caps: []string{"takeover"}, Variant: "action", Variants: []string{"start", "stop"},
@@ -145,20 +162,20 @@ var Ops = []OpSpec{
 		Answer:     "`viewer`: url (127.0.0.1, carrying this dvvd's secret for the browser), readOnly"},
 	{Name: OpClick, Limb: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
 		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
-		Fields: limbFields(fld("action"), fld("generation"), fld("generationFrom", note("`last-read`")), fld("x"), fld("y"),
-			fld("toX", only("drag")), fld("toY", only("drag")), fld("button", only("drag")),
-			fld("direction", only("scroll")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
+		Fields: limbFields(fld("action", required()), fld("generation"), fld("generationFrom", note("`last-read`")), fld("x", required()), fld("y", required()),
+			fld("toX", only("drag"), required()), fld("toY", only("drag"), required()), fld("button", only("drag")),
+			fld("direction", only("scroll"), required("up, down, left or right")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
 		Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
 		Answer: "`dispatched`"},
-	{Name: OpType, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text"), fld("wpm", within(1, 100000)), verifyField),
+	{Name: OpType, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text", required()), fld("wpm", within(1, 100000)), verifyField),
 		Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
 		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced, and needs `exec`"},
-	{Name: OpKey, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys"), verifyField),
+	{Name: OpKey, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys", required("e.g. Enter, ctrl+c, super+r")), verifyField),
 		Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
 		Answer: "`dispatched`; with shift the key goes as its shifted keysym (shift+a is A, see keys.md); over RDP a chord whose key has no US scan code is `UNKNOWN_KEY` before any key goes down (a Unicode event carries no modifiers); on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode), and needs `exec`"},
 	{Name: OpScreen, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
 		Variants: []string{"full", "region", "damage-crop"},
-		Fields: limbFields(fld("form"), fld("region", only("region"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
+		Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
 			fld("format", note("png or jpeg")),
 			fld("maxEdge", only("full"), atLeast(1), note("without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits")),
 			fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", note("absolute path: written there instead of inline"))),
@@ -166,7 +183,7 @@ var Ops = []OpSpec{
 		Answer: "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`"},
 	{Name: OpWait, Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until",
 		Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
-		Fields: limbFields(fld("until"), fld("text", only("text", "text-gone")),
+		Fields: limbFields(fld("until", required()), fld("text", only("text", "text-gone"), required()),
 			fld("quietMs", atLeast(0), note("750")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000")),
 			fld("lang", only("text", "text-gone"), note("desktop text: eng (default), or e.g. eng+deu"))),
 		Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported),
@@ -182,11 +199,11 @@ var Ops = []OpSpec{
 		Answer: "`find`: `matches` [text, box, center, confidence 0..1, generation], `lines` (without text), lang, generation, `cached`, imageSpace (native pixels, scale 1). Desktop limbs only; case and spacing ignored; a match never spans lines; without Tesseract: `UNSUPPORTED` with how to install it"},
 	{Name: OpClipboard, Limb: true, Kind: KindDesktop, KindNote: "a terminal has no clipboard: use run or files", Variant: "action", Variants: []string{"get", "set"},
 		ActionCaps: map[string][]string{"get": {"clipboard.read"}, "set": {"clipboard.write"}},
-		Fields:     limbFields(fld("action"), fld("text", only("set"), note("≤ 1 MiB"))),
+		Fields:     limbFields(fld("action", required()), fld("text", only("set"), required(), note("≤ 1 MiB"))),
 		Raises:     codes(NotImplemented, LeaseNotHeld, LeaseRevoked, WrongProtocol, NotReady, NotConnected),
 		Answer:     "`clipboard`: text, present, via (extended-utf8, latin1 or cliprdr-unicode), unrepresentable: the characters the route could not carry, left out of what was sent (Latin-1 cut text; on RDP, characters outside the BMP such as emoji, which xrdp cannot take)"},
 	{Name: OpRun, Limb: true, Kind: KindTerminal, Caps: []string{"exec"},
-		Fields: limbFields(fld("command"), fld("cwd"), fld("timeoutMs", atLeast(1), note("required")),
+		Fields: limbFields(fld("command", required("one string, run by the remote user's shell")), fld("cwd"), fld("timeoutMs", atLeast(1), required("run has no default deadline")),
 			fld("maxOutputBytes", atLeast(0))),
 		Raises: codes(WrongProtocol, Timeout, NotConnected, NotReady),
 		Answer: "`run`: exitCode or signal or timedOut, stdout, stderr (or *Base64 when not UTF-8), dropped counts"},
@@ -199,26 +216,26 @@ var Ops = []OpSpec{
 	{Name: OpFiles, Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
 		ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
 			"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
-		Fields: limbFields(fld("action"), fld("path", only("list", "get", "put", "mkdir", "remove", "rename")),
-			fld("to", only("get", "rename")), fld("from", only("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
+		Fields: limbFields(fld("action", required()), fld("path", only("list", "get", "put", "mkdir", "remove", "rename"), requiredIn("get", "put", "mkdir", "remove", "rename")),
+			fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path")), fld("from", only("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
 			fld("mode", only("put"), within(0, 0o7777)), fld("recursive", only("remove")),
 			fld("progress", only("get", "put"), note("interim `progress` lines; needs an id"))),
 		Raises: codes(FilesUnavailable, NotFound, Timeout, HostKeyUnknown),
 		Answer: "`files`: entries, bytes, contentBase64, home, via (ssh/sidecar). A get or put stops when its caller gives up (op `cancel`, the connection closed): `TIMEOUT`, and the destination is left as it was — put writes a temporary `.name.dvv-part-N` beside the target and renames it over the target only once complete; get to a local path does the same locally. With `progress` (get/put, and an id), `progress` lines precede the answer (see Framing)"},
 	{Name: OpTransfer, Limb: true, Variant: "action", Variants: []string{"status", "cancel"},
 		ActionCaps: map[string][]string{"status": {"files.read"}, "cancel": {"files.read"}}, // cancel stops work: not read-only
-		Fields:     limbFields(fld("action"), fld("transferId")), Raises: codes(NotFound),
+		Fields:     limbFields(fld("action", required()), fld("transferId", requiredIn("cancel"), required("transfer status lists them"))), Raises: codes(NotFound),
 		Answer: "`transfer`: `inFlight` and `transfers` [{`transferId`, `action` get/put, `path`, `bytes` so far, `total` when known, `elapsedMs`, `bytesPerSec`}] for status; cancel (`transferId`) stops that files call, which answers `TIMEOUT` and leaves the destination as it was; `NOT_FOUND` when it is no longer in flight. Nothing is queued: a transfer lives as long as its files call"},
 	{Name: OpHistory, Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Caps: []string{"history.read"}, Fields: selector,
 		Answer: "`history`: the limb's last 128 ops — op, attachment, outcome code, timings; never text, pixels or secrets"},
 	{Name: OpHosts, Caps: []string{"hosts.read"}, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("discovered")},
 		Answer: "`hosts` (saved + ~/.ssh/config) with `hasCredential`; with `discovered`, also `discovered` + `discoveryNote`"},
-	{Name: OpHostAdd, Caps: []string{"hosts.write"}, Fields: []Field{fld("host", note("{name, protocol, address, port, user, domain, sshPort, sshUser, record}")), fld("password", note("to the keychain only"))},
+	{Name: OpHostAdd, Caps: []string{"hosts.write"}, Fields: []Field{fld("host", required("{name, protocol, address, …}"), note("{name, protocol, address, port, user, domain, sshPort, sshUser, record}")), fld("password", note("to the keychain only"))},
 		Raises: codes(KeychainMissing, Unsupported), Answer: "`hosts`"},
 	{Name: OpHostRemove, Caps: []string{"hosts.write"}, Fields: []Field{fld("hostId", note("or the envelope's `name`"))},
 		Raises: codes(NotFound, KeychainMissing, Unsupported), Answer: "`hosts`; the keychain item is deleted too"},
 	{Name: OpHostTrust, Caps: []string{"hosts.write"},
-		Fields: []Field{fld("address"), fld("port", within(1, 65535)), fld("protocol"), fld("fingerprint")},
+		Fields: []Field{fld("address", required("and port, protocol")), fld("port", within(1, 65535)), fld("protocol"), fld("fingerprint")},
 		Raises: codes(Unreachable, Unsupported, HostKeyChanged, Timeout),
 		Answer: "`dispatched` with the trusted fingerprint"},
 	{Name: OpGroupOpen, Caps: []string{"limbs.open"},
@@ -228,26 +245,26 @@ var Ops = []OpSpec{
 	{Name: OpGroupList, Inline: true, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("groupId")}, Raises: codes(NotFound),
 		Answer: "`groups`, or one `group` with members"},
 	{Name: OpGroupGrow, Caps: []string{"limbs.open"},
-		Fields: []Field{fld("groupId"), fld("hostIds"), fld("addresses"), fld("protocol"), fld("perceive")},
+		Fields: []Field{fld("groupId", required()), fld("hostIds"), fld("addresses"), fld("protocol"), fld("perceive")},
 		Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
 		Answer: "`group`"},
-	{Name: OpGroupShrnk, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId"), fld("n", atLeast(1))}, Raises: codes(NotFound, LeaseRevoked),
+	{Name: OpGroupShrnk, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId", required()), fld("n", atLeast(1), required("how many of the most recent members to close"))}, Raises: codes(NotFound, LeaseRevoked),
 		Answer: "`group`; n larger than the group is `BAD_REQUEST` (never clamped); a removed member still in use elsewhere stays open (`dispatched` says which and why)"},
-	{Name: OpGroupClose, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId")}, Raises: codes(NotFound, LeaseRevoked),
+	{Name: OpGroupClose, Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId", required())}, Raises: codes(NotFound, LeaseRevoked),
 		Answer: "`group` as it was, with each member's `state`; members already gone are fine. A member's limb that another group holds or another client attached stays open, and its `kept` says why"},
 	// group_run needs what its inner action needs (policy.RequiredFor).
 	{Name: OpGroupRun, Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
-		Fields: []Field{fld("groupId"), fld("action"), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"))},
+		Fields: []Field{fld("groupId", required()), fld("action", required()), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"))},
 		Raises: codes(NotFound),
 		Answer: "`members`: index, limbId, response — each member's own answer or error"},
 	{Name: OpTokenNew, Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name
 		Raises: codes(KeychainMissing, Unsupported), Answer: "`token` (shown once; labelled by `name`), `tokens`"},
 	{Name: OpTokenList, Inline: true, ReadOnly: true, Caps: []string{"tokens.admin"}, Raises: codes(Unsupported), Answer: "`tokens`"},
-	{Name: OpTokenRevok, Caps: []string{"tokens.admin"}, Fields: []Field{fld("tokenId")}, Raises: codes(NotFound, Unsupported),
+	{Name: OpTokenRevok, Caps: []string{"tokens.admin"}, Fields: []Field{fld("tokenId", required())}, Raises: codes(NotFound, Unsupported),
 		Answer: "`token_revoke`"},
 	{Name: OpSubscribe, ReadOnly: true, Fields: []Field{fld("events")},
 		Answer: "then `event` lines: limb.state, lease, op.start, op.end with seq and µs time; each change once (acquiring a lease already held emits nothing; closing a limb whose lease is held emits lease released before limb.state closed)"},
-	{Name: OpCancel, NoAttach: true, Inline: true, Fields: []Field{fld("cancels", note("a request id of this connection"))},
+	{Name: OpCancel, NoAttach: true, Inline: true, Fields: []Field{fld("cancels", required("the id of a request sent on this connection"))},
 		Answer: "`dispatched`: whether a request with that id was in flight; its work stops and it is answered as the work ends"},
 	{Name: OpShutdown, Caps: []string{"daemon.admin"}, Answer: "dvvd stops"},
 	{Name: OpRecord, Limb: true, Caps: []string{"screen.read"}, Variant: "action", Variants: []string{"start", "stop", "list"},
@@ -364,6 +381,22 @@ func (s *OpSpec) AllCaps() []string {
 func (s *OpSpec) HasVariant(v string) bool {
 	for _, x := range s.Variants {
 		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// RequiredFor reports whether the field must be present for variant v.
+func (f *Field) RequiredFor(v string) bool {
+	if !f.Required || !f.Applies(v) || (v == "" && (len(f.Only) > 0 || len(f.RequiredIn) > 0)) {
+		return false
+	}
+	if len(f.RequiredIn) == 0 {
+		return true
+	}
+	for _, r := range f.RequiredIn {
+		if r == v {
 			return true
 		}
 	}

@@ -64,10 +64,24 @@ func TestCheckRefusesWhatDoesNotApply(t *testing.T) {
 		{Request{Op: OpStatus, LimbID: "l", Path: "/x"}, "path"},
 		{Request{Op: OpPing, Name: "me", Token: "t", Session: "s"}, ""},
 		{Request{Op: OpFiles, LimbID: "l", Action: "bogus"}, "action"},
+		// Required fields, for the variants they are required in.
+		{Request{Op: OpClick, LimbID: "l", Action: "move", X: &five}, "y is required"},
+		{Request{Op: OpClick, LimbID: "l", Action: "drag", X: &five, Y: &five, ToX: &five}, "drag needs toY"},
+		{Request{Op: OpClick, LimbID: "l", X: &five, Y: &five}, "action is required: move, click, double, right, middle, drag or scroll"},
+		{Request{Op: OpClipboard, LimbID: "l", Action: "set"}, "set needs text"},
+		{Request{Op: OpClipboard, LimbID: "l", Action: "get"}, ""},
+		{Request{Op: OpFiles, LimbID: "l", Action: "list"}, ""},
+		{Request{Op: OpFiles, LimbID: "l", Action: "rename", Path: "/a"}, "rename needs to"},
+		{Request{Op: OpWait, LimbID: "l", Until: "text"}, "until text needs text"},
+		{Request{Op: OpRun, LimbID: "l", Command: "true"}, "timeoutMs is required (run has no default deadline)"},
+		{Request{Op: OpShare, LimbID: "l"}, ""},
 	}
 	for _, c := range cases {
 		s, _ := Spec(c.req.Op)
 		err := s.Check(&c.req)
+		if err == nil {
+			err = s.CheckRequired(&c.req)
+		}
 		switch {
 		case c.field == "" && err != nil:
 			t.Errorf("%s %s: refused: %v", c.req.Op, c.req.Action, err)
