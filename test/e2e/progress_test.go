@@ -130,4 +130,23 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 	if err != nil || res.Files.Bytes != size {
 		t.Fatalf("typed get with progress: %+v %v", res, err)
 	}
+
+	// DoProgress hands the lines to a callback, the last one always, and
+	// none after it returns.
+	var got []wire.TransferInfo
+	returned := false
+	res, err = caller.DoProgress(ctx, wire.RequestOf(&wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: local,
+		Path: filepath.Join(s.RemoteHome, "again.bin")}), func(p wire.TransferInfo) {
+		if returned {
+			t.Error("a progress callback after DoProgress returned")
+		}
+		got = append(got, p)
+	})
+	returned = true
+	if err != nil || res.Files.Bytes != size {
+		t.Fatalf("DoProgress put: %+v %v", res, err)
+	}
+	if len(got) == 0 || got[len(got)-1].Bytes != size || got[len(got)-1].Total != size || got[len(got)-1].Action != "put" {
+		t.Fatalf("DoProgress handed %+v, want the last at %d of %d bytes", got, size, size)
+	}
 }
