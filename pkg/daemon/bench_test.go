@@ -17,14 +17,14 @@ func BenchmarkStatusRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	r, _ := c.Do(b.Context(), &wire.Request{Op: "open", Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
+	r, _ := c.Open(b.Context(), wire.OpenArgs{Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
 	to := 5000
-	c.Do(b.Context(), &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
-	req := &wire.Request{Op: "status", LimbID: r.LimbID}
+	c.Wait(b.Context(), wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: &to})
+	req := wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := c.Do(b.Context(), req); err != nil {
+		if _, err := c.Status(b.Context(), req); err != nil {
 			b.Fatal(err)
 		}
 	}

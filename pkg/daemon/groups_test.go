@@ -15,48 +15,48 @@ import (
 func TestGroupLifecycle(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "agent"})
-	g := mustDo(t, c, &wire.Request{Op: "group_open", Addresses: []string{"fa:1", "fb:2", "fc:3"}, Protocol: "vnc", Perceive: boolp(true)}).Group
+	g := mustDo(t, c, wire.GroupOpenArgs{Addresses: []string{"fa:1", "fb:2", "fc:3"}, Protocol: "vnc", Perceive: boolp(true)}).Group
 	if g.Size != 3 || g.Members[2].Host != "fc:3" || g.Members[0].State != "connected" {
 		t.Fatalf("group %+v", g)
 	}
 	// The selector: groupId + member addresses one limb.
-	st := mustDo(t, c, &wire.Request{Op: "status", GroupID: g.GroupID, Member: intp(1)})
+	st := mustDo(t, c, wire.StatusArgs{Target: wire.Target{GroupID: g.GroupID, Member: intp(1)}})
 	if st.LimbID != g.Members[1].LimbID {
 		t.Fatalf("member 1 resolved to %s", st.LimbID)
 	}
-	_, err := do(t, c, &wire.Request{Op: "status", GroupID: g.GroupID, Member: intp(3)})
+	_, err := do(t, c, wire.StatusArgs{Target: wire.Target{GroupID: g.GroupID, Member: intp(3)}})
 	wantCode(t, err, wire.LimbGone)
-	_, err = do(t, c, &wire.Request{Op: "status", GroupID: g.GroupID})
+	_, err = do(t, c, wire.StatusArgs{Target: wire.Target{GroupID: g.GroupID}})
 	wantCode(t, err, wire.BadRequest)
-	_, err = do(t, c, &wire.Request{Op: "status", GroupID: g.GroupID, Member: intp(0), LimbID: "x"})
+	_, err = do(t, c, wire.StatusArgs{Target: wire.Target{GroupID: g.GroupID, Member: intp(0), LimbID: "x"}})
 	wantCode(t, err, wire.BadRequest)
 
 	// A dead member fails the whole open and closes what the call opened.
-	_, err = do(t, c, &wire.Request{Op: "group_open", Addresses: []string{"fd:4", "unreachable:5"}, Protocol: "vnc"})
+	_, err = do(t, c, wire.GroupOpenArgs{Addresses: []string{"fd:4", "unreachable:5"}, Protocol: "vnc"})
 	if client.Code(err) != wire.Unreachable || !strings.Contains(err.Error(), "member 1 (unreachable:5)") {
 		t.Fatalf("dead member: %v", err)
 	}
 	if _, ok := d.limbs[LimbID("vnc", "fd", 4, 0)]; ok {
 		t.Fatal("a member opened by the failed call was left open")
 	}
-	_, err = do(t, c, &wire.Request{Op: "group_grow", GroupID: g.GroupID, Addresses: []string{"unreachable:9"}, Protocol: "vnc"})
+	_, err = do(t, c, wire.GroupGrowArgs{GroupID: g.GroupID, Addresses: []string{"unreachable:9"}, Protocol: "vnc"})
 	wantCode(t, err, wire.Unreachable)
-	gr := mustDo(t, c, &wire.Request{Op: "group_grow", GroupID: g.GroupID, Addresses: []string{"fe:6"}, Protocol: "vnc"}).Group
+	gr := mustDo(t, c, wire.GroupGrowArgs{GroupID: g.GroupID, Addresses: []string{"fe:6"}, Protocol: "vnc"}).Group
 	if gr.Size != 4 || gr.Members[3].Index != 3 || gr.Members[0].LimbID != g.Members[0].LimbID {
 		t.Fatalf("grow %+v", gr)
 	}
-	_, err = do(t, c, &wire.Request{Op: "group_shrink", GroupID: g.GroupID, N: intp(5)})
+	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(5)})
 	wantCode(t, err, wire.BadRequest)
-	sh := mustDo(t, c, &wire.Request{Op: "group_shrink", GroupID: g.GroupID, N: intp(2)}).Group
+	sh := mustDo(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(2)}).Group
 	if sh.Size != 2 {
 		t.Fatalf("shrink %+v", sh)
 	}
 	if _, ok := d.limbs[g.Members[2].LimbID]; ok {
 		t.Fatal("shrink left the member open")
 	}
-	mustDo(t, c, &wire.Request{Op: "close", LimbID: g.Members[0].LimbID})
-	mustDo(t, c, &wire.Request{Op: "group_close", GroupID: g.GroupID}) // a gone member is fine
-	if l := mustDo(t, c, &wire.Request{Op: "group_list"}); len(l.Groups) != 0 {
+	mustDo(t, c, wire.CloseArgs{LimbID: g.Members[0].LimbID})
+	mustDo(t, c, wire.GroupCloseArgs{GroupID: g.GroupID}) // a gone member is fine
+	if l := mustDo(t, c, wire.GroupListArgs{}); len(l.Groups) != 0 {
 		t.Fatalf("groups left: %+v", l.Groups)
 	}
 }
@@ -68,14 +68,14 @@ func TestGroupRunStartsEveryMemberBeforeAnyFinishes(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		addrs = append(addrs, "m"+itoa(i)+":"+itoa(100+i))
 	}
-	g := mustDo(t, c, &wire.Request{Op: "group_open", Addresses: addrs, Protocol: "vnc", Perceive: boolp(true)}).Group
+	g := mustDo(t, c, wire.GroupOpenArgs{Addresses: addrs, Protocol: "vnc", Perceive: boolp(true)}).Group
 	members := map[string]bool{}
 	for _, m := range g.Members {
 		members[m.LimbID] = true
 	}
 	ev := dialClient(t, d, client.Options{Name: "watcher"})
-	mustDo(t, ev, &wire.Request{Op: "subscribe", Events: []string{"op.start", "op.end"}})
-	r := mustDo(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "status"})
+	mustDo(t, ev, wire.SubscribeArgs{Events: []string{"op.start", "op.end"}})
+	r := mustDo(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "status"})
 	if len(r.Members) != 8 {
 		t.Fatalf("%d results", len(r.Members))
 	}
@@ -106,16 +106,19 @@ func TestGroupRunStartsEveryMemberBeforeAnyFinishes(t *testing.T) {
 	}
 
 	// One member failing never stops the others; fences apply per member.
-	mustDo(t, c, &wire.Request{Op: "close", LimbID: g.Members[3].LimbID})
-	mustDo(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.25}`)})
+	mustDo(t, c, wire.CloseArgs{LimbID: g.Members[3].LimbID})
+	mustDo(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.25}`)})
 	for _, m := range g.Members {
 		if m.Index != 3 {
-			mustDo(t, c, &wire.Request{Op: "control", LimbID: m.LimbID, Action: "acquire"})
+			mustDo(t, c, wire.ControlArgs{Target: wire.Target{LimbID: m.LimbID}, Action: "acquire"})
 		}
 	}
 	d.limbs[g.Members[5].LimbID].dsk.buf.Resize(700, 100)
-	r = mustDo(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "click",
-		Arguments: json.RawMessage(`{"action":"move","x":5,"y":5,"generation":1}`)})
+	r = mustDo(t, c, wire.GroupRunArgs{
+		GroupID:   g.GroupID,
+		Action:    "click",
+		Arguments: json.RawMessage(`{"action":"move","x":5,"y":5,"generation":1}`),
+	})
 	for _, m := range r.Members {
 		want := ""
 		switch m.Index {
@@ -129,7 +132,7 @@ func TestGroupRunStartsEveryMemberBeforeAnyFinishes(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	mustDo(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "screen", OutDir: dir})
+	mustDo(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "screen", OutDir: dir})
 	files, _ := filepath.Glob(filepath.Join(dir, "*.png"))
 	if len(files) != 7 {
 		t.Fatalf("screens written: %v", files)
@@ -137,6 +140,6 @@ func TestGroupRunStartsEveryMemberBeforeAnyFinishes(t *testing.T) {
 	if fi, _ := os.Stat(files[0]); fi.Size() == 0 {
 		t.Fatal("empty screen file")
 	}
-	_, err := do(t, c, &wire.Request{Op: "group_run", GroupID: g.GroupID, Action: "close"})
+	_, err := do(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "close"})
 	wantCode(t, err, wire.BadRequest)
 }

@@ -52,18 +52,26 @@ func dialClient(t *testing.T, d *Daemon, o client.Options) *client.Client {
 	return c
 }
 
-func do(t *testing.T, c *client.Client, req *wire.Request) (*wire.Response, error) {
+// do sends one op's typed arguments.
+func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
+	t.Helper()
+	return doRaw(t, c, wire.RequestOf(a))
+}
+
+// doRaw sends a request as it is: for ops a test adds to the table (no
+// Args type) and for requests built to be refused.
+func doRaw(t *testing.T, c *client.Client, req *wire.Request) (*wire.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return c.Do(ctx, req)
 }
 
-func mustDo(t *testing.T, c *client.Client, req *wire.Request) *wire.Response {
+func mustDo(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
 	t.Helper()
-	r, err := do(t, c, req)
+	r, err := do(t, c, a)
 	if err != nil {
-		t.Fatalf("%s: %v", req.Op, err)
+		t.Fatalf("%s: %v", a.Op(), err)
 	}
 	return r
 }

@@ -27,14 +27,14 @@ func TestWrongKindIsRefusedByDispatch(t *testing.T) {
 		t.Fatal("no op is bound to terminals")
 	}
 	for _, op := range bound {
-		_, err := do(t, c, &wire.Request{Op: op, LimbID: id})
+		_, err := doRaw(t, c, &wire.Request{Op: op, LimbID: id}) // any terminal op, by name
 		wantCode(t, err, wire.WrongProtocol)
 		want := "limb " + id + " is a desktop; " + op + " needs a terminal limb (ssh)"
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v does not say %q", op, err, want)
 		}
 	}
-	h := mustDo(t, c, &wire.Request{Op: wire.OpHistory, LimbID: id}).History
+	h := mustDo(t, c, wire.HistoryArgs{Target: wire.Target{LimbID: id}}).History
 	refused := map[string]bool{}
 	for _, e := range h {
 		if e.Outcome == string(wire.WrongProtocol) {
@@ -60,18 +60,18 @@ func TestNewProtocolIsOneRegistration(t *testing.T) {
 
 	d := startDaemon(t, Config{Desktop: map[string]limb.DesktopDialer{"fakep": fakeDial}})
 	c := dialClient(t, d, client.Options{Name: "agent"})
-	r := mustDo(t, c, &wire.Request{Op: wire.OpOpen, Address: "fake", Protocol: "fakep"})
+	r := mustDo(t, c, wire.OpenArgs{Address: "fake", Protocol: "fakep"})
 	if want := LimbID("fakep", "fake", 7000, 0); r.LimbID != want {
 		t.Fatalf("opened %s, want %s (the registered default port)", r.LimbID, want)
 	}
-	_, err := do(t, c, &wire.Request{Op: wire.OpOpen, Address: "fake", Protocol: "fakep", Slot: intp(1)})
+	_, err := do(t, c, wire.OpenArgs{Address: "fake", Protocol: "fakep", Slot: intp(1)})
 	wantCode(t, err, wire.SlotRefused)
-	_, err = do(t, c, &wire.Request{Op: wire.OpOpen, Address: "fake", Protocol: "nope"})
+	_, err = do(t, c, wire.OpenArgs{Address: "fake", Protocol: "nope"})
 	wantCode(t, err, wire.BadRequest)
 	if !strings.Contains(err.Error(), "fakep") {
 		t.Fatalf("the refusal of an unknown protocol does not list the registered ones: %v", err)
 	}
-	_, err = do(t, c, &wire.Request{Op: wire.OpRun, LimbID: r.LimbID, Command: "true", TimeoutMs: intp(1000)})
+	_, err = do(t, c, wire.RunArgs{Target: wire.Target{LimbID: r.LimbID}, Command: "true", TimeoutMs: intp(1000)})
 	wantCode(t, err, wire.WrongProtocol)
 	if !strings.Contains(wire.DefaultPorts(), "7000 fakep") {
 		t.Fatalf("default ports for help text: %s", wire.DefaultPorts())

@@ -13,8 +13,8 @@ import (
 
 func openFake(t *testing.T, c *client.Client, addr string) string {
 	t.Helper()
-	r := mustDo(t, c, &wire.Request{Op: "open", Address: addr, Protocol: "vnc", Perceive: boolp(true)})
-	w := mustDo(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(5000)})
+	r := mustDo(t, c, wire.OpenArgs{Address: addr, Protocol: "vnc", Perceive: boolp(true)})
+	w := mustDo(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(5000)})
 	if !w.Wait.Settled {
 		t.Fatalf("limb did not connect: %+v", w.Observation)
 	}
@@ -29,8 +29,8 @@ func TestLimbIDsAreReproducible(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "a"})
 	id := openFake(t, c, "fake")
-	mustDo(t, c, &wire.Request{Op: "close", LimbID: id})
-	mustDo(t, c, &wire.Request{Op: "close", LimbID: id}) // idempotent
+	mustDo(t, c, wire.CloseArgs{LimbID: id})
+	mustDo(t, c, wire.CloseArgs{LimbID: id}) // idempotent
 	if id2 := openFake(t, c, "fake"); id2 != id {
 		t.Fatalf("reopened as %s, was %s", id2, id)
 	}
@@ -40,7 +40,7 @@ func TestObservation(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "agent"})
 	id := openFake(t, c, "fake")
-	o := mustDo(t, c, &wire.Request{Op: "status", LimbID: id}).Observation
+	o := mustDo(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation
 	if o.Schema != wire.ObservationSchema || o.State != "connected" || o.Geometry.Generation != 1 ||
 		o.Size != (wire.Size{W: 640, H: 480}) || o.Coverage != 1 || o.Fence == nil || !o.Fence.Armed || !o.Fence.NeverRead {
 		t.Fatalf("observation %+v fence %+v", o, o.Fence)
@@ -53,10 +53,10 @@ func TestObservation(t *testing.T) {
 			t.Errorf("signal %s is %s without a reason", name, s.State)
 		}
 	}
-	if _, err := do(t, c, &wire.Request{Op: "open", Address: "fake", Protocol: "vnc", Slot: intp(1)}); client.Code(err) != wire.SlotRefused {
+	if _, err := do(t, c, wire.OpenArgs{Address: "fake", Protocol: "vnc", Slot: intp(1)}); client.Code(err) != wire.SlotRefused {
 		t.Fatalf("vnc slot 1: %v", err)
 	}
-	if _, err := do(t, c, &wire.Request{Op: "open", HostID: "x", Protocol: "vnc"}); client.Code(err) != wire.BadRequest {
+	if _, err := do(t, c, wire.OpenArgs{HostID: "x", Protocol: "vnc"}); client.Code(err) != wire.BadRequest {
 		t.Fatalf("hostId with protocol: %v", err)
 	}
 }
@@ -66,11 +66,11 @@ func TestCoordinateFence(t *testing.T) {
 	c := dialClient(t, d, client.Options{Name: "agent"})
 	id := openFake(t, c, "fake")
 	click := func(gen *uint64, x, y int) error {
-		_, err := do(t, c, &wire.Request{Op: "click", LimbID: id, Action: "click", X: &x, Y: &y, Generation: gen})
+		_, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "click", X: &x, Y: &y, Generation: gen})
 		return err
 	}
 	wantCode(t, click(u64p(1), 10, 10), wire.LeaseNotHeld)
-	mustDo(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	mustDo(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	wantCode(t, click(nil, 10, 10), wire.Unfenced)
 	wantCode(t, click(u64p(1), 640, 10), wire.OutOfBounds)
 	if err := click(u64p(1), 10, 20); err != nil {
@@ -103,13 +103,13 @@ func TestTypingFence(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "agent"})
 	id := openFake(t, c, "fake")
-	mustDo(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	mustDo(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	typ := func() error {
-		_, err := do(t, c, &wire.Request{Op: "type", LimbID: id, Text: strp("hi")})
+		_, err := do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("hi")})
 		return err
 	}
 	wantCode(t, typ(), wire.ScreenChanged) // never read
-	s := mustDo(t, c, &wire.Request{Op: "screen", LimbID: id, Scale: f64p(0.5)})
+	s := mustDo(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.5)})
 	if s.Screen.Width != 320 || s.Screen.Height != 240 || s.Screen.DataBase64 == "" || !strings.Contains(s.Screen.ImageSpaceLine, "scale 0.5") {
 		t.Fatalf("screen %+v", s.Screen)
 	}
@@ -123,19 +123,19 @@ func TestTypingFence(t *testing.T) {
 	}
 	paint(buf, image.Rect(0, 0, 640, 200)) // large: a new window
 	wantCode(t, typ(), wire.ScreenChanged)
-	_, err := do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "Enter"})
+	_, err := do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: "Enter"})
 	wantCode(t, err, wire.ScreenChanged)
-	dc := mustDo(t, c, &wire.Request{Op: "screen", LimbID: id, Form: "damage-crop"})
+	dc := mustDo(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Form: "damage-crop"})
 	if dc.Screen.ImageSpace.Region != (wire.Region{X: 0, Y: 0, W: 640, H: 200}) {
 		t.Fatalf("damage crop region %+v", dc.Screen.ImageSpace.Region)
 	}
 	if err := typ(); err != nil {
 		t.Fatal(err)
 	}
-	if u := mustDo(t, c, &wire.Request{Op: "screen", LimbID: id, Form: "damage-crop"}); !u.Screen.Unchanged {
+	if u := mustDo(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Form: "damage-crop"}); !u.Screen.Unchanged {
 		t.Fatalf("no damage should answer unchanged: %+v", u.Screen)
 	}
-	_, err = do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "hyper+q"})
+	_, err = do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: "hyper+q"})
 	wantCode(t, err, wire.UnknownKey)
 }
 
@@ -144,22 +144,22 @@ func TestTakeoverRevokesAgent(t *testing.T) {
 	agent := dialClient(t, d, client.Options{Name: "agent"})
 	person := dialClient(t, d, client.Options{Name: "alice", Session: "s1"})
 	id := openFake(t, agent, "fake")
-	mustDo(t, agent, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	mustDo(t, person, &wire.Request{Op: "takeover", LimbID: id})
+	mustDo(t, agent, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	mustDo(t, person, wire.TakeoverArgs{Target: wire.Target{LimbID: id}})
 	x, y := 5, 5
-	click := &wire.Request{Op: "click", LimbID: id, Action: "click", X: &x, Y: &y, Generation: u64p(1)}
+	click := wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "click", X: &x, Y: &y, Generation: u64p(1)}
 	_, err := do(t, agent, click)
 	wantCode(t, err, wire.LeaseRevoked)
 	_, err = do(t, agent, click)
 	wantCode(t, err, wire.LeaseNotHeld)
-	ys := mustDo(t, agent, &wire.Request{Op: "control", LimbID: id, Action: "yield_status"})
+	ys := mustDo(t, agent, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "yield_status"})
 	if !ys.Lease.HumanTookOver || ys.Lease.Holder != "alice" || ys.Lease.Held {
 		t.Fatalf("lease view %+v", ys.Lease)
 	}
-	if o := mustDo(t, agent, &wire.Request{Op: "status", LimbID: id}).Observation; !o.Lease.HumanTookOver {
+	if o := mustDo(t, agent, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation; !o.Lease.HumanTookOver {
 		t.Fatal("status must show human_took_over")
 	}
-	_, err = do(t, agent, &wire.Request{Op: "control", LimbID: id, Action: "acquire", WaitMs: intp(300)})
+	_, err = do(t, agent, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire", WaitMs: intp(300)})
 	wantCode(t, err, wire.LeaseNotHeld) // refused, not queued, while a person drives
 	if _, err := do(t, person, click); err != nil {
 		t.Fatalf("the person's own click: %v", err)
@@ -171,8 +171,8 @@ func TestLeaseWaitAndLifetime(t *testing.T) {
 	a := dialClient(t, d, client.Options{Name: "a"})
 	b := dialClient(t, d, client.Options{Name: "b"})
 	id := openFake(t, a, "fake")
-	mustDo(t, a, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	_, err := do(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	mustDo(t, a, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	_, err := do(t, b, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	wantCode(t, err, wire.LeaseNotHeld)
 	go func() {
 		// a goes away only once b's acquire is parked waiting, so what hands
@@ -180,17 +180,17 @@ func TestLeaseWaitAndLifetime(t *testing.T) {
 		waitParked(t, "(*Limb).acquire")
 		a.Close() // a crashed agent holds nothing
 	}()
-	r := mustDo(t, b, &wire.Request{Op: "control", LimbID: id, Action: "acquire", WaitMs: intp(10000)})
+	r := mustDo(t, b, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire", WaitMs: intp(10000)})
 	if !r.Lease.Held || r.Lease.Holder != "b" {
 		t.Fatalf("lease %+v", r.Lease)
 	}
 	// Two commands in one shell share the attachment and its lease.
 	s1 := dialClient(t, d, client.Options{Name: "shell", Session: "pid:1:x"})
-	mustDo(t, b, &wire.Request{Op: "control", LimbID: id, Action: "release"})
-	mustDo(t, s1, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
+	mustDo(t, b, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "release"})
+	mustDo(t, s1, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	s1.Close()
 	s2 := dialClient(t, d, client.Options{Name: "shell", Session: "pid:1:x"})
-	if l := mustDo(t, s2, &wire.Request{Op: "control", LimbID: id, Action: "status"}).Lease; !l.Held {
+	if l := mustDo(t, s2, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "status"}).Lease; !l.Held {
 		t.Fatalf("the shell's lease did not survive between commands: %+v", l)
 	}
 }
@@ -202,7 +202,7 @@ func TestReconnectKeepsID(t *testing.T) {
 	lastFake("fake").drop()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		o := mustDo(t, c, &wire.Request{Op: "status", LimbID: id}).Observation
+		o := mustDo(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation
 		if o.State == "connected" && o.Reconnects == 1 {
 			break
 		}
@@ -211,7 +211,7 @@ func TestReconnectKeepsID(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	r := mustDo(t, c, &wire.Request{Op: "reconnect", LimbID: id, TimeoutMs: intp(5000)})
+	r := mustDo(t, c, wire.ReconnectArgs{Target: wire.Target{LimbID: id}, TimeoutMs: intp(5000)})
 	if r.Observation.State != "connected" || r.Observation.Reconnects != 2 || r.LimbID != id {
 		t.Fatalf("reconnect: %+v", r.Observation)
 	}
@@ -220,19 +220,19 @@ func TestReconnectKeepsID(t *testing.T) {
 func TestPermanentFailureIsCoded(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "a"})
-	r := mustDo(t, c, &wire.Request{Op: "open", Address: "badpass", Protocol: "vnc"})
+	r := mustDo(t, c, wire.OpenArgs{Address: "badpass", Protocol: "vnc"})
 	// wait names NOT_CONNECTED, not AUTH_FAILED, among its codes (the tool
 	// reference); the refused password is the cause.
-	_, err := do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(5000)})
+	_, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(5000)})
 	wantCode(t, err, wire.NotConnected)
 	if client.Cause(err) != wire.AuthFailed || !strings.Contains(err.Error(), "wrong password") {
 		t.Fatalf("the answer hides its cause: %v (cause %s)", err, client.Cause(err))
 	}
-	_, err = do(t, c, &wire.Request{Op: "type", LimbID: r.LimbID, Text: strp("x")})
+	_, err = do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp("x")})
 	wantCode(t, err, wire.LeaseNotHeld)
-	mustDo(t, c, &wire.Request{Op: "control", LimbID: r.LimbID, Action: "acquire"})
+	mustDo(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
 	x := 1
-	_, err = do(t, c, &wire.Request{Op: "click", LimbID: r.LimbID, Action: "move", X: &x, Y: &x, Generation: u64p(1)})
+	_, err = do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "move", X: &x, Y: &x, Generation: u64p(1)})
 	wantCode(t, err, wire.NotReady)
 }
 
@@ -240,11 +240,11 @@ func TestHistoryHoldsNoText(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "agent"})
 	id := openFake(t, c, "fake")
-	mustDo(t, c, &wire.Request{Op: "control", LimbID: id, Action: "acquire"})
-	mustDo(t, c, &wire.Request{Op: "screen", LimbID: id})
-	mustDo(t, c, &wire.Request{Op: "type", LimbID: id, Text: strp("hunter2-secret")})
-	do(t, c, &wire.Request{Op: "key", LimbID: id, Keys: "nope+nope"})
-	h := mustDo(t, c, &wire.Request{Op: "history", LimbID: id}).History
+	mustDo(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	mustDo(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}})
+	mustDo(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("hunter2-secret")})
+	do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: "nope+nope"})
+	h := mustDo(t, c, wire.HistoryArgs{Target: wire.Target{LimbID: id}}).History
 	var ops []string
 	for _, e := range h {
 		ops = append(ops, e.Op+":"+e.Outcome)

@@ -66,13 +66,13 @@ func TestPanicLogCarriesNoRequestData(t *testing.T) {
 	d := startDaemon(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	c := dialClient(t, d, client.Options{})
 	for _, text := range []string{secret, "error:" + secret, "index:" + secret} {
-		_, err := do(t, c, &wire.Request{Op: op, Text: strp(text)})
+		_, err := doRaw(t, c, &wire.Request{Op: op, Text: strp(text)})
 		wantCode(t, err, wire.Internal)
 		if strings.Contains(err.Error(), secret) {
 			t.Fatalf("the answer carries the request's text: %v", err)
 		}
 	}
-	mustDo(t, c, &wire.Request{Op: "ping"})
+	mustDo(t, c, wire.PingArgs{})
 
 	out := logs.String()
 	tail := strings.Join(d.tail.Lines(), "\n")

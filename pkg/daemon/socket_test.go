@@ -59,7 +59,7 @@ func TestOverlongLineIsRefusedAndSkipped(t *testing.T) {
 func TestClientVanishingMidRequest(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "a"})
-	r := mustDo(t, c, &wire.Request{Op: "open", Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
+	r := mustDo(t, c, wire.OpenArgs{Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
 	for i := 0; i < 20; i++ {
 		raw, err := net.Dial("unix", d.SocketPath())
 		if err != nil {
@@ -68,8 +68,8 @@ func TestClientVanishingMidRequest(t *testing.T) {
 		io.WriteString(raw, `{"op":"wait","limbId":"`+r.LimbID+`","until":"screen-changed","timeoutMs":3000}`+"\n")
 		raw.Close()
 	}
-	mustDo(t, c, &wire.Request{Op: "ping"})
-	mustDo(t, c, &wire.Request{Op: "status", LimbID: r.LimbID})
+	mustDo(t, c, wire.PingArgs{})
+	mustDo(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}})
 }
 
 func TestHundredConcurrentClients(t *testing.T) {
@@ -87,7 +87,7 @@ func TestHundredConcurrentClients(t *testing.T) {
 			}
 			defer c.Close()
 			for j := 0; j < 10; j++ {
-				if _, err := c.Do(t.Context(), &wire.Request{Op: "limbs"}); err != nil {
+				if _, err := c.Limbs(t.Context(), wire.LimbsArgs{}); err != nil {
 					errs <- err
 					return
 				}
@@ -187,7 +187,7 @@ func TestStaleSocketAndAlreadyRunning(t *testing.T) {
 func TestShutdownRemovesSocket(t *testing.T) {
 	d := startDaemon(t, Config{Desktop: fakeDialers()})
 	c := dialClient(t, d, client.Options{Name: "a"})
-	mustDo(t, c, &wire.Request{Op: "open", Address: "fake", Protocol: "vnc"})
+	mustDo(t, c, wire.OpenArgs{Address: "fake", Protocol: "vnc"})
 	d.Shutdown()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -31,23 +31,23 @@ func TestTakenOverIsNotFought(t *testing.T) {
 	}
 	d := startDaemon(t, Config{Desktop: map[string]limb.DesktopDialer{wire.ProtoRDP: dialer}})
 	c := dialClient(t, d, client.Options{Name: "agent"})
-	r := mustDo(t, c, &wire.Request{Op: "open", Address: "single-session", Protocol: "rdp"})
-	_, err := do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(5000)})
+	r := mustDo(t, c, wire.OpenArgs{Address: "single-session", Protocol: "rdp"})
+	_, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(5000)})
 	if client.Code(err) != wire.NotConnected {
 		t.Fatalf("wait on a taken-over limb: %v", err)
 	}
-	o := mustDo(t, c, &wire.Request{Op: "status", LimbID: r.LimbID}).Observation
+	o := mustDo(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation
 	if o.State != wire.StateFailed || o.LastError == nil {
 		t.Fatalf("observation %+v", o)
 	}
 	// Failed is where the run loop waits for a reconnect: no dial happens
 	// until one asks. One wait later nothing has moved.
 	n := dials.Load()
-	do(t, c, &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: intp(1000)})
+	do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(1000)})
 	if dials.Load() != n || n != 1 {
 		t.Fatalf("%d dials after the takeover", dials.Load())
 	}
-	do(t, c, &wire.Request{Op: "reconnect", LimbID: r.LimbID, TimeoutMs: intp(2000)})
+	do(t, c, wire.ReconnectArgs{Target: wire.Target{LimbID: r.LimbID}, TimeoutMs: intp(2000)})
 	if dials.Load() != 2 {
 		t.Fatalf("reconnect dialled %d times in all, want 2", dials.Load())
 	}
