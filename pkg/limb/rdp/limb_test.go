@@ -220,11 +220,19 @@ func TestSlotsAreSeparateConnections(t *testing.T) {
 		testbed.Eventually(t, 15*time.Second, "full frame on both slots", func() bool { return buf.Coverage() >= 1 })
 	}
 	b.Close()
-	select {
-	case <-a.Done():
-		t.Fatalf("closing slot 1 ended slot 0: %v", a.Err())
-	case <-time.After(300 * time.Millisecond):
-	}
+	<-b.Done()
+	// Slot 0 is still live once slot 1 is gone: it mirrors a change made
+	// after the close.
+	srv.Run(t, "xsetroot", "-solid", "#208040")
+	testbed.Eventually(t, 15*time.Second, "slot 0 to show the new colour", func() bool {
+		select {
+		case <-a.Done():
+			t.Fatalf("closing slot 1 ended slot 0: %v", a.Err())
+		default:
+		}
+		img, _ := bufA.Snapshot(image.Rect(600, 20, 601, 21))
+		return img != nil && img.Pix[0] == 0x20 && img.Pix[1] == 0x80 && img.Pix[2] == 0x40
+	})
 }
 
 func TestServerKilledMidSession(t *testing.T) {
