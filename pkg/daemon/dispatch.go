@@ -50,6 +50,21 @@ func typed[A wire.Args](fn func(*call, A) (*wire.Response, error)) handler {
 	}}
 }
 
+// byKind serves an op that applies to any limb but does different work on
+// a desktop and on a terminal (type, key, screen). Dispatch has resolved
+// the limb; each half is written for its kind alone and branches on none.
+func byKind(desktop, terminal handler) handler {
+	if desktop.args != terminal.args {
+		panic(fmt.Sprintf("byKind: the desktop half takes %v, the terminal half %v", desktop.args, terminal.args))
+	}
+	return handler{args: desktop.args, serve: func(c *call) (*wire.Response, error) {
+		if c.l != nil && c.l.tty != nil {
+			return terminal.serve(c)
+		}
+		return desktop.serve(c)
+	}}
+}
+
 // handlers holds one handler per op of wire.Ops; what an op is (limb op,
 // inline, capabilities, fields, codes) lives in its spec, not here. It is
 // filled in init because group_run's handler dispatches again.
@@ -76,9 +91,9 @@ func builtinHandlers() map[string]handler {
 		wire.OpShare:      typed(opShare),
 		wire.OpViewer:     typed(opViewer),
 		wire.OpClick:      typed(opClick),
-		wire.OpType:       typed(opType),
-		wire.OpKey:        typed(opKey),
-		wire.OpScreen:     typed(opScreen),
+		wire.OpType:       byKind(typed(opTypeDesktop), typed(opTypeTerminal)),
+		wire.OpKey:        byKind(typed(opKeyDesktop), typed(opKeyTerminal)),
+		wire.OpScreen:     byKind(typed(opScreenDesktop), typed(opScreenTerminal)),
 		wire.OpWait:       typed(opWait),
 		wire.OpSignals:    typed(opSignals),
 		wire.OpClipboard:  typed(opClipboard),

@@ -183,14 +183,19 @@ func modifierKeysyms(names []string) ([]uint32, error) {
 	return out, nil
 }
 
-func opType(c *call, a wire.TypeArgs) (*wire.Response, error) {
-	l := c.l
-	if l.kind == kindTerminal {
-		if err := c.terminalInputAllowed(); err != nil {
-			return nil, err
-		}
-		return termSendText(c, wire.OpType, *a.Text)
+// opTypeTerminal sends the text to the PTY as it is, unfenced: a shell
+// echoes it, and its screen is read as text, not pixels.
+func opTypeTerminal(c *call, a wire.TypeArgs) (*wire.Response, error) {
+	if err := c.terminalInputAllowed(); err != nil {
+		return nil, err
 	}
+	return termSendText(c, wire.OpType, *a.Text)
+}
+
+// opTypeDesktop types rune by rune as key events, behind the lease and the
+// typing fence.
+func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.Response, error) {
+	l := c.l
 	// Check the whole text before sending any of it: a control character
 	// with no key, or bytes that are not UTF-8, refuse it all.
 	strokes, err := keys.TextStrokes(*a.Text)
@@ -277,23 +282,30 @@ func checkTypeable(l *Limb, text []rune) error {
 		len(bad), strings.Join(bad, " "), first.Message)
 }
 
-func opKey(c *call, a wire.KeyArgs) (*wire.Response, error) {
-	l := c.l
+// opKeyTerminal sends the bytes an xterm sends for the chord (normal
+// cursor-key mode), unfenced like any terminal input.
+func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.Response, error) {
 	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
 		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
 	}
-	if l.kind == kindTerminal {
-		if err := c.terminalInputAllowed(); err != nil {
-			return nil, err
-		}
-		// A terminal gets the bytes an xterm sends for the chord (normal
-		// cursor-key mode), unfenced like any terminal input.
-		b, ok := keys.TerminalBytes(syms, false)
-		if !ok {
-			return nil, wire.Errorf(wire.UnknownKey, "%q has no terminal byte sequence; send raw bytes with term_send bytesHex", a.Keys)
-		}
-		return termSendText(c, wire.OpKey, string(b))
+	if err := c.terminalInputAllowed(); err != nil {
+		return nil, err
+	}
+	b, ok := keys.TerminalBytes(syms, false)
+	if !ok {
+		return nil, wire.Errorf(wire.UnknownKey, "%q has no terminal byte sequence; send raw bytes with term_send bytesHex", a.Keys)
+	}
+	return termSendText(c, wire.OpKey, string(b))
+}
+
+// opKeyDesktop presses the chord's keys in order and releases them in
+// reverse, behind the lease and the typing fence.
+func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.Response, error) {
+	l := c.l
+	syms, err := keys.ParseChord(a.Keys)
+	if err != nil {
+		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
 	}
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err

@@ -13,11 +13,10 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-func opScreen(c *call, a wire.ScreenArgs) (*wire.Response, error) {
+// opScreenDesktop encodes the mirror (whole, a region, or what changed
+// since this attachment's last read) and clears its typing fence.
+func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.Response, error) {
 	l := c.l
-	if l.kind == kindTerminal {
-		return terminalScreen(c)
-	}
 	l.mu.Lock()
 	perceive, state := l.perceive, l.state
 	l.mu.Unlock()
@@ -189,7 +188,9 @@ func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]b
 	return data, iw, ih, nil
 }
 
-func terminalScreen(c *call) (*wire.Response, error) {
+// opScreenTerminal answers the terminal's text grid and cursor; a
+// terminal's screen is text, so the image arguments do not apply.
+func opScreenTerminal(c *call, _ wire.ScreenArgs) (*wire.Response, error) {
 	term, err := c.l.terminal()
 	if err != nil {
 		return nil, err
