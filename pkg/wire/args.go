@@ -124,14 +124,35 @@ func RequestOf(a Args) *Request {
 // absent from it.
 func ArgsFrom[A Args](req *Request) (A, error) {
 	var a A
-	p, err := planFor(reflect.TypeFor[A]())
-	if err != nil {
-		return a, err
+	err := copyArgs(reflect.ValueOf(&a).Elem(), req)
+	return a, err
+}
+
+// ArgsOf is ArgsFrom for an op known by its spec: the request's fields in
+// a new value of s.Args.
+func (s *OpSpec) ArgsOf(req *Request) (Args, error) {
+	if s.Args == nil {
+		return nil, fmt.Errorf("wire: op %s names no Args type", s.Name)
 	}
-	av := reflect.ValueOf(&a).Elem()
+	v := reflect.New(s.Args).Elem()
+	if err := copyArgs(v, req); err != nil {
+		return nil, err
+	}
+	a, ok := v.Interface().(Args)
+	if !ok {
+		return nil, fmt.Errorf("wire: %v has no Op method", s.Args)
+	}
+	return a, nil
+}
+
+func copyArgs(av reflect.Value, req *Request) error {
+	p, err := planFor(av.Type())
+	if err != nil {
+		return err
+	}
 	rv := reflect.ValueOf(req).Elem()
 	for i := range p.args {
 		av.FieldByIndex(p.args[i]).Set(rv.FieldByIndex(p.req[i]))
 	}
-	return a, nil
+	return nil
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -72,6 +73,117 @@ func TestArgsPlanRefusesStrangers(t *testing.T) {
 	for _, typ := range []reflect.Type{reflect.TypeFor[unknownField](), reflect.TypeFor[otherType]()} {
 		if _, err := makePlan(typ); err == nil {
 			t.Errorf("%v accepted", typ)
+		}
+	}
+}
+
+// TestEveryOpRoundTrips: for each op, a request carrying every field the
+// op takes (each set to a non-zero value) comes back from its Args
+// unchanged, so the projection loses nothing for any op.
+func TestEveryOpRoundTrips(t *testing.T) {
+	for i := range Ops {
+		s := &Ops[i]
+		req := &Request{Op: s.Name}
+		rv := reflect.ValueOf(req).Elem()
+		for _, f := range s.Fields {
+			fv := rv.Field(requestFields()[f.Name])
+			fillNonZero(fv)
+		}
+		roundTrip(t, s, req)
+	}
+}
+
+// roundTrip projects req into s's Args and back and wants the same line,
+// less the envelope (which no Args carries).
+func roundTrip(t *testing.T, s *OpSpec, req *Request) {
+	t.Helper()
+	a, err := s.ArgsOf(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Op() != s.Name {
+		t.Fatalf("%s: Args says op %s", s.Name, a.Op())
+	}
+	bare := *req
+	bare.ID, bare.Name, bare.Token, bare.Session = nil, "", "", ""
+	want, _ := json.Marshal(&bare)
+	got, _ := json.Marshal(RequestOf(a))
+	if string(got) != string(want) {
+		t.Fatalf("%s round trip:\n got %s\nwant %s", s.Name, got, want)
+	}
+}
+
+func fillNonZero(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("s")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillNonZero(v.Elem())
+	case reflect.Slice:
+		if v.Type() == reflect.TypeFor[json.RawMessage]() {
+			v.SetBytes([]byte(`"x"`))
+			return
+		}
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fillNonZero(v.Index(0))
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				fillNonZero(v.Field(i))
+			}
+		}
+	case reflect.Float64:
+		v.SetFloat(0.5)
+	case reflect.Uint64:
+		v.SetUint(7)
+	}
+}
+
+// FuzzRequestToArgs: any line that decodes strictly into a Request and
+// passes its op's Check projects into the op's Args and back into the
+// same request (envelope aside), and the checks never panic.
+func FuzzRequestToArgs(f *testing.F) {
+	for _, seed := range []string{
+		`{"op":"click","limbId":"l","action":"drag","x":1,"y":2,"toX":3,"toY":4,"modifiers":["ctrl"]}`,
+		`{"op":"screen","groupId":"g","member":0,"form":"region","region":{"x":0,"y":0,"w":5,"h":5}}`,
+		`{"op":"group_run","groupId":"g","action":"type","arguments":{"text":"hi"}}`,
+		`{"op":"files","limbId":"l","action":"put","path":"/p","contentBase64":"aGk=","mode":420}`,
+		`{"op":"wait","limbId":"l","until":"text","text":"","timeoutMs":0}`,
+		`{"op":"cancel","cancels":7}`,
+		`{"op":"hello","name":"n","token":"t","session":"s"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var req Request
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if dec.Decode(&req) != nil {
+			return
+		}
+		s, ok := Spec(req.Op)
+		if !ok || s.Check(&req) != nil {
+			return
+		}
+		s.CheckRequired(&req) // must not panic, whatever it says
+		roundTrip(t, s, &req)
+	})
+}
+
+// BenchmarkArgsFrom is the cost typed handlers add to a request: copying
+// a click's fields from the checked request into ClickArgs.
+func BenchmarkArgsFrom(b *testing.B) {
+	x, y := 10, 20
+	req := &Request{Op: OpClick, LimbID: "l", Action: "click", X: &x, Y: &y}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ArgsFrom[ClickArgs](req); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
