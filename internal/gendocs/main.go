@@ -75,7 +75,14 @@ func fields(s *wire.OpSpec) string {
 		}
 		d := "`" + f.Name + "`"
 		if f.Name == s.Variant {
-			d += " " + strings.Join(s.Variants, "/")
+			vs := make([]string, len(s.Variants))
+			for i, v := range s.Variants {
+				vs[i] = v
+				if k := s.VariantKinds[v]; k != "" {
+					vs[i] += " (" + k + " limbs only)"
+				}
+			}
+			d += " " + strings.Join(vs, "/")
 		}
 		var q []string
 		if len(f.Only) > 0 {

@@ -274,7 +274,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	var r *wire.Response
 	// A kind-bound op is refused here, once, for a limb of the other kind;
 	// the refusal still goes into the limb's history like any answer.
-	if kerr := spec.CheckKind(l.id, l.kind); kerr != nil {
+	if kerr := spec.CheckKind(l.id, l.kind, spec.VariantOf(req)); kerr != nil {
 		err = kerr
 	} else {
 		v := cl.startVerify()

@@ -34,6 +34,12 @@ func TestWrongKindIsRefusedByDispatch(t *testing.T) {
 			t.Errorf("%s: %v does not say %q", op, err, want)
 		}
 	}
+	// A variant bound to terminals is refused the same way, naming it.
+	_, err := doRaw(t, c, &wire.Request{Op: wire.OpWait, LimbID: id, Until: "exit"})
+	wantCode(t, err, wire.WrongProtocol)
+	if want := "wait until exit needs a terminal limb (ssh)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("wait until exit on a desktop: %v does not say %q", err, want)
+	}
 	h := mustDo(t, c, wire.HistoryArgs{Target: wire.Target{LimbID: id}}).History
 	refused := map[string]bool{}
 	for _, e := range h {

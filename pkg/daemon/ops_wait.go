@@ -100,10 +100,7 @@ func opWait(c *call, a wire.WaitArgs) (*wire.Response, error) {
 			return false, "", nil
 		}
 		changed = l.termChanged
-	case "exit":
-		if l.kind != kindTerminal {
-			return nil, wire.Errorf(wire.WrongProtocol, "until exit waits for a terminal's shell to end")
-		}
+	case "exit": // terminals only (wire.OpSpec.VariantKinds)
 		cond = func() (bool, string, error) {
 			if code, exited := l.lastExit(); exited {
 				return true, fmt.Sprintf("the shell exited with status %d", code), nil

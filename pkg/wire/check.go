@@ -35,11 +35,8 @@ func RequestField(name string) bool { _, ok := requestFields()[name]; return ok 
 // field of Request is a pointer, a slice or omitted when empty.
 func (s *OpSpec) Check(req *Request) *Error {
 	v := reflect.ValueOf(req).Elem()
-	variant := ""
+	variant := s.VariantOf(req)
 	if s.Variant != "" {
-		if i, ok := requestFields()[s.Variant]; ok {
-			variant, _ = v.Field(i).Interface().(string)
-		}
 		if variant != "" && !s.HasVariant(variant) {
 			return Errorf(BadRequest, "%s %q is not one of %s", s.Variant, variant, strings.Join(s.Variants, ", "))
 		}
@@ -67,6 +64,20 @@ func (s *OpSpec) Check(req *Request) *Error {
 		}
 	}
 	return nil
+}
+
+// VariantOf is the value of the op's variant field in req ("" when the op
+// has none or the request leaves it out).
+func (s *OpSpec) VariantOf(req *Request) string {
+	if s.Variant == "" {
+		return ""
+	}
+	i, ok := requestFields()[s.Variant]
+	if !ok {
+		return ""
+	}
+	variant, _ := reflect.ValueOf(req).Elem().Field(i).Interface().(string)
+	return variant
 }
 
 // CheckRequired refuses, as BAD_REQUEST naming it, a request that lacks a

@@ -22,6 +22,9 @@ type OpSpec struct {
 	// to use there instead.
 	Kind     string
 	KindNote string
+	// VariantKinds binds single variants to one kind where the op itself
+	// takes any limb (wait's until exit: a terminal's shell).
+	VariantKinds map[string]string
 	// Inline ops answer from memory in microseconds and are served on the
 	// connection's reading goroutine even when they carry an id.
 	Inline bool
@@ -181,7 +184,7 @@ var Ops = []OpSpec{
 			fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", note("absolute path: written there instead of inline"))),
 		Raises: codes(NotReady, OutOfBounds, NotConnected),
 		Answer: "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`"},
-	{Name: OpWait, Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until",
+	{Name: OpWait, Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal},
 		Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
 		Fields: limbFields(fld("until", required()), fld("text", only("text", "text-gone"), required()),
 			fld("quietMs", atLeast(0), note("750")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000")),
@@ -456,16 +459,20 @@ func RemoveOp(name string) {
 	indexOps()
 }
 
-// CheckKind refuses a limb of the wrong kind for the op with
-// WRONG_PROTOCOL, naming the kind it needs and what to use instead. This is
-// the one place the decision is made: handlers of a kind-bound op can rely
-// on the limb being of its kind.
-func (s *OpSpec) CheckKind(limbID, kind string) *Error {
-	if s.Kind == "" || s.Kind == kind {
+// CheckKind refuses a limb of the wrong kind for the op, or for the
+// variant asked, with WRONG_PROTOCOL naming the kind it needs and what to
+// use instead. This is the one place the decision is made: handlers of a
+// kind-bound op can rely on the limb being of its kind.
+func (s *OpSpec) CheckKind(limbID, kind, variant string) *Error {
+	what, need := s.Name, s.Kind
+	if vk := s.VariantKinds[variant]; need == "" && vk != "" {
+		what, need = fmt.Sprintf("%s %s %s", s.Name, s.Variant, variant), vk
+	}
+	if need == "" || need == kind {
 		return nil
 	}
-	msg := fmt.Sprintf("limb %s is a %s; %s needs a %s limb (%s)", limbID, kind, s.Name, s.Kind, orList(ProtocolsOfKind(s.Kind)))
-	if s.KindNote != "" {
+	msg := fmt.Sprintf("limb %s is a %s; %s needs a %s limb (%s)", limbID, kind, what, need, orList(ProtocolsOfKind(need)))
+	if s.KindNote != "" && need == s.Kind {
 		msg += "; " + s.KindNote
 	}
 	return Errorf(WrongProtocol, "%s", msg)

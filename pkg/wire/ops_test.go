@@ -129,8 +129,33 @@ func TestKindBoundOps(t *testing.T) {
 		if s.Kind == KindDesktop {
 			other = KindTerminal
 		}
-		if s.CheckKind("x", s.Kind) != nil || s.CheckKind("x", other) == nil {
+		if s.CheckKind("x", s.Kind, "") != nil || s.CheckKind("x", other, "") == nil {
 			t.Errorf("%s: CheckKind does not follow Kind %s", s.Name, s.Kind)
+		}
+	}
+}
+
+// TestVariantKinds: a variant bound to a kind is one of the op's variants,
+// on an op that takes any limb and declares WRONG_PROTOCOL; only that
+// variant is refused on the other kind.
+func TestVariantKinds(t *testing.T) {
+	for _, s := range Ops {
+		for v, k := range s.VariantKinds {
+			if !s.HasVariant(v) || s.Kind != "" || !s.CanRaise(WrongProtocol) || len(ProtocolsOfKind(k)) == 0 {
+				t.Errorf("%s: variant %q bound to %q (variant known: %v, op kind %q)", s.Name, v, k, s.HasVariant(v), s.Kind)
+			}
+			other := KindDesktop
+			if k == KindDesktop {
+				other = KindTerminal
+			}
+			if s.CheckKind("x", k, v) != nil || s.CheckKind("x", other, v) == nil {
+				t.Errorf("%s %s: CheckKind does not follow its kind %s", s.Name, v, k)
+			}
+			for _, w := range s.Variants {
+				if _, bound := s.VariantKinds[w]; !bound && s.CheckKind("x", other, w) != nil {
+					t.Errorf("%s %s: refused on a %s although only %s is bound", s.Name, w, other, v)
+				}
+			}
 		}
 	}
 }
