@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"testing"
 
 	"github.com/dvvhq/dvv/pkg/client"
@@ -27,5 +28,36 @@ func BenchmarkStatusRoundTrip(b *testing.B) {
 		if _, err := c.Status(b.Context(), req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkDispatch is dvvd's own work for an inline limb op, without the
+// socket: spec checks, policy, selector, kind, the typed handler and the
+// limb's history and events.
+func BenchmarkDispatch(b *testing.B) {
+	d := startDaemon(&testing.T{}, Config{Desktop: fakeDialers()})
+	defer d.Shutdown()
+	c, err := client.Dial(b.Context(), d.SocketPath(), client.Options{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	r, _ := c.Do(b.Context(), &wire.Request{Op: "open", Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
+	to := 5000
+	c.Do(b.Context(), &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
+	att, err := d.attach(nil, &wire.Request{Op: wire.OpHello, Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, op := range []string{wire.OpStatus, wire.OpSignals} {
+		b.Run(op, func(b *testing.B) {
+			req := &wire.Request{Op: op, LimbID: r.LimbID}
+			b.ReportAllocs()
+			for b.Loop() {
+				if resp := d.dispatch(context.Background(), nil, att, req); resp.Result != op {
+					b.Fatalf("%+v", resp)
+				}
+			}
+		})
 	}
 }
