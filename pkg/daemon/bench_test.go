@@ -42,9 +42,9 @@ func BenchmarkDispatch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	r, _ := c.Do(b.Context(), &wire.Request{Op: "open", Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
+	r, _ := c.Open(b.Context(), wire.OpenArgs{Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
 	to := 5000
-	c.Do(b.Context(), &wire.Request{Op: "wait", LimbID: r.LimbID, Until: "connected", TimeoutMs: &to})
+	c.Wait(b.Context(), wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: &to})
 	att, err := d.attach(nil, &wire.Request{Op: wire.OpHello, Name: "bench"})
 	if err != nil {
 		b.Fatal(err)
