@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -91,6 +92,35 @@ func (k *desktopLimb) caps(perceive bool) []string {
 		caps = append(caps, "screen")
 	}
 	return caps
+}
+
+// changeSource watches the mirror. Without perceive nothing keeps it
+// current enough to call the screen still or changed.
+func (k *desktopLimb) changeSource(until string) (*changeSource, error) {
+	l := k.l
+	l.mu.Lock()
+	perceive := l.perceive
+	l.mu.Unlock()
+	if !perceive {
+		return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("until %s watches the framebuffer, and limb %s was opened without perceive", until, l.id),
+			Next: "call open again for this machine with perceive: true"}
+	}
+	return &changeSource{seq: k.buf.Seq, last: k.buf.LastChange, changed: k.buf.Changed}, nil
+}
+
+// A desktop's files go over a separate SSH connection to the same machine
+// (the host's sidecar settings), since VNC and RDP carry no files.
+func (k *desktopLimb) filesVia() string { return "sidecar" }
+
+func (k *desktopLimb) openFiles(ctx context.Context) (limb.Files, error) {
+	l := k.l
+	if l.d.cfg.Files == nil {
+		return nil, wire.Errorf(wire.FilesUnavailable, "this dvvd was built without the SFTP sidecar")
+	}
+	l.mu.Lock()
+	t := l.target
+	l.mu.Unlock()
+	return l.d.cfg.Files(ctx, t)
 }
 
 // forgetLocked closes a's fence (every fence when a is nil): its tracker

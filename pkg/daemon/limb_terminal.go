@@ -85,6 +85,45 @@ func (k *terminalLimb) caps(bool) []string {
 
 func (k *terminalLimb) forgetLocked(*attachment) {}
 
+// changeSource watches the output stream. A terminal has no sequence of
+// its own, so one is counted from the changes seen: each new Changed
+// channel is one more change.
+func (k *terminalLimb) changeSource(string) (*changeSource, error) {
+	l := k.l
+	var n uint64
+	var lastSeen <-chan struct{}
+	return &changeSource{
+		seq: func() uint64 {
+			ch := l.termChanged()
+			if ch != lastSeen {
+				if lastSeen != nil {
+					n++
+				}
+				lastSeen = ch
+			}
+			return n
+		},
+		last: func() time.Time {
+			if term, err := l.terminal(); err == nil {
+				return term.LastOutput()
+			}
+			return time.Now()
+		},
+		changed: l.termChanged,
+	}, nil
+}
+
+// A terminal's files go over its own SSH connection.
+func (k *terminalLimb) filesVia() string { return "ssh" }
+
+func (k *terminalLimb) openFiles(ctx context.Context) (limb.Files, error) {
+	term, err := k.l.terminal()
+	if err != nil {
+		return nil, err
+	}
+	return term.Files(ctx)
+}
+
 // terminal returns the live terminal session or a coded reason.
 func (l *Limb) terminal() (limb.Terminal, error) {
 	if l.tty == nil {

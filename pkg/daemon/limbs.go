@@ -95,6 +95,13 @@ type limbPart interface {
 	signals() wire.Signals
 	// caps are the ops a limb summary lists.
 	caps(perceive bool) []string
+	// changeSource is what screen-stable, screen-changed and idle waits
+	// watch: the mirror, or the output stream.
+	changeSource(until string) (*changeSource, error)
+	// filesVia names the SFTP route ("sidecar", "ssh"); openFiles dials
+	// it (Limb.filesFor keeps it open).
+	filesVia() string
+	openFiles(ctx context.Context) (limb.Files, error)
 	// forgetLocked drops what the kind keeps for attachment a, or for
 	// every attachment when a is nil (Limb.mu held).
 	forgetLocked(a *attachment)

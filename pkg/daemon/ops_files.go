@@ -23,30 +23,11 @@ const inlineFileMax = 16 << 20
 func (l *Limb) filesFor(c *call) (limb.Files, string, error) {
 	l.filesMu.Lock()
 	defer l.filesMu.Unlock()
-	via := "ssh"
-	if l.kind == kindDesktop {
-		via = "sidecar"
-	}
+	via := l.part.filesVia()
 	if l.files != nil {
 		return l.files, via, nil
 	}
-	var f limb.Files
-	var err error
-	if l.kind == kindTerminal {
-		term, terr := l.terminal()
-		if terr != nil {
-			return nil, via, terr
-		}
-		f, err = term.Files(c.ctx)
-	} else {
-		if l.d.cfg.Files == nil {
-			return nil, via, wire.Errorf(wire.FilesUnavailable, "this dvvd was built without the SFTP sidecar")
-		}
-		l.mu.Lock()
-		t := l.target
-		l.mu.Unlock()
-		f, err = l.d.cfg.Files(c.ctx, t)
-	}
+	f, err := l.part.openFiles(c.ctx)
 	if err != nil {
 		var we *wire.Error
 		if errors.As(err, &we) {

@@ -54,7 +54,7 @@ func opWait(c *call, a wire.WaitArgs) (*wire.Response, error) {
 		}
 		changed = stateChanged
 	case "screen-stable", "idle", "screen-changed":
-		src, err := l.changeSource(a.Until)
+		src, err := l.part.changeSource(a.Until)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func opWait(c *call, a wire.WaitArgs) (*wire.Response, error) {
 			return nil, wire.Errorf(wire.BadRequest, "until %s needs text", a.Until)
 		}
 		want := *a.Text
-		if l.kind != kindTerminal {
+		if l.dsk != nil {
 			var err error
 			if cond, changed, err = desktopTextWait(c, a, want, &matches); err != nil {
 				return nil, err
@@ -132,7 +132,7 @@ func opWait(c *call, a wire.WaitArgs) (*wire.Response, error) {
 		}
 		select {
 		case <-ch:
-			if l.kind == kindTerminal && (a.Until == "text" || a.Until == "text-gone") {
+			if l.tty != nil && (a.Until == "text" || a.Until == "text-gone") {
 				// Reading the grid costs a screen of emulation: during a
 				// flood, look again when the output pauses, or after a
 				// growing interval (the deadline is noticed on the next
@@ -213,40 +213,6 @@ type changeSource struct {
 	seq     func() uint64
 	last    func() time.Time
 	changed func() <-chan struct{}
-}
-
-func (l *Limb) changeSource(until string) (*changeSource, error) {
-	if l.kind == kindDesktop {
-		l.mu.Lock()
-		perceive := l.perceive
-		l.mu.Unlock()
-		if !perceive {
-			return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("until %s watches the framebuffer, and limb %s was opened without perceive", until, l.id),
-				Next: "call open again for this machine with perceive: true"}
-		}
-		return &changeSource{seq: l.dsk.buf.Seq, last: l.dsk.buf.LastChange, changed: l.dsk.buf.Changed}, nil
-	}
-	var n uint64
-	var lastSeen <-chan struct{}
-	return &changeSource{
-		seq: func() uint64 {
-			ch := l.termChanged()
-			if ch != lastSeen {
-				if lastSeen != nil {
-					n++
-				}
-				lastSeen = ch
-			}
-			return n
-		},
-		last: func() time.Time {
-			if term, err := l.terminal(); err == nil {
-				return term.LastOutput()
-			}
-			return time.Now()
-		},
-		changed: l.termChanged,
-	}, nil
 }
 
 // termChanged closes at the terminal's next output (or never, when there is
