@@ -152,6 +152,9 @@ func describe(s *wire.OpSpec, f *wire.Field) string {
 	if f.Name == s.Variant {
 		q = append(q, strings.Join(s.Variants, ", "))
 	}
+	if len(f.Values) > 0 {
+		q = append(q, strings.Join(f.Values, ", "))
+	}
 	if len(f.Only) > 0 {
 		q = append(q, strings.Join(f.Only, "/")+" only")
 	}

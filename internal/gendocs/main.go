@@ -84,6 +84,9 @@ func fields(s *wire.OpSpec) string {
 			}
 			d += " " + strings.Join(vs, "/")
 		}
+		if len(f.Values) > 0 {
+			d += " " + strings.Join(f.Values, "/")
+		}
 		var q []string
 		if len(f.Only) > 0 {
 			q = append(q, strings.Join(f.Only, "/")+" only")

@@ -136,9 +136,6 @@ func searchMirror(c *call, tmpl *imgmatch.Template, search []image.Rectangle, th
 }
 
 func expectTemplate(b64 string) (*imgmatch.Template, error) {
-	if b64 == "" {
-		return nil, wire.Errorf(wire.BadRequest, "expect needs templateBase64: the picture to look for, as PNG")
-	}
 	data, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
 		return nil, wire.Errorf(wire.BadRequest, "templateBase64 is not base64: %v", err)

@@ -53,7 +53,8 @@ func opClick(c *call, a wire.ClickArgs) (*wire.Response, error) {
 	l := c.l
 	action := a.Action
 	// The spec made x and y (and toX, toY for drag; direction for
-	// scroll) required and bounded clicks.
+	// scroll) required, closed the sets of direction, button and
+	// generationFrom, and bounded clicks.
 	x, y := *a.X, *a.Y
 	points := [][2]int{{x, y}}
 	var toX, toY int
@@ -65,22 +66,16 @@ func opClick(c *call, a wire.ClickArgs) (*wire.Response, error) {
 	clicks := 1
 	if action == "scroll" {
 		wheel = map[string]limb.Buttons{"up": limb.WheelUp, "down": limb.WheelDown, "left": limb.WheelLeft, "right": limb.WheelRight}[a.Direction]
-		if wheel == 0 {
-			return nil, wire.Errorf(wire.BadRequest, "scroll needs direction: up, down, left or right")
-		}
 		if a.Clicks != nil {
 			clicks = *a.Clicks
 		}
 	}
 	button := limb.ButtonLeft
 	switch a.Button {
-	case "", "left":
 	case "middle":
 		button = limb.ButtonMiddle
 	case "right":
 		button = limb.ButtonRight
-	default:
-		return nil, wire.Errorf(wire.BadRequest, "button %q is not one of left, middle, right", a.Button)
 	}
 	mods, err := modifierKeysyms(a.Modifiers)
 	if err != nil {
@@ -96,8 +91,6 @@ func opClick(c *call, a wire.ClickArgs) (*wire.Response, error) {
 		} else {
 			return nil, wire.Errorf(wire.Unfenced, "this session has not read limb %s's screen yet, so there is no generation to fence with; run dvv screen first (or pass --generation)", l.id)
 		}
-	} else if a.GenerationFrom != "" && a.GenerationFrom != "last-read" {
-		return nil, wire.Errorf(wire.BadRequest, `generationFrom must be "last-read"`)
 	}
 	if err := l.checkGeometry(gen, points...); err != nil {
 		return nil, err

@@ -78,12 +78,9 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.Response, error) {
 			region = dmg.Bounds.Intersect(full)
 		}
 	}
-	format := a.Format
+	format := a.Format // png or jpeg, by the spec
 	if format == "" {
 		format = "png"
-	}
-	if format != "png" && format != "jpeg" {
-		return nil, wire.Errorf(wire.BadRequest, "format must be png or jpeg")
 	}
 	if a.Out != "" && !filepath.IsAbs(a.Out) {
 		return nil, wire.Errorf(wire.BadRequest, "out must be an absolute path")

@@ -140,13 +140,13 @@ type ClickArgs struct {
 	Target
 	Action         string   `json:"action,omitempty"` // move, click, double, right, middle, drag, scroll; required
 	Generation     *uint64  `json:"generation,omitempty"`
-	GenerationFrom string   `json:"generationFrom,omitempty"` // `last-read`
+	GenerationFrom string   `json:"generationFrom,omitempty"` // last-read
 	X              *int     `json:"x,omitempty"`              // required
 	Y              *int     `json:"y,omitempty"`              // required
 	ToX            *int     `json:"toX,omitempty"`            // drag only; required
 	ToY            *int     `json:"toY,omitempty"`            // drag only; required
-	Button         string   `json:"button,omitempty"`         // drag only
-	Direction      string   `json:"direction,omitempty"`      // scroll only; required
+	Button         string   `json:"button,omitempty"`         // left, middle, right; drag only
+	Direction      string   `json:"direction,omitempty"`      // up, down, left, right; scroll only; required
 	Clicks         *int     `json:"clicks,omitempty"`         // scroll only; 1..100
 	Modifiers      []string `json:"modifiers,omitempty"`
 	VerifyMs       *int     `json:"verifyMs,omitempty"` // 0..5000; 300; 0 answers at once, `dispatched`
@@ -182,7 +182,7 @@ type ScreenArgs struct {
 	Form      string   `json:"form,omitempty"`      // full, region, damage-crop
 	Region    *Region  `json:"region,omitempty"`    // region only; required; {x,y,w,h}
 	Scale     *float64 `json:"scale,omitempty"`     // full only; (0,1]
-	Format    string   `json:"format,omitempty"`    // png or jpeg
+	Format    string   `json:"format,omitempty"`    // png, jpeg
 	MaxEdge   *int     `json:"maxEdge,omitempty"`   // full only; at least 1; without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits
 	MaxPixels *int     `json:"maxPixels,omitempty"` // full only; at least 1; as maxEdge, for width×height
 	Out       string   `json:"out,omitempty"`       // absolute path: written there instead of inline
@@ -207,7 +207,7 @@ func (WaitArgs) Op() string { return "wait" }
 // ExpectArgs are the arguments of op expect.
 type ExpectArgs struct {
 	Target
-	TemplateBase64 string   `json:"templateBase64,omitempty"` // PNG, at most 1024x1024
+	TemplateBase64 string   `json:"templateBase64,omitempty"` // required; PNG, at most 1024x1024
 	Region         *Region  `json:"region,omitempty"`         // {x,y,w,h}: where to look
 	Threshold      *float64 `json:"threshold,omitempty"`      // 0..1, default 0.95
 	TimeoutMs      *int     `json:"timeoutMs,omitempty"`      // at least 0; 8000, clamped to 25000

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -56,6 +57,9 @@ func (s *OpSpec) Check(req *Request) *Error {
 		}
 		if !f.Applies(variant) {
 			return Errorf(BadRequest, "%q applies to %s %s only, not %s %q", name, s.Name, orList(f.Only), s.Variant, variant)
+		}
+		if len(f.Values) > 0 && fv.Kind() == reflect.String && !slices.Contains(f.Values, fv.String()) {
+			return Errorf(BadRequest, "%s %q is not one of %s", name, fv.String(), strings.Join(f.Values, ", "))
 		}
 		if fv.Kind() == reflect.Pointer && fv.Elem().CanInt() {
 			if err := f.CheckRange(fv.Elem().Int()); err != nil {

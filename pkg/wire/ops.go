@@ -77,6 +77,8 @@ type Field struct {
 	Required   bool
 	RequiredIn []string
 	Need       string
+	// Values, when set, is the closed set a text field takes.
+	Values []string
 }
 
 // Universal codes may come from any op: the request was malformed or too
@@ -99,6 +101,9 @@ func note(s string) func(*Field)           { return func(f *Field) { f.Note = s 
 func required(hint ...string) func(*Field) {
 	return func(f *Field) { f.Required, f.Need = true, strings.Join(hint, "") }
 }
+
+// oneOf closes the set of values a text field takes.
+func oneOf(values ...string) func(*Field) { return func(f *Field) { f.Values = values } }
 
 // requiredIn makes the field necessary for those variants only.
 func requiredIn(variants ...string) func(*Field) {
@@ -165,9 +170,9 @@ var Ops = []OpSpec{
 		Answer:     "`viewer`: url (127.0.0.1, carrying this dvvd's secret for the browser), readOnly"},
 	{Name: OpClick, Limb: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
 		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
-		Fields: limbFields(fld("action", required()), fld("generation"), fld("generationFrom", note("`last-read`")), fld("x", required()), fld("y", required()),
-			fld("toX", only("drag"), required()), fld("toY", only("drag"), required()), fld("button", only("drag")),
-			fld("direction", only("scroll"), required("up, down, left or right")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
+		Fields: limbFields(fld("action", required()), fld("generation"), fld("generationFrom", oneOf("last-read")), fld("x", required()), fld("y", required()),
+			fld("toX", only("drag"), required()), fld("toY", only("drag"), required()), fld("button", only("drag"), oneOf("left", "middle", "right")),
+			fld("direction", only("scroll"), required(), oneOf("up", "down", "left", "right")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
 		Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
 		Answer: "`dispatched`"},
 	{Name: OpType, Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text", required()), fld("wpm", within(1, 100000)), verifyField),
@@ -179,7 +184,7 @@ var Ops = []OpSpec{
 	{Name: OpScreen, Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
 		Variants: []string{"full", "region", "damage-crop"},
 		Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
-			fld("format", note("png or jpeg")),
+			fld("format", oneOf("png", "jpeg")),
 			fld("maxEdge", only("full"), atLeast(1), note("without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits")),
 			fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", note("absolute path: written there instead of inline"))),
 		Raises: codes(NotReady, OutOfBounds, NotConnected),
@@ -192,7 +197,7 @@ var Ops = []OpSpec{
 		Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported),
 		Answer: "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`"},
 	{Name: OpExpect, Limb: true, Kind: KindDesktop, KindNote: "on a terminal use wait until text", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
-		Fields: limbFields(fld("templateBase64", note("PNG, at most 1024x1024")), fld("region", note("{x,y,w,h}: where to look")),
+		Fields: limbFields(fld("templateBase64", required("the picture to look for, as PNG"), note("PNG, at most 1024x1024")), fld("region", note("{x,y,w,h}: where to look")),
 			fld("threshold", note("0..1, default 0.95")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000"))),
 		Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Timeout),
 		Answer: "`expect`: found, box, center, score 0..1, generation, elapsedMs; searched on the mirror where it changed; not seen by the deadline is `found: false`, not an error"},

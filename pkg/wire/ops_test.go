@@ -75,6 +75,11 @@ func TestCheckRefusesWhatDoesNotApply(t *testing.T) {
 		{Request{Op: OpWait, LimbID: "l", Until: "text"}, "until text needs text"},
 		{Request{Op: OpRun, LimbID: "l", Command: "true"}, "timeoutMs is required (run has no default deadline)"},
 		{Request{Op: OpShare, LimbID: "l"}, ""},
+		// Closed value sets.
+		{Request{Op: OpScreen, LimbID: "l", Format: "gif"}, `format "gif" is not one of png, jpeg`},
+		{Request{Op: OpClick, LimbID: "l", Action: "scroll", X: &five, Y: &five, Direction: "sideways"}, "direction"},
+		{Request{Op: OpClick, LimbID: "l", Action: "scroll", X: &five, Y: &five, Direction: "up"}, ""},
+		{Request{Op: OpClick, LimbID: "l", Action: "move", X: &five, Y: &five, GenerationFrom: "first-read"}, "generationFrom"},
 	}
 	for _, c := range cases {
 		s, _ := Spec(c.req.Op)
