@@ -17,6 +17,8 @@ func controlCmd(e *env) *cobra.Command {
 			"The lease belongs to this shell's session, so it holds across the dvv commands typed in it.",
 	}
 	asGroup(cmd)
+	// One sub-command per action of the op table, in the order help lists
+	// them; TestControlActionsAreTheOps fails when the two sets differ.
 	for _, a := range []struct{ action, short string }{
 		{"acquire", "Take the lease (--wait-ms to wait for another agent to release it)"},
 		{"release", "Give the lease back"},
@@ -48,9 +50,6 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 			req := wire.ControlArgs{Target: target}
 			req.Action, req.Reason = action, reason
 			if cmd.Flags().Changed("wait-ms") {
-				if action != "acquire" {
-					return usageErr("--wait-ms is for acquire only")
-				}
 				req.WaitMs = intp(waitMs)
 			}
 			resp, err := e.call(req)
@@ -62,7 +61,7 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&reason, "reason", "", "shown to the person on acquire, recorded on yield")
-	if action == "acquire" {
+	if opField(wire.OpControl, "waitMs").Applies(action) {
 		c.Flags().IntVar(&waitMs, "wait-ms", 0, "wait this long for the lease (0 fails at once)")
 	}
 	if name != action {

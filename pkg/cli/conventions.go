@@ -67,7 +67,11 @@ var enumFlags = sync.OnceValue(func() map[string][]string {
 		"protocol": wire.ProtocolNames(),
 		"until":    variants(wire.OpWait),
 		"form":     variants(wire.OpScreen),
-		"role":     {"observer", "operator", "owner"},
+		// click's: no other command has these flags.
+		"action":    variants(wire.OpClick),
+		"button":    fieldValues(wire.OpClick, "button"),
+		"direction": fieldValues(wire.OpClick, "direction"),
+		"role":      {"observer", "operator", "owner"},
 	}
 })
 
@@ -187,10 +191,4 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
-}
-
-// variants is an op's closed set of variants, from pkg/wire's op table.
-func variants(op string) []string {
-	s, _ := wire.Spec(op)
-	return s.Variants
 }

@@ -180,7 +180,7 @@ func groupRunCmd(e *env) *cobra.Command {
 	var argsJSON, outDir string
 	cmd := &cobra.Command{
 		Use:   "run <groupId> <action>",
-		Short: "Run one action on every member at once (wait, screen, status, signals, type, key, click, run)",
+		Short: "Run one action on every member at once (" + strings.Join(variants(wire.OpGroupRun), ", ") + ")",
 		Long: "Run one action on every member concurrently; --args carries that action's tool arguments as\n" +
 			"a JSON object (minus limbId/groupId/member). screen writes one image per member into --out-dir\n" +
 			"(default the current directory), named NNN-LIMB.png; dvv writes them itself. One line per member\n" +

@@ -71,11 +71,11 @@ func clickCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.action, "action", "click", "move, click, double, right, middle, drag or scroll")
+	f.StringVar(&o.action, "action", "click", orList(variants(wire.OpClick)))
 	f.IntVar(&o.toX, "to-x", 0, "drag: where the button is released (x)")
 	f.IntVar(&o.toY, "to-y", 0, "drag: where the button is released (y)")
-	f.StringVar(&o.button, "button", "", "drag: left, middle or right (default left)")
-	f.StringVar(&o.direction, "direction", "", "scroll: up, down, left or right")
+	f.StringVar(&o.button, "button", "", "drag: "+orList(fieldValues(wire.OpClick, "button"))+" (default left)")
+	f.StringVar(&o.direction, "direction", "", "scroll: "+orList(fieldValues(wire.OpClick, "direction")))
 	f.IntVar(&o.clicks, "clicks", 1, "scroll: wheel clicks")
 	f.StringSliceVar(&o.modifiers, "modifiers", nil, "keys held during the action, e.g. ctrl,shift")
 	f.StringVar(&o.text, "text", "", "click the centre of this text (read with `dvv find`); refused unless it is on the screen exactly once")
@@ -101,32 +101,17 @@ func (o *clickOptions) request(f *pflag.FlagSet, args []string) (wire.ClickArgs,
 		return wire.ClickArgs{}, err
 	}
 	req.Action, req.X, req.Y = o.action, &x, &y
+	if !opSpec(wire.OpClick).HasVariant(o.action) {
+		return wire.ClickArgs{}, usageErr("--action must be %s, not %q", orList(variants(wire.OpClick)), o.action)
+	}
+	if err := checkClickFlags(f, o.action); err != nil {
+		return wire.ClickArgs{}, err
+	}
 	switch o.action {
-	case "move", "click", "double", "right", "middle":
 	case "drag":
-		if !f.Changed("to-x") || !f.Changed("to-y") {
-			return wire.ClickArgs{}, usageErr("--action drag needs --to-x and --to-y")
-		}
 		req.ToX, req.ToY, req.Button = intp(o.toX), intp(o.toY), o.button
 	case "scroll":
-		if o.direction == "" {
-			return wire.ClickArgs{}, usageErr("--action scroll needs --direction up|down|left|right")
-		}
 		req.Direction, req.Clicks = o.direction, intp(o.clicks)
-	default:
-		return wire.ClickArgs{}, usageErr("--action must be move, click, double, right, middle, drag or scroll, not %q", o.action)
-	}
-	// A flag of another action is refused, not ignored: it shows the user
-	// meant something else than what would be sent.
-	for _, name := range []string{"to-x", "to-y", "button"} {
-		if f.Changed(name) && o.action != "drag" {
-			return wire.ClickArgs{}, usageErr("--%s is for --action drag only", name)
-		}
-	}
-	for _, name := range []string{"direction", "clicks"} {
-		if f.Changed(name) && o.action != "scroll" {
-			return wire.ClickArgs{}, usageErr("--%s is for --action scroll only", name)
-		}
 	}
 	for _, m := range o.modifiers {
 		if m = strings.TrimSpace(m); m != "" {
@@ -143,6 +128,46 @@ func (o *clickOptions) request(f *pflag.FlagSet, args []string) (wire.ClickArgs,
 		req.GenerationFrom = lastRead
 	}
 	return req, nil
+}
+
+// clickFlags are click's flags for fields that apply to some actions only,
+// with the field each one sets.
+var clickFlags = []struct{ flag, field string }{
+	{"to-x", "toX"}, {"to-y", "toY"}, {"button", "button"}, {"direction", "direction"}, {"clicks", "clicks"},
+}
+
+// checkClickFlags refuses what the op table says the action cannot do
+// without (drag's toX and toY, scroll's direction) and a flag of another
+// action — refused, not ignored: it shows the user meant something else
+// than what would be sent.
+func checkClickFlags(f *pflag.FlagSet, action string) error {
+	var need []string
+	missing := false
+	for _, cf := range clickFlags {
+		field := opField(wire.OpClick, cf.field)
+		if !field.RequiredFor(action) {
+			continue
+		}
+		need = append(need, "--"+cf.flag+valuesHint(field.Values))
+		missing = missing || !f.Changed(cf.flag) || f.Lookup(cf.flag).Value.String() == ""
+	}
+	if missing {
+		return usageErr("--action %s needs %s", action, strings.Join(need, " and "))
+	}
+	for _, cf := range clickFlags {
+		if field := opField(wire.OpClick, cf.field); f.Changed(cf.flag) && !field.Applies(action) {
+			return usageErr("--%s is for --action %s only", cf.flag, orList(field.Only))
+		}
+	}
+	return nil
+}
+
+// valuesHint is " a|b|c" for a closed set, else nothing.
+func valuesHint(values []string) string {
+	if len(values) == 0 {
+		return ""
+	}
+	return " " + pipeList(values)
 }
 
 func coordinate(name, s string) (int, error) {

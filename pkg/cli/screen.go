@@ -70,7 +70,7 @@ func screenCmd(e *env) *cobra.Command {
 	f := cmd.Flags()
 	f.Float64Var(&o.scale, "scale", 1, "scale the whole frame by (0, 1]")
 	f.StringVar(&o.out, "out", defaultScreenOut, "where dvv writes the image (- for stdout)")
-	f.StringVar(&o.form, "form", "", "full, region or damage-crop (default full, or region with --region)")
+	f.StringVar(&o.form, "form", "", orList(variants(wire.OpScreen))+" (default full, or region with --region)")
 	f.StringVar(&o.region, "region", "", "x,y,w,h in framebuffer pixels (form region)")
 	f.BoolVar(&o.jpeg, "jpeg", false, "JPEG instead of PNG")
 	f.BoolVar(&o.text, "text", false, "desktop: print the recognised lines (of --region) instead of an image")
@@ -200,7 +200,7 @@ func waitCmd(e *env) *cobra.Command {
 			}
 			req := wire.WaitArgs{Target: target}
 			if until == "" {
-				return usageErr("wait needs --until connected|screen-stable|screen-changed|text|text-gone|idle|exit")
+				return usageErr("wait needs --until %s", pipeList(variants(wire.OpWait)))
 			}
 			req.Until, req.Lang = until, lang
 			if cmd.Flags().Changed("text") {
@@ -238,7 +238,7 @@ func waitCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&until, "until", "", "connected, screen-stable, screen-changed, text, text-gone, idle or exit")
+	f.StringVar(&until, "until", "", orList(variants(wire.OpWait)))
 	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
 	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
 	f.IntVar(&quietMs, "quiet-ms", 750, "how long the screen must stay unchanged for screen-stable and idle")

@@ -88,8 +88,11 @@ var region = Arg{Name: "region", Type: TObject, Doc: "The rectangle to read, in 
 		required(num("w", "Width.")), required(num("h", "Height.")),
 	}}
 
-// Tools is the manifest, in the tool reference's order.
-var Tools = []Tool{
+// Tools is the manifest, in the tool reference's order. Which arguments
+// are required, and the closed sets of values (an op's variants, a field's
+// oneOf), are read from pkg/wire's op table (fromSpec), not spelt here; the
+// protocol enums read the protocol registry.
+var Tools = fromSpec([]Tool{
 	{Name: "dvv_hosts", Op: wire.OpHosts, Title: "Saved and discovered machines", Doc: docHosts,
 		Shell: "dvv hosts", Idem: true,
 		Args: []Arg{boolean("discovered", "true to list what discovery (mDNS) has seen as well.")}},
@@ -107,7 +110,7 @@ var Tools = []Tool{
 		}},
 	{Name: "dvv_close", Op: wire.OpClose, Title: "Close a limb", Doc: docClose,
 		Shell: "dvv close <limbId>", Idem: true,
-		Args: []Arg{required(str("limbId", "The limb to close."))}},
+		Args: []Arg{str("limbId", "The limb to close.")}},
 	{Name: "dvv_reconnect", Op: wire.OpReconnect, Title: "Reconnect a limb", Doc: docReconnect,
 		Shell: "dvv reconnect <limbId>",
 		Args:  withTrio(num("timeoutMs", "How long to wait for the limb to come back; default 20000."))},
@@ -117,8 +120,7 @@ var Tools = []Tool{
 	{Name: "dvv_control", Op: wire.OpControl, Title: "The control lease", Doc: docControl,
 		Shell: "dvv control acquire <limbId>",
 		Args: withTrio(
-			required(enum(str("action", "acquire, release, status, yield (release with a recorded reason) or yield_status (read only)."),
-				"acquire", "release", "status", "yield", "yield_status")),
+			str("action", "acquire, release, status, yield (release with a recorded reason) or yield_status (read only)."),
 			str("reason", "Shown to the person on acquire; recorded on yield."),
 			num("waitMs", "acquire only: how long to wait for a lease someone else holds; 0 fails at once."),
 		)},
@@ -126,36 +128,36 @@ var Tools = []Tool{
 		Shell: "dvv click <limbId> <x> <y> [--action double]",
 		Args: withTrio(
 			num("generation", "geometry.generation of the observation the coordinates were computed against. Without it the click is refused (UNFENCED)."),
-			required(enum(str("action", "What the pointer does."), "move", "click", "double", "right", "middle", "drag", "scroll")),
+			str("action", "What the pointer does."),
 			num("x", "Framebuffer pixels from the left."),
 			num("y", "Framebuffer pixels from the top."),
 			num("toX", "drag only: where the button is released (x)."),
 			num("toY", "drag only: where the button is released (y)."),
-			enum(str("button", "drag only: the button held."), "left", "middle", "right"),
-			enum(str("direction", "scroll only, and needed there."), "up", "down", "left", "right"),
+			str("button", "drag only: the button held."),
+			str("direction", "scroll only, and needed there."),
 			num("clicks", "scroll only: wheel clicks; default 1."),
 			strs("modifiers", "Keys held for the duration, e.g. [\"ctrl\",\"shift\"]."),
 		)},
 	{Name: "dvv_type", Op: wire.OpType, Title: "Type text", Doc: docType,
 		Shell: "dvv type <limbId> \"text to type\"",
 		Args: withTrio(
-			required(maxBytes(str("text", "The text, typed into whatever has focus."), MaxText)),
+			maxBytes(str("text", "The text, typed into whatever has focus."), MaxText),
 			num("wpm", "Throttle in words per minute; default is as fast as the remote accepts."),
 		)},
 	{Name: "dvv_key", Op: wire.OpKey, Title: "Key or chord", Doc: docKey,
 		Shell: "dvv key <limbId> super+r",
-		Args:  withTrio(required(str("keys", "One key name, or a chord joined with +: Enter, Escape, Tab, ctrl+c, alt+F4, ctrl+alt+Delete, super+r.")))},
+		Args:  withTrio(str("keys", "One key name, or a chord joined with +: Enter, Escape, Tab, ctrl+c, alt+F4, ctrl+alt+Delete, super+r."))},
 	{Name: "dvv_screen", Op: wire.OpScreen, Title: "Read the screen", Doc: docScreen,
 		Shell: "dvv screen <limbId> --scale 0.5 --out ./dvv-screen.png",
 		Args: withTrio(
-			enum(str("form", "full (default), region, or damage-crop (only what changed since this attachment's last read)."), "full", "region", "damage-crop"),
+			str("form", "full (default), region, or damage-crop (only what changed since this attachment's last read)."),
 			region,
 			Arg{Name: "scale", Type: TNumber, Doc: "Whole frame only: scale factor, e.g. 0.5. Refused beside a region."},
 		)},
 	{Name: "dvv_wait", Op: wire.OpWait, Title: "Wait for a condition", Doc: docWait,
 		Shell: "dvv wait <limbId> --until connected",
 		Args: withTrio(
-			required(enum(str("until", "The condition."), "connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit")),
+			str("until", "The condition."),
 			maxBytes(str("text", "Needed for until text and text-gone: the text to look for."), MaxText),
 			num("quietMs", "How long the screen must stay still to count as stable or idle; default 750."),
 			num("timeoutMs", "Deadline; default 8000, clamped to 25000."),
@@ -163,15 +165,15 @@ var Tools = []Tool{
 	{Name: "dvv_clipboard", Op: wire.OpClipboard, Title: "Remote clipboard", Doc: docClipboard,
 
 		Args: withTrio(
-			required(enum(str("action", "get reads the remote clipboard; set writes text to it."), "get", "set")),
+			str("action", "get reads the remote clipboard; set writes text to it."),
 			maxBytes(str("text", "set only: the text to put on the clipboard."), MaxText),
 		)},
 	{Name: "dvv_run", Op: wire.OpRun, Title: "Run a command", Doc: docRun,
 		Shell: "dvv run <limbId> --timeoutMs 5000 \"command\"",
 		Args: withTrio(
-			required(str("command", "One command line, run by the remote user's shell.")),
+			str("command", "One command line, run by the remote user's shell."),
 			str("cwd", "Working directory; the home directory when absent."),
-			required(num("timeoutMs", "Deadline in milliseconds; there is no default.")),
+			num("timeoutMs", "Deadline in milliseconds; there is no default."),
 			num("maxOutputBytes", "Cap on each of stdout and stderr; above it output is cut and the answer says how much was dropped."),
 		)},
 	{Name: "dvv_term_read", Op: wire.OpTermRead, Title: "Terminal output since a cursor", Doc: docTermRead,
@@ -186,7 +188,7 @@ var Tools = []Tool{
 	{Name: "dvv_files", Op: wire.OpFiles, Title: "Files over SFTP", Doc: docFiles,
 
 		Args: withTrio(
-			required(enum(str("action", "What to do."), "list", "get", "put", "mkdir", "remove", "rename", "home")),
+			str("action", "What to do."),
 			str("path", "The remote path; ~ and ~/x resolve against the remote home. For rename, the existing name."),
 			str("to", "rename: the new remote path. get: an absolute local path to save to (else the content comes inline)."),
 			str("from", "put only: an absolute local path to upload."),
@@ -197,7 +199,7 @@ var Tools = []Tool{
 	{Name: "dvv_transfer", Op: wire.OpTransfer, Title: "Transfers in flight", Doc: docTransfer,
 		Idem: true,
 		Args: withTrio(
-			required(enum(str("action", "status or cancel."), "status", "cancel")),
+			str("action", "status or cancel."),
 			str("transferId", "cancel: the transfer to stop, as status listed it."),
 		)},
 	{Name: "dvv_group_open", Op: wire.OpGroupOpen, Title: "Open a group of limbs", Doc: docGroupOpen,
@@ -214,7 +216,7 @@ var Tools = []Tool{
 	{Name: "dvv_group_grow", Op: wire.OpGroupGrow, Title: "Add members to a group", Doc: docGroupGrow,
 
 		Args: []Arg{
-			required(str("groupId", "The group to grow.")),
+			str("groupId", "The group to grow."),
 			strs("hostIds", "Saved machines to add."),
 			strs("addresses", "Endpoints to add."),
 			str("protocol", "Needed with addresses: "+wire.ProtocolChoice()+"."),
@@ -223,24 +225,23 @@ var Tools = []Tool{
 	{Name: "dvv_group_shrink", Op: wire.OpGroupShrnk, Title: "Close the newest members", Doc: docGroupShrink,
 
 		Args: []Arg{
-			required(str("groupId", "The group to shrink.")),
-			required(num("n", "How many of the most recently added members to close.")),
+			str("groupId", "The group to shrink."),
+			num("n", "How many of the most recently added members to close."),
 		}},
 	{Name: "dvv_group_close", Op: wire.OpGroupClose, Title: "Close a group", Doc: docGroupClose,
 		Idem: true,
-		Args: []Arg{required(str("groupId", "The group to close."))}},
+		Args: []Arg{str("groupId", "The group to close.")}},
 	{Name: "dvv_group_run", Op: wire.OpGroupRun, Title: "One action on every member", Doc: docGroupRun,
 
 		Args: []Arg{
-			required(str("groupId", "The group.")),
-			required(enum(str("action", "The single-limb tool to run on every member, without its dvv_ prefix."),
-				"wait", "screen", "status", "signals", "type", "key", "click", "run")),
+			str("groupId", "The group."),
+			str("action", "The single-limb tool to run on every member, without its dvv_ prefix."),
 			{Name: "arguments", Type: TObject, Doc: "That tool's arguments, without limbId, groupId and member."},
 		}},
 	{Name: "dvv_signals", Op: wire.OpSignals, Title: "Negotiated signals", Doc: docSignals,
 		Shell: "dvv signals <limbId>", Idem: true,
 		Args: trio()},
-}
+})
 
 var toolIndex = func() map[string]*Tool {
 	m := make(map[string]*Tool, len(Tools))

@@ -46,7 +46,7 @@ func (OpenArgs) Op() string { return "open" }
 
 // CloseArgs are the arguments of op close.
 type CloseArgs struct {
-	LimbID string `json:"limbId,omitempty"`
+	LimbID string `json:"limbId,omitempty"` // required
 }
 
 // Op is "close".

@@ -137,7 +137,7 @@ var Ops = []OpSpec{
 			fld("protocol", note("needed with address, refused beside hostId")), fld("slot", atLeast(0)), fld("perceive")},
 		Raises: codes(SlotRefused, NotFound, HostKeyUnknown, HostKeyChanged, KeychainMissing, Unsupported, Busy),
 		Answer: "`limbId`, `observation`; returns once the session task runs. Opening a saved host whose endpoint is already open applies its SSH sidecar to that limb; a different login is not switched under the live session, and `dispatched` says what was and was not applied"},
-	{Name: OpClose, Limb: true, Caps: []string{"limbs.open"}, Fields: []Field{fld("limbId")}, Raises: codes(LeaseRevoked),
+	{Name: OpClose, Limb: true, Caps: []string{"limbs.open"}, Fields: []Field{fld("limbId", required())}, Raises: codes(LeaseRevoked),
 		Answer: "`close`; idempotent (a gone limb is success); in-flight intents withdrawn first; `LEASE_REVOKED` while a person holds the limb"},
 	{Name: OpReconnect, Limb: true, Caps: []string{"limbs.open"},
 		Fields: limbFields(fld("timeoutMs", atLeast(0), note("20000, clamped to 60000"))),
