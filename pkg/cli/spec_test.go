@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -145,4 +146,60 @@ func TestControlActionsAreTheOps(t *testing.T) {
 // here again so the test does not read them through the code it checks.
 func orListOf(values []string) string {
 	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+// TestEveryActionHasACommand: for each op whose variants are actions,
+// the CLI's commands send exactly the op table's set, so an action added
+// to the table without a command (or a command sending an action dvvd
+// does not know) fails here. An absent action is the op's first (share
+// start, viewer open). Click has its own test; group run passes any tool
+// name on to dvvd.
+func TestEveryActionHasACommand(t *testing.T) {
+	dir := t.TempDir()
+	local := dir + "/up.txt"
+	if err := os.WriteFile(local, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		"control acquire vnc-1", "control release vnc-1", "control status vnc-1", "control yield vnc-1", "control yield-status vnc-1",
+		"clipboard get vnc-1", "clipboard set vnc-1 hi",
+		"files ls ssh-1 /", "files get ssh-1 /r " + dir + "/down.txt", "files put ssh-1 " + local + " /r", "files mkdir ssh-1 /d",
+		"files rm ssh-1 /d", "files mv ssh-1 /a /b", "files home ssh-1",
+		"transfer status ssh-1", "transfer cancel ssh-1 --id t-1",
+		"record start vnc-1", "record stop vnc-1", "record list vnc-1",
+		"share vnc-1", "share vnc-1 --stop",
+		"pause vnc-1", "resume vnc-1",
+		"viewer --no-open", "viewer --no-open --read-only",
+	}
+	sentActions := map[string][]string{}
+	for _, line := range lines {
+		req, _, _, errs := sent(t, strings.Fields(line)...)
+		if req == nil {
+			t.Errorf("dvv %s sent nothing: %s", line, errs)
+			continue
+		}
+		action := req.Action
+		if action == "" {
+			action = specOf(t, req.Op).Variants[0]
+		}
+		if !slices.Contains(sentActions[req.Op], action) {
+			sentActions[req.Op] = append(sentActions[req.Op], action)
+		}
+	}
+	for op, got := range sentActions {
+		spec := specOf(t, op)
+		if spec.Variant != "action" {
+			t.Errorf("op %s has no actions in the table but the CLI sent %v", op, got)
+			continue
+		}
+		slices.Sort(got)
+		if want := slices.Sorted(slices.Values(spec.Variants)); !slices.Equal(got, want) {
+			t.Errorf("the CLI sends %s actions %v; the op table has %v", op, got, want)
+		}
+	}
+	for _, s := range wire.Ops {
+		if _, ok := sentActions[s.Name]; s.Variant == "action" && !ok && s.Name != wire.OpGroupRun && s.Name != wire.OpClick {
+			t.Errorf("op %s has actions %v, and this test sends none of them", s.Name, s.Variants)
+		}
+	}
 }

@@ -55,9 +55,16 @@ func send(ctx context.Context, c *client.Client, req *wire.Request) (*wire.Respo
 	return c.Do(ctx, req)
 }
 
+// movesFile reports a files call that takes progress lines: the actions
+// the op table gives the progress field (get and put).
 func movesFile(args wire.Args) bool {
 	f, ok := args.(*wire.FilesArgs)
-	return ok && (f.Action == "get" || f.Action == "put")
+	if !ok || f.Action == "" {
+		return false
+	}
+	spec, _ := wire.Spec(wire.OpFiles)
+	progress, ok := spec.Field("progress")
+	return ok && progress.Applies(f.Action)
 }
 
 // progressMessage says where a transfer is, in a few words.
