@@ -33,15 +33,28 @@ func Table() string {
 }
 
 // OpsTable renders wire.Ops as Markdown: fields (with the variants they
-// apply to and their bounds), the capabilities needed, and the answer.
+// apply to and their bounds), the capabilities needed, the answer's fields
+// (the op's answer type) and what the answer means.
 func OpsTable() string {
 	var b strings.Builder
-	b.WriteString("| op | fields | needs | answer |\n| --- | --- | --- | --- |\n")
+	b.WriteString("| op | fields | needs | answers | answer |\n| --- | --- | --- | --- | --- |\n")
 	for i := range wire.Ops {
 		s := &wire.Ops[i]
-		fmt.Fprintf(&b, "| `%s`%s | %s | %s | %s |\n", s.Name, opMarks(s), fields(s), needs(s), s.Answer)
+		fmt.Fprintf(&b, "| `%s`%s | %s | %s | %s | %s |\n", s.Name, opMarks(s), fields(s), needs(s), answerFields(s), s.Answer)
 	}
 	return b.String()
+}
+
+// answerFields lists the fields a success may carry beside result and id.
+func answerFields(s *wire.OpSpec) string {
+	names := s.AnswerFields()
+	if len(names) == 0 {
+		return "—"
+	}
+	for i, n := range names {
+		names[i] = "`" + n + "`"
+	}
+	return strings.Join(names, ", ")
 }
 
 // opMarks flags inline (answered from memory, in read order), read-only

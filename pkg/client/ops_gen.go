@@ -8,242 +8,290 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// Hello sends op hello (docs/protocol.md).
-func (c *Client) Hello(ctx context.Context, a wire.HelloArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Hello sends op hello (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Hello(ctx context.Context, a wire.HelloArgs) (*wire.HelloAnswer, error) {
+	return answer(ctx, c, a, wire.HelloAnswerFrom)
 }
 
-// Attach sends op attach (docs/protocol.md).
-func (c *Client) Attach(ctx context.Context, a wire.AttachArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Attach sends op attach (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Attach(ctx context.Context, a wire.AttachArgs) (*wire.AttachAnswer, error) {
+	return answer(ctx, c, a, wire.AttachAnswerFrom)
 }
 
-// Ping sends op ping (docs/protocol.md).
-func (c *Client) Ping(ctx context.Context, a wire.PingArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Ping sends op ping (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Ping(ctx context.Context, a wire.PingArgs) (*wire.PingAnswer, error) {
+	return answer(ctx, c, a, wire.PingAnswerFrom)
 }
 
-// Limbs sends op limbs (docs/protocol.md).
-func (c *Client) Limbs(ctx context.Context, a wire.LimbsArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Limbs sends op limbs (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Limbs(ctx context.Context, a wire.LimbsArgs) (*wire.LimbsAnswer, error) {
+	return answer(ctx, c, a, wire.LimbsAnswerFrom)
 }
 
-// Open sends op open (docs/protocol.md).
-func (c *Client) Open(ctx context.Context, a wire.OpenArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Open sends op open (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Open(ctx context.Context, a wire.OpenArgs) (*wire.OpenAnswer, error) {
+	return answer(ctx, c, a, wire.OpenAnswerFrom)
 }
 
-// CloseLimb sends op close (docs/protocol.md).
-func (c *Client) CloseLimb(ctx context.Context, a wire.CloseArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// CloseLimb sends op close (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) CloseLimb(ctx context.Context, a wire.CloseArgs) (*wire.CloseAnswer, error) {
+	return answer(ctx, c, a, wire.CloseAnswerFrom)
 }
 
-// Reconnect sends op reconnect (docs/protocol.md).
-func (c *Client) Reconnect(ctx context.Context, a wire.ReconnectArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Reconnect sends op reconnect (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Reconnect(ctx context.Context, a wire.ReconnectArgs) (*wire.ReconnectAnswer, error) {
+	return answer(ctx, c, a, wire.ReconnectAnswerFrom)
 }
 
-// Status sends op status (docs/protocol.md).
-func (c *Client) Status(ctx context.Context, a wire.StatusArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Status sends op status (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Status(ctx context.Context, a wire.StatusArgs) (*wire.StatusAnswer, error) {
+	return answer(ctx, c, a, wire.StatusAnswerFrom)
 }
 
-// Signals sends op signals (docs/protocol.md).
-func (c *Client) Signals(ctx context.Context, a wire.SignalsArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Signals sends op signals (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Signals(ctx context.Context, a wire.SignalsArgs) (*wire.SignalsAnswer, error) {
+	return answer(ctx, c, a, wire.SignalsAnswerFrom)
 }
 
-// Control sends op control (docs/protocol.md).
-func (c *Client) Control(ctx context.Context, a wire.ControlArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Control sends op control (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Control(ctx context.Context, a wire.ControlArgs) (*wire.ControlAnswer, error) {
+	return answer(ctx, c, a, wire.ControlAnswerFrom)
 }
 
-// Takeover sends op takeover (docs/protocol.md).
-func (c *Client) Takeover(ctx context.Context, a wire.TakeoverArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Takeover sends op takeover (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Takeover(ctx context.Context, a wire.TakeoverArgs) (*wire.TakeoverAnswer, error) {
+	return answer(ctx, c, a, wire.TakeoverAnswerFrom)
 }
 
-// Handback sends op handback (docs/protocol.md).
-func (c *Client) Handback(ctx context.Context, a wire.HandbackArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Handback sends op handback (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Handback(ctx context.Context, a wire.HandbackArgs) (*wire.HandbackAnswer, error) {
+	return answer(ctx, c, a, wire.HandbackAnswerFrom)
 }
 
-// Pause sends op pause (docs/protocol.md).
-func (c *Client) Pause(ctx context.Context, a wire.PauseArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Pause sends op pause (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Pause(ctx context.Context, a wire.PauseArgs) (*wire.PauseAnswer, error) {
+	return answer(ctx, c, a, wire.PauseAnswerFrom)
 }
 
-// Share sends op share (docs/protocol.md).
-func (c *Client) Share(ctx context.Context, a wire.ShareArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Share sends op share (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Share(ctx context.Context, a wire.ShareArgs) (*wire.ShareAnswer, error) {
+	return answer(ctx, c, a, wire.ShareAnswerFrom)
 }
 
-// Viewer sends op viewer (docs/protocol.md).
-func (c *Client) Viewer(ctx context.Context, a wire.ViewerArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Viewer sends op viewer (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Viewer(ctx context.Context, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {
+	return answer(ctx, c, a, wire.ViewerAnswerFrom)
 }
 
-// Click sends op click (docs/protocol.md).
-func (c *Client) Click(ctx context.Context, a wire.ClickArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Click sends op click (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Click(ctx context.Context, a wire.ClickArgs) (*wire.ClickAnswer, error) {
+	return answer(ctx, c, a, wire.ClickAnswerFrom)
 }
 
-// Type sends op type (docs/protocol.md).
-func (c *Client) Type(ctx context.Context, a wire.TypeArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Type sends op type (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Type(ctx context.Context, a wire.TypeArgs) (*wire.TypeAnswer, error) {
+	return answer(ctx, c, a, wire.TypeAnswerFrom)
 }
 
-// Key sends op key (docs/protocol.md).
-func (c *Client) Key(ctx context.Context, a wire.KeyArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Key sends op key (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Key(ctx context.Context, a wire.KeyArgs) (*wire.KeyAnswer, error) {
+	return answer(ctx, c, a, wire.KeyAnswerFrom)
 }
 
-// Screen sends op screen (docs/protocol.md).
-func (c *Client) Screen(ctx context.Context, a wire.ScreenArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Screen sends op screen (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Screen(ctx context.Context, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
+	return answer(ctx, c, a, wire.ScreenAnswerFrom)
 }
 
-// Wait sends op wait (docs/protocol.md).
-func (c *Client) Wait(ctx context.Context, a wire.WaitArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Wait sends op wait (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Wait(ctx context.Context, a wire.WaitArgs) (*wire.WaitAnswer, error) {
+	return answer(ctx, c, a, wire.WaitAnswerFrom)
 }
 
-// Expect sends op expect (docs/protocol.md).
-func (c *Client) Expect(ctx context.Context, a wire.ExpectArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Expect sends op expect (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Expect(ctx context.Context, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
+	return answer(ctx, c, a, wire.ExpectAnswerFrom)
 }
 
-// Find sends op find (docs/protocol.md).
-func (c *Client) Find(ctx context.Context, a wire.FindArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Find sends op find (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Find(ctx context.Context, a wire.FindArgs) (*wire.FindAnswer, error) {
+	return answer(ctx, c, a, wire.FindAnswerFrom)
 }
 
-// Clipboard sends op clipboard (docs/protocol.md).
-func (c *Client) Clipboard(ctx context.Context, a wire.ClipboardArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Clipboard sends op clipboard (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Clipboard(ctx context.Context, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
+	return answer(ctx, c, a, wire.ClipboardAnswerFrom)
 }
 
-// Run sends op run (docs/protocol.md).
-func (c *Client) Run(ctx context.Context, a wire.RunArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Run sends op run (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Run(ctx context.Context, a wire.RunArgs) (*wire.RunAnswer, error) {
+	return answer(ctx, c, a, wire.RunAnswerFrom)
 }
 
-// TermRead sends op term_read (docs/protocol.md).
-func (c *Client) TermRead(ctx context.Context, a wire.TermReadArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// TermRead sends op term_read (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) TermRead(ctx context.Context, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
+	return answer(ctx, c, a, wire.TermReadAnswerFrom)
 }
 
-// TermSend sends op term_send (docs/protocol.md).
-func (c *Client) TermSend(ctx context.Context, a wire.TermSendArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// TermSend sends op term_send (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) TermSend(ctx context.Context, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
+	return answer(ctx, c, a, wire.TermSendAnswerFrom)
 }
 
-// Files sends op files (docs/protocol.md).
-func (c *Client) Files(ctx context.Context, a wire.FilesArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Files sends op files (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Files(ctx context.Context, a wire.FilesArgs) (*wire.FilesAnswer, error) {
+	return answer(ctx, c, a, wire.FilesAnswerFrom)
 }
 
-// Transfer sends op transfer (docs/protocol.md).
-func (c *Client) Transfer(ctx context.Context, a wire.TransferArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Transfer sends op transfer (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Transfer(ctx context.Context, a wire.TransferArgs) (*wire.TransferAnswer, error) {
+	return answer(ctx, c, a, wire.TransferAnswerFrom)
 }
 
-// History sends op history (docs/protocol.md).
-func (c *Client) History(ctx context.Context, a wire.HistoryArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// History sends op history (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) History(ctx context.Context, a wire.HistoryArgs) (*wire.HistoryAnswer, error) {
+	return answer(ctx, c, a, wire.HistoryAnswerFrom)
 }
 
-// Hosts sends op hosts (docs/protocol.md).
-func (c *Client) Hosts(ctx context.Context, a wire.HostsArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Hosts sends op hosts (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Hosts(ctx context.Context, a wire.HostsArgs) (*wire.HostsAnswer, error) {
+	return answer(ctx, c, a, wire.HostsAnswerFrom)
 }
 
-// HostAdd sends op host_add (docs/protocol.md).
-func (c *Client) HostAdd(ctx context.Context, a wire.HostAddArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// HostAdd sends op host_add (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) HostAdd(ctx context.Context, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
+	return answer(ctx, c, a, wire.HostAddAnswerFrom)
 }
 
-// HostRemove sends op host_remove (docs/protocol.md).
-func (c *Client) HostRemove(ctx context.Context, a wire.HostRemoveArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// HostRemove sends op host_remove (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) HostRemove(ctx context.Context, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error) {
+	return answer(ctx, c, a, wire.HostRemoveAnswerFrom)
 }
 
-// HostTrust sends op host_trust (docs/protocol.md).
-func (c *Client) HostTrust(ctx context.Context, a wire.HostTrustArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// HostTrust sends op host_trust (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) HostTrust(ctx context.Context, a wire.HostTrustArgs) (*wire.HostTrustAnswer, error) {
+	return answer(ctx, c, a, wire.HostTrustAnswerFrom)
 }
 
-// GroupOpen sends op group_open (docs/protocol.md).
-func (c *Client) GroupOpen(ctx context.Context, a wire.GroupOpenArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// GroupOpen sends op group_open (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) GroupOpen(ctx context.Context, a wire.GroupOpenArgs) (*wire.GroupOpenAnswer, error) {
+	return answer(ctx, c, a, wire.GroupOpenAnswerFrom)
 }
 
-// GroupList sends op group_list (docs/protocol.md).
-func (c *Client) GroupList(ctx context.Context, a wire.GroupListArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// GroupList sends op group_list (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) GroupList(ctx context.Context, a wire.GroupListArgs) (*wire.GroupListAnswer, error) {
+	return answer(ctx, c, a, wire.GroupListAnswerFrom)
 }
 
-// GroupGrow sends op group_grow (docs/protocol.md).
-func (c *Client) GroupGrow(ctx context.Context, a wire.GroupGrowArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// GroupGrow sends op group_grow (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) GroupGrow(ctx context.Context, a wire.GroupGrowArgs) (*wire.GroupGrowAnswer, error) {
+	return answer(ctx, c, a, wire.GroupGrowAnswerFrom)
 }
 
-// GroupShrink sends op group_shrink (docs/protocol.md).
-func (c *Client) GroupShrink(ctx context.Context, a wire.GroupShrinkArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// GroupShrink sends op group_shrink (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) GroupShrink(ctx context.Context, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, error) {
+	return answer(ctx, c, a, wire.GroupShrinkAnswerFrom)
 }
 
-// GroupClose sends op group_close (docs/protocol.md).
-func (c *Client) GroupClose(ctx context.Context, a wire.GroupCloseArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// GroupClose sends op group_close (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) GroupClose(ctx context.Context, a wire.GroupCloseArgs) (*wire.GroupCloseAnswer, error) {
+	return answer(ctx, c, a, wire.GroupCloseAnswerFrom)
 }
 
-// GroupRun sends op group_run (docs/protocol.md).
-func (c *Client) GroupRun(ctx context.Context, a wire.GroupRunArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// GroupRun sends op group_run (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) GroupRun(ctx context.Context, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
+	return answer(ctx, c, a, wire.GroupRunAnswerFrom)
 }
 
-// TokenCreate sends op token_create (docs/protocol.md).
-func (c *Client) TokenCreate(ctx context.Context, a wire.TokenCreateArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// TokenCreate sends op token_create (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) TokenCreate(ctx context.Context, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, error) {
+	return answer(ctx, c, a, wire.TokenCreateAnswerFrom)
 }
 
-// TokenList sends op token_list (docs/protocol.md).
-func (c *Client) TokenList(ctx context.Context, a wire.TokenListArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// TokenList sends op token_list (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) TokenList(ctx context.Context, a wire.TokenListArgs) (*wire.TokenListAnswer, error) {
+	return answer(ctx, c, a, wire.TokenListAnswerFrom)
 }
 
-// TokenRevoke sends op token_revoke (docs/protocol.md).
-func (c *Client) TokenRevoke(ctx context.Context, a wire.TokenRevokeArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// TokenRevoke sends op token_revoke (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) TokenRevoke(ctx context.Context, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, error) {
+	return answer(ctx, c, a, wire.TokenRevokeAnswerFrom)
 }
 
-// Subscribe sends op subscribe (docs/protocol.md).
-func (c *Client) Subscribe(ctx context.Context, a wire.SubscribeArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Subscribe sends op subscribe (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Subscribe(ctx context.Context, a wire.SubscribeArgs) (*wire.SubscribeAnswer, error) {
+	return answer(ctx, c, a, wire.SubscribeAnswerFrom)
 }
 
-// Cancel sends op cancel (docs/protocol.md).
-func (c *Client) Cancel(ctx context.Context, a wire.CancelArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Cancel sends op cancel (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Cancel(ctx context.Context, a wire.CancelArgs) (*wire.CancelAnswer, error) {
+	return answer(ctx, c, a, wire.CancelAnswerFrom)
 }
 
-// Shutdown sends op shutdown (docs/protocol.md).
-func (c *Client) Shutdown(ctx context.Context, a wire.ShutdownArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Shutdown sends op shutdown (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Shutdown(ctx context.Context, a wire.ShutdownArgs) (*wire.ShutdownAnswer, error) {
+	return answer(ctx, c, a, wire.ShutdownAnswerFrom)
 }
 
-// Record sends op record (docs/protocol.md).
-func (c *Client) Record(ctx context.Context, a wire.RecordArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Record sends op record (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Record(ctx context.Context, a wire.RecordArgs) (*wire.RecordAnswer, error) {
+	return answer(ctx, c, a, wire.RecordAnswerFrom)
 }
 
-// Health sends op health (docs/protocol.md).
-func (c *Client) Health(ctx context.Context, a wire.HealthArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Health sends op health (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Health(ctx context.Context, a wire.HealthArgs) (*wire.HealthAnswer, error) {
+	return answer(ctx, c, a, wire.HealthAnswerFrom)
 }
 
-// Report sends op report (docs/protocol.md).
-func (c *Client) Report(ctx context.Context, a wire.ReportArgs) (*wire.Response, error) {
-	return Call(ctx, c, a)
+// Report sends op report (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Report(ctx context.Context, a wire.ReportArgs) (*wire.ReportAnswer, error) {
+	return answer(ctx, c, a, wire.ReportAnswerFrom)
 }

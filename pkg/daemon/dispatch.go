@@ -28,15 +28,22 @@ type call struct {
 // Args, so the function reads only the fields its op takes, already checked
 // against the spec (presence, bounds, variants) by dispatch.
 type handler struct {
-	args  reflect.Type // the op's wire.*Args; checked against its spec at start-up
-	serve func(*call) (*wire.Response, error)
+	args   reflect.Type // the op's wire.*Args; checked against its spec at start-up
+	answer reflect.Type // the op's wire.*Answer, likewise
+	serve  func(*call) (*wire.Response, error)
 }
 
-// typed registers fn for the op whose Args is A. The request has passed
-// its spec's Check in dispatch; the required fields are checked here, last,
-// so a wrong limb kind or a missing limb is answered first.
-func typed[A wire.Args](fn func(*call, A) (*wire.Response, error)) handler {
-	return handler{args: reflect.TypeFor[A](), serve: func(c *call) (*wire.Response, error) {
+// typed registers fn for the op whose Args is A and whose answer is R
+// (*wire.ClickAnswer, …): fn fills only the fields its op declares, and
+// typed turns the answer into its line. The request has passed its spec's
+// Check in dispatch; the required fields are checked here, last, so a
+// wrong limb kind or a missing limb is answered first.
+func typed[A wire.Args, R wire.Answer](fn func(*call, A) (R, error)) handler {
+	answer := reflect.TypeFor[R]()
+	if answer.Kind() == reflect.Pointer {
+		answer = answer.Elem()
+	}
+	return handler{args: reflect.TypeFor[A](), answer: answer, serve: func(c *call) (*wire.Response, error) {
 		if spec, ok := wire.Spec(c.req.Op); ok {
 			if err := spec.CheckRequired(c.req); err != nil {
 				return nil, err
@@ -46,7 +53,15 @@ func typed[A wire.Args](fn func(*call, A) (*wire.Response, error)) handler {
 		if err != nil {
 			return nil, err
 		}
-		return fn(c, a)
+		r, err := fn(c, a)
+		if err != nil {
+			return nil, err
+		}
+		var none R
+		if any(r) == any(none) { // a nil answer is a bare success
+			return &wire.Response{Result: c.req.Op}, nil
+		}
+		return r.Response(), nil
 	}}
 }
 
@@ -54,10 +69,10 @@ func typed[A wire.Args](fn func(*call, A) (*wire.Response, error)) handler {
 // a desktop and on a terminal (type, key, screen). Dispatch has resolved
 // the limb; each half is written for its kind alone and branches on none.
 func byKind(desktop, terminal handler) handler {
-	if desktop.args != terminal.args {
-		panic(fmt.Sprintf("byKind: the desktop half takes %v, the terminal half %v", desktop.args, terminal.args))
+	if desktop.args != terminal.args || desktop.answer != terminal.answer {
+		panic(fmt.Sprintf("byKind: the desktop half is %v → %v, the terminal half %v → %v", desktop.args, desktop.answer, terminal.args, terminal.answer))
 	}
-	return handler{args: desktop.args, serve: func(c *call) (*wire.Response, error) {
+	return handler{args: desktop.args, answer: desktop.answer, serve: func(c *call) (*wire.Response, error) {
 		if c.l != nil && c.l.tty != nil {
 			return terminal.serve(c)
 		}
@@ -135,6 +150,9 @@ func checkHandlers() error {
 		}
 		if h.args != s.Args {
 			return fmt.Errorf("op %q's handler takes %v, its spec names %v", s.Name, h.args, s.Args)
+		}
+		if h.answer != s.AnswerType {
+			return fmt.Errorf("op %q's handler answers %v, its spec names %v", s.Name, h.answer, s.AnswerType)
 		}
 	}
 	for name := range handlers {
@@ -258,10 +276,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	if err != nil {
 		var we *wire.Error
 		if req.Op == wire.OpClose && errors.As(err, &we) && we.Code == wire.LimbGone {
-			r := ok(wire.OpClose) // idempotent: already gone is success
-			r.LimbID = req.LimbID
-			r.Dispatched = "the limb was already gone"
-			return r
+			r := &wire.CloseAnswer{LimbID: req.LimbID, Dispatched: "the limb was already gone"} // idempotent: already gone is success
+			return r.Response()
 		}
 		return errorResponse(nil, err)
 	}
@@ -335,8 +351,6 @@ func historyDetail(req *wire.Request) string {
 // agent the status call its next move needs.
 var observedCodes = map[wire.Code]bool{wire.GeometryChanged: true, wire.ScreenChanged: true,
 	wire.LeaseRevoked: true, wire.LeaseNotHeld: true, wire.OutOfBounds: true, wire.NotConnected: true, wire.NotReady: true}
-
-func ok(op string) *wire.Response { return &wire.Response{Result: op} }
 
 // lostConnection codes say why a limb's connection failed. An op that does
 // not declare them (wait, click, …) answers NOT_CONNECTED instead, with the

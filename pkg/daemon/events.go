@@ -59,7 +59,7 @@ func (h *eventHub) unsubscribe(ch chan *wire.Event) {
 
 // opSubscribe turns the rest of this connection's life into an event
 // stream (answers to other requests still arrive, tagged by id).
-func opSubscribe(c *call, a wire.SubscribeArgs) (*wire.Response, error) {
+func opSubscribe(c *call, a wire.SubscribeArgs) (*wire.SubscribeAnswer, error) {
 	if c.c == nil {
 		return nil, wire.Errorf(wire.BadRequest, "subscribe needs a socket connection")
 	}
@@ -87,5 +87,5 @@ func opSubscribe(c *call, a wire.SubscribeArgs) (*wire.Response, error) {
 			}
 		}
 	}()
-	return ok(wire.OpSubscribe), nil
+	return &wire.SubscribeAnswer{}, nil
 }

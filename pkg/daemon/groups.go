@@ -162,7 +162,7 @@ func (l *Limb) firstAttempt(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
-func opGroupOpen(c *call, a wire.GroupOpenArgs) (*wire.Response, error) {
+func opGroupOpen(c *call, a wire.GroupOpenArgs) (*wire.GroupOpenAnswer, error) {
 	members, err := c.openMembers(a.HostIDs, a.Addresses, a.Protocol, a.Perceive)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func opGroupOpen(c *call, a wire.GroupOpenArgs) (*wire.Response, error) {
 	g := &group{id: fmt.Sprintf("grp-%d", c.d.nextGroup), members: members}
 	c.d.groups[g.id] = g
 	c.d.mu.Unlock()
-	r := ok(wire.OpGroupOpen)
+	r := &wire.GroupOpenAnswer{}
 	r.Group = c.d.groupView(g)
 	return r, nil
 }
@@ -208,8 +208,8 @@ func (d *Daemon) group(gid string) (*group, error) {
 	return g, nil
 }
 
-func opGroupList(c *call, a wire.GroupListArgs) (*wire.Response, error) {
-	r := ok(wire.OpGroupList)
+func opGroupList(c *call, a wire.GroupListArgs) (*wire.GroupListAnswer, error) {
+	r := &wire.GroupListAnswer{}
 	if a.GroupID != "" {
 		g, err := c.d.group(a.GroupID)
 		if err != nil {
@@ -228,7 +228,7 @@ func opGroupList(c *call, a wire.GroupListArgs) (*wire.Response, error) {
 	return r, nil
 }
 
-func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.Response, error) {
+func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.GroupGrowAnswer, error) {
 	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
@@ -240,12 +240,12 @@ func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.Response, error) {
 	c.d.mu.Lock()
 	g.members = append(g.members, members...)
 	c.d.mu.Unlock()
-	r := ok(wire.OpGroupGrow)
+	r := &wire.GroupGrowAnswer{}
 	r.Group = c.d.groupView(g)
 	return r, nil
 }
 
-func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.Response, error) {
+func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, error) {
 	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.Response, error) {
 	g.members = g.members[:size-n]
 	c.d.mu.Unlock()
 	kept := c.d.closeMembers(gone, c.att)
-	r := ok(wire.OpGroupShrnk)
+	r := &wire.GroupShrinkAnswer{}
 	r.Group = c.d.groupView(g)
 	if len(kept) > 0 {
 		var why []string
@@ -284,7 +284,7 @@ func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.Response, error) {
 	return r, nil
 }
 
-func opGroupClose(c *call, a wire.GroupCloseArgs) (*wire.Response, error) {
+func opGroupClose(c *call, a wire.GroupCloseArgs) (*wire.GroupCloseAnswer, error) {
 	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func opGroupClose(c *call, a wire.GroupCloseArgs) (*wire.Response, error) {
 	members = g.members
 	c.d.mu.Unlock()
 	kept := c.d.closeMembers(members, c.att)
-	r := ok(wire.OpGroupClose)
+	r := &wire.GroupCloseAnswer{}
 	r.Group = c.d.groupView(g)
 	for i := range r.Group.Members {
 		r.Group.Members[i].Kept = kept[r.Group.Members[i].LimbID]
@@ -393,7 +393,7 @@ type barrierKey struct{}
 // inner op (strictly, unknown fields refused) and each goes through
 // dispatch again, so the inner op's spec checks, policy, kind and history
 // apply per member as if it had been sent on its own.
-func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.Response, error) {
+func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
@@ -452,7 +452,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.Response, error) {
 	if inline > groupRunInlineMax {
 		return nil, wire.Errorf(wire.TooLarge, "the %d screens come to %d bytes inline (limit %d); pass arguments {scale: 0.25} or use outDir to have them written to files", len(results), inline, groupRunInlineMax)
 	}
-	r := ok(wire.OpGroupRun)
+	r := &wire.GroupRunAnswer{}
 	r.Members = results
 	return r, nil
 }

@@ -8,9 +8,9 @@ import (
 
 // opControl: acquire (waitMs), release, yield (= release, with a reason
 // recorded), status and yield_status (read without changing anything).
-func opControl(c *call, a wire.ControlArgs) (*wire.Response, error) {
+func opControl(c *call, a wire.ControlArgs) (*wire.ControlAnswer, error) {
 	l := c.l
-	r := ok(wire.OpControl)
+	r := &wire.ControlAnswer{}
 	switch a.Action {
 	case "acquire":
 		wait := time.Duration(0)
@@ -42,9 +42,9 @@ func opControl(c *call, a wire.ControlArgs) (*wire.Response, error) {
 // opTakeover is a person taking control (dvv control takeover): the lease
 // moves to this attachment at once, an agent holding it is revoked and
 // told so, and human_took_over shows in every observation.
-func opTakeover(c *call, a wire.TakeoverArgs) (*wire.Response, error) {
+func opTakeover(c *call, a wire.TakeoverArgs) (*wire.TakeoverAnswer, error) {
 	c.l.takeover(c.att, a.Reason)
-	r := ok(wire.OpTakeover)
+	r := &wire.TakeoverAnswer{}
 	lv := c.l.leaseView(c.att)
 	r.Lease = &lv
 	r.Dispatched = "control taken over by a person"
@@ -55,8 +55,8 @@ func opTakeover(c *call, a wire.TakeoverArgs) (*wire.Response, error) {
 // opCancel withdraws the work of a request this connection still has in
 // flight: its context ends, so a wait, a run or a transfer stops. The
 // cancelled request is still answered, with what its work returned.
-func opCancel(c *call, a wire.CancelArgs) (*wire.Response, error) {
-	r := ok(wire.OpCancel)
+func opCancel(c *call, a wire.CancelArgs) (*wire.CancelAnswer, error) {
+	r := &wire.CancelAnswer{}
 	if c.c != nil && c.c.withdraw(a.Cancels) {
 		r.Dispatched = "request " + string(a.Cancels) + " withdrawn"
 	} else {

@@ -13,7 +13,7 @@ import (
 )
 
 // opHealth runs dvvd's half of `dvv doctor` from dvvd's own environment.
-func opHealth(c *call, _ wire.HealthArgs) (*wire.Response, error) {
+func opHealth(c *call, _ wire.HealthArgs) (*wire.HealthAnswer, error) {
 	svc := c.d.cfg.Services
 	env := health.Env{Keychain: svc.Keychain, SSHConfig: svc.SSHConfig, HostKey: svc.HostKey,
 		Pinned: func(hp string) bool { _, ok, _ := pins.Lookup(hp); return ok }}
@@ -27,13 +27,13 @@ func opHealth(c *call, _ wire.HealthArgs) (*wire.Response, error) {
 	if b := svc.Discovery; b != nil {
 		env.Discovery = func() string { _, note := b.List(); return note }
 	}
-	r := ok(wire.OpHealth)
+	r := &wire.HealthAnswer{}
 	r.Checks = health.Run(c.ctx, env)
 	return r, nil
 }
 
 // opReport answers what only dvvd knows for `dvv report`.
-func opReport(c *call, _ wire.ReportArgs) (*wire.Response, error) {
+func opReport(c *call, _ wire.ReportArgs) (*wire.ReportAnswer, error) {
 	d := c.d
 	cfg := map[string]string{
 		"id":             d.cfg.ID,
@@ -51,7 +51,7 @@ func opReport(c *call, _ wire.ReportArgs) (*wire.Response, error) {
 	for proto := range d.cfg.Desktop {
 		cfg["desktop."+proto] = "true"
 	}
-	r := ok(wire.OpReport)
+	r := &wire.ReportAnswer{}
 	r.Report = &wire.DaemonReport{Version: Version, Go: runtime.Version(), OS: osText(), PID: os.Getpid(),
 		UptimeMs: time.Since(d.started).Milliseconds(), Config: cfg, Log: d.tail.Lines()}
 	return r, nil

@@ -20,7 +20,7 @@ const maxExpectRects = 64
 
 // opExpect waits until a template picture is on the screen: a search of
 // the whole frame (or region) first, then only around what changed.
-func opExpect(c *call, a wire.ExpectArgs) (*wire.Response, error) {
+func opExpect(c *call, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
 	l := c.l
 	tmpl, err := expectTemplate(a.TemplateBase64)
 	if err != nil {
@@ -158,9 +158,9 @@ func expectTemplate(b64 string) (*imgmatch.Template, error) {
 	return t, nil
 }
 
-func expectAnswer(c *call, res *wire.ExpectResult, start time.Time) *wire.Response {
+func expectAnswer(c *call, res *wire.ExpectResult, start time.Time) *wire.ExpectAnswer {
 	res.ElapsedMs = time.Since(start).Milliseconds()
-	r := ok(wire.OpExpect)
+	r := &wire.ExpectAnswer{}
 	r.Expect = res
 	r.Observation = c.l.observe(c.att)
 	return r

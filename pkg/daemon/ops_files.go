@@ -52,7 +52,7 @@ func (l *Limb) dropFiles(err error) {
 	}
 }
 
-func opFiles(c *call, a wire.FilesArgs) (*wire.Response, error) {
+func opFiles(c *call, a wire.FilesArgs) (*wire.FilesAnswer, error) {
 	f, via, err := c.l.filesFor(c)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func opFiles(c *call, a wire.FilesArgs) (*wire.Response, error) {
 		return nil, err
 	}
 	res.Action, res.Via = a.Action, via
-	r := ok(wire.OpFiles)
+	r := &wire.FilesAnswer{}
 	r.Files = res
 	return r, nil
 }
@@ -231,8 +231,8 @@ func getToFile(ctx context.Context, f limb.Files, path, to string) (int64, error
 
 // opTransfer: files moves everything inside its own call, so there is never
 // a transfer in flight. These are ordinary answers, not errors.
-func opTransfer(c *call, a wire.TransferArgs) (*wire.Response, error) {
-	r := ok(wire.OpTransfer)
+func opTransfer(c *call, a wire.TransferArgs) (*wire.TransferAnswer, error) {
+	r := &wire.TransferAnswer{}
 	switch a.Action {
 	case "status":
 		list := transfers.inFlight(c.d, c.l.id)

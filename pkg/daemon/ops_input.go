@@ -49,7 +49,7 @@ func (c *call) act(fn func(ctx context.Context, desk limb.Desktop) error) error 
 	return nil
 }
 
-func opClick(c *call, a wire.ClickArgs) (*wire.Response, error) {
+func opClick(c *call, a wire.ClickArgs) (*wire.ClickAnswer, error) {
 	l := c.l
 	action := a.Action
 	// The spec made x and y (and toX, toY for drag; direction for
@@ -139,7 +139,7 @@ func opClick(c *call, a wire.ClickArgs) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := ok(wire.OpClick)
+	r := &wire.ClickAnswer{}
 	r.Dispatched = fmt.Sprintf("%s at (%d,%d) sent", action, x, y)
 	return r, nil
 }
@@ -178,16 +178,20 @@ func modifierKeysyms(names []string) ([]uint32, error) {
 
 // opTypeTerminal sends the text to the PTY as it is, unfenced: a shell
 // echoes it, and its screen is read as text, not pixels.
-func opTypeTerminal(c *call, a wire.TypeArgs) (*wire.Response, error) {
+func opTypeTerminal(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 	if err := c.terminalInputAllowed(); err != nil {
 		return nil, err
 	}
-	return termSendText(c, wire.OpType, *a.Text)
+	sent, err := termSend(c, []byte(*a.Text))
+	if err != nil {
+		return nil, err
+	}
+	return &wire.TypeAnswer{Dispatched: sent}, nil
 }
 
 // opTypeDesktop types rune by rune as key events, behind the lease and the
 // typing fence.
-func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.Response, error) {
+func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 	l := c.l
 	// Check the whole text before sending any of it: a control character
 	// with no key, or bytes that are not UTF-8, refuse it all.
@@ -238,7 +242,7 @@ func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.Response, error) {
 		}
 		return nil, err
 	}
-	r := ok(wire.OpType)
+	r := &wire.TypeAnswer{}
 	r.Dispatched = fmt.Sprintf("%d characters sent", len(text))
 	return r, nil
 }
@@ -277,7 +281,7 @@ func checkTypeable(l *Limb, text []rune) error {
 
 // opKeyTerminal sends the bytes an xterm sends for the chord (normal
 // cursor-key mode), unfenced like any terminal input.
-func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.Response, error) {
+func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
 		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
@@ -289,12 +293,16 @@ func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.Response, error) {
 	if !ok {
 		return nil, wire.Errorf(wire.UnknownKey, "%q has no terminal byte sequence; send raw bytes with term_send bytesHex", a.Keys)
 	}
-	return termSendText(c, wire.OpKey, string(b))
+	sent, err := termSend(c, b)
+	if err != nil {
+		return nil, err
+	}
+	return &wire.KeyAnswer{Dispatched: sent}, nil
 }
 
 // opKeyDesktop presses the chord's keys in order and releases them in
 // reverse, behind the lease and the typing fence.
-func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.Response, error) {
+func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	l := c.l
 	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
@@ -331,7 +339,7 @@ func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := ok(wire.OpKey)
+	r := &wire.KeyAnswer{}
 	r.Dispatched = a.Keys + " sent"
 	return r, nil
 }
@@ -339,9 +347,9 @@ func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.Response, error) {
 // clipboardLimit bounds clipboard text either way.
 const clipboardLimit = 1 << 20
 
-func opClipboard(c *call, a wire.ClipboardArgs) (*wire.Response, error) {
+func opClipboard(c *call, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
 	l := c.l
-	r := ok(wire.OpClipboard)
+	r := &wire.ClipboardAnswer{}
 	switch a.Action {
 	case "get":
 		desk, err := l.desktop()

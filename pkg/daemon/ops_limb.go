@@ -10,26 +10,26 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-func opHello(c *call, _ wire.HelloArgs) (*wire.Response, error) { return daemonInfo(c, wire.OpHello) }
+func opHello(c *call, _ wire.HelloArgs) (*wire.HelloAnswer, error) {
+	return &wire.HelloAnswer{Daemon: daemonInfo(c)}, nil
+}
 
-func opAttach(c *call, _ wire.AttachArgs) (*wire.Response, error) {
-	return daemonInfo(c, wire.OpAttach)
+func opAttach(c *call, _ wire.AttachArgs) (*wire.AttachAnswer, error) {
+	return &wire.AttachAnswer{Daemon: daemonInfo(c)}, nil
 }
 
 // daemonInfo answers hello and attach; the attachment was made from the
 // request's envelope before dispatch.
-func daemonInfo(c *call, op string) (*wire.Response, error) {
-	r := ok(op)
-	r.Daemon = &wire.DaemonInfo{Version: Version, Protocol: wire.ProtocolVersion, ID: c.d.cfg.ID, PID: os.Getpid(),
+func daemonInfo(c *call) *wire.DaemonInfo {
+	return &wire.DaemonInfo{Version: Version, Protocol: wire.ProtocolVersion, ID: c.d.cfg.ID, PID: os.Getpid(),
 		Attachment: c.att.name, Role: c.att.grant.Role, Caps: c.att.grant.List()}
-	return r, nil
 }
 
-func opPing(c *call, _ wire.PingArgs) (*wire.Response, error) { return ok(wire.OpPing), nil }
+func opPing(c *call, _ wire.PingArgs) (*wire.PingAnswer, error) { return &wire.PingAnswer{}, nil }
 
-func opShutdown(c *call, _ wire.ShutdownArgs) (*wire.Response, error) {
+func opShutdown(c *call, _ wire.ShutdownArgs) (*wire.ShutdownAnswer, error) {
 	go c.d.Shutdown()
-	return ok(wire.OpShutdown), nil
+	return &wire.ShutdownAnswer{}, nil
 }
 
 // observe builds the dvv.observation.v1 object for a (which may be nil).
@@ -78,8 +78,8 @@ func (l *Limb) summary(a *attachment) wire.LimbSummary {
 		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
 }
 
-func opLimbs(c *call, _ wire.LimbsArgs) (*wire.Response, error) {
-	r := ok(wire.OpLimbs)
+func opLimbs(c *call, _ wire.LimbsArgs) (*wire.LimbsAnswer, error) {
+	r := &wire.LimbsAnswer{}
 	r.Limbs, r.Available = []wire.LimbSummary{}, []wire.LimbSummary{}
 	c.d.mu.Lock()
 	all := make([]*Limb, 0, len(c.d.limbs))
@@ -102,7 +102,7 @@ func opLimbs(c *call, _ wire.LimbsArgs) (*wire.Response, error) {
 	return r, nil
 }
 
-func opOpen(c *call, a wire.OpenArgs) (*wire.Response, error) {
+func opOpen(c *call, a wire.OpenArgs) (*wire.OpenAnswer, error) {
 	t, err := c.d.targetFor(a)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func opOpen(c *call, a wire.OpenArgs) (*wire.Response, error) {
 	if t.Record {
 		go l.recordWhenConnected()
 	}
-	r := ok(wire.OpOpen)
+	r := &wire.OpenAnswer{}
 	r.LimbID = l.id
 	r.Observation = l.observe(c.att)
 	r.Dispatched = note
@@ -218,31 +218,31 @@ func (d *Daemon) resolve(a *attachment, req wire.Target) (*Limb, error) {
 	return l, nil
 }
 
-func opClose(c *call, _ wire.CloseArgs) (*wire.Response, error) {
+func opClose(c *call, _ wire.CloseArgs) (*wire.CloseAnswer, error) {
 	if l := c.l; l != nil {
 		if err := l.checkPersonHold(c.att, "close"); err != nil {
 			return nil, err
 		}
 		l.close()
 	}
-	return ok(wire.OpClose), nil
+	return &wire.CloseAnswer{}, nil
 }
 
-func opStatus(c *call, _ wire.StatusArgs) (*wire.Response, error) {
+func opStatus(c *call, _ wire.StatusArgs) (*wire.StatusAnswer, error) {
 	l := c.l
-	r := ok(wire.OpStatus)
+	r := &wire.StatusAnswer{}
 	r.Observation = l.observe(c.att)
 	return r, nil
 }
 
-func opSignals(c *call, _ wire.SignalsArgs) (*wire.Response, error) {
+func opSignals(c *call, _ wire.SignalsArgs) (*wire.SignalsAnswer, error) {
 	l := c.l
-	r := ok(wire.OpSignals)
+	r := &wire.SignalsAnswer{}
 	r.Signals = l.observe(c.att).Signals
 	return r, nil
 }
 
-func opReconnect(c *call, a wire.ReconnectArgs) (*wire.Response, error) {
+func opReconnect(c *call, a wire.ReconnectArgs) (*wire.ReconnectAnswer, error) {
 	l := c.l
 	if err := l.checkPersonHold(c.att, "reconnect"); err != nil {
 		return nil, err
@@ -264,7 +264,7 @@ func opReconnect(c *call, a wire.ReconnectArgs) (*wire.Response, error) {
 		select {
 		case <-ch:
 		case <-deadline:
-			r := ok(wire.OpReconnect)
+			r := &wire.ReconnectAnswer{}
 			r.Observation = l.observe(c.att)
 			return r, wire.Errorf(wire.Timeout, "limb %s did not come back within %v (state %s)", l.id, timeout, r.Observation.State)
 		case <-c.ctx.Done():
@@ -275,7 +275,7 @@ func opReconnect(c *call, a wire.ReconnectArgs) (*wire.Response, error) {
 		ch = l.stateCh
 		l.mu.Unlock()
 		if st == wire.StateConnected && (n > before || !wasUp) {
-			r := ok(wire.OpReconnect)
+			r := &wire.ReconnectAnswer{}
 			r.Observation = l.observe(c.att)
 			return r, nil
 		}
@@ -291,9 +291,9 @@ func opReconnect(c *call, a wire.ReconnectArgs) (*wire.Response, error) {
 	}
 }
 
-func opHistory(c *call, _ wire.HistoryArgs) (*wire.Response, error) {
+func opHistory(c *call, _ wire.HistoryArgs) (*wire.HistoryAnswer, error) {
 	l := c.l
-	r := ok(wire.OpHistory)
+	r := &wire.HistoryAnswer{}
 	r.History = l.history.list()
 	return r, nil
 }

@@ -34,7 +34,7 @@ func (d *Daemon) allLimbs() []*Limb {
 
 // opPause: action pause or resume, for the limb named or (all) every limb.
 // resume without a limb resumes everything.
-func opPause(c *call, a wire.PauseArgs) (*wire.Response, error) {
+func opPause(c *call, a wire.PauseArgs) (*wire.PauseAnswer, error) {
 	d := c.d
 	if a.All && (a.LimbID != "" || a.GroupID != "") {
 		return nil, wire.Errorf(wire.BadRequest, "pass a limb or all, not both")
@@ -47,7 +47,7 @@ func opPause(c *call, a wire.PauseArgs) (*wire.Response, error) {
 		}
 		target = l
 	}
-	r := ok(wire.OpPause)
+	r := &wire.PauseAnswer{}
 	switch a.Action {
 	case "pause":
 		if target == nil && !a.All {
@@ -105,9 +105,9 @@ func (d *Daemon) pauseView() *wire.PauseResult {
 // opHandback ends a person's hold on a limb (taken over from the CLI, a
 // VNC viewer or the browser): agents may acquire the lease again. A pause
 // stays until resumed.
-func opHandback(c *call, a wire.HandbackArgs) (*wire.Response, error) {
+func opHandback(c *call, a wire.HandbackArgs) (*wire.HandbackAnswer, error) {
 	l := c.l
-	r := ok(wire.OpHandback)
+	r := &wire.HandbackAnswer{}
 	l.mu.Lock()
 	if l.lease.human && l.lease.holder != nil {
 		l.freeLocked("handed back by a person")

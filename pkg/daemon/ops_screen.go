@@ -15,7 +15,7 @@ import (
 
 // opScreenDesktop encodes the mirror (whole, a region, or what changed
 // since this attachment's last read) and clears its typing fence.
-func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.Response, error) {
+func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	l := c.l
 	l.mu.Lock()
 	perceive, state := l.perceive, l.state
@@ -67,7 +67,7 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.Response, error) {
 		l.mu.Unlock()
 		dmg := f.tracker.Peek()
 		if read && dmg.Bounds.Empty() {
-			r := ok(wire.OpScreen)
+			r := &wire.ScreenAnswer{}
 			r.Screen = &wire.Screen{Unchanged: true, Coverage: round3(l.dsk.buf.Coverage()), Generation: l.generation(),
 				ImageSpace:     wire.ImageSpace{Scale: 1, Native: wire.Size{W: w, H: h}},
 				ImageSpaceLine: "unchanged: nothing repainted since this attachment's last read; no image"}
@@ -107,7 +107,7 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.Response, error) {
 	} else {
 		scr.DataBase64 = base64.StdEncoding.EncodeToString(data)
 	}
-	r := ok(wire.OpScreen)
+	r := &wire.ScreenAnswer{}
 	r.Screen = scr
 	r.Observation = l.observe(c.att)
 	return r, nil
@@ -187,14 +187,14 @@ func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]b
 
 // opScreenTerminal answers the terminal's text grid and cursor; a
 // terminal's screen is text, so the image arguments do not apply.
-func opScreenTerminal(c *call, _ wire.ScreenArgs) (*wire.Response, error) {
+func opScreenTerminal(c *call, _ wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	term, err := c.l.terminal()
 	if err != nil {
 		return nil, err
 	}
 	rows, cx, cy := term.Grid()
 	cols, nrows := term.Size()
-	r := ok(wire.OpScreen)
+	r := &wire.ScreenAnswer{}
 	r.Screen = &wire.Screen{Mime: "text/plain", Text: rows, Cursor: &wire.Point{X: cx, Y: cy}, Width: cols, Height: nrows,
 		Coverage: 1, Generation: 1, ImageSpaceLine: fmt.Sprintf("terminal %dx%d, cursor at column %d row %d (zero based)", cols, nrows, cx, cy)}
 	r.Observation = c.l.observe(c.att)

@@ -7,9 +7,9 @@ import (
 )
 
 // opShare starts (or reports) a limb's share, or stops it.
-func opShare(c *call, a wire.ShareArgs) (*wire.Response, error) {
+func opShare(c *call, a wire.ShareArgs) (*wire.ShareAnswer, error) {
 	l := c.l
-	r := ok(wire.OpShare)
+	r := &wire.ShareAnswer{}
 	switch a.Action {
 	case "", "start":
 	case "stop":

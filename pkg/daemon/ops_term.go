@@ -22,7 +22,7 @@ const (
 	runMaxTimeout = 24 * 60 * 60 * 1000
 )
 
-func opRun(c *call, a wire.RunArgs) (*wire.Response, error) {
+func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	max := 0 // the limb's default
 	if a.MaxOutputBytes != nil {
 		max = *a.MaxOutputBytes
@@ -37,12 +37,12 @@ func opRun(c *call, a wire.RunArgs) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := ok(wire.OpRun)
+	r := &wire.RunAnswer{}
 	r.Run = res
 	return r, nil
 }
 
-func opTermRead(c *call, a wire.TermReadArgs) (*wire.Response, error) {
+func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 	term, err := c.l.terminal()
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func opTermRead(c *call, a wire.TermReadArgs) (*wire.Response, error) {
 			Message: fmt.Sprintf("cursor %d is older than the scrollback ring: %d bytes were overwritten and are lost", since, lost),
 			Next:    fmt.Sprintf("read again with since %q (the oldest output still held), or without since", strconv.FormatUint(oldest, 10))}
 	}
-	r := ok(wire.OpTermRead)
+	r := &wire.TermReadAnswer{}
 	t := &wire.TermRead{Cursor: strconv.FormatUint(next, 10), Lost: lost}
 	if utf8.Valid(data) {
 		t.Data = string(data)
@@ -75,7 +75,7 @@ func opTermRead(c *call, a wire.TermReadArgs) (*wire.Response, error) {
 	return r, nil
 }
 
-func opTermSend(c *call, a wire.TermSendArgs) (*wire.Response, error) {
+func opTermSend(c *call, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
 	var b []byte
 	switch {
 	case a.Text != nil && a.BytesHex != "":
@@ -90,7 +90,11 @@ func opTermSend(c *call, a wire.TermSendArgs) (*wire.Response, error) {
 	default:
 		return nil, wire.Errorf(wire.BadRequest, "term_send needs text or bytesHex")
 	}
-	return termSend(c, b)
+	sent, err := termSend(c, b)
+	if err != nil {
+		return nil, err
+	}
+	return &wire.TermSendAnswer{Dispatched: sent}, nil
 }
 
 // terminalInputAllowed: type and key on a terminal limb are term_send, and
@@ -104,30 +108,21 @@ func (c *call) terminalInputAllowed() error {
 	return nil
 }
 
-// termSendText is type or key on a terminal limb: term_send answered as op.
-func termSendText(c *call, op, text string) (*wire.Response, error) {
-	r, err := termSend(c, []byte(text))
-	if r != nil {
-		r.Result = op
-	}
-	return r, err
-}
-
-func termSend(c *call, b []byte) (*wire.Response, error) {
+// termSend writes b to the terminal limb (term_send, and type or key on a
+// terminal) and says what was sent, for the answer's dispatched.
+func termSend(c *call, b []byte) (string, error) {
 	if len(b) > termSendMax {
-		return nil, wire.Errorf(wire.TooLarge, "term_send is limited to %d bytes a call", termSendMax)
+		return "", wire.Errorf(wire.TooLarge, "term_send is limited to %d bytes a call", termSendMax)
 	}
 	if err := c.l.checkLease(c.att); err != nil {
-		return nil, err
+		return "", err
 	}
 	term, err := c.l.terminal()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := term.Send(b); err != nil {
-		return nil, asWireError(err)
+		return "", asWireError(err)
 	}
-	r := ok(wire.OpTermSend)
-	r.Dispatched = fmt.Sprintf("%d bytes sent at %s", len(b), time.Now().Format(time.RFC3339Nano))
-	return r, nil
+	return fmt.Sprintf("%d bytes sent at %s", len(b), time.Now().Format(time.RFC3339Nano)), nil
 }

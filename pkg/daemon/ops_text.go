@@ -140,7 +140,7 @@ func (c *call) inFrame(g *wire.Region) (image.Rectangle, error) {
 
 // opFind answers where text is on a desktop, or (without text) every line
 // read in the region.
-func opFind(c *call, a wire.FindArgs) (*wire.Response, error) {
+func opFind(c *call, a wire.FindArgs) (*wire.FindAnswer, error) {
 	region, err := c.inFrame(a.Region)
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func opFind(c *call, a wire.FindArgs) (*wire.Response, error) {
 			res.Lines = append(res.Lines, wire.TextLine{Text: ln.Text(), Box: toRegion(ln.Box), Confidence: round3(conf)})
 		}
 	}
-	r := ok(wire.OpFind)
+	r := &wire.FindAnswer{}
 	r.Find = res
 	r.Observation = c.l.observe(c.att)
 	return r, nil

@@ -16,7 +16,7 @@ const (
 	quietDef    = 750
 )
 
-func opWait(c *call, a wire.WaitArgs) (*wire.Response, error) {
+func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 	l := c.l
 	timeout := clampMs(waitDefault, waitMax)
 	if a.TimeoutMs != nil {
@@ -195,8 +195,8 @@ func (l *Limb) lastChange() time.Time {
 	return time.Time{}
 }
 
-func waitAnswer(c *call, until string, settled bool, detail string, start time.Time) *wire.Response {
-	r := ok(wire.OpWait)
+func waitAnswer(c *call, until string, settled bool, detail string, start time.Time) *wire.WaitAnswer {
+	r := &wire.WaitAnswer{}
 	r.Wait = &wire.WaitResult{Until: until, Settled: settled, ElapsedMs: time.Since(start).Milliseconds(), Detail: detail}
 	if until == "exit" && settled {
 		if code, ok := c.l.lastExit(); ok {

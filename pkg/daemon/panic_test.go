@@ -49,8 +49,8 @@ func TestPanicLogCarriesNoRequestData(t *testing.T) {
 	const op = "panic_probe"
 	const secret = "hunter2-correct-horse-battery"
 	wire.AddOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
-		Fields: []wire.Field{{Name: "text", Note: "what to panic with"}}, Answer: "never answers", Args: reflect.TypeFor[panicProbeArgs]()})
-	handlers[op] = typed(func(c *call, a panicProbeArgs) (*wire.Response, error) {
+		Fields: []wire.Field{{Name: "text", Note: "what to panic with"}}, Answer: "never answers", Args: reflect.TypeFor[panicProbeArgs](), AnswerType: reflect.TypeFor[wire.PingAnswer]()})
+	handlers[op] = typed(func(c *call, a panicProbeArgs) (*wire.PingAnswer, error) {
 		switch t := *a.Text; {
 		case strings.HasPrefix(t, "error:"):
 			panic(errors.New("typing " + t))

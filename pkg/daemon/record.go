@@ -77,9 +77,9 @@ func recordingsDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o700)
 }
 
-func opRecord(c *call, a wire.RecordArgs) (*wire.Response, error) {
+func opRecord(c *call, a wire.RecordArgs) (*wire.RecordAnswer, error) {
 	l := c.l
-	r := ok(wire.OpRecord)
+	r := &wire.RecordAnswer{}
 	switch a.Action {
 	case "start", "":
 		rec, err := l.startRecording(c.att.name)

@@ -118,9 +118,9 @@ func (d *Daemon) hostTarget(id string) (limb.Target, error) {
 	return t, nil
 }
 
-func opHosts(c *call, a wire.HostsArgs) (*wire.Response, error) {
+func opHosts(c *call, a wire.HostsArgs) (*wire.HostsAnswer, error) {
 	d := c.d
-	r := ok(wire.OpHosts)
+	r := &wire.HostsAnswer{}
 	r.Hosts = []wire.Host{}
 	// discovered adds what discovery saw; saved hosts are listed either way
 	// (the tool reference lists both).
@@ -148,7 +148,7 @@ func opHosts(c *call, a wire.HostsArgs) (*wire.Response, error) {
 	return r, nil
 }
 
-func opHostAdd(c *call, a wire.HostAddArgs) (*wire.Response, error) {
+func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	s, err := c.d.hostsStore()
 	if err != nil {
 		return nil, err
@@ -173,12 +173,12 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.Response, error) {
 			return nil, keychain.WireError(err)
 		}
 	}
-	r := ok(wire.OpHostAdd)
+	r := &wire.HostAddAnswer{}
 	r.Hosts = []wire.Host{saved.Wire(kc != nil && kc.Has(saved.ID))}
 	return r, nil
 }
 
-func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.Response, error) {
+func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error) {
 	s, err := c.d.hostsStore()
 	if err != nil {
 		return nil, err
@@ -199,14 +199,14 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.Response, error) {
 			return nil, keychain.WireError(err)
 		}
 	}
-	r := ok(wire.OpHostRemove)
+	r := &wire.HostRemoveAnswer{}
 	r.Hosts = []wire.Host{h.Wire(false)}
 	return r, nil
 }
 
 // opHostTrust trusts a machine's SSH host key (or TLS certificate), after
 // the user has checked the fingerprint an earlier HOSTKEY_UNKNOWN showed.
-func opHostTrust(c *call, a wire.HostTrustArgs) (*wire.Response, error) {
+func opHostTrust(c *call, a wire.HostTrustArgs) (*wire.HostTrustAnswer, error) {
 	if c.d.cfg.Services.Trust == nil {
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd cannot trust host keys")
 	}
@@ -226,7 +226,7 @@ func opHostTrust(c *call, a wire.HostTrustArgs) (*wire.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := ok(wire.OpHostTrust)
+	r := &wire.HostTrustAnswer{}
 	r.Dispatched = fmt.Sprintf("trusted %s %s:%d with fingerprint %s", proto, addr, port, fp)
 	return r, nil
 }
@@ -239,7 +239,7 @@ func asBadRequest(err error) error {
 	return wire.Errorf(wire.BadRequest, "%v", err)
 }
 
-func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.Response, error) {
+func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
 	if ts == nil {
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd keeps no tokens")
@@ -259,15 +259,15 @@ func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.Response, error) {
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
-	r := ok(wire.OpTokenNew)
+	r := &wire.TokenCreateAnswer{}
 	r.Token = secret
 	r.Tokens = []wire.TokenInfo{info.Wire()}
 	return r, nil
 }
 
-func opTokenList(c *call, _ wire.TokenListArgs) (*wire.Response, error) {
+func opTokenList(c *call, _ wire.TokenListArgs) (*wire.TokenListAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
-	r := ok(wire.OpTokenList)
+	r := &wire.TokenListAnswer{}
 	r.Tokens = []wire.TokenInfo{}
 	if ts != nil {
 		for _, t := range ts.List() {
@@ -277,7 +277,7 @@ func opTokenList(c *call, _ wire.TokenListArgs) (*wire.Response, error) {
 	return r, nil
 }
 
-func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.Response, error) {
+func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
 	if ts == nil {
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd keeps no tokens")
@@ -289,7 +289,7 @@ func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.Response, error) {
 		return nil, asBadRequest(err)
 	}
 	c.d.releaseToken(a.TokenID)
-	return ok(wire.OpTokenRevok), nil
+	return &wire.TokenRevokeAnswer{}, nil
 }
 
 // checkAddresses refuses, before anything else sees them, addresses that

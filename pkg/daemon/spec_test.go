@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,11 +40,23 @@ func TestSpecWithoutHandlerFailsAtStart(t *testing.T) {
 // arguments under another op is a start-up failure, not a wrong decode.
 func TestHandlerWithOtherArgsFailsAtStart(t *testing.T) {
 	saved := handlers[wire.OpPing]
-	handlers[wire.OpPing] = typed(func(c *call, a wire.StatusArgs) (*wire.Response, error) { return ok(wire.OpPing), nil })
+	handlers[wire.OpPing] = typed(func(c *call, a wire.StatusArgs) (*wire.PingAnswer, error) { return &wire.PingAnswer{}, nil })
 	defer func() { handlers[wire.OpPing] = saved }()
 	err := checkHandlers()
 	if err == nil || !strings.Contains(err.Error(), "StatusArgs") {
 		t.Fatalf("checkHandlers with a mismatched handler: %v", err)
+	}
+}
+
+// TestHandlerWithOtherAnswerFailsAtStart: a handler that answers another
+// op's answer type is a start-up failure too.
+func TestHandlerWithOtherAnswerFailsAtStart(t *testing.T) {
+	saved := handlers[wire.OpPing]
+	handlers[wire.OpPing] = typed(func(c *call, a wire.PingArgs) (*wire.StatusAnswer, error) { return &wire.StatusAnswer{}, nil })
+	defer func() { handlers[wire.OpPing] = saved }()
+	err := checkHandlers()
+	if err == nil || !strings.Contains(err.Error(), "StatusAnswer") {
+		t.Fatalf("checkHandlers with a mismatched answer: %v", err)
 	}
 }
 
@@ -54,6 +67,17 @@ type limbCountArgs struct {
 
 func (limbCountArgs) Op() string { return "limb_count" }
 
+// limbCountAnswer is the trivial op's answer: the one field its spec
+// declares, and the line it makes.
+type limbCountAnswer struct {
+	Dispatched string `json:"dispatched,omitempty"`
+}
+
+func (limbCountAnswer) Op() string { return "limb_count" }
+func (a *limbCountAnswer) Response() *wire.Response {
+	return &wire.Response{Result: "limb_count", Dispatched: a.Dispatched}
+}
+
 // TestTrivialOpNeedsOnlySpecAndHandler adds an op the way a new feature
 // would: one spec entry naming its Args, and one handler. Dispatch, field
 // checks (unknown, bounds, required), policy and inline serving follow from
@@ -62,12 +86,12 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 	const op = "limb_count"
 	wire.AddOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
 		Fields: []wire.Field{{Name: "n", Min: new(int64), Required: true, Note: "echoed"}}, Answer: "`dispatched`: how many limbs dvvd holds",
-		Args: reflect.TypeFor[limbCountArgs]()})
-	handlers[op] = typed(func(c *call, a limbCountArgs) (*wire.Response, error) {
+		Args: reflect.TypeFor[limbCountArgs](), Answers: []string{"dispatched"}, AnswerType: reflect.TypeFor[limbCountAnswer]()})
+	handlers[op] = typed(func(c *call, a limbCountArgs) (*limbCountAnswer, error) {
 		c.d.mu.Lock()
 		n := len(c.d.limbs)
 		c.d.mu.Unlock()
-		r := ok(op)
+		r := &limbCountAnswer{}
 		r.Dispatched = strings.Repeat("limb ", n) + "counted"
 		if a.N != nil {
 			r.Dispatched += fmt.Sprintf(" (n=%d)", *a.N)
@@ -107,5 +131,22 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 	// Policy reads the capability from the spec.
 	if got := policy.Required(op, ""); len(got) != 1 || got[0] != policy.HistoryRead {
 		t.Fatalf("policy.Required = %v", got)
+	}
+}
+
+// TestDispatchAddsOnlyDeclaredAnswerFields: what dispatch adds to a
+// handler's answer (limbId on limb ops, an act's verification) is in that
+// op's declared answer fields, so the typed answer a client reads has it.
+func TestDispatchAddsOnlyDeclaredAnswerFields(t *testing.T) {
+	for op := range verifiedOps {
+		s, ok := wire.Spec(op)
+		if !ok || !slices.Contains(s.AnswerFields(), "verification") {
+			t.Errorf("op %s's answers carry a verification its spec does not declare", op)
+		}
+	}
+	for _, s := range wire.Ops {
+		if s.Limb && !slices.Contains(s.AnswerFields(), "limbId") {
+			t.Errorf("limb op %s's answers carry a limbId its spec does not declare", s.Name)
+		}
 	}
 }

@@ -265,12 +265,12 @@ func (g *viewerGlue) Acts(id string, since uint64) ([]json.RawMessage, uint64) {
 
 // opViewer starts the viewer if needed and answers its address with the
 // secret (full, or the read-only one for action watch).
-func opViewer(c *call, a wire.ViewerArgs) (*wire.Response, error) {
+func opViewer(c *call, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {
 	g, err := c.d.startViewer()
 	if err != nil {
 		return nil, err
 	}
-	r := ok(wire.OpViewer)
+	r := &wire.ViewerAnswer{}
 	readOnly := a.Action == "watch"
 	r.Viewer = &wire.ViewerInfo{URL: g.srv.URL(readOnly, a.LimbID), ReadOnly: readOnly}
 	r.Dispatched = "the viewer listens on " + g.srv.Addr()

@@ -135,7 +135,7 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 	// none after it returns.
 	var got []wire.TransferInfo
 	returned := false
-	res, err = caller.DoProgress(ctx, wire.RequestOf(&wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: local,
+	put, err := caller.DoProgress(ctx, wire.RequestOf(&wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: local,
 		Path: filepath.Join(s.RemoteHome, "again.bin")}), func(p wire.TransferInfo) {
 		if returned {
 			t.Error("a progress callback after DoProgress returned")
@@ -143,8 +143,8 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 		got = append(got, p)
 	})
 	returned = true
-	if err != nil || res.Files.Bytes != size {
-		t.Fatalf("DoProgress put: %+v %v", res, err)
+	if err != nil || put.Files.Bytes != size {
+		t.Fatalf("DoProgress put: %+v %v", put, err)
 	}
 	if len(got) == 0 || got[len(got)-1].Bytes != size || got[len(got)-1].Total != size || got[len(got)-1].Action != "put" {
 		t.Fatalf("DoProgress handed %+v, want the last at %d of %d bytes", got, size, size)

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// AnswerName is the Go name of an op's answer: click → ClickAnswer.
+func AnswerName(op string) string { return camel(op) + "Answer" }
+
+// envelopeFields are on every answer line (result, id) or on failures
+// only (the error fields): no op declares them as its answer.
+var envelopeFields = []string{"result", "id", "code", "message", "next", "cause"}
+
+// RenderAnswers returns answers_gen.go, per op a struct with exactly the
+// spec's AnswerFields under Response's Go names, types and JSON tags (in
+// Response's order), and answer_lines_gen.go, per op its Response method
+// (the line dvvd sends) and its From function (what a client reads of a
+// line).
+func RenderAnswers() (types, lines []byte, err error) {
+	byJSON := map[string]reflect.StructField{}
+	var order []string
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[wire.Response]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		byJSON[name] = f
+		order = append(order, name)
+	}
+	var w, l bytes.Buffer
+	w.WriteString(answerHeader + "package wire\n\nimport \"reflect\"\n\n")
+	l.WriteString(answerHeader + "package wire\n\n")
+	for i := range wire.Ops {
+		s := &wire.Ops[i]
+		want := s.AnswerFields()
+		for _, n := range want {
+			if _, ok := byJSON[n]; !ok {
+				return nil, nil, fmt.Errorf("op %s: answer field %q is not a field of wire.Response", s.Name, n)
+			}
+			if slices.Contains(envelopeFields, n) {
+				return nil, nil, fmt.Errorf("op %s: %q is on every answer line; it is not an op's answer field", s.Name, n)
+			}
+		}
+		var fields []reflect.StructField
+		for _, n := range order {
+			if slices.Contains(want, n) {
+				fields = append(fields, byJSON[n])
+			}
+		}
+		name := AnswerName(s.Name)
+		fmt.Fprintf(&w, "// %s is what a success of op %s carries.\n", name, s.Name)
+		if len(fields) == 0 {
+			fmt.Fprintf(&w, "type %s struct{}\n\n", name)
+		} else {
+			fmt.Fprintf(&w, "type %s struct {\n", name)
+			for _, f := range fields {
+				fmt.Fprintf(&w, "%s %s `%s`\n", f.Name, strings.ReplaceAll(f.Type.String(), "wire.", ""), f.Tag)
+			}
+			w.WriteString("}\n\n")
+		}
+		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, name)
+		fmt.Fprintf(&l, "// Response is the answer's line: result %q and the answer's fields.\nfunc (a *%s) Response() *Response {\nreturn &Response{Result: %[1]q", s.Name, name)
+		for _, f := range fields {
+			fmt.Fprintf(&l, ", %s: a.%[1]s", f.Name)
+		}
+		l.WriteString("}\n}\n\n")
+		fmt.Fprintf(&l, "// %sFrom reads op %s's answer from a line, without the fields it does not declare.\nfunc %[1]sFrom(r *Response) *%[1]s {\nreturn &%[1]s{", name, s.Name)
+		for j, f := range fields {
+			if j > 0 {
+				l.WriteString(", ")
+			}
+			fmt.Fprintf(&l, "%s: r.%[1]s", f.Name)
+		}
+		l.WriteString("}\n}\n\n")
+	}
+	w.WriteString("// answerTypes names each op's answer type; init puts it in the op's spec.\nvar answerTypes = map[string]reflect.Type{\n")
+	for _, s := range wire.Ops {
+		fmt.Fprintf(&w, "%q: reflect.TypeFor[%s](),\n", s.Name, AnswerName(s.Name))
+	}
+	w.WriteString("}\n")
+	l.WriteString("// answerReaders reads each op's answer from its line (ReadAnswer).\nvar answerReaders = map[string]func(*Response) Answer{\n")
+	for _, s := range wire.Ops {
+		fmt.Fprintf(&l, "%q: func(r *Response) Answer { return %sFrom(r) },\n", s.Name, AnswerName(s.Name))
+	}
+	l.WriteString("}\n")
+	if types, err = format.Source(w.Bytes()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", AnswerFile, err)
+	}
+	if lines, err = format.Source(l.Bytes()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", AnswerLineFile, err)
+	}
+	return types, lines, nil
+}

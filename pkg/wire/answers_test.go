@@ -1,0 +1,161 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// responseFields maps Response's JSON names to its fields.
+func responseFields() map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Response]()) {
+		out[jsonName(f)] = f
+	}
+	return out
+}
+
+// TestAnswersMatchSpec: every op names an answer type whose fields are
+// exactly its spec's AnswerFields, each with Response's Go name, type and
+// JSON tag (so r.Screen reads the same on either), and which says it is
+// its op's. No drift between the answer structs and the table is possible.
+func TestAnswersMatchSpec(t *testing.T) {
+	resp := responseFields()
+	for i := range Ops {
+		s := &Ops[i]
+		if s.AnswerType == nil {
+			t.Errorf("%s has no answer type: run `make docs` (internal/genargs)", s.Name)
+			continue
+		}
+		want := s.AnswerFields()
+		for _, n := range want {
+			if _, ok := resp[n]; !ok {
+				t.Errorf("%s answers %q, which Response does not have", s.Name, n)
+			}
+			if n == "result" || n == "id" || n == "code" || n == "message" || n == "next" || n == "cause" {
+				t.Errorf("%s lists %q, which every answer line carries", s.Name, n)
+			}
+		}
+		if sorted := slices.Sorted(slices.Values(want)); len(slices.Compact(sorted)) != len(want) {
+			t.Errorf("%s lists an answer field twice: %v", s.Name, want)
+		}
+		got := ArgsFields(s.AnswerType)
+		if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+			t.Errorf("%s: %v has fields %v, its spec %v: run `make docs`", s.Name, s.AnswerType, got, want)
+		}
+		for _, f := range reflect.VisibleFields(s.AnswerType) {
+			rf := resp[jsonName(f)]
+			if f.Name != rf.Name || f.Type != rf.Type || f.Tag != rf.Tag {
+				t.Errorf("%v.%s %v `%s` is not Response.%s %v `%s`", s.AnswerType, f.Name, f.Type, f.Tag, rf.Name, rf.Type, rf.Tag)
+			}
+		}
+		a, ok := reflect.New(s.AnswerType).Interface().(Answer)
+		if !ok || a.Op() != s.Name || a.Response().Result != s.Name {
+			t.Errorf("%v does not say it is op %s's answer", s.AnswerType, s.Name)
+		}
+	}
+}
+
+// populate fills v with non-zero values, nested values included (up to a
+// depth, as a group_run member's answer holds a Response).
+func populate(v reflect.Value, depth int) {
+	if depth > 3 {
+		return
+	}
+	if v.Type() == reflect.TypeFor[json.RawMessage]() {
+		v.SetBytes([]byte(`"7"`))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("x" + v.Type().Name())
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(7)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(0.5)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		populate(p.Elem(), depth+1)
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := range 2 {
+			populate(s.Index(i), depth+1)
+		}
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		populate(k, depth+1)
+		populate(e, depth+1)
+		m.SetMapIndex(k, e)
+		v.Set(m)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				populate(v.Field(i), depth+1)
+			}
+		}
+	}
+}
+
+func mustLine(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestAnswerLinesAreResponseLines: for every op, an answer with every
+// field set makes the very line a Response with those fields made; the
+// line read back (the client's way, and ReadAnswer's) gives the same
+// answer; and the struct encoded directly is the line without its result.
+func TestAnswerLinesAreResponseLines(t *testing.T) {
+	for i := range Ops {
+		s := &Ops[i]
+		av := reflect.New(s.AnswerType)
+		populate(av.Elem(), 0)
+		a := av.Interface().(Answer)
+
+		want := &Response{Result: s.Name}
+		rv := reflect.ValueOf(want).Elem()
+		for _, f := range reflect.VisibleFields(s.AnswerType) {
+			rv.FieldByName(f.Name).Set(av.Elem().FieldByIndex(f.Index))
+		}
+		line := mustLine(t, a.Response())
+		if wantLine := mustLine(t, want); !bytes.Equal(line, wantLine) {
+			t.Errorf("%s: the answer makes\n%s\nthe Response\n%s", s.Name, line, wantLine)
+		}
+		if len(s.AnswerFields()) > 0 && bytes.Equal(line, mustLine(t, &Response{Result: s.Name})) {
+			t.Errorf("%s: a populated answer made a bare line %s", s.Name, line)
+		}
+
+		var back Response
+		if err := json.Unmarshal(line, &back); err != nil {
+			t.Fatal(err)
+		}
+		read, ok := ReadAnswer(&back)
+		if !ok || reflect.TypeOf(read).Elem() != s.AnswerType {
+			t.Fatalf("%s: ReadAnswer gave %T", s.Name, read)
+		}
+		if got := mustLine(t, read.Response()); !bytes.Equal(got, line) {
+			t.Errorf("%s: read back, the answer makes\n%s\nnot\n%s", s.Name, got, line)
+		}
+		direct := mustLine(t, a)
+		bare := bytes.TrimPrefix(line, mustLine(t, &Response{Result: s.Name})[:len(`{"result":"`+s.Name+`"`)])
+		if !bytes.Equal(bytes.TrimPrefix(bare, []byte(",")), bytes.TrimPrefix(direct, []byte("{"))) {
+			t.Errorf("%s: encoded directly %s, on its line %s", s.Name, direct, line)
+		}
+	}
+	if _, ok := ReadAnswer(&Response{Result: ResultError, Code: BadRequest}); ok {
+		t.Error("ReadAnswer read a failure as an answer")
+	}
+}
