@@ -174,3 +174,45 @@ func BenchmarkAnswerResponse(b *testing.B) {
 }
 
 var answerSink *Response
+
+// FuzzReadAnswer: any answer line a client decodes reads as its op's
+// answer, whose own line holds only result and the op's declared fields,
+// and reads back to the same line.
+func FuzzReadAnswer(f *testing.F) {
+	for i := range Ops {
+		av := reflect.New(Ops[i].AnswerType)
+		populate(av.Elem(), 0)
+		line, _ := json.Marshal(av.Interface().(Answer).Response())
+		f.Add(line)
+	}
+	f.Add([]byte(`{"result":"screen","screen":{"mime":"image/png"},"lease":{},"limbs":[]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var r Response
+		if json.Unmarshal(line, &r) != nil {
+			return
+		}
+		a, ok := ReadAnswer(&r)
+		if !ok {
+			return
+		}
+		once := mustLine(t, a.Response())
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(once, &fields); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := Spec(r.Result)
+		for k := range fields {
+			if k != "result" && !slices.Contains(s.AnswerFields(), k) {
+				t.Fatalf("%s's answer line carries %q, which it does not declare: %s", r.Result, k, once)
+			}
+		}
+		var back Response
+		if err := json.Unmarshal(once, &back); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := ReadAnswer(&back)
+		if twice := mustLine(t, again.Response()); !bytes.Equal(once, twice) {
+			t.Fatalf("read back:\n%s\nnot\n%s", twice, once)
+		}
+	})
+}
