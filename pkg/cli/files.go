@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/internal/human"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -308,11 +309,11 @@ func transferCmd(e *env) *cobra.Command {
 			}
 			t := newTable(e.stdout, "ID", "ACTION", "BYTES", "RATE", "ELAPSED", "PATH")
 			for _, x := range resp.Transfer.Transfers {
-				moved := humanBytes(x.Bytes)
+				moved := human.Bytes(x.Bytes)
 				if x.Total > 0 {
-					moved += " / " + humanBytes(x.Total)
+					moved += " / " + human.Bytes(x.Total)
 				}
-				t.row(x.TransferID, x.Action, moved, humanBytes(x.BytesPerSec)+"/s",
+				t.row(x.TransferID, x.Action, moved, human.Bytes(x.BytesPerSec)+"/s",
 					(time.Duration(x.ElapsedMs) * time.Millisecond).String(), x.Path)
 			}
 			t.flush()
@@ -344,17 +345,4 @@ func transferCmd(e *env) *cobra.Command {
 	cancel.Flags().StringVar(&id, "id", "", "the transfer to stop (transfer status lists the ids)")
 	cmd.AddCommand(status, cancel)
 	return cmd
-}
-
-// humanBytes writes a byte count the way people read it.
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/dvvhq/dvv/internal/human"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -58,11 +59,11 @@ func (b *progressBar) clear() {
 // the rate. It stays under width (writing the last column wraps on some
 // terminals), shortening the label, then dropping the bar.
 func progressLine(label string, p wire.TransferInfo, width int) string {
-	amount := humanBytes(p.Bytes)
+	amount := human.Bytes(p.Bytes)
 	if p.Total > 0 {
-		amount += " / " + humanBytes(p.Total)
+		amount += " / " + human.Bytes(p.Total)
 	}
-	stats := amount + "  " + humanBytes(p.BytesPerSec) + "/s"
+	stats := amount + "  " + human.Bytes(p.BytesPerSec) + "/s"
 	if p.Total > 0 && p.BytesPerSec > 0 && p.Bytes < p.Total {
 		eta := time.Duration(float64(p.Total-p.Bytes) / float64(p.BytesPerSec) * float64(time.Second))
 		stats += "  ETA " + eta.Round(time.Second).String()

@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dvvhq/dvv/internal/human"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -69,21 +70,9 @@ func movesFile(args wire.Args) bool {
 
 // progressMessage says where a transfer is, in a few words.
 func progressMessage(p wire.TransferInfo) string {
-	s := fmt.Sprintf("%s %s: %s", p.Action, p.Path, sizeText(p.Bytes))
+	s := fmt.Sprintf("%s %s: %s", p.Action, p.Path, human.Bytes(p.Bytes))
 	if p.Total > 0 {
-		s += " of " + sizeText(p.Total)
+		s += " of " + human.Bytes(p.Total)
 	}
-	return s + " at " + sizeText(p.BytesPerSec) + "/s"
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
+	return s + " at " + human.Bytes(p.BytesPerSec) + "/s"
 }
