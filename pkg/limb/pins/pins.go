@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/dvvhq/dvv/pkg/hosts/configfile"
 )
 
 // File is the pin file's name inside the dvv config directory.
@@ -99,9 +101,6 @@ func Replace(hostport, fingerprint string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
 	var keep []string
 	if b, err := os.ReadFile(p); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -115,9 +114,7 @@ func Replace(hostport, fingerprint string) error {
 		return err
 	}
 	keep = append(keep, hostport+" "+strings.ToUpper(fingerprint))
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strings.Join(keep, "\n")+"\n"), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	// A temp file of its own, not p+".tmp": dvvd and a dvv trusting a
+	// certificate may write at once.
+	return configfile.WriteAtomic(p, []byte(strings.Join(keep, "\n")+"\n"))
 }

@@ -45,3 +45,30 @@ func TestTrustLookupReplace(t *testing.T) {
 		t.Error("a host with a space was accepted")
 	}
 }
+
+// Another writer's temp file at the old fixed name (p+".tmp") does not
+// stop a pin from being written, nor is it taken over; the file stays 0600.
+func TestReplaceUsesATempFileOfItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	p, err := Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(p+".tmp", 0o700); err != nil { // in the way of a fixed temp name
+		t.Fatal(err)
+	}
+	if err := Replace("h:3389", "AA:BB"); err != nil {
+		t.Fatalf("Replace beside another writer's temp file: %v", err)
+	}
+	if fp, ok, err := Lookup("h:3389"); err != nil || !ok || fp != "AA:BB" {
+		t.Fatalf("Lookup = %q %v %v", fp, ok, err)
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("pins file: %v %v, want mode 0600", st.Mode(), err)
+	}
+	if st, err := os.Stat(p + ".tmp"); err != nil || !st.IsDir() {
+		t.Fatalf("the other writer's temp path was touched: %v", err)
+	}
+}
