@@ -34,8 +34,8 @@ func RenderAnswers() (types, lines []byte, err error) {
 	var w, l bytes.Buffer
 	w.WriteString(answerHeader + "package wire\n\nimport \"reflect\"\n\n")
 	l.WriteString(answerHeader + "package wire\n\n")
-	for i := range wire.Ops {
-		s := &wire.Ops[i]
+	for i := range wire.Ops() {
+		s := &wire.Ops()[i]
 		want := s.AnswerFields()
 		for _, n := range want {
 			if _, ok := byJSON[n]; !ok {
@@ -77,16 +77,16 @@ func RenderAnswers() (types, lines []byte, err error) {
 		}
 		l.WriteString("}\n}\n\n")
 	}
-	w.WriteString("// answerTypes names each op's answer type; init puts it in the op's spec.\nvar answerTypes = map[string]reflect.Type{\n")
-	for _, s := range wire.Ops {
+	w.WriteString("// answerTypeMap names each op's answer type; the op table puts it in the op's spec.\nfunc answerTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
+	for _, s := range wire.Ops() {
 		fmt.Fprintf(&w, "%q: reflect.TypeFor[%s](),\n", s.Name, AnswerName(s.Name))
 	}
-	w.WriteString("}\n")
-	l.WriteString("// answerReaders reads each op's answer from its line (ReadAnswer).\nvar answerReaders = map[string]func(*Response) Answer{\n")
-	for _, s := range wire.Ops {
-		fmt.Fprintf(&l, "%q: func(r *Response) Answer { return %sFrom(r) },\n", s.Name, AnswerName(s.Name))
+	w.WriteString("}\n}\n")
+	l.WriteString("// readAnswer reads the answer of the op a line's result names (ReadAnswer);\n// a switch, not a map, so nothing is built at init.\nfunc readAnswer(r *Response) (Answer, bool) {\nswitch r.Result {\n")
+	for _, s := range wire.Ops() {
+		fmt.Fprintf(&l, "case %q:\nreturn %sFrom(r), true\n", s.Name, AnswerName(s.Name))
 	}
-	l.WriteString("}\n")
+	l.WriteString("}\nreturn nil, false\n}\n")
 	if types, err = format.Source(w.Bytes()); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", AnswerFile, err)
 	}

@@ -108,8 +108,8 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 		byJSON[name] = f
 	}
 	var w, c bytes.Buffer
-	for i := range wire.Ops {
-		s := &wire.Ops[i]
+	for i := range wire.Ops() {
+		s := &wire.Ops()[i]
 		fmt.Fprintf(&w, "// %s are the arguments of op %s.\n", TypeName(s.Name), s.Name)
 		if len(s.Fields) == 0 {
 			fmt.Fprintf(&w, "type %s struct{}\n\n", TypeName(s.Name))
@@ -141,11 +141,11 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 		}
 		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, TypeName(s.Name))
 	}
-	w.WriteString("// argTypes names each op's Args type; init puts it in the op's spec.\nvar argTypes = map[string]reflect.Type{\n")
-	for _, s := range wire.Ops {
+	w.WriteString("// argTypeMap names each op's Args type; the op table puts it in the op's spec.\nfunc argTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
+	for _, s := range wire.Ops() {
 		fmt.Fprintf(&w, "%q: reflect.TypeFor[%s](),\n", s.Name, TypeName(s.Name))
 	}
-	w.WriteString("}\n")
+	w.WriteString("}\n}\n")
 	imports := "import \"reflect\"\n\n"
 	if bytes.Contains(w.Bytes(), []byte("json.")) {
 		imports = "import (\n\"encoding/json\"\n\"reflect\"\n)\n\n"
@@ -153,7 +153,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 	wireAll := append([]byte(header+"package wire\n\n"+imports), w.Bytes()...)
 
 	c.WriteString(header + "package client\n\nimport (\n\"context\"\n\n\"github.com/dvvhq/dvv/pkg/wire\"\n)\n\n")
-	for _, s := range wire.Ops {
+	for _, s := range wire.Ops() {
 		fmt.Fprintf(&c, "// %s sends op %s (docs/protocol.md). A coded failure is a *wire.Error,\n// returned with the answer's fields as far as they were set.\n"+
 			"func (c *Client) %[1]s(ctx context.Context, a wire.%[3]s) (*wire.%[4]s, error) {\nreturn answer(ctx, c, a, wire.%[4]sFrom)\n}\n\n",
 			MethodName(s.Name), s.Name, TypeName(s.Name), AnswerName(s.Name))

@@ -38,8 +38,8 @@ func Table() string {
 func OpsTable() string {
 	var b strings.Builder
 	b.WriteString("| op | fields | needs | answers | answer |\n| --- | --- | --- | --- | --- |\n")
-	for i := range wire.Ops {
-		s := &wire.Ops[i]
+	for i := range wire.Ops() {
+		s := &wire.Ops()[i]
 		fmt.Fprintf(&b, "| `%s`%s | %s | %s | %s | %s |\n", s.Name, opMarks(s), fields(s), needs(s), answerFields(s), s.Answer)
 	}
 	return b.String()

@@ -197,7 +197,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 			t.Errorf("the CLI sends %s actions %v; the op table has %v", op, got, want)
 		}
 	}
-	for _, s := range wire.Ops {
+	for _, s := range wire.Ops() {
 		if _, ok := sentActions[s.Name]; s.Variant == "action" && !ok && s.Name != wire.OpGroupRun && s.Name != wire.OpClick {
 			t.Errorf("op %s has actions %v, and this test sends none of them", s.Name, s.Variants)
 		}

@@ -119,7 +119,7 @@ func attach(ctx context.Context, conn net.Conn, o Options, then *wire.Request) (
 	go c.readLoop()
 	reqs := []*wire.Request{{Op: wire.OpAttach, Name: o.Name, Token: o.Token, Session: o.Session}}
 	if then != nil {
-		if spec, ok := wire.Spec(then.Op); !ok || !spec.NoAttach {
+		if !wire.NoAttach(then.Op) {
 			c.Close()
 			return nil, nil, wire.Errorf(wire.BadRequest, "%q cannot go out with the attach: it needs the attachment", then.Op)
 		}

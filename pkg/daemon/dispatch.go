@@ -143,7 +143,7 @@ func builtinHandlers() map[string]handler {
 // checkHandlers makes a spec without a handler, or a handler without a
 // spec, a start-up failure rather than an op that answers "unknown".
 func checkHandlers() error {
-	for _, s := range wire.Ops {
+	for _, s := range wire.Ops() {
 		h, ok := handlers[s.Name]
 		if !ok || h.serve == nil {
 			return fmt.Errorf("op %q is specified in pkg/wire but dvvd has no handler for it", s.Name)

@@ -18,7 +18,7 @@ func TestWrongKindIsRefusedByDispatch(t *testing.T) {
 	c := dialClient(t, d, client.Options{Name: "agent"})
 	id := openFake(t, c, "fake")
 	var bound []string
-	for _, s := range wire.Ops {
+	for _, s := range wire.Ops() {
 		if s.Kind == wire.KindTerminal {
 			bound = append(bound, s.Name)
 		}

@@ -144,7 +144,7 @@ func TestDispatchAddsOnlyDeclaredAnswerFields(t *testing.T) {
 			t.Errorf("op %s's answers carry a verification its spec does not declare", op)
 		}
 	}
-	for _, s := range wire.Ops {
+	for _, s := range wire.Ops() {
 		if s.Limb && !slices.Contains(s.AnswerFields(), "limbId") {
 			t.Errorf("limb op %s's answers carry a limbId its spec does not declare", s.Name)
 		}

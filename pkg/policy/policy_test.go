@@ -11,7 +11,7 @@ import (
 // TestSpecCapsAreKnown holds every capability pkg/wire's op table names to
 // policy's closed set, so a misspelt one cannot open an op by accident.
 func TestSpecCapsAreKnown(t *testing.T) {
-	for _, s := range wire.Ops {
+	for _, s := range wire.Ops() {
 		for _, c := range s.AllCaps() {
 			if _, err := ParseCapability(c); err != nil {
 				t.Errorf("op %s needs %q, which is not a capability: %v", s.Name, c, err)

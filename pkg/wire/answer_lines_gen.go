@@ -482,54 +482,106 @@ func ReportAnswerFrom(r *Response) *ReportAnswer {
 	return &ReportAnswer{Report: r.Report}
 }
 
-// answerReaders reads each op's answer from its line (ReadAnswer).
-var answerReaders = map[string]func(*Response) Answer{
-	"hello":        func(r *Response) Answer { return HelloAnswerFrom(r) },
-	"attach":       func(r *Response) Answer { return AttachAnswerFrom(r) },
-	"ping":         func(r *Response) Answer { return PingAnswerFrom(r) },
-	"limbs":        func(r *Response) Answer { return LimbsAnswerFrom(r) },
-	"open":         func(r *Response) Answer { return OpenAnswerFrom(r) },
-	"close":        func(r *Response) Answer { return CloseAnswerFrom(r) },
-	"reconnect":    func(r *Response) Answer { return ReconnectAnswerFrom(r) },
-	"status":       func(r *Response) Answer { return StatusAnswerFrom(r) },
-	"signals":      func(r *Response) Answer { return SignalsAnswerFrom(r) },
-	"control":      func(r *Response) Answer { return ControlAnswerFrom(r) },
-	"takeover":     func(r *Response) Answer { return TakeoverAnswerFrom(r) },
-	"handback":     func(r *Response) Answer { return HandbackAnswerFrom(r) },
-	"pause":        func(r *Response) Answer { return PauseAnswerFrom(r) },
-	"share":        func(r *Response) Answer { return ShareAnswerFrom(r) },
-	"viewer":       func(r *Response) Answer { return ViewerAnswerFrom(r) },
-	"click":        func(r *Response) Answer { return ClickAnswerFrom(r) },
-	"type":         func(r *Response) Answer { return TypeAnswerFrom(r) },
-	"key":          func(r *Response) Answer { return KeyAnswerFrom(r) },
-	"screen":       func(r *Response) Answer { return ScreenAnswerFrom(r) },
-	"wait":         func(r *Response) Answer { return WaitAnswerFrom(r) },
-	"expect":       func(r *Response) Answer { return ExpectAnswerFrom(r) },
-	"find":         func(r *Response) Answer { return FindAnswerFrom(r) },
-	"clipboard":    func(r *Response) Answer { return ClipboardAnswerFrom(r) },
-	"run":          func(r *Response) Answer { return RunAnswerFrom(r) },
-	"term_read":    func(r *Response) Answer { return TermReadAnswerFrom(r) },
-	"term_send":    func(r *Response) Answer { return TermSendAnswerFrom(r) },
-	"files":        func(r *Response) Answer { return FilesAnswerFrom(r) },
-	"transfer":     func(r *Response) Answer { return TransferAnswerFrom(r) },
-	"history":      func(r *Response) Answer { return HistoryAnswerFrom(r) },
-	"hosts":        func(r *Response) Answer { return HostsAnswerFrom(r) },
-	"host_add":     func(r *Response) Answer { return HostAddAnswerFrom(r) },
-	"host_remove":  func(r *Response) Answer { return HostRemoveAnswerFrom(r) },
-	"host_trust":   func(r *Response) Answer { return HostTrustAnswerFrom(r) },
-	"group_open":   func(r *Response) Answer { return GroupOpenAnswerFrom(r) },
-	"group_list":   func(r *Response) Answer { return GroupListAnswerFrom(r) },
-	"group_grow":   func(r *Response) Answer { return GroupGrowAnswerFrom(r) },
-	"group_shrink": func(r *Response) Answer { return GroupShrinkAnswerFrom(r) },
-	"group_close":  func(r *Response) Answer { return GroupCloseAnswerFrom(r) },
-	"group_run":    func(r *Response) Answer { return GroupRunAnswerFrom(r) },
-	"token_create": func(r *Response) Answer { return TokenCreateAnswerFrom(r) },
-	"token_list":   func(r *Response) Answer { return TokenListAnswerFrom(r) },
-	"token_revoke": func(r *Response) Answer { return TokenRevokeAnswerFrom(r) },
-	"subscribe":    func(r *Response) Answer { return SubscribeAnswerFrom(r) },
-	"cancel":       func(r *Response) Answer { return CancelAnswerFrom(r) },
-	"shutdown":     func(r *Response) Answer { return ShutdownAnswerFrom(r) },
-	"record":       func(r *Response) Answer { return RecordAnswerFrom(r) },
-	"health":       func(r *Response) Answer { return HealthAnswerFrom(r) },
-	"report":       func(r *Response) Answer { return ReportAnswerFrom(r) },
+// readAnswer reads the answer of the op a line's result names (ReadAnswer);
+// a switch, not a map, so nothing is built at init.
+func readAnswer(r *Response) (Answer, bool) {
+	switch r.Result {
+	case "hello":
+		return HelloAnswerFrom(r), true
+	case "attach":
+		return AttachAnswerFrom(r), true
+	case "ping":
+		return PingAnswerFrom(r), true
+	case "limbs":
+		return LimbsAnswerFrom(r), true
+	case "open":
+		return OpenAnswerFrom(r), true
+	case "close":
+		return CloseAnswerFrom(r), true
+	case "reconnect":
+		return ReconnectAnswerFrom(r), true
+	case "status":
+		return StatusAnswerFrom(r), true
+	case "signals":
+		return SignalsAnswerFrom(r), true
+	case "control":
+		return ControlAnswerFrom(r), true
+	case "takeover":
+		return TakeoverAnswerFrom(r), true
+	case "handback":
+		return HandbackAnswerFrom(r), true
+	case "pause":
+		return PauseAnswerFrom(r), true
+	case "share":
+		return ShareAnswerFrom(r), true
+	case "viewer":
+		return ViewerAnswerFrom(r), true
+	case "click":
+		return ClickAnswerFrom(r), true
+	case "type":
+		return TypeAnswerFrom(r), true
+	case "key":
+		return KeyAnswerFrom(r), true
+	case "screen":
+		return ScreenAnswerFrom(r), true
+	case "wait":
+		return WaitAnswerFrom(r), true
+	case "expect":
+		return ExpectAnswerFrom(r), true
+	case "find":
+		return FindAnswerFrom(r), true
+	case "clipboard":
+		return ClipboardAnswerFrom(r), true
+	case "run":
+		return RunAnswerFrom(r), true
+	case "term_read":
+		return TermReadAnswerFrom(r), true
+	case "term_send":
+		return TermSendAnswerFrom(r), true
+	case "files":
+		return FilesAnswerFrom(r), true
+	case "transfer":
+		return TransferAnswerFrom(r), true
+	case "history":
+		return HistoryAnswerFrom(r), true
+	case "hosts":
+		return HostsAnswerFrom(r), true
+	case "host_add":
+		return HostAddAnswerFrom(r), true
+	case "host_remove":
+		return HostRemoveAnswerFrom(r), true
+	case "host_trust":
+		return HostTrustAnswerFrom(r), true
+	case "group_open":
+		return GroupOpenAnswerFrom(r), true
+	case "group_list":
+		return GroupListAnswerFrom(r), true
+	case "group_grow":
+		return GroupGrowAnswerFrom(r), true
+	case "group_shrink":
+		return GroupShrinkAnswerFrom(r), true
+	case "group_close":
+		return GroupCloseAnswerFrom(r), true
+	case "group_run":
+		return GroupRunAnswerFrom(r), true
+	case "token_create":
+		return TokenCreateAnswerFrom(r), true
+	case "token_list":
+		return TokenListAnswerFrom(r), true
+	case "token_revoke":
+		return TokenRevokeAnswerFrom(r), true
+	case "subscribe":
+		return SubscribeAnswerFrom(r), true
+	case "cancel":
+		return CancelAnswerFrom(r), true
+	case "shutdown":
+		return ShutdownAnswerFrom(r), true
+	case "record":
+		return RecordAnswerFrom(r), true
+	case "health":
+		return HealthAnswerFrom(r), true
+	case "report":
+		return ReportAnswerFrom(r), true
+	}
+	return nil, false
 }

@@ -17,9 +17,5 @@ type Answer interface {
 // group_run member's response, say); false for a failure, an event or a
 // result no op of this build knows.
 func ReadAnswer(r *Response) (Answer, bool) {
-	read, ok := answerReaders[r.Result]
-	if !ok {
-		return nil, false
-	}
-	return read(r), true
+	return readAnswer(r)
 }

@@ -23,8 +23,8 @@ func responseFields() map[string]reflect.StructField {
 // its op's. No drift between the answer structs and the table is possible.
 func TestAnswersMatchSpec(t *testing.T) {
 	resp := responseFields()
-	for i := range Ops {
-		s := &Ops[i]
+	for i := range Ops() {
+		s := &Ops()[i]
 		if s.AnswerType == nil {
 			t.Errorf("%s has no answer type: run `make docs` (internal/genargs)", s.Name)
 			continue
@@ -119,8 +119,8 @@ func mustLine(t *testing.T, v any) []byte {
 // line read back (the client's way, and ReadAnswer's) gives the same
 // answer; and the struct encoded directly is the line without its result.
 func TestAnswerLinesAreResponseLines(t *testing.T) {
-	for i := range Ops {
-		s := &Ops[i]
+	for i := range Ops() {
+		s := &Ops()[i]
 		av := reflect.New(s.AnswerType)
 		populate(av.Elem(), 0)
 		a := av.Interface().(Answer)
@@ -179,8 +179,8 @@ var answerSink *Response
 // answer, whose own line holds only result and the op's declared fields,
 // and reads back to the same line.
 func FuzzReadAnswer(f *testing.F) {
-	for i := range Ops {
-		av := reflect.New(Ops[i].AnswerType)
+	for i := range Ops() {
+		av := reflect.New(Ops()[i].AnswerType)
 		populate(av.Elem(), 0)
 		line, _ := json.Marshal(av.Interface().(Answer).Response())
 		f.Add(line)

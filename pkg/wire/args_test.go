@@ -12,8 +12,8 @@ import (
 // exactly its spec's Fields, each with Request's Go type, and whose Op() is
 // the op. No drift between the typed structs and the table is possible.
 func TestArgsMatchSpec(t *testing.T) {
-	for i := range Ops {
-		s := &Ops[i]
+	for i := range Ops() {
+		s := &Ops()[i]
 		if s.Args == nil {
 			t.Errorf("%s has no Args type: run `make docs` (internal/genargs)", s.Name)
 			continue
@@ -81,8 +81,8 @@ func TestArgsPlanRefusesStrangers(t *testing.T) {
 // op takes (each set to a non-zero value) comes back from its Args
 // unchanged, so the projection loses nothing for any op.
 func TestEveryOpRoundTrips(t *testing.T) {
-	for i := range Ops {
-		s := &Ops[i]
+	for i := range Ops() {
+		s := &Ops()[i]
 		req := &Request{Op: s.Name}
 		rv := reflect.ValueOf(req).Elem()
 		for _, f := range s.Fields {

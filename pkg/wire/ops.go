@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // OpSpec is what one op is. dvvd's dispatch, policy's capability table, the
@@ -127,194 +128,223 @@ func within(lo, hi int64) func(*Field) {
 
 // verifyField is how long an act's answer waits for evidence of its effect
 // (see Verification).
-var verifyField = fld("verifyMs", within(0, MaxVerifyMs), note("300; 0 answers at once, `dispatched`"))
+func verifyFieldSpec() Field {
+	return fld("verifyMs", within(0, MaxVerifyMs), note("300; 0 answers at once, `dispatched`"))
+}
 
-// selector is the limb trio, which every limb op takes.
-var selector = []Field{fld("limbId"), fld("groupId"), fld("member", atLeast(0))}
+// selectorFields is the limb trio, which every limb op takes.
+func selectorFields() []Field {
+	return []Field{fld("limbId"), fld("groupId"), fld("member", atLeast(0))}
+}
 
-func limbFields(fs ...Field) []Field { return append(append([]Field{}, selector...), fs...) }
+func limbFields(fs ...Field) []Field { return append(selectorFields(), fs...) }
 
 func codes(c ...Code) []Code { return c }
 
 func answers(names ...string) []string { return names }
 
-// Ops is the op table, in documentation order.
-var Ops = []OpSpec{
-	{Name: OpHello, Answers: answers("daemon"), Answer: "(takes the envelope: `name`, `token`, `session`, see Attachments) `daemon`: version, protocol, id, pid, attachment, role, caps"},
-	{Name: OpAttach, Answers: answers("daemon"), Answer: "as `hello`"},
-	{Name: OpPing, Answers: answers(), NoAttach: true, Inline: true, ReadOnly: true, RetrySafe: true, Answer: "`ping`"},
-	{Name: OpLimbs, Answers: answers("limbs", "available"), Inline: true, ReadOnly: true, RetrySafe: true,
-		Answer: "`limbs`, `available`: id, protocol, address, port, slot, state, size, capabilities, lease"},
-	{Name: OpOpen, Answers: answers("limbId", "observation", "dispatched"), Caps: []string{"limbs.open"},
-		Fields: []Field{fld("hostId"), fld("address"), fld("port", within(1, 65535), note(DefaultPorts()+"; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`")),
-			fld("protocol", note("needed with address, refused beside hostId")), fld("slot", atLeast(0)), fld("perceive")},
-		Raises: codes(SlotRefused, NotFound, HostKeyUnknown, HostKeyChanged, KeychainMissing, Unsupported, Busy),
-		Answer: "`limbId`, `observation`; returns once the session task runs. Opening a saved host whose endpoint is already open applies its SSH sidecar to that limb; a different login is not switched under the live session, and `dispatched` says what was and was not applied"},
-	{Name: OpClose, Answers: answers("dispatched"), Limb: true, Caps: []string{"limbs.open"}, Fields: []Field{fld("limbId", required())}, Raises: codes(LeaseRevoked),
-		Answer: "`close`; idempotent (a gone limb is success); in-flight intents withdrawn first; `LEASE_REVOKED` while a person holds the limb"},
-	{Name: OpReconnect, Answers: answers("observation"), Limb: true, Caps: []string{"limbs.open"},
-		Fields: limbFields(fld("timeoutMs", atLeast(0), note("20000, clamped to 60000"))),
-		Raises: codes(Timeout, AuthFailed, Unreachable, ProtocolError, HostKeyUnknown, HostKeyChanged, Unsupported, NotConnected, LeaseRevoked),
-		Answer: "`observation` once connected again; the last error's code when it failed; `LEASE_REVOKED` while a person holds the limb"},
-	{Name: OpStatus, Answers: answers("observation"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector,
-		Answer: "`observation` (`dvv.observation.v1`)"},
-	{Name: OpSignals, Answers: answers("signals"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector, Answer: "`signals`"},
-	{Name: OpControl, Answers: answers("lease", "observation", "dispatched"), Limb: true, Variant: "action", Variants: []string{"acquire", "release", "status", "yield", "yield_status"},
-		ActionCaps: map[string][]string{"acquire": {"control"}, "release": {"control"}, "yield": {"control"}, "status": {}, "yield_status": {}},
-		Fields: limbFields(fld("action", required()), fld("reason", only("acquire", "release", "yield")),
-			fld("waitMs", only("acquire"), within(0, 600000), note("0 fails at once"))),
-		Raises: codes(LeaseNotHeld, LeaseRevoked, Timeout),
-		Answer: "`lease`, `observation`"},
-	{Name: OpTakeover, Answers: answers("lease", "observation", "dispatched"), Limb: true, Caps: []string{"takeover"}, Fields: limbFields(fld("reason")),
-		Answer: "a person takes the lease at once"},
-	{Name: OpHandback, Answers: answers("lease", "dispatched"), Limb: true, Caps: []string{"takeover"}, Fields: selector,
-		Answer: "`lease`; a person's hold (takeover, a shared VNC viewer, the browser viewer) ends"},
-	{Name: OpPause, Answers: answers("paused", "dispatched"), Caps: []string{"takeover"}, Variant: "action", Variants: []string{"pause", "resume"},
-		Fields: []Field{fld("action", required()), fld("limbId"), fld("groupId"), fld("member", atLeast(0)), fld("all", only("pause"), note("every limb, also limbs opened later"))},
-		Raises: codes(LimbGone),
-		Answer: "`paused`: all, limbs; pause needs a limb or `all`, resume without a limb resumes everything"},
-	{Name: OpShare, Answers: answers("share", "dispatched"), Limb: true, Kind: KindDesktop, KindNote: "watch terminals with dvv viewer", Caps: []string{"takeover"}, Variant: "action", Variants: []string{"start", "stop"},
-		Fields: limbFields(fld("action", note("start when absent")), fld("viewOnly", only("start")), fld("tcp", only("start"), note("127.0.0.1 with a one-time password"))),
-		Raises: codes(WrongProtocol, Busy),
-		Answer: "`share`: socket, viewSocket, tcp, password (shown once), expiresMs, viewOnly, viewers"},
-	{Name: OpViewer, Answers: answers("viewer", "dispatched"), Variant: "action", Variants: []string{"open", "watch"},
-		ActionCaps: map[string][]string{"open": {"takeover"}, "watch": {"screen.read"}},
-		Fields:     []Field{fld("action", note("open when absent; watch gives a read-only link")), fld("limbId", note("the page to open"))},
-		Answer:     "`viewer`: url (127.0.0.1, carrying this dvvd's secret for the browser), readOnly"},
-	{Name: OpClick, Answers: answers("dispatched", "verification"), Limb: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
-		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
-		Fields: limbFields(fld("action", required()), fld("generation"), fld("generationFrom", oneOf("last-read")), fld("x", required()), fld("y", required()),
-			fld("toX", only("drag"), required()), fld("toY", only("drag"), required()), fld("button", only("drag"), oneOf("left", "middle", "right")),
-			fld("direction", only("scroll"), required(), oneOf("up", "down", "left", "right")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
-		Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
-		Answer: "`dispatched`"},
-	{Name: OpType, Answers: answers("dispatched", "verification"), Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text", required()), fld("wpm", within(1, 100000)), verifyField),
-		Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
-		Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced, and needs `exec`"},
-	{Name: OpKey, Answers: answers("dispatched", "verification"), Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys", required("e.g. Enter, ctrl+c, super+r")), verifyField),
-		Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
-		Answer: "`dispatched`; with shift the key goes as its shifted keysym (shift+a is A, see keys.md); over RDP a chord whose key has no US scan code is `UNKNOWN_KEY` before any key goes down (a Unicode event carries no modifiers); on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode), and needs `exec`"},
-	{Name: OpScreen, Answers: answers("screen", "observation"), Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
-		Variants: []string{"full", "region", "damage-crop"},
-		Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
-			fld("format", oneOf("png", "jpeg")),
-			fld("maxEdge", only("full"), atLeast(1), note("without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits")),
-			fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", note("absolute path: written there instead of inline"))),
-		Raises: codes(NotReady, OutOfBounds, NotConnected),
-		Answer: "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`"},
-	{Name: OpWait, Answers: answers("wait", "observation"), Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal},
-		Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
-		Fields: limbFields(fld("until", required()), fld("text", only("text", "text-gone"), required()),
-			fld("quietMs", atLeast(0), note("750")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000")),
-			fld("lang", only("text", "text-gone"), note("desktop text: eng (default), or e.g. eng+deu"))),
-		Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported),
-		Answer: "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`"},
-	{Name: OpExpect, Answers: answers("expect", "observation"), Limb: true, Kind: KindDesktop, KindNote: "on a terminal use wait until text", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
-		Fields: limbFields(fld("templateBase64", required("the picture to look for, as PNG"), note("PNG, at most 1024x1024")), fld("region", note("{x,y,w,h}: where to look")),
-			fld("threshold", note("0..1, default 0.95")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000"))),
-		Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Timeout),
-		Answer: "`expect`: found, box, center, score 0..1, generation, elapsedMs; searched on the mirror where it changed; not seen by the deadline is `found: false`, not an error"},
-	{Name: OpFind, Answers: answers("find", "observation"), Limb: true, Kind: KindDesktop, KindNote: "on a terminal use term_read or screen for the text grid", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
-		Fields: limbFields(fld("text", note("none: every line")), fld("region", note("{x,y,w,h}")), fld("lang", note("eng (default), or e.g. eng+deu"))),
-		Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Unsupported, Timeout),
-		Answer: "`find`: `matches` [text, box, center, confidence 0..1, generation], `lines` (without text), lang, generation, `cached`, imageSpace (native pixels, scale 1). Desktop limbs only; case and spacing ignored; a match never spans lines; without Tesseract: `UNSUPPORTED` with how to install it"},
-	{Name: OpClipboard, Answers: answers("clipboard", "dispatched", "verification"), Limb: true, Kind: KindDesktop, KindNote: "a terminal has no clipboard: use run or files", Variant: "action", Variants: []string{"get", "set"},
-		ActionCaps: map[string][]string{"get": {"clipboard.read"}, "set": {"clipboard.write"}},
-		Fields:     limbFields(fld("action", required()), fld("text", only("set"), required(), note("≤ 1 MiB"))),
-		Raises:     codes(NotImplemented, LeaseNotHeld, LeaseRevoked, WrongProtocol, NotReady, NotConnected),
-		Answer:     "`clipboard`: text, present, via (extended-utf8, latin1 or cliprdr-unicode), unrepresentable: the characters the route could not carry, left out of what was sent (Latin-1 cut text; on RDP, characters outside the BMP such as emoji, which xrdp cannot take)"},
-	{Name: OpRun, Answers: answers("run"), Limb: true, Kind: KindTerminal, Caps: []string{"exec"},
-		Fields: limbFields(fld("command", required("one string, run by the remote user's shell")), fld("cwd"), fld("timeoutMs", atLeast(1), required("run has no default deadline")),
-			fld("maxOutputBytes", atLeast(0))),
-		Raises: codes(WrongProtocol, Timeout, NotConnected, NotReady),
-		Answer: "`run`: exitCode or signal or timedOut, stdout, stderr (or *Base64 when not UTF-8), dropped counts"},
-	{Name: OpTermRead, Answers: answers("term"), Limb: true, Kind: KindTerminal, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
-		Raises: codes(NotImplemented, CursorExpired, WrongProtocol),
-		Answer: "`term`: data (or dataBase64), cursor; `CURSOR_EXPIRED` when the ring overwrote the cursor"},
-	{Name: OpTermSend, Answers: answers("dispatched", "verification"), Limb: true, Kind: KindTerminal, KindNote: "on a desktop use type or key", Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes")), verifyField),
-		Raises: codes(WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected),
-		Answer: "`dispatched`; `exec` as well as `control` (terminal input runs commands)"},
-	{Name: OpFiles, Answers: answers("files"), Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
-		ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
-			"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
-		Fields: limbFields(fld("action", required()), fld("path", only("list", "get", "put", "mkdir", "remove", "rename"), requiredIn("get", "put", "mkdir", "remove", "rename")),
-			fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path")), fld("from", only("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
-			fld("mode", only("put"), within(0, 0o7777)), fld("recursive", only("remove")),
-			fld("progress", only("get", "put"), note("interim `progress` lines; needs an id"))),
-		Raises: codes(FilesUnavailable, NotFound, Timeout, HostKeyUnknown),
-		Answer: "`files`: entries, bytes, contentBase64, home, via (ssh/sidecar). A get or put stops when its caller gives up (op `cancel`, the connection closed): `TIMEOUT`, and the destination is left as it was — put writes a temporary `.name.dvv-part-N` beside the target and renames it over the target only once complete; get to a local path does the same locally. With `progress` (get/put, and an id), `progress` lines precede the answer (see Framing)"},
-	{Name: OpTransfer, Answers: answers("transfer"), Limb: true, Variant: "action", Variants: []string{"status", "cancel"},
-		ActionCaps: map[string][]string{"status": {"files.read"}, "cancel": {"files.read"}}, // cancel stops work: not read-only
-		Fields:     limbFields(fld("action", required()), fld("transferId", requiredIn("cancel"), required("transfer status lists them"))), Raises: codes(NotFound),
-		Answer: "`transfer`: `inFlight` and `transfers` [{`transferId`, `action` get/put, `path`, `bytes` so far, `total` when known, `elapsedMs`, `bytesPerSec`}] for status; cancel (`transferId`) stops that files call, which answers `TIMEOUT` and leaves the destination as it was; `NOT_FOUND` when it is no longer in flight. Nothing is queued: a transfer lives as long as its files call"},
-	{Name: OpHistory, Answers: answers("history"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Caps: []string{"history.read"}, Fields: selector,
-		Answer: "`history`: the limb's last 128 ops — op, attachment, outcome code, timings; never text, pixels or secrets"},
-	{Name: OpHosts, Answers: answers("hosts", "discovered", "discoveryNote"), Caps: []string{"hosts.read"}, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("discovered")},
-		Answer: "`hosts` (saved + ~/.ssh/config) with `hasCredential`; with `discovered`, also `discovered` + `discoveryNote`"},
-	{Name: OpHostAdd, Answers: answers("hosts"), Caps: []string{"hosts.write"}, Fields: []Field{fld("host", required("{name, protocol, address, …}"), note("{name, protocol, address, port, user, domain, sshPort, sshUser, record}")), fld("password", note("to the keychain only"))},
-		Raises: codes(KeychainMissing, Unsupported), Answer: "`hosts`"},
-	{Name: OpHostRemove, Answers: answers("hosts"), Caps: []string{"hosts.write"}, Fields: []Field{fld("hostId", note("or the envelope's `name`"))},
-		Raises: codes(NotFound, KeychainMissing, Unsupported), Answer: "`hosts`; the keychain item is deleted too"},
-	{Name: OpHostTrust, Answers: answers("dispatched"), Caps: []string{"hosts.write"},
-		Fields: []Field{fld("address", required("and port, protocol")), fld("port", within(1, 65535)), fld("protocol"), fld("fingerprint")},
-		Raises: codes(Unreachable, Unsupported, HostKeyChanged, Timeout),
-		Answer: "`dispatched` with the trusted fingerprint"},
-	{Name: OpGroupOpen, Answers: answers("group"), Caps: []string{"limbs.open"},
-		Fields: []Field{fld("hostIds"), fld("addresses", note("host:port")), fld("protocol", note("needed with addresses")), fld("perceive")},
-		Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
-		Answer: "`group`; waits for every member's first connection; any failure closes what the call opened and names the member"},
-	{Name: OpGroupList, Answers: answers("group", "groups"), Inline: true, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("groupId")}, Raises: codes(NotFound),
-		Answer: "`groups`, or one `group` with members"},
-	{Name: OpGroupGrow, Answers: answers("group"), Caps: []string{"limbs.open"},
-		Fields: []Field{fld("groupId", required()), fld("hostIds"), fld("addresses"), fld("protocol"), fld("perceive")},
-		Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
-		Answer: "`group`"},
-	{Name: OpGroupShrnk, Answers: answers("group", "dispatched"), Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId", required()), fld("n", atLeast(1), required("how many of the most recent members to close"))}, Raises: codes(NotFound, LeaseRevoked),
-		Answer: "`group`; n larger than the group is `BAD_REQUEST` (never clamped); a removed member still in use elsewhere stays open (`dispatched` says which and why)"},
-	{Name: OpGroupClose, Answers: answers("group", "dispatched"), Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId", required())}, Raises: codes(NotFound, LeaseRevoked),
-		Answer: "`group` as it was, with each member's `state`; members already gone are fine. A member's limb that another group holds or another client attached stays open, and its `kept` says why"},
-	// group_run needs what its inner action needs (policy.RequiredFor).
-	{Name: OpGroupRun, Answers: answers("members"), Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
-		Fields: []Field{fld("groupId", required()), fld("action", required()), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"))},
-		Raises: codes(NotFound),
-		Answer: "`members`: index, limbId, response — each member's own answer or error"},
-	{Name: OpTokenNew, Answers: answers("token", "tokens"), Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name
-		Raises: codes(KeychainMissing, Unsupported), Answer: "`token` (shown once; labelled by `name`), `tokens`"},
-	{Name: OpTokenList, Answers: answers("tokens"), Inline: true, ReadOnly: true, Caps: []string{"tokens.admin"}, Raises: codes(Unsupported), Answer: "`tokens`"},
-	{Name: OpTokenRevok, Answers: answers(), Caps: []string{"tokens.admin"}, Fields: []Field{fld("tokenId", required())}, Raises: codes(NotFound, Unsupported),
-		Answer: "`token_revoke`"},
-	{Name: OpSubscribe, Answers: answers(), ReadOnly: true, Fields: []Field{fld("events")},
-		Answer: "then `event` lines: limb.state, lease, op.start, op.end with seq and µs time; each change once (acquiring a lease already held emits nothing; closing a limb whose lease is held emits lease released before limb.state closed)"},
-	{Name: OpCancel, Answers: answers("dispatched"), NoAttach: true, Inline: true, Fields: []Field{fld("cancels", required("the id of a request sent on this connection"))},
-		Answer: "`dispatched`: whether a request with that id was in flight; its work stops and it is answered as the work ends"},
-	{Name: OpShutdown, Answers: answers(), Caps: []string{"daemon.admin"}, Answer: "dvvd stops"},
-	{Name: OpRecord, Answers: answers("recordings"), Limb: true, Caps: []string{"screen.read"}, Variant: "action", Variants: []string{"start", "stop", "list"},
-		Fields: limbFields(fld("action")), Raises: codes(NotReady, NotConnected, Busy),
-		Answer: "`recordings`: limbId, format (asciicast-v2 or fbs), path, actsPath, startedMs, bytes, acts, active, ended; files 0600 under $XDG_STATE_HOME/dvv/recordings; `list` gives the limb's recordings on disk, newest first"},
-	{Name: OpHealth, Answers: answers("checks"), ReadOnly: true, RetrySafe: true, Caps: []string{"hosts.read"},
-		Answer: "`checks`: dvvd's side of `dvv doctor` — keychain, mDNS, ssh-agent, ~/.ssh/config, each saved host reachable and trusted; each `ok`, `skip`, `warn` or `fail` with a fix"},
-	{Name: OpReport, Answers: answers("report"), ReadOnly: true, RetrySafe: true, Caps: []string{"daemon.admin"},
-		Answer: "`report`: dvvd's version, build, configuration, uptime and last log lines (for `dvv report`; no secret)"},
+// Ops returns the op table, in documentation order. It is built on first
+// use rather than at init: the literal is some 250 allocations, which a
+// `dvv --version` or `dvv ping` never needs. Callers may read it, not
+// change it (AddOp and RemoveOp do, for tests).
+func Ops() []OpSpec {
+	loadOps()
+	return opTable
 }
 
-var opIndex map[string]*OpSpec
+var (
+	opTable  []OpSpec
+	opIndex  map[string]*OpSpec
+	opsBuilt sync.Once
+)
 
-func init() {
-	for i := range Ops {
-		if Ops[i].Args == nil {
-			Ops[i].Args = argTypes[Ops[i].Name]
+func loadOps() { opsBuilt.Do(buildOps) }
+
+func buildOps() {
+	opTable = opLiteral()
+	args, answers := argTypeMap(), answerTypeMap()
+	for i := range opTable {
+		if opTable[i].Args == nil {
+			opTable[i].Args = args[opTable[i].Name]
 		}
-		if Ops[i].AnswerType == nil {
-			Ops[i].AnswerType = answerTypes[Ops[i].Name]
+		if opTable[i].AnswerType == nil {
+			opTable[i].AnswerType = answers[opTable[i].Name]
 		}
 	}
 	indexOps()
 }
 
+// NoAttach reports whether dvvd serves op before the connection has an
+// attachment, as the op's spec says, without building the table: the
+// client asks it on every `dvv ping`. TestNoAttachMatchesSpecs keeps the
+// two in step.
+func NoAttach(op string) bool { return op == OpPing || op == OpCancel }
+
+func opLiteral() []OpSpec {
+	verifyField, selector := verifyFieldSpec(), selectorFields()
+	return []OpSpec{
+		{Name: OpHello, Answers: answers("daemon"), Answer: "(takes the envelope: `name`, `token`, `session`, see Attachments) `daemon`: version, protocol, id, pid, attachment, role, caps"},
+		{Name: OpAttach, Answers: answers("daemon"), Answer: "as `hello`"},
+		{Name: OpPing, Answers: answers(), NoAttach: true, Inline: true, ReadOnly: true, RetrySafe: true, Answer: "`ping`"},
+		{Name: OpLimbs, Answers: answers("limbs", "available"), Inline: true, ReadOnly: true, RetrySafe: true,
+			Answer: "`limbs`, `available`: id, protocol, address, port, slot, state, size, capabilities, lease"},
+		{Name: OpOpen, Answers: answers("limbId", "observation", "dispatched"), Caps: []string{"limbs.open"},
+			Fields: []Field{fld("hostId"), fld("address"), fld("port", within(1, 65535), note(DefaultPorts()+"; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`")),
+				fld("protocol", note("needed with address, refused beside hostId")), fld("slot", atLeast(0)), fld("perceive")},
+			Raises: codes(SlotRefused, NotFound, HostKeyUnknown, HostKeyChanged, KeychainMissing, Unsupported, Busy),
+			Answer: "`limbId`, `observation`; returns once the session task runs. Opening a saved host whose endpoint is already open applies its SSH sidecar to that limb; a different login is not switched under the live session, and `dispatched` says what was and was not applied"},
+		{Name: OpClose, Answers: answers("dispatched"), Limb: true, Caps: []string{"limbs.open"}, Fields: []Field{fld("limbId", required())}, Raises: codes(LeaseRevoked),
+			Answer: "`close`; idempotent (a gone limb is success); in-flight intents withdrawn first; `LEASE_REVOKED` while a person holds the limb"},
+		{Name: OpReconnect, Answers: answers("observation"), Limb: true, Caps: []string{"limbs.open"},
+			Fields: limbFields(fld("timeoutMs", atLeast(0), note("20000, clamped to 60000"))),
+			Raises: codes(Timeout, AuthFailed, Unreachable, ProtocolError, HostKeyUnknown, HostKeyChanged, Unsupported, NotConnected, LeaseRevoked),
+			Answer: "`observation` once connected again; the last error's code when it failed; `LEASE_REVOKED` while a person holds the limb"},
+		{Name: OpStatus, Answers: answers("observation"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector,
+			Answer: "`observation` (`dvv.observation.v1`)"},
+		{Name: OpSignals, Answers: answers("signals"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector, Answer: "`signals`"},
+		{Name: OpControl, Answers: answers("lease", "observation", "dispatched"), Limb: true, Variant: "action", Variants: []string{"acquire", "release", "status", "yield", "yield_status"},
+			ActionCaps: map[string][]string{"acquire": {"control"}, "release": {"control"}, "yield": {"control"}, "status": {}, "yield_status": {}},
+			Fields: limbFields(fld("action", required()), fld("reason", only("acquire", "release", "yield")),
+				fld("waitMs", only("acquire"), within(0, 600000), note("0 fails at once"))),
+			Raises: codes(LeaseNotHeld, LeaseRevoked, Timeout),
+			Answer: "`lease`, `observation`"},
+		{Name: OpTakeover, Answers: answers("lease", "observation", "dispatched"), Limb: true, Caps: []string{"takeover"}, Fields: limbFields(fld("reason")),
+			Answer: "a person takes the lease at once"},
+		{Name: OpHandback, Answers: answers("lease", "dispatched"), Limb: true, Caps: []string{"takeover"}, Fields: selector,
+			Answer: "`lease`; a person's hold (takeover, a shared VNC viewer, the browser viewer) ends"},
+		{Name: OpPause, Answers: answers("paused", "dispatched"), Caps: []string{"takeover"}, Variant: "action", Variants: []string{"pause", "resume"},
+			Fields: []Field{fld("action", required()), fld("limbId"), fld("groupId"), fld("member", atLeast(0)), fld("all", only("pause"), note("every limb, also limbs opened later"))},
+			Raises: codes(LimbGone),
+			Answer: "`paused`: all, limbs; pause needs a limb or `all`, resume without a limb resumes everything"},
+		{Name: OpShare, Answers: answers("share", "dispatched"), Limb: true, Kind: KindDesktop, KindNote: "watch terminals with dvv viewer", Caps: []string{"takeover"}, Variant: "action", Variants: []string{"start", "stop"},
+			Fields: limbFields(fld("action", note("start when absent")), fld("viewOnly", only("start")), fld("tcp", only("start"), note("127.0.0.1 with a one-time password"))),
+			Raises: codes(WrongProtocol, Busy),
+			Answer: "`share`: socket, viewSocket, tcp, password (shown once), expiresMs, viewOnly, viewers"},
+		{Name: OpViewer, Answers: answers("viewer", "dispatched"), Variant: "action", Variants: []string{"open", "watch"},
+			ActionCaps: map[string][]string{"open": {"takeover"}, "watch": {"screen.read"}},
+			Fields:     []Field{fld("action", note("open when absent; watch gives a read-only link")), fld("limbId", note("the page to open"))},
+			Answer:     "`viewer`: url (127.0.0.1, carrying this dvvd's secret for the browser), readOnly"},
+		{Name: OpClick, Answers: answers("dispatched", "verification"), Limb: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
+			Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
+			Fields: limbFields(fld("action", required()), fld("generation"), fld("generationFrom", oneOf("last-read")), fld("x", required()), fld("y", required()),
+				fld("toX", only("drag"), required()), fld("toY", only("drag"), required()), fld("button", only("drag"), oneOf("left", "middle", "right")),
+				fld("direction", only("scroll"), required(), oneOf("up", "down", "left", "right")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
+			Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
+			Answer: "`dispatched`"},
+		{Name: OpType, Answers: answers("dispatched", "verification"), Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text", required()), fld("wpm", within(1, 100000)), verifyField),
+			Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
+			Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced, and needs `exec`"},
+		{Name: OpKey, Answers: answers("dispatched", "verification"), Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys", required("e.g. Enter, ctrl+c, super+r")), verifyField),
+			Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
+			Answer: "`dispatched`; with shift the key goes as its shifted keysym (shift+a is A, see keys.md); over RDP a chord whose key has no US scan code is `UNKNOWN_KEY` before any key goes down (a Unicode event carries no modifiers); on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode), and needs `exec`"},
+		{Name: OpScreen, Answers: answers("screen", "observation"), Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
+			Variants: []string{"full", "region", "damage-crop"},
+			Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
+				fld("format", oneOf("png", "jpeg")),
+				fld("maxEdge", only("full"), atLeast(1), note("without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits")),
+				fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", note("absolute path: written there instead of inline"))),
+			Raises: codes(NotReady, OutOfBounds, NotConnected),
+			Answer: "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`"},
+		{Name: OpWait, Answers: answers("wait", "observation"), Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal},
+			Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
+			Fields: limbFields(fld("until", required()), fld("text", only("text", "text-gone"), required()),
+				fld("quietMs", atLeast(0), note("750")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000")),
+				fld("lang", only("text", "text-gone"), note("desktop text: eng (default), or e.g. eng+deu"))),
+			Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported),
+			Answer: "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`"},
+		{Name: OpExpect, Answers: answers("expect", "observation"), Limb: true, Kind: KindDesktop, KindNote: "on a terminal use wait until text", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
+			Fields: limbFields(fld("templateBase64", required("the picture to look for, as PNG"), note("PNG, at most 1024x1024")), fld("region", note("{x,y,w,h}: where to look")),
+				fld("threshold", note("0..1, default 0.95")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000"))),
+			Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Timeout),
+			Answer: "`expect`: found, box, center, score 0..1, generation, elapsedMs; searched on the mirror where it changed; not seen by the deadline is `found: false`, not an error"},
+		{Name: OpFind, Answers: answers("find", "observation"), Limb: true, Kind: KindDesktop, KindNote: "on a terminal use term_read or screen for the text grid", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
+			Fields: limbFields(fld("text", note("none: every line")), fld("region", note("{x,y,w,h}")), fld("lang", note("eng (default), or e.g. eng+deu"))),
+			Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Unsupported, Timeout),
+			Answer: "`find`: `matches` [text, box, center, confidence 0..1, generation], `lines` (without text), lang, generation, `cached`, imageSpace (native pixels, scale 1). Desktop limbs only; case and spacing ignored; a match never spans lines; without Tesseract: `UNSUPPORTED` with how to install it"},
+		{Name: OpClipboard, Answers: answers("clipboard", "dispatched", "verification"), Limb: true, Kind: KindDesktop, KindNote: "a terminal has no clipboard: use run or files", Variant: "action", Variants: []string{"get", "set"},
+			ActionCaps: map[string][]string{"get": {"clipboard.read"}, "set": {"clipboard.write"}},
+			Fields:     limbFields(fld("action", required()), fld("text", only("set"), required(), note("≤ 1 MiB"))),
+			Raises:     codes(NotImplemented, LeaseNotHeld, LeaseRevoked, WrongProtocol, NotReady, NotConnected),
+			Answer:     "`clipboard`: text, present, via (extended-utf8, latin1 or cliprdr-unicode), unrepresentable: the characters the route could not carry, left out of what was sent (Latin-1 cut text; on RDP, characters outside the BMP such as emoji, which xrdp cannot take)"},
+		{Name: OpRun, Answers: answers("run"), Limb: true, Kind: KindTerminal, Caps: []string{"exec"},
+			Fields: limbFields(fld("command", required("one string, run by the remote user's shell")), fld("cwd"), fld("timeoutMs", atLeast(1), required("run has no default deadline")),
+				fld("maxOutputBytes", atLeast(0))),
+			Raises: codes(WrongProtocol, Timeout, NotConnected, NotReady),
+			Answer: "`run`: exitCode or signal or timedOut, stdout, stderr (or *Base64 when not UTF-8), dropped counts"},
+		{Name: OpTermRead, Answers: answers("term"), Limb: true, Kind: KindTerminal, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
+			Raises: codes(NotImplemented, CursorExpired, WrongProtocol),
+			Answer: "`term`: data (or dataBase64), cursor; `CURSOR_EXPIRED` when the ring overwrote the cursor"},
+		{Name: OpTermSend, Answers: answers("dispatched", "verification"), Limb: true, Kind: KindTerminal, KindNote: "on a desktop use type or key", Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes")), verifyField),
+			Raises: codes(WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected),
+			Answer: "`dispatched`; `exec` as well as `control` (terminal input runs commands)"},
+		{Name: OpFiles, Answers: answers("files"), Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
+			ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
+				"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
+			Fields: limbFields(fld("action", required()), fld("path", only("list", "get", "put", "mkdir", "remove", "rename"), requiredIn("get", "put", "mkdir", "remove", "rename")),
+				fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path")), fld("from", only("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
+				fld("mode", only("put"), within(0, 0o7777)), fld("recursive", only("remove")),
+				fld("progress", only("get", "put"), note("interim `progress` lines; needs an id"))),
+			Raises: codes(FilesUnavailable, NotFound, Timeout, HostKeyUnknown),
+			Answer: "`files`: entries, bytes, contentBase64, home, via (ssh/sidecar). A get or put stops when its caller gives up (op `cancel`, the connection closed): `TIMEOUT`, and the destination is left as it was — put writes a temporary `.name.dvv-part-N` beside the target and renames it over the target only once complete; get to a local path does the same locally. With `progress` (get/put, and an id), `progress` lines precede the answer (see Framing)"},
+		{Name: OpTransfer, Answers: answers("transfer"), Limb: true, Variant: "action", Variants: []string{"status", "cancel"},
+			ActionCaps: map[string][]string{"status": {"files.read"}, "cancel": {"files.read"}}, // cancel stops work: not read-only
+			Fields:     limbFields(fld("action", required()), fld("transferId", requiredIn("cancel"), required("transfer status lists them"))), Raises: codes(NotFound),
+			Answer: "`transfer`: `inFlight` and `transfers` [{`transferId`, `action` get/put, `path`, `bytes` so far, `total` when known, `elapsedMs`, `bytesPerSec`}] for status; cancel (`transferId`) stops that files call, which answers `TIMEOUT` and leaves the destination as it was; `NOT_FOUND` when it is no longer in flight. Nothing is queued: a transfer lives as long as its files call"},
+		{Name: OpHistory, Answers: answers("history"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Caps: []string{"history.read"}, Fields: selector,
+			Answer: "`history`: the limb's last 128 ops — op, attachment, outcome code, timings; never text, pixels or secrets"},
+		{Name: OpHosts, Answers: answers("hosts", "discovered", "discoveryNote"), Caps: []string{"hosts.read"}, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("discovered")},
+			Answer: "`hosts` (saved + ~/.ssh/config) with `hasCredential`; with `discovered`, also `discovered` + `discoveryNote`"},
+		{Name: OpHostAdd, Answers: answers("hosts"), Caps: []string{"hosts.write"}, Fields: []Field{fld("host", required("{name, protocol, address, …}"), note("{name, protocol, address, port, user, domain, sshPort, sshUser, record}")), fld("password", note("to the keychain only"))},
+			Raises: codes(KeychainMissing, Unsupported), Answer: "`hosts`"},
+		{Name: OpHostRemove, Answers: answers("hosts"), Caps: []string{"hosts.write"}, Fields: []Field{fld("hostId", note("or the envelope's `name`"))},
+			Raises: codes(NotFound, KeychainMissing, Unsupported), Answer: "`hosts`; the keychain item is deleted too"},
+		{Name: OpHostTrust, Answers: answers("dispatched"), Caps: []string{"hosts.write"},
+			Fields: []Field{fld("address", required("and port, protocol")), fld("port", within(1, 65535)), fld("protocol"), fld("fingerprint")},
+			Raises: codes(Unreachable, Unsupported, HostKeyChanged, Timeout),
+			Answer: "`dispatched` with the trusted fingerprint"},
+		{Name: OpGroupOpen, Answers: answers("group"), Caps: []string{"limbs.open"},
+			Fields: []Field{fld("hostIds"), fld("addresses", note("host:port")), fld("protocol", note("needed with addresses")), fld("perceive")},
+			Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
+			Answer: "`group`; waits for every member's first connection; any failure closes what the call opened and names the member"},
+		{Name: OpGroupList, Answers: answers("group", "groups"), Inline: true, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("groupId")}, Raises: codes(NotFound),
+			Answer: "`groups`, or one `group` with members"},
+		{Name: OpGroupGrow, Answers: answers("group"), Caps: []string{"limbs.open"},
+			Fields: []Field{fld("groupId", required()), fld("hostIds"), fld("addresses"), fld("protocol"), fld("perceive")},
+			Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
+			Answer: "`group`"},
+		{Name: OpGroupShrnk, Answers: answers("group", "dispatched"), Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId", required()), fld("n", atLeast(1), required("how many of the most recent members to close"))}, Raises: codes(NotFound, LeaseRevoked),
+			Answer: "`group`; n larger than the group is `BAD_REQUEST` (never clamped); a removed member still in use elsewhere stays open (`dispatched` says which and why)"},
+		{Name: OpGroupClose, Answers: answers("group", "dispatched"), Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId", required())}, Raises: codes(NotFound, LeaseRevoked),
+			Answer: "`group` as it was, with each member's `state`; members already gone are fine. A member's limb that another group holds or another client attached stays open, and its `kept` says why"},
+		// group_run needs what its inner action needs (policy.RequiredFor).
+		{Name: OpGroupRun, Answers: answers("members"), Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
+			Fields: []Field{fld("groupId", required()), fld("action", required()), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"))},
+			Raises: codes(NotFound),
+			Answer: "`members`: index, limbId, response — each member's own answer or error"},
+		{Name: OpTokenNew, Answers: answers("token", "tokens"), Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name
+			Raises: codes(KeychainMissing, Unsupported), Answer: "`token` (shown once; labelled by `name`), `tokens`"},
+		{Name: OpTokenList, Answers: answers("tokens"), Inline: true, ReadOnly: true, Caps: []string{"tokens.admin"}, Raises: codes(Unsupported), Answer: "`tokens`"},
+		{Name: OpTokenRevok, Answers: answers(), Caps: []string{"tokens.admin"}, Fields: []Field{fld("tokenId", required())}, Raises: codes(NotFound, Unsupported),
+			Answer: "`token_revoke`"},
+		{Name: OpSubscribe, Answers: answers(), ReadOnly: true, Fields: []Field{fld("events")},
+			Answer: "then `event` lines: limb.state, lease, op.start, op.end with seq and µs time; each change once (acquiring a lease already held emits nothing; closing a limb whose lease is held emits lease released before limb.state closed)"},
+		{Name: OpCancel, Answers: answers("dispatched"), NoAttach: true, Inline: true, Fields: []Field{fld("cancels", required("the id of a request sent on this connection"))},
+			Answer: "`dispatched`: whether a request with that id was in flight; its work stops and it is answered as the work ends"},
+		{Name: OpShutdown, Answers: answers(), Caps: []string{"daemon.admin"}, Answer: "dvvd stops"},
+		{Name: OpRecord, Answers: answers("recordings"), Limb: true, Caps: []string{"screen.read"}, Variant: "action", Variants: []string{"start", "stop", "list"},
+			Fields: limbFields(fld("action")), Raises: codes(NotReady, NotConnected, Busy),
+			Answer: "`recordings`: limbId, format (asciicast-v2 or fbs), path, actsPath, startedMs, bytes, acts, active, ended; files 0600 under $XDG_STATE_HOME/dvv/recordings; `list` gives the limb's recordings on disk, newest first"},
+		{Name: OpHealth, Answers: answers("checks"), ReadOnly: true, RetrySafe: true, Caps: []string{"hosts.read"},
+			Answer: "`checks`: dvvd's side of `dvv doctor` — keychain, mDNS, ssh-agent, ~/.ssh/config, each saved host reachable and trusted; each `ok`, `skip`, `warn` or `fail` with a fix"},
+		{Name: OpReport, Answers: answers("report"), ReadOnly: true, RetrySafe: true, Caps: []string{"daemon.admin"},
+			Answer: "`report`: dvvd's version, build, configuration, uptime and last log lines (for `dvv report`; no secret)"},
+	}
+}
+
 func indexOps() {
-	opIndex = make(map[string]*OpSpec, len(Ops))
-	for i := range Ops {
-		s := &Ops[i]
+	opIndex = make(map[string]*OpSpec, len(opTable))
+	for i := range opTable {
+		s := &opTable[i]
 		if _, dup := opIndex[s.Name]; dup {
 			panic("wire: op " + s.Name + " is specified twice")
 		}
@@ -323,20 +353,26 @@ func indexOps() {
 }
 
 // Spec returns the spec of an op.
-func Spec(op string) (*OpSpec, bool) { s, ok := opIndex[op]; return s, ok }
+func Spec(op string) (*OpSpec, bool) {
+	loadOps()
+	s, ok := opIndex[op]
+	return s, ok
+}
 
 // AddOp adds an op to the table. dvv's own ops are listed in Ops; this is
 // for tests that prove a new op needs nothing but its spec, its handler and
 // its test. It must run before dvvd starts.
 func AddOp(s OpSpec) {
-	Ops = append(Ops, s)
+	loadOps()
+	opTable = append(opTable, s)
 	indexOps()
 }
 
 // OpNames lists every op, in table order.
 func OpNames() []string {
-	names := make([]string, len(Ops))
-	for i, s := range Ops {
+	ops := Ops()
+	names := make([]string, len(ops))
+	for i, s := range ops {
 		names[i] = s.Name
 	}
 	return names
@@ -482,9 +518,10 @@ func (s *OpSpec) String() string { return fmt.Sprintf("op %s", s.Name) }
 
 // RemoveOp takes an op added by AddOp out of the table again.
 func RemoveOp(name string) {
-	for i := range Ops {
-		if Ops[i].Name == name {
-			Ops = append(Ops[:i:i], Ops[i+1:]...)
+	loadOps()
+	for i := range opTable {
+		if opTable[i].Name == name {
+			opTable = append(opTable[:i:i], opTable[i+1:]...)
 			break
 		}
 	}

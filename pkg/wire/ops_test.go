@@ -9,7 +9,7 @@ import (
 // every variant restriction names a real variant, and the variant field is
 // one of the op's fields.
 func TestOpTableIsConsistent(t *testing.T) {
-	for _, s := range Ops {
+	for _, s := range Ops() {
 		if s.Variant != "" {
 			if _, ok := s.Field(s.Variant); !ok {
 				t.Errorf("%s: variant field %q is not among its fields", s.Name, s.Variant)
@@ -117,7 +117,7 @@ func TestProtocolTable(t *testing.T) {
 // TestKindBoundOps: an op bound to a kind addresses a limb, is refused
 // with a code it declares, and names a kind some protocol has.
 func TestKindBoundOps(t *testing.T) {
-	for _, s := range Ops {
+	for _, s := range Ops() {
 		if s.Kind == "" {
 			continue
 		}
@@ -144,7 +144,7 @@ func TestKindBoundOps(t *testing.T) {
 // on an op that takes any limb and declares WRONG_PROTOCOL; only that
 // variant is refused on the other kind.
 func TestVariantKinds(t *testing.T) {
-	for _, s := range Ops {
+	for _, s := range Ops() {
 		for v, k := range s.VariantKinds {
 			if !s.HasVariant(v) || s.Kind != "" || !s.CanRaise(WrongProtocol) || len(ProtocolsOfKind(k)) == 0 {
 				t.Errorf("%s: variant %q bound to %q (variant known: %v, op kind %q)", s.Name, v, k, s.HasVariant(v), s.Kind)
@@ -162,5 +162,18 @@ func TestVariantKinds(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNoAttachMatchesSpecs: NoAttach, which answers without building the
+// table, agrees with every op's spec, and knows no op the table lacks.
+func TestNoAttachMatchesSpecs(t *testing.T) {
+	for _, s := range Ops() {
+		if NoAttach(s.Name) != s.NoAttach {
+			t.Errorf("NoAttach(%q) = %v, its spec says %v", s.Name, NoAttach(s.Name), s.NoAttach)
+		}
+	}
+	if NoAttach("no_such_op") {
+		t.Error("NoAttach is true for an op that does not exist")
 	}
 }
