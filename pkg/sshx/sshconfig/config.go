@@ -227,7 +227,7 @@ func (c *Config) parse(r io.Reader, name, sshDir string, depth int) error {
 }
 
 // errConfigTooLarge ends a read past maxConfigBytes.
-var errConfigTooLarge = fmt.Errorf("more than %d MiB of ssh configuration, Includes counted", maxConfigBytes>>20)
+var errConfigTooLarge = errors.New("more than " + strconv.Itoa(maxConfigBytes>>20) + " MiB of ssh configuration, Includes counted")
 
 // budgetReader reads until the configuration's shared byte budget is spent.
 type budgetReader struct {
