@@ -111,6 +111,13 @@ func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 	}
 
 	recheck := textRecheck
+	// Quiet-based waits must also wake when the quiet period ends: one
+	// timer, re-armed each turn (a timer per turn would live until return).
+	var quietTick *time.Timer
+	if a.Until == "screen-stable" || a.Until == "idle" {
+		quietTick = time.NewTimer(quiet / 4)
+		defer quietTick.Stop()
+	}
 	for {
 		ch, sch := changed(), stateChanged()
 		checked := time.Now()
@@ -123,12 +130,10 @@ func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 			r.Wait.Matches = matches
 			return r, nil
 		}
-		// Quiet-based waits must also wake when the quiet period ends.
 		var tick <-chan time.Time
-		if a.Until == "screen-stable" || a.Until == "idle" {
-			t := time.NewTimer(quiet / 4)
-			tick = t.C
-			defer t.Stop()
+		if quietTick != nil {
+			quietTick.Reset(quiet / 4) // since Go 1.23 a Reset drops any stale tick
+			tick = quietTick.C
 		}
 		select {
 		case <-ch:
