@@ -200,11 +200,14 @@ func isModifierName(n string) bool {
 }
 
 // sendKey sends a chord, reading the screen first when a new window armed
-// the typing fence.
+// the typing fence, as an agent would. The window may still be painting
+// when the screen is read (the fence then trips again), so it reads and
+// tries again until a deadline.
 func sendKey(t *testing.T, c *client.Client, id, chord string) {
 	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
 	_, err := do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: chord})
-	if client.Code(err) == wire.ScreenChanged {
+	for client.Code(err) == wire.ScreenChanged && time.Now().Before(deadline) {
 		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
 		_, err = do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: chord})
 	}
