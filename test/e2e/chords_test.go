@@ -80,23 +80,7 @@ func TestChordsReachTheApplication(t *testing.T) {
 					// level 1 whatever the client holds. docs/keys.md says so.
 					continue
 				}
-				before := len(w.Presses())
-				sendKey(t, c, id, tc.chord)
-				var got testbed.KeyPress
-				testbed.Eventually(t, 10*time.Second, tc.chord+" delivered", func() bool {
-					p := w.Presses()
-					// The main key is the last non-modifier press.
-					for i := len(p) - 1; i >= before; i-- {
-						if !isModifierName(p[i].Name) {
-							got = p[i]
-							return true
-						}
-					}
-					return false
-				})
-				if got.Name != tc.name || mods(got.State) != tc.state {
-					t.Errorf("%s: the application saw %s with modifiers 0x%x, want %s with 0x%x", tc.chord, got.Name, mods(got.State), tc.name, tc.state)
-				}
+				checkChord(t, c, id, w, tc)
 			}
 		})
 	}
@@ -199,6 +183,28 @@ func isModifierName(n string) bool {
 	return false
 }
 
+// checkChord sends one chord and checks what the application saw (xev):
+// the main key is the last non-modifier press, with the chord's modifiers.
+func checkChord(t *testing.T, c *client.Client, id string, w *testbed.KeyWatch, tc chordCase) {
+	t.Helper()
+	before := len(w.Presses())
+	sendKey(t, c, id, tc.chord)
+	var got testbed.KeyPress
+	testbed.Eventually(t, 10*time.Second, tc.chord+" delivered", func() bool {
+		p := w.Presses()
+		for i := len(p) - 1; i >= before; i-- {
+			if !isModifierName(p[i].Name) {
+				got = p[i]
+				return true
+			}
+		}
+		return false
+	})
+	if got.Name != tc.name || mods(got.State) != tc.state {
+		t.Errorf("%s: the application saw %s with modifiers 0x%x, want %s with 0x%x", tc.chord, got.Name, mods(got.State), tc.name, tc.state)
+	}
+}
+
 // sendKey sends a chord, reading the screen first when a new window armed
 // the typing fence, as an agent would. The window may still be painting
 // when the screen is read (the fence then trips again), so it reads and
@@ -223,22 +229,7 @@ func TestChordsOnRDP(t *testing.T) {
 	c, id := openShadow(t, srv)
 	w := srv.WatchKeys(t)
 	for _, tc := range chordTable {
-		before := len(w.Presses())
-		sendKey(t, c, id, tc.chord)
-		var got testbed.KeyPress
-		testbed.Eventually(t, 10*time.Second, tc.chord+" delivered", func() bool {
-			p := w.Presses()
-			for i := len(p) - 1; i >= before; i-- {
-				if !isModifierName(p[i].Name) {
-					got = p[i]
-					return true
-				}
-			}
-			return false
-		})
-		if got.Name != tc.name || mods(got.State) != tc.state {
-			t.Errorf("%s: the application saw %s with modifiers 0x%x, want %s with 0x%x", tc.chord, got.Name, mods(got.State), tc.name, tc.state)
-		}
+		checkChord(t, c, id, w, tc)
 	}
 	// A chord whose key has no scan code cannot carry its modifiers (a
 	// Unicode event has none): refused before any key goes down.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"io"
 	"testing"
-	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/daemon"
@@ -42,21 +41,6 @@ func TestChordsOnXrdp(t *testing.T) {
 	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "acquire"})
 	w := srv.WatchKeys(t)
 	for _, tc := range chordTable {
-		before := len(w.Presses())
-		sendKey(t, c, r.LimbID, tc.chord)
-		var got testbed.KeyPress
-		testbed.Eventually(t, 10*time.Second, tc.chord+" delivered", func() bool {
-			p := w.Presses()
-			for i := len(p) - 1; i >= before; i-- {
-				if !isModifierName(p[i].Name) {
-					got = p[i]
-					return true
-				}
-			}
-			return false
-		})
-		if got.Name != tc.name || mods(got.State) != tc.state {
-			t.Errorf("%s: the application saw %s with modifiers 0x%x, want %s with 0x%x", tc.chord, got.Name, mods(got.State), tc.name, tc.state)
-		}
+		checkChord(t, c, r.LimbID, w, tc)
 	}
 }
