@@ -4,9 +4,11 @@
 package system_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,4 +185,30 @@ func response(t *testing.T, r result) *wire.Response {
 		t.Fatalf("--json printed more than one object:\n%v", r)
 	}
 	return &resp
+}
+
+// eventsSubscribed reads dvv events' stderr until it says the subscription
+// is in place (true), or it ends or the time runs out (false). The rest of
+// stderr is drained so the command never blocks on it.
+func eventsSubscribed(stderr io.Reader, within time.Duration) bool {
+	subscribed := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		said := false
+		for sc.Scan() {
+			if !said && strings.Contains(sc.Text(), "subscribed") {
+				said = true
+				subscribed <- true
+			}
+		}
+		if !said {
+			close(subscribed)
+		}
+	}()
+	select {
+	case ok := <-subscribed:
+		return ok
+	case <-time.After(within):
+		return false
+	}
 }

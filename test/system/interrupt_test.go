@@ -1,10 +1,8 @@
 package system_test
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 )
@@ -22,22 +20,7 @@ func TestInterruptEndsEventsCleanly(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	subscribed := make(chan bool, 1)
-	go func() {
-		s := bufio.NewScanner(stderr)
-		for s.Scan() {
-			if strings.Contains(s.Text(), "subscribed") {
-				subscribed <- true
-			}
-		}
-		close(subscribed)
-	}()
-	select {
-	case ok := <-subscribed:
-		if !ok {
-			t.Fatal("dvv events ended before subscribing")
-		}
-	case <-time.After(30 * time.Second):
+	if !eventsSubscribed(stderr, 30*time.Second) {
 		cmd.Process.Kill()
 		t.Fatal("dvv events did not subscribe")
 	}

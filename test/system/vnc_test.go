@@ -211,23 +211,7 @@ func TestVNCScreenGroupsEvents(t *testing.T) {
 		}
 		close(lines)
 	}()
-	// The subscription is in place once dvv events says so on stderr.
-	subscribed := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(errOut)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "subscribed") {
-				subscribed <- true
-			}
-		}
-		close(subscribed)
-	}()
-	select {
-	case ok := <-subscribed:
-		if !ok {
-			t.Fatal("dvv events ended before subscribing")
-		}
-	case <-time.After(20 * time.Second):
+	if !eventsSubscribed(errOut, 20*time.Second) {
 		t.Fatal("dvv events never subscribed")
 	}
 
