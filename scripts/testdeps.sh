@@ -2,41 +2,130 @@
 # Installs (as root, with apt) every server and tool dvv's tests and demo
 # start: VNC, SSH, RDP, keyring, mDNS servers, X tools, a browser. Safe to
 # run again: it does nothing when everything is already there.
+#
+# It asks apt only for the packages whose programs are missing, so a
+# machine that already has one of them from elsewhere (Node.js and npm from
+# NodeSource, say, whose nodejs conflicts with Debian's npm) is left alone.
+#
+# For its own test: APT_GET names the apt-get to run (default apt-get), and
+# TESTDEPS_DRY_RUN=1 prints the packages it would ask for and exits.
 set -euo pipefail
 
-packages=(
-  tigervnc-standalone-server tigervnc-tools xvfb x11vnc x11-xserver-utils x11-apps x11-utils
-  xterm xdotool imagemagick xauth xfonts-base fonts-dejavu-core xclip
-  vncsnapshot websockify qemu-system-x86 openssh-server openssh-client
-  gnome-keyring libsecret-tools dbus avahi-daemon avahi-utils
-  freerdp2-shadow-x11 freerdp2-x11 winpr-utils xrdp xorgxrdp
-  netcat-openbsd openssl procps psmisc hyperfine asciinema ffmpeg tesseract-ocr tesseract-ocr-eng chromium npm
-  tmux bsdutils iproute2 systemd e2fsprogs util-linux
-)
-# One program per package group; when all are present there is nothing to do.
-probes=(Xvnc vncpasswd Xvfb x11vnc xrandr xterm xdotool import xclip vncsnapshot websockify
-  qemu-system-x86_64 sshd ssh gnome-keyring-daemon secret-tool dbus-daemon avahi-daemon
-  avahi-publish freerdp-shadow-cli xfreerdp winpr-hash xrdp nc openssl pgrep hyperfine asciinema ffmpeg tesseract chromium npm
-  tmux script ss systemd-analyze chattr setpriv)
-missing=()
-for p in "${probes[@]}"; do
-  command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] || missing+=("$p")
-done
-if [ ${#missing[@]} -eq 0 ]; then
+# program package: one line a program the tests or the demo start; a
+# package may appear on several lines, it is asked for once.
+table='
+Xvnc tigervnc-standalone-server
+vncpasswd tigervnc-tools
+Xvfb xvfb
+x11vnc x11vnc
+xrandr x11-xserver-utils
+xclock x11-apps
+xdpyinfo x11-utils
+xev x11-utils
+xterm xterm
+xdotool xdotool
+import imagemagick
+xauth xauth
+xclip xclip
+vncsnapshot vncsnapshot
+websockify websockify
+qemu-system-x86_64 qemu-system-x86
+sshd openssh-server
+ssh openssh-client
+gnome-keyring-daemon gnome-keyring
+secret-tool libsecret-tools
+dbus-daemon dbus
+avahi-daemon avahi-daemon
+avahi-publish avahi-utils
+freerdp-shadow-cli freerdp2-shadow-x11
+xfreerdp freerdp2-x11
+winpr-hash winpr-utils
+xrdp xrdp
+nc netcat-openbsd
+openssl openssl
+pgrep procps
+killall psmisc
+hyperfine hyperfine
+asciinema asciinema
+ffmpeg ffmpeg
+tesseract tesseract-ocr
+chromium chromium
+tmux tmux
+script bsdutils
+ss iproute2
+systemd-analyze systemd
+chattr e2fsprogs
+setpriv util-linux
+'
+# Files that no program probe finds: fonts, language data, X modules.
+files='
+/usr/share/fonts/X11/misc/fonts.dir xfonts-base
+/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core
+/usr/lib/xorg/modules/libxorgxrdp.so xorgxrdp
+'
+
+# The viewer's build needs npm 7 or newer (lock file version 2+). An npm
+# that is there and new enough is kept, wherever it came from; only a
+# machine with none gets Debian's.
+npm_ok() {
+  command -v npm >/dev/null 2>&1 || return 1
+  local v
+  v=$(npm --version 2>/dev/null) || return 1
+  [ "${v%%.*}" -ge 7 ] 2>/dev/null
+}
+
+have() {
+  command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ] || [ -x "/sbin/$1" ]
+}
+
+want=()
+add() {
+  local p
+  for p in "${want[@]}"; do [ "$p" = "$1" ] && return; done
+  want+=("$1")
+}
+while read -r prog pkg; do
+  [ -n "$prog" ] || continue
+  have "$prog" || add "$pkg"
+done <<<"$table"
+while read -r file pkg; do
+  [ -n "$file" ] || continue
+  [ -e "${TESTDEPS_ROOT:-}$file" ] || add "$pkg"
+done <<<"$files"
+# OCR's English data sits under a version-numbered folder.
+compgen -G "${TESTDEPS_ROOT:-}/usr/share/tesseract-ocr/*/tessdata/eng.traineddata" >/dev/null || add tesseract-ocr-eng
+if ! npm_ok; then
+  if command -v node >/dev/null 2>&1 && ! dpkg-query -W -f='${Status}' npm 2>/dev/null | grep -q installed &&
+    node --version 2>/dev/null | grep -qv '^v1[0-8]\.'; then
+    # A Node.js newer than Debian's (NodeSource's ships npm inside nodejs):
+    # Debian's npm would conflict with it, so say what to do instead.
+    echo "testdeps: node $(node --version) is installed but npm is missing or older than 7;" >&2
+    echo "testdeps: install the npm that belongs to that Node.js (or remove it and rerun), then rerun" >&2
+  else
+    add npm
+  fi
+fi
+
+if [ "${TESTDEPS_DRY_RUN:-}" = 1 ]; then
+  printf '%s\n' "${want[@]}"
   exit 0
 fi
-echo "testdeps: installing packages (missing: ${missing[*]})" >&2
+if [ ${#want[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "testdeps: installing ${want[*]}" >&2
 SUDO=
 if [ "$(id -u)" != 0 ]; then
   SUDO=sudo
 fi
+APT_GET=${APT_GET:-apt-get}
 # Package scripts must not start daemons (they would listen on 0.0.0.0):
 # the tests start every server themselves, on 127.0.0.1.
-if [ ! -e /usr/sbin/policy-rc.d ]; then
+if [ -z "${TESTDEPS_ROOT:-}" ] && [ ! -e /usr/sbin/policy-rc.d ]; then
   printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
   $SUDO chmod 755 /usr/sbin/policy-rc.d
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q >/dev/null
-$SUDO apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null
+$SUDO "$APT_GET" update -q >/dev/null
+$SUDO "$APT_GET" install -y -q --no-install-recommends "${want[@]}" >/dev/null
 echo "testdeps: done" >&2
