@@ -71,18 +71,23 @@ func newTerminal(ctx context.Context, c *conn, o Options) (*terminal, error) {
 	return t, nil
 }
 
-// pumpOutput feeds the remote's output to the screen and the ring. The
-// screen goes first, so a waiter woken by the ring finds it there.
+// pumpOutput feeds the remote's output to the ring, then the screen, then
+// wakes waiters. Ring first: whoever sees text on the screen (a wait polls
+// it) then finds it in term_read too. Waiters are woken last, so they find
+// it in both. The screen is written outside t.mu, since it may block
+// answering a query into the PTY.
 func (t *terminal) pumpOutput() {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := t.shell.Read(buf)
 		if n > 0 {
+			t.mu.Lock()
+			t.ring.Write(buf[:n])
+			t.mu.Unlock()
 			t.screenMu.Lock()
 			t.screen.Write(buf[:n])
 			t.screenMu.Unlock()
 			t.mu.Lock()
-			t.ring.Write(buf[:n])
 			t.lastOut = time.Now()
 			t.notifyLocked()
 			t.mu.Unlock()
