@@ -13,12 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/redact"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 func reportCmd(e *env) *cobra.Command {
 	var out string
+	var redactPaths bool
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Write a bug-report bundle (.tar.gz) without secrets",
@@ -26,13 +28,17 @@ func reportCmd(e *env) *cobra.Command {
 			"configuration, uptime and last log lines, `dvv doctor`'s checks, saved hosts (never their\n" +
 			"passwords), every limb's observation, signals (negotiated protocol details) and operation history.\n" +
 			"Every file passes through the same secret scanner dvv's tests use; what it masks is counted in\n" +
-			"SUMMARY.txt. Addresses and host names stay in: read the bundle before you post it publicly.",
+			"SUMMARY.txt. The bundle is meant to be shared, so by default (--redact-paths) local paths become\n" +
+			"<path-N> and addresses and host names other than loopback <addr-N>, the same N for the same one in\n" +
+			"every file; --redact-paths=false keeps them, for a bundle you keep private. README.txt in the\n" +
+			"bundle says which was chosen. Read the bundle before you post it publicly.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				out = "dvv-report-" + time.Now().UTC().Format("20060102-150405") + ".tar.gz"
 			}
 			b := e.gatherReport()
+			b.redactPlaces = redactPaths
 			data, masked, err := b.pack()
 			if err != nil {
 				return localErr(wire.Internal, "packing the report: %v", err)
@@ -42,19 +48,27 @@ func reportCmd(e *env) *cobra.Command {
 			}
 			if e.json {
 				e.printJSON(struct {
-					Result string `json:"result"`
-					Out    string `json:"out"`
-					Files  int    `json:"files"`
-					Bytes  int    `json:"bytes"`
-					Masked int    `json:"masked"`
-				}{"report", out, len(b.files), len(data), masked})
+					Result      string `json:"result"`
+					Out         string `json:"out"`
+					Files       int    `json:"files"`
+					Bytes       int    `json:"bytes"`
+					Masked      int    `json:"masked"`
+					RedactPaths bool   `json:"redactPaths"`
+					Paths       int    `json:"paths"`     // distinct paths masked
+					Addresses   int    `json:"addresses"` // distinct addresses masked
+				}{"report", out, len(b.files), len(data), masked, redactPaths, b.places.counts["path"], b.places.counts["addr"]})
 				return nil
 			}
-			fmt.Fprintf(e.stdout, "wrote %s (%d files, %d bytes; %d secret-looking strings masked)\n", out, len(b.files), len(data), masked)
+			places := "paths and addresses kept (--redact-paths=false)"
+			if redactPaths {
+				places = fmt.Sprintf("%d paths and %d addresses masked", b.places.counts["path"], b.places.counts["addr"])
+			}
+			fmt.Fprintf(e.stdout, "wrote %s (%d files, %d bytes; %d secret-looking strings masked; %s)\n", out, len(b.files), len(data), masked, places)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the bundle's path (default dvv-report-<time>.tar.gz here)")
+	cmd.Flags().BoolVar(&redactPaths, "redact-paths", true, "mask local paths and non-loopback addresses and host names (false: keep them, for a bundle you keep private)")
 	return cmd
 }
 
@@ -62,6 +76,10 @@ func reportCmd(e *env) *cobra.Command {
 type bundle struct {
 	names []string
 	files map[string][]byte
+	// redactPlaces masks paths and addresses (--redact-paths); places
+	// knows the host names to mask and counts what it masked.
+	redactPlaces bool
+	places       *placeMasker
 }
 
 func (b *bundle) add(name string, v any) {
@@ -91,7 +109,7 @@ func failure(err error) map[string]string {
 // get is recorded as a failure in its place, so a report of a broken setup
 // still says what broke.
 func (e *env) gatherReport() *bundle {
-	b := &bundle{}
+	b := &bundle{places: newPlaceMasker()}
 	ctx, cancel := context.WithTimeout(e.ctx, 60*time.Second)
 	defer cancel()
 	versions := map[string]any{"dvv": Version, "protocol": wire.ProtocolVersion, "go": runtime.Version(),
@@ -117,7 +135,15 @@ func (e *env) gatherReport() *bundle {
 		b.add(name, pick(resp))
 	}
 	ask("daemon.json", wire.ReportArgs{}, func(r *wire.Response) any { return r.Report })
-	ask("hosts.json", wire.HostsArgs{}, func(r *wire.Response) any { return r.Hosts })
+	ask("hosts.json", wire.HostsArgs{}, func(r *wire.Response) any {
+		for _, h := range r.Hosts {
+			b.places.knowAddress(h.Address)
+			if h.Source == hosts.SourceSSHConfig {
+				b.places.knowAddress(h.Name) // an alias names a machine as well as its address does
+			}
+		}
+		return r.Hosts
+	})
 	resp, err := c.Limbs(ctx, wire.LimbsArgs{})
 	if err != nil {
 		b.add("limbs.json", failure(err))
@@ -126,6 +152,7 @@ func (e *env) gatherReport() *bundle {
 	b.add("limbs.json", map[string]any{"limbs": resp.Limbs, "available": resp.Available})
 	// Reading a limb's status or signals attaches nothing and takes no lease.
 	for _, l := range append(append([]wire.LimbSummary{}, resp.Limbs...), resp.Available...) {
+		b.places.knowAddress(l.Address)
 		dir := "limbs/" + l.LimbID + "/"
 		ask(dir+"status.json", wire.StatusArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.Observation })
 		ask(dir+"signals.json", wire.SignalsArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.Signals })
@@ -142,6 +169,9 @@ func (b *bundle) pack() ([]byte, int, error) {
 	var kinds []string
 	for _, n := range b.names {
 		clean, found := scan.Scrub(b.files[n])
+		if b.redactPlaces {
+			clean = b.places.mask(clean)
+		}
 		b.files[n] = clean
 		masked += len(found)
 		for _, f := range found {
@@ -157,6 +187,7 @@ func (b *bundle) pack() ([]byte, int, error) {
 		summary += "  " + k + "\n"
 	}
 	b.add("SUMMARY.txt", []byte(summary))
+	b.add("README.txt", []byte(b.readme()))
 
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
@@ -179,4 +210,26 @@ func (b *bundle) pack() ([]byte, int, error) {
 		return nil, 0, err
 	}
 	return buf.Bytes(), masked, nil
+}
+
+// readme says what the bundle leaves out, and how to make one that keeps
+// it: the choice travels with the bundle.
+func (b *bundle) readme() string {
+	s := "dvv bug report, written by `dvv report` to be attached to a bug report.\n\n" +
+		"What every file had masked:\n" +
+		"  secrets: masked (dvv tokens, private keys, passwords; always; counted in SUMMARY.txt)\n"
+	if b.redactPlaces {
+		s += fmt.Sprintf("  paths: masked (%d local file and socket paths are <path-N>)\n", b.places.counts["path"]) +
+			fmt.Sprintf("  addresses: masked (%d IP addresses and host names are <addr-N>; loopback and ports stay)\n", b.places.counts["addr"]) +
+			"The same N is the same path or address in every file. This is the default (--redact-paths),\n" +
+			"for a bundle meant to be shared. `dvv report --redact-paths=false` keeps paths and addresses,\n" +
+			"for a bundle you keep private or give only to someone you trust.\n"
+	} else {
+		s += "  paths: kept (--redact-paths=false was given)\n" +
+			"  addresses: kept (--redact-paths=false was given)\n" +
+			"This bundle names local paths, addresses and host names: keep it private. Without\n" +
+			"--redact-paths=false, `dvv report` masks them, for a bundle meant to be shared.\n"
+	}
+	return s + "\nNever in a bundle: screenshots, and the passwords saved in the keychain (hosts.json says\n" +
+		"only whether one is saved).\n"
 }

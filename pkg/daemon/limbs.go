@@ -131,21 +131,18 @@ func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	}
 	id := LimbID(t.Protocol, t.Address, t.Port, t.Slot)
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.closing {
+		d.mu.Unlock()
 		return nil, wire.Errorf(wire.NotReady, "dvvd is shutting down")
 	}
 	if l := d.limbs[id]; l != nil {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if err := l.adoptCredential(t); err != nil {
+		d.mu.Unlock()
+		if err := l.rejoin(t); err != nil {
 			return nil, err
-		}
-		if t.Perceive && !l.perceive {
-			l.perceive = true
 		}
 		return l, nil
 	}
+	defer d.mu.Unlock()
 	ctx, cancel := context.WithCancel(d.ctx)
 	l := &Limb{d: d, id: id, target: t, kind: kind, state: wire.StateConnecting, stateCh: make(chan struct{}),
 		perceive: t.Perceive, redial: make(chan struct{}, 1),
@@ -164,6 +161,37 @@ func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	go l.run()
 	d.log.Info("limb opened", "limb", id, "protocol", t.Protocol, "address", t.Address, "port", t.Port, "slot", t.Slot)
 	return l, nil
+}
+
+// rejoin is an open of an endpoint that already has a limb. It takes the
+// open's credential (adoptCredential) and perception; a limb that stopped
+// trying (failed: a refused password, an unknown host key; exited: the
+// shell ended) dials again at once with what it now holds, so a password
+// fixed in the keychain since is used by the next open, not only by
+// reconnect. The stale error is dropped: it described the last attempt.
+func (l *Limb) rejoin(t limb.Target) error {
+	l.mu.Lock()
+	if err := l.adoptCredential(t); err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	if t.Perceive && !l.perceive {
+		l.perceive = true
+	}
+	was := l.state
+	again := was == wire.StateFailed || was == wire.StateExited
+	if again {
+		l.state, l.lastErr = wire.StateConnecting, nil
+		close(l.stateCh)
+		l.stateCh = make(chan struct{})
+	}
+	l.mu.Unlock()
+	if again {
+		l.d.log.Info("limb opened again", "limb", l.id, "was", was)
+		l.d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: wire.StateConnecting})
+		l.requestRedial()
+	}
+	return nil
 }
 
 // permanent reports failures that retrying cannot fix without the user.

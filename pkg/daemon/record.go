@@ -26,21 +26,24 @@ const actQueue = 256
 
 // recorder is one limb's running recording.
 type recorder struct {
-	info    wire.Recording
-	started time.Time
-	cancel  context.CancelFunc
-	done    chan struct{}
-	acts    chan actRecord
-	bytes   func() int64
+	info     wire.Recording
+	started  time.Time
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when the media file is closed
+	actsDone chan struct{} // closed when the act log is written and closed
+	acts     chan actRecord
 	// marker puts an act into the media file itself where the format has
 	// a place for it (asciicast markers); nil for FBS.
 	marker func(at time.Time, label string)
 
 	mu      sync.Mutex
-	written int
 	dropped int
 	ended   string
 }
+
+// stopSettle bounds how long stop waits for the recording's files to be
+// complete before it answers (the acts still queued, the media's close).
+const stopSettle = 5 * time.Second
 
 // actRecord is one act beside the frames: what the agent did and what was
 // answered, never typed text (its length only) nor a clipboard's content.
@@ -95,6 +98,7 @@ func opRecord(c *call, a wire.RecordArgs) (*wire.RecordAnswer, error) {
 			return nil, wire.Errorf(wire.NotReady, "limb %s is not being recorded", l.id)
 		}
 		rec.stop("stopped")
+		rec.settle(stopSettle)
 		r.Recordings = []wire.Recording{rec.snapshot()}
 	case "list":
 		list, err := l.listRecordings()
@@ -128,7 +132,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		return nil, wire.Errorf(wire.Internal, "cannot make the recordings directory: %v", err)
 	}
 	start := time.Now()
-	base := filepath.Join(dir, l.id+"-"+start.UTC().Format("20060102T150405.000"))
+	base := recording.Base(dir, l.id, start)
 	ext, format := ".fbs", "fbs"
 	if term != nil {
 		ext, format = ".cast", "asciicast-v2"
@@ -138,7 +142,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 	if err != nil {
 		return nil, wire.Errorf(wire.Internal, "cannot create the recording: %v", err)
 	}
-	actsFile, err := create(base + ".acts.jsonl")
+	actsFile, err := create(base + recording.ActsExt)
 	if err != nil {
 		media.Close()
 		os.Remove(base + ext)
@@ -151,11 +155,12 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		media.Close()
 		actsFile.Close()
 		os.Remove(base + ext)
-		os.Remove(base + ".acts.jsonl")
+		os.Remove(base + recording.ActsExt)
 		return nil, e
 	}
-	rec := &recorder{started: start, cancel: cancel, done: make(chan struct{}), acts: make(chan actRecord, actQueue),
-		info: wire.Recording{LimbID: l.id, Format: format, Path: base + ext, ActsPath: base + ".acts.jsonl", StartedMs: start.UnixMilli()}}
+	rec := &recorder{started: start, cancel: cancel, done: make(chan struct{}), actsDone: make(chan struct{}),
+		acts: make(chan actRecord, actQueue),
+		info: wire.Recording{LimbID: l.id, Format: format, Path: base + ext, ActsPath: base + recording.ActsExt}}
 	var run func() error
 	if term != nil {
 		cols, rows := term.Size()
@@ -163,7 +168,6 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		if err != nil {
 			return abandon(wire.Errorf(wire.Internal, "cannot write the recording: %v", err))
 		}
-		rec.bytes = cast.Bytes
 		rec.marker = func(at time.Time, label string) { cast.Marker(at, label) }
 		run = func() error { return l.recordTerminal(ctx, cast, rec) }
 	} else {
@@ -171,7 +175,6 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		if err != nil {
 			return abandon(wire.Errorf(wire.Internal, "cannot write the recording: %v", err))
 		}
-		rec.bytes = fbs.Bytes
 		run = func() error {
 			return recording.RecordDesktop(ctx, l.dsk.buf, fbs, recording.DesktopOptions{Name: l.id})
 		}
@@ -279,7 +282,10 @@ func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Ve
 	}
 }
 
+// writeActs appends each act to the act log, one line each (the file is
+// what every answer counts), and marks it in the media where it can.
 func (rec *recorder) writeActs(ctx context.Context, f *os.File) {
+	defer close(rec.actsDone)
 	defer f.Close()
 	enc := json.NewEncoder(f)
 	for {
@@ -288,11 +294,7 @@ func (rec *recorder) writeActs(ctx context.Context, f *os.File) {
 			if rec.marker != nil {
 				rec.marker(rec.started.Add(time.Duration(a.T*float64(time.Second))), a.label())
 			}
-			if enc.Encode(a) == nil {
-				rec.mu.Lock()
-				rec.written++
-				rec.mu.Unlock()
-			}
+			enc.Encode(a)
 		case <-ctx.Done():
 			for { // what was queued before the end
 				select {
@@ -337,13 +339,50 @@ func (rec *recorder) stop(why string) {
 	rec.cancel()
 }
 
+// settle waits, at most d, until the stopped recording's files are
+// complete: the queued acts written, the media closed.
+func (rec *recorder) settle(d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for _, ch := range []chan struct{}{rec.actsDone, rec.done} {
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// snapshot is what the files say (recordingOf), with what only the running
+// recorder knows: whether it still runs, why it ended, the acts it dropped.
 func (rec *recorder) snapshot() wire.Recording {
-	r := rec.info
+	r := recordingOf(rec.info.LimbID, rec.info.Path)
 	rec.mu.Lock()
-	r.Acts, r.Dropped, r.Ended = rec.written, rec.dropped, rec.ended
+	r.Dropped, r.Ended = rec.dropped, rec.ended
 	rec.mu.Unlock()
 	r.Active = r.Ended == ""
-	r.Bytes = rec.bytes()
+	return r
+}
+
+// recordingOf describes a recording from its files: its start from the
+// name, its size from the media, its acts from the act log's lines. Stop,
+// status and list all answer from here, so they cannot disagree.
+func recordingOf(limbID, media string) wire.Recording {
+	format := "fbs"
+	if strings.HasSuffix(media, ".cast") {
+		format = "asciicast-v2"
+	}
+	r := wire.Recording{LimbID: limbID, Format: format, Path: media, ActsPath: recording.ActsPath(media)}
+	st, err := os.Stat(media)
+	if err == nil {
+		r.Bytes = st.Size()
+	}
+	if start, ok := recording.Started(media); ok {
+		r.StartedMs = start.UnixMilli()
+	} else if err == nil {
+		r.StartedMs = st.ModTime().UnixMilli() // a file renamed by hand
+	}
+	r.Acts, _ = recording.CountActs(r.ActsPath) // no act log: none kept
 	return r
 }
 
@@ -364,16 +403,7 @@ func (l *Limb) listRecordings() ([]wire.Recording, error) {
 				out = append(out, active.snapshot())
 				continue
 			}
-			st, err := os.Stat(p)
-			if err != nil {
-				continue
-			}
-			format := "fbs"
-			if ext == ".cast" {
-				format = "asciicast-v2"
-			}
-			out = append(out, wire.Recording{LimbID: l.id, Format: format, Path: p,
-				ActsPath: strings.TrimSuffix(p, ext) + ".acts.jsonl", StartedMs: st.ModTime().UnixMilli(), Bytes: st.Size()})
+			out = append(out, recordingOf(l.id, p))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path > out[j].Path })
