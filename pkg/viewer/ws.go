@@ -16,6 +16,11 @@ import (
 // is dropped after it, so it never holds memory or a goroutine for long.
 const writeTimeout = 15 * time.Second
 
+// pageProtocol is the subprotocol the page's terminal and event sockets
+// speak; the page also offers its key as a subprotocol (auth.go), which is
+// never selected.
+const pageProtocol = "dvv"
+
 func (s *Server) accept(w http.ResponseWriter, r *http.Request, protos ...string) (*websocket.Conn, bool) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: protos})
 	if err != nil {
@@ -66,7 +71,8 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
-	c, ok := s.accept(w, r)
+	defer t.End()
+	c, ok := s.accept(w, r, pageProtocol)
 	if !ok {
 		return
 	}
@@ -134,7 +140,20 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such limb", http.StatusNotFound)
 		return
 	}
-	c, ok := s.accept(w, r)
+	if page := r.URL.Query().Get("page"); modeOf(r) == driving && page != "" {
+		sess, err := s.b.Session(id)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		if !s.pages.add(page, id, sess) {
+			sess.End()
+			http.Error(w, "dvv viewer: this page is already open", http.StatusConflict)
+			return
+		}
+		defer s.pages.remove(page, id) // the page closed: End hands back what it drove
+	}
+	c, ok := s.accept(w, r, pageProtocol)
 	if !ok {
 		return
 	}

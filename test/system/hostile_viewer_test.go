@@ -82,6 +82,7 @@ func TestHostileUserLearnsNothingFromTheViewer(t *testing.T) {
 	tab := b.newTab(t)
 	run(t, tab, "visit the other user's page", chromedp.Navigate(fmt.Sprintf("http://%s/?viewer=%s&limb=%s", spy.addr, viewerHost, url.QueryEscape(limb))))
 	report := spy.report(t)
+	t.Logf("the other user's page, from the person's browser: %+v", report)
 	got := spy.received()
 	for name, secret := range map[string]string{"driving": full, "read-only": readOnly} {
 		if strings.Contains(got, secret) {
