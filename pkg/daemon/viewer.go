@@ -33,6 +33,9 @@ func (d *Daemon) startViewer() (*viewerGlue, error) {
 	}
 	g := &viewerGlue{d: d, person: newPerson("person in the browser viewer"), seats: map[*Limb]*seat{}, changed: make(chan struct{})}
 	srv, err := viewer.Start(g, d.cfg.ViewerPort, d.log)
+	if err != nil && d.cfg.ViewerPort != 0 {
+		return nil, wire.Errorf(wire.Internal, "cannot start the viewer on 127.0.0.1:%d, the port dvvd's --viewer-addr names: %v; free the port or restart dvvd with another", d.cfg.ViewerPort, err)
+	}
 	if err != nil {
 		return nil, wire.Errorf(wire.Internal, "cannot start the viewer on 127.0.0.1: %v", err)
 	}
