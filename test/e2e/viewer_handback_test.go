@@ -84,4 +84,22 @@ func TestBrowserViewerClosingHandsBack(t *testing.T) {
 		handedBack(term)
 	})
 
+	t.Run("the page's hold outlives its socket", func(t *testing.T) {
+		acquire(term)
+		p := tab(term)
+		run(t, p, "type in the terminal", chromedp.Click(".xterm", chromedp.ByQuery),
+			chromedp.Focus(".xterm-helper-textarea", chromedp.ByQuery), input.InsertText("true"), chromedp.KeyEvent(kb.Enter))
+		personHolds(term)
+		// The SSH session drops: the page's terminal socket ends, the limb
+		// reconnects and the page opens a new socket. The page is still
+		// open, so the person still holds the limb.
+		s.KillSessions()
+		waitJS(t, p, "the terminal socket dropped", `document.body.dataset.connected !== '1'`)
+		must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: term}, Until: "connected", TimeoutMs: intp(20000)})
+		waitJS(t, p, "the page reconnected", `document.body.dataset.connected === '1'`)
+		personHolds(term)
+		closeTab(p)
+		handedBack(term)
+	})
+
 }

@@ -25,7 +25,7 @@ if (limb.kind === 'desktop') {
     const { default: RFB } = await import('/assets/dist/novnc/core/rfb.js');
     if (params.get('fit') === '0') document.body.classList.add('fit-off');
     const connect = () => {
-      rfb = new RFB(screen, `${wsBase}/ws/desktop/${encodeURIComponent(id)}`, { wsProtocols: wsProtocols('binary') });
+      rfb = new RFB(screen, `${wsBase}/ws/desktop/${encodeURIComponent(id)}?page=${pageId}`, { wsProtocols: wsProtocols('binary') });
       rfb.viewOnly = info.readOnly;
       rfb.scaleViewport = params.get('fit') !== '0';
       rfb.qualityLevel = 9;
@@ -40,7 +40,7 @@ if (limb.kind === 'desktop') {
   term.open(screen);
   const enc = new TextEncoder();
   const connect = () => {
-    const ws = new WebSocket(`${wsBase}/ws/term/${encodeURIComponent(id)}`, wsProtocols('dvv'));
+    const ws = new WebSocket(`${wsBase}/ws/term/${encodeURIComponent(id)}?page=${pageId}`, wsProtocols('dvv'));
     ws.binaryType = 'arraybuffer';
     term.reset();
     ws.onmessage = (m) => {
