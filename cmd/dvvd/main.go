@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,6 +53,7 @@ type options struct {
 	maxFramebuffer    string
 	maxConns          int
 	lineIdle          time.Duration
+	viewerAddr        string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -92,6 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&o.maxFramebuffer, "max-framebuffer", "8192x4096", "largest desktop a VNC or RDP server may announce, as WxH: its area is the limit (each side at most 16384); a larger one fails the limb with PROTOCOL_ERROR")
 	f.IntVar(&o.maxConns, "max-conns", 1024, "most client connections at once; when all are taken, the one that has sent no complete request the longest is closed for a new one, else the new one is answered BUSY")
 	f.DurationVar(&o.lineIdle, "line-idle-timeout", 30*time.Second, "how long a request line may stay unfinished before its connection is closed")
+	f.StringVar(&o.viewerAddr, "viewer-addr", "127.0.0.1:0", "where the browser viewer listens, started at the first `dvv viewer`: 127.0.0.1:PORT (or PORT); port 0 picks a free one. Loopback only: see docs/security.md")
 	f.BoolP("version", "v", false, "print the version and exit")
 	f.StringVar(&manDir, "gen-man", "", "write the man page into this directory and exit (packaging)")
 	f.MarkHidden("gen-man")
@@ -115,6 +118,11 @@ func serve(o options, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dvvd: bad --max-framebuffer %q: give WxH, each side 1 to %d (e.g. 8192x4096)\n", o.maxFramebuffer, fb.MaxDim)
 		return 2
 	}
+	viewerPort, err := parseViewerAddr(o.viewerAddr)
+	if err != nil {
+		fmt.Fprintf(stderr, "dvvd: bad --viewer-addr %q: %v\n", o.viewerAddr, err)
+		return 2
+	}
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -130,7 +138,7 @@ func serve(o options, stderr io.Writer) int {
 	}
 	d := daemon.New(daemon.Config{ID: o.id, SocketPath: o.socket, Listener: ln, Logger: log, Desktop: desktopDialers,
 		Terminal: terminalDialer, TerminalPort: terminalPort, Files: filesDialer, Services: svc, FenceThreshold: o.threshold,
-		MaxFramebufferPixels: fw * fh, MaxConns: o.maxConns, LineIdle: o.lineIdle})
+		MaxFramebufferPixels: fw * fh, MaxConns: o.maxConns, LineIdle: o.lineIdle, ViewerPort: viewerPort})
 	if err := d.Listen(); err != nil {
 		log.Error("cannot listen", "error", err)
 		return 1
@@ -200,6 +208,29 @@ func pinCert(address string, port int, fingerprint string) (string, error) {
 		return "", wire.Errorf(wire.BadRequest, "%v", err)
 	}
 	return fingerprint, nil
+}
+
+// parseViewerAddr reads --viewer-addr: a port on 127.0.0.1, written PORT,
+// :PORT, 127.0.0.1:PORT or localhost:PORT. Any other host is refused: a
+// viewer on a network address would be reachable from other machines.
+func parseViewerAddr(addr string) (int, error) {
+	host, port := "127.0.0.1", addr
+	if strings.Contains(addr, ":") {
+		var err error
+		if host, port, err = net.SplitHostPort(addr); err != nil {
+			return 0, fmt.Errorf("give 127.0.0.1:PORT or PORT")
+		}
+	}
+	switch host {
+	case "", "127.0.0.1", "localhost":
+	default:
+		return 0, fmt.Errorf("the viewer listens on 127.0.0.1 only; give 127.0.0.1:PORT (to reach it from elsewhere, forward the port over SSH)")
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return 0, fmt.Errorf("the port must be a number from 0 to 65535 (0 picks a free one)")
+	}
+	return p, nil
 }
 
 // writeMan writes the program's man page (section 1) into dir.

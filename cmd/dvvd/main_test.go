@@ -40,6 +40,24 @@ func TestFlags(t *testing.T) {
 	}
 }
 
+// --viewer-addr takes a port on 127.0.0.1 and nothing else.
+func TestViewerAddr(t *testing.T) {
+	for addr, want := range map[string]int{"8123": 8123, ":8123": 8123, "127.0.0.1:8123": 8123, "localhost:8123": 8123, "127.0.0.1:0": 0} {
+		if got, err := parseViewerAddr(addr); err != nil || got != want {
+			t.Errorf("%q: %d %v, want %d", addr, got, err, want)
+		}
+	}
+	for addr, say := range map[string]string{"0.0.0.0:8123": "127.0.0.1 only", "[::1]:8123": "127.0.0.1 only", "192.168.1.5:80": "127.0.0.1 only",
+		"127.0.0.1:http": "from 0 to 65535", "70000": "from 0 to 65535", "127.0.0.1:-1": "from 0 to 65535", "a:b:c": "127.0.0.1:PORT"} {
+		if _, err := parseViewerAddr(addr); err == nil || !strings.Contains(err.Error(), say) {
+			t.Errorf("%q: %v, want an error saying %q", addr, err, say)
+		}
+	}
+	if code, _, errs := runMain("--viewer-addr", "0.0.0.0:8080", "--socket", filepath.Join(t.TempDir(), "s.sock")); code != 2 || !strings.Contains(errs, "bad --viewer-addr") {
+		t.Errorf("--viewer-addr 0.0.0.0:8080: %d %q", code, errs)
+	}
+}
+
 // Socket activation: the real dvvd binary serves a socket bound by its
 // parent and passed as fd 3 with LISTEN_PID/LISTEN_FDS, as systemd does.
 func TestSocketActivation(t *testing.T) {

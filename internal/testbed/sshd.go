@@ -163,6 +163,10 @@ func (s *SSHD) KillAll() {
 	}
 }
 
+// KillSessions ends every connection sshd forked and keeps it listening,
+// so a client's session drops and it can connect again.
+func (s *SSHD) KillSessions() { s.killSessions() }
+
 func (s *SSHD) killSessions() {
 	for _, p := range descendants(s.Proc.Cmd.Process.Pid) {
 		syscall.Kill(p, syscall.SIGKILL)

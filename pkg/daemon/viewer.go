@@ -33,6 +33,9 @@ func (d *Daemon) startViewer() (*viewerGlue, error) {
 	}
 	g := &viewerGlue{d: d, person: newPerson("person in the browser viewer"), seats: map[*Limb]*seat{}, changed: make(chan struct{})}
 	srv, err := viewer.Start(g, d.cfg.ViewerPort, d.log)
+	if err != nil && d.cfg.ViewerPort != 0 {
+		return nil, wire.Errorf(wire.Internal, "cannot start the viewer on 127.0.0.1:%d, the port dvvd's --viewer-addr names: %v; free the port or restart dvvd with another", d.cfg.ViewerPort, err)
+	}
 	if err != nil {
 		return nil, wire.Errorf(wire.Internal, "cannot start the viewer on 127.0.0.1: %v", err)
 	}
@@ -167,9 +170,57 @@ func (g *viewerGlue) Desktop(id string) (*fb.Buffer, viewer.DesktopInput, error)
 	return l.dsk.buf, browserInput{g.seat(l).session()}, nil
 }
 
-// browserTerminal types into a terminal limb as the browser's person.
+// browserSession is one page's hold on a limb: its first input (or Take
+// over) counts it among the seat's drivers and takes the limb over; End,
+// when the page goes, hands the limb back if no other page still drives.
+// The same rule as a desktop's RFB session (seatInput), for every kind.
+type browserSession struct {
+	mu sync.Mutex // Take over comes from HTTP requests, End from the socket's handler
+	in *seatInput
+}
+
+func (g *viewerGlue) session(l *Limb) *browserSession {
+	return &browserSession{in: g.seat(l).session()}
+}
+
+// TakeOver makes the page's person hold the limb, as a driver.
+func (b *browserSession) TakeOver() {
+	st := b.in.st
+	b.mu.Lock()
+	if !b.in.drove {
+		b.in.drove = true
+		st.mu.Lock()
+		st.drivers++
+		st.mu.Unlock()
+	}
+	b.mu.Unlock()
+	st.l.mu.Lock()
+	held := st.l.lease.holder == st.person
+	st.l.mu.Unlock()
+	if !held {
+		st.takeover()
+	}
+}
+
+func (b *browserSession) End() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.in.end("handed back: the person closed the browser view")
+	b.in.drove = false
+}
+
+func (g *viewerGlue) Session(id string) (viewer.Session, error) {
+	l := g.limb(id)
+	if l == nil {
+		return nil, wire.Errorf(wire.LimbGone, "no limb %q", id)
+	}
+	return g.session(l), nil
+}
+
+// browserTerminal is a terminal limb's stream for one page, which types
+// as the browser's person.
 type browserTerminal struct {
-	g *viewerGlue
+	*browserSession
 	l *Limb
 }
 
@@ -201,16 +252,10 @@ func (t browserTerminal) Size() (int, int) {
 }
 
 // Send types as the person in the browser: typing into the page is taking
-// control, so the seat takes the lease over first (the agent hears
+// control, so the page takes the lease over first (the agent hears
 // LEASE_REVOKED), as any input from a shared VNC viewer does (seat).
 func (t browserTerminal) Send(b []byte) error {
-	st := t.g.seat(t.l)
-	t.l.mu.Lock()
-	held := t.l.lease.holder == st.person
-	t.l.mu.Unlock()
-	if !held {
-		st.takeover()
-	}
+	t.TakeOver()
 	term, err := t.l.terminal()
 	if err != nil {
 		return err
@@ -223,7 +268,7 @@ func (g *viewerGlue) Terminal(id string) (viewer.Terminal, error) {
 	if l == nil || l.tty == nil {
 		return nil, wire.Errorf(wire.LimbGone, "no terminal limb %q", id)
 	}
-	return browserTerminal{g: g, l: l}, nil
+	return browserTerminal{browserSession: g.session(l), l: l}, nil
 }
 
 func (g *viewerGlue) Control(id, action string) error {

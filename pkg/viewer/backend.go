@@ -50,7 +50,12 @@ type Backend interface {
 	// Desktop is a desktop limb's mirror and an input that drives it as the
 	// person in the browser. End must be called when the session ends.
 	Desktop(id string) (*fb.Buffer, DesktopInput, error)
+	// Terminal is a terminal limb's stream and an input that drives it as
+	// the person in the browser, for one page; End must be called when the
+	// page's socket closes.
 	Terminal(id string) (Terminal, error)
+	// Session is one page's hold on a limb, for its Take over button.
+	Session(id string) (Session, error)
 	// Control: takeover, handback, pause, resume on a limb; pause and
 	// resume with id "" act on every limb.
 	Control(id, action string) error
@@ -66,11 +71,23 @@ type DesktopInput interface {
 	End()
 }
 
-// Terminal is a terminal limb's byte stream and input.
+// Terminal is a terminal limb's byte stream and one page's input.
 type Terminal interface {
 	Read(since uint64, max int) (data []byte, next uint64, lost int64, err error)
 	Changed() <-chan struct{}
 	// Send types as the person in the browser (taking the limb over).
 	Send(b []byte) error
 	Size() (cols, rows int)
+	// End: the page left; if it was the last that drove, the limb is
+	// handed back.
+	End()
+}
+
+// Session is one page's hold on a limb. Every kind of limb follows one
+// rule: a page that drove it (typed, clicked, pressed Take over) holds it
+// as the person, and when the last such page closes the limb is handed
+// back.
+type Session interface {
+	TakeOver()
+	End()
 }

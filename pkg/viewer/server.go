@@ -3,7 +3,6 @@ package viewer
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -17,9 +16,6 @@ import (
 	"time"
 )
 
-// cookieName carries the secret after the first visit.
-const cookieName = "dvv_viewer"
-
 // Server is a running viewer.
 type Server struct {
 	b        Backend
@@ -32,6 +28,7 @@ type Server struct {
 	assets   fs.FS
 	ctx      context.Context
 	cancel   context.CancelFunc
+	pages    pages // the limb pages open now, for Take over and its hand back
 }
 
 // Start listens on 127.0.0.1 (port 0 picks one) with fresh secrets.
@@ -55,8 +52,9 @@ func newSecret() string {
 	return hex.EncodeToString(b)
 }
 
-// URL is the address to open: it carries the secret once, which the page
-// moves into a cookie. limb, when set, opens that limb's page.
+// URL is the address to open: its fragment carries the secret, which the
+// browser never sends to a server; the page keeps it in its tab (see
+// auth.go). limb, when set, opens that limb's page.
 func (s *Server) URL(readOnly bool, limb string) string {
 	k := s.full
 	if readOnly {
@@ -66,7 +64,7 @@ func (s *Server) URL(readOnly bool, limb string) string {
 	if limb != "" {
 		path = "/limb/" + url.PathEscape(limb)
 	}
-	return fmt.Sprintf("http://127.0.0.1:%s%s?k=%s", s.port, path, k)
+	return fmt.Sprintf("http://127.0.0.1:%s%s#k=%s", s.port, path, k)
 }
 
 // Addr is the listening address.
@@ -78,83 +76,16 @@ func (s *Server) Close() error {
 	return s.srv.Close()
 }
 
-type mode int
-
-const (
-	denied mode = iota
-	watching
-	driving
-)
-
-type ctxKey struct{}
-
-func modeOf(r *http.Request) mode { m, _ := r.Context().Value(ctxKey{}).(mode); return m }
-
-// guard lets a request through only from this machine's browser of the
-// person holding the secret: Host must be ours (no DNS rebinding), an
-// Origin, when sent, must be ours (no cross-site requests or WebSockets;
-// state changes must send one), and the secret must come in the cookie
-// (or once in ?k=, which is moved into the cookie).
-func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := r.Host
-		if host != "127.0.0.1:"+s.port && host != "localhost:"+s.port {
-			http.Error(w, "dvv viewer: wrong Host header", http.StatusForbidden)
-			return
-		}
-		origin := r.Header.Get("Origin")
-		if origin != "" && origin != "http://"+host {
-			http.Error(w, "dvv viewer: requests from another origin are refused", http.StatusForbidden)
-			return
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && origin == "" {
-			http.Error(w, "dvv viewer: a state change needs the Origin header", http.StatusForbidden)
-			return
-		}
-		if k := r.URL.Query().Get("k"); k != "" {
-			if s.check(k) == denied {
-				http.Error(w, "dvv viewer: this link's secret is not valid (dvvd restarted?); run `dvv viewer` for a fresh one", http.StatusForbidden)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: k, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			q := r.URL.Query()
-			q.Del("k")
-			u := *r.URL
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
-			return
-		}
-		c, err := r.Cookie(cookieName)
-		m := denied
-		if err == nil {
-			m = s.check(c.Value)
-		}
-		if m == denied {
-			http.Error(w, "dvv viewer: open the link `dvv viewer` prints (it carries this dvvd's secret)", http.StatusForbidden)
-			return
-		}
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("X-Frame-Options", "DENY")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, m)))
-	})
-}
-
-func (s *Server) check(k string) mode {
-	switch {
-	case subtle.ConstantTimeCompare([]byte(k), []byte(s.full)) == 1:
-		return driving
-	case subtle.ConstantTimeCompare([]byte(k), []byte(s.readOnly)) == 1:
-		return watching
-	}
-	return denied
-}
-
+// routes: the pages and their scripts are the same for everyone and carry
+// no data, so a browser loads them without a secret (a navigation cannot
+// send one); everything that reads or drives a limb needs it.
 func (s *Server) routes() http.Handler {
+	public := http.NewServeMux()
+	public.HandleFunc("GET /{$}", s.page("index.html"))
+	public.HandleFunc("GET /limb/{id}", s.page("limb.html"))
+	public.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(s.assets)))
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.page("index.html"))
-	mux.HandleFunc("GET /limb/{id}", s.page("limb.html"))
-	mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(s.assets)))
+	public.Handle("/", s.authorized(mux))
 	mux.HandleFunc("GET /api/info", s.info)
 	mux.HandleFunc("GET /api/limbs", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, s.b.Limbs()) })
 	mux.HandleFunc("GET /api/limb/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +102,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ws/desktop/{id}", s.desktop)
 	mux.HandleFunc("GET /ws/term/{id}", s.terminal)
 	mux.HandleFunc("GET /ws/events/{id}", s.events)
-	return s.guard(mux)
+	return s.sameOrigin(public)
 }
 
 func (s *Server) page(name string) http.HandlerFunc {
@@ -220,6 +151,13 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	if id == "" && (action == "takeover" || action == "handback") {
 		http.Error(w, "takeover and handback need a limb", http.StatusBadRequest)
 		return
+	}
+	if action == "takeover" {
+		if sess := s.pages.get(r.Header.Get(pageHeader), id); sess != nil {
+			sess.TakeOver() // this page drove: closing it hands the limb back
+			writeJSON(w, map[string]string{"done": action})
+			return
+		}
 	}
 	if err := s.b.Control(id, action); err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)

@@ -16,6 +16,11 @@ import (
 // is dropped after it, so it never holds memory or a goroutine for long.
 const writeTimeout = 15 * time.Second
 
+// pageProtocol is the subprotocol the page's terminal and event sockets
+// speak; the page also offers its key as a subprotocol (auth.go), which is
+// never selected.
+const pageProtocol = "dvv"
+
 func (s *Server) accept(w http.ResponseWriter, r *http.Request, protos ...string) (*websocket.Conn, bool) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: protos})
 	if err != nil {
@@ -47,7 +52,8 @@ func (s *Server) desktop(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	nc := websocket.NetConn(ctx, c, websocket.MessageBinary)
 	viewOnly := modeOf(r) != driving || r.URL.Query().Get("view") == "1"
-	err = rfbserver.Serve(ctx, nc, rfbserver.Config{Buffer: buf, Name: id, ViewOnly: viewOnly, Input: in, WriteTimeout: writeTimeout})
+	input := pageInput{DesktopInput: in, s: s, page: r.URL.Query().Get("page"), limb: id}
+	err = rfbserver.Serve(ctx, nc, rfbserver.Config{Buffer: buf, Name: id, ViewOnly: viewOnly, Input: input, WriteTimeout: writeTimeout})
 	if err != nil && ctx.Err() == nil {
 		s.log.Debug("viewer: desktop session ended", "limb", id, "err", err)
 	}
@@ -66,7 +72,8 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
-	c, ok := s.accept(w, r)
+	defer t.End()
+	c, ok := s.accept(w, r, pageProtocol)
 	if !ok {
 		return
 	}
@@ -75,6 +82,7 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	driver := modeOf(r) == driving
+	page := r.URL.Query().Get("page")
 	go func() {
 		defer cancel()
 		for {
@@ -83,6 +91,7 @@ func (s *Server) terminal(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if typ == websocket.MessageBinary && driver && len(b) > 0 {
+				s.pageDrives(page, id)
 				t.Send(b)
 			}
 		}
@@ -134,7 +143,20 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such limb", http.StatusNotFound)
 		return
 	}
-	c, ok := s.accept(w, r)
+	if page := r.URL.Query().Get("page"); modeOf(r) == driving && page != "" {
+		sess, err := s.b.Session(id)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		if !s.pages.add(page, id, sess) {
+			sess.End()
+			http.Error(w, "dvv viewer: this page is already open", http.StatusConflict)
+			return
+		}
+		defer s.pages.remove(page, id) // the page closed: End hands back what it drove
+	}
+	c, ok := s.accept(w, r, pageProtocol)
 	if !ok {
 		return
 	}
@@ -166,6 +188,38 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// pageDrives counts the page's hold (see pages) as driving the limb, so
+// the limb stays the person's while the page is open, even when this
+// socket is replaced (the limb reconnected, the socket dropped). The
+// socket's own session counts too, for a socket that names no page.
+func (s *Server) pageDrives(page, limb string) {
+	if sess := s.pages.get(page, limb); sess != nil {
+		sess.TakeOver()
+	}
+}
+
+// pageInput is a desktop socket's input, driving for its page too.
+type pageInput struct {
+	DesktopInput
+	s          *Server
+	page, limb string
+}
+
+func (p pageInput) Pointer(x, y int, b uint8) {
+	p.s.pageDrives(p.page, p.limb)
+	p.DesktopInput.Pointer(x, y, b)
+}
+
+func (p pageInput) Key(keysym uint32, down bool) {
+	p.s.pageDrives(p.page, p.limb)
+	p.DesktopInput.Key(keysym, down)
+}
+
+func (p pageInput) CutText(text string) {
+	p.s.pageDrives(p.page, p.limb)
+	p.DesktopInput.CutText(text)
 }
 
 func (s *Server) send(ctx context.Context, c *websocket.Conn, typ websocket.MessageType, b []byte) error {

@@ -147,7 +147,9 @@ func TestViewerBench(t *testing.T) {
 	d := startDvvd(t)
 	c := d.dial(t)
 	id := openVNC(t, c, v.Port)
-	viewerURL := must(t, c, wire.ViewerArgs{LimbID: id}).Viewer.URL + "&fit=0"
+	link, _ := url.Parse(must(t, c, wire.ViewerArgs{LimbID: id}).Viewer.URL)
+	link.RawQuery = "fit=0" // the secret stays in the fragment
+	viewerURL := link.String()
 
 	// The anchor: noVNC (the same files) served by websockify, straight to Xvnc.
 	web := t.TempDir()
@@ -306,8 +308,9 @@ func stallDesktop(t *testing.T, viewerURL, id string) *stalledConn {
 	t.Cleanup(func() { conn.Close() })
 	key := make([]byte, 16)
 	rand.Read(key)
-	fmt.Fprintf(conn, "GET /ws/desktop/%s HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\nCookie: dvv_viewer=%s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: %x\r\nSec-WebSocket-Protocol: binary\r\n\r\n",
-		id, u.Host, u.Host, u.Query().Get("k"), key)
+	frag, _ := url.ParseQuery(u.Fragment)
+	fmt.Fprintf(conn, "GET /ws/desktop/%s HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: %x\r\nSec-WebSocket-Protocol: binary, dvv-key.%s\r\n\r\n",
+		id, u.Host, u.Host, key, frag.Get("k"))
 	frame := func(p []byte) []byte {
 		f := []byte{0x82}
 		switch {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -64,11 +65,18 @@ func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Act
 	}
 }
 
+// viewerURL is the link to a limb's page (the index for ""), with extra
+// as its query; the secret stays in the fragment.
 func viewerURL(t *testing.T, c *client.Client, limb string, extra string) string {
-	u := must(t, c, wire.ViewerArgs{LimbID: limb}).Viewer.URL
-	pu, _ := url.Parse(u)
+	return linkWith(t, must(t, c, wire.ViewerArgs{LimbID: limb}).Viewer.URL, extra)
+}
+
+// linkWith checks that the viewer embeds its assets and gives its link
+// the query extra.
+func linkWith(t *testing.T, link, extra string) string {
+	pu, _ := url.Parse(link)
 	req, _ := http.NewRequest(http.MethodGet, "http://"+pu.Host+"/api/info", nil)
-	req.Header.Set("Cookie", "dvv_viewer="+pu.Query().Get("k"))
+	req.Header.Set("Authorization", "Bearer "+linkSecret(t, link))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -80,10 +88,22 @@ func viewerURL(t *testing.T, c *client.Client, limb string, extra string) string
 		msg := fmt.Sprintf("this test binary embeds no viewer assets (noVNC %v, xterm.js %v): run `make web` first", info.NoVNC, info.Xterm)
 		testbed.Unavailable(t, "%s", msg)
 	}
-	if extra != "" {
-		u += "&" + extra
+	pu.RawQuery = extra
+	return pu.String()
+}
+
+// linkSecret is the secret a viewer link carries in its fragment.
+func linkSecret(t *testing.T, link string) string {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return u
+	frag, _ := url.ParseQuery(u.Fragment)
+	if len(frag.Get("k")) < 32 || u.RawQuery != "" {
+		t.Fatalf("the viewer link %q does not carry its secret in the fragment alone", link)
+	}
+	return frag.Get("k")
 }
 
 // canvasPixels reads noVNC's canvas (its backing store is the framebuffer
@@ -245,14 +265,14 @@ func TestBrowserViewerRDPCanvas(t *testing.T) {
 	})
 
 	// The index lists the limb with a thumbnail of its picture.
-	run(t, ctx, "open the index", chromedp.Navigate(strings.Split(viewerURL(t, c, "", ""), "?")[0]))
+	run(t, ctx, "open the index", chromedp.Navigate(viewerURL(t, c, "", "")))
 	waitJS(t, ctx, "the index shows the limb's thumbnail", fmt.Sprintf(`(() => {
 		const img = document.querySelector('a.card[data-limb=%q] img');
 		return !!img && img.naturalWidth === 320 && img.naturalHeight === 240;
 	})()`, id))
 
 	// A read-only page draws the picture but its clicks reach nothing.
-	ro := must(t, c, wire.ViewerArgs{Action: "watch", LimbID: id}).Viewer.URL + "&fit=0"
+	ro := linkWith(t, must(t, c, wire.ViewerArgs{Action: "watch", LimbID: id}).Viewer.URL, "fit=0")
 	run(t, ctx, "open the read-only page", chromedp.Navigate(ro))
 	waitJS(t, ctx, "noVNC connected read-only", `document.body.dataset.connected === '1' && document.body.classList.contains('readonly')`)
 	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
@@ -301,20 +321,19 @@ func TestBrowserViewerTerminal(t *testing.T) {
 	}
 }
 
-// TestBrowserViewerRefusesStrangers: no secret, a wrong one, a foreign
-// Origin or a foreign Host get nothing.
+// TestBrowserViewerRefusesStrangers: no secret, a wrong one, one sent as
+// a cookie or in the query, a foreign Origin, another site's request or a
+// foreign Host get nothing; the pages themselves carry no data.
 func TestBrowserViewerRefusesStrangers(t *testing.T) {
 	d := startDaemon(t)
 	c := dial(t, d, "person")
-	u, err := url.Parse(must(t, c, wire.ViewerArgs{}).Viewer.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret := u.Query().Get("k")
+	link := must(t, c, wire.ViewerArgs{}).Viewer.URL
+	secret := linkSecret(t, link)
+	u, _ := url.Parse(link)
 	base := "http://" + u.Host
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(path string, hdr map[string]string) int {
-		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	send := func(method, path string, hdr map[string]string) (int, string) {
+		req, _ := http.NewRequest(method, base+path, nil)
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}
@@ -325,28 +344,18 @@ func TestBrowserViewerRefusesStrangers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp.StatusCode
+		defer resp.Body.Close()
+		var b strings.Builder
+		if resp.StatusCode != http.StatusSwitchingProtocols {
+			io.Copy(&b, resp.Body)
+		}
+		return resp.StatusCode, b.String()
 	}
-	post := func(path string, hdr map[string]string) int {
-		req, _ := http.NewRequest(http.MethodPost, base+path, nil)
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp, err := noRedirect.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-	cookie := "dvv_viewer=" + secret
-	ws := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
-	withWS := func(extra map[string]string) map[string]string {
-		m := map[string]string{}
-		for k, v := range ws {
-			m[k] = v
-		}
+	get := func(path string, hdr map[string]string) int { code, _ := send(http.MethodGet, path, hdr); return code }
+	post := func(path string, hdr map[string]string) int { code, _ := send(http.MethodPost, path, hdr); return code }
+	bearer := "Bearer " + secret
+	ws := func(extra map[string]string) map[string]string {
+		m := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
 		for k, v := range extra {
 			m[k] = v
 		}
@@ -357,28 +366,42 @@ func TestBrowserViewerRefusesStrangers(t *testing.T) {
 		code int
 		got  int
 	}{
-		{"no secret", 403, get("/api/limbs", nil)},
-		{"wrong secret in the link", 403, get("/?k=00"+secret[2:], nil)},
-		{"wrong cookie", 403, get("/api/limbs", map[string]string{"Cookie": "dvv_viewer=nope"})},
-		{"secret in the link is moved to a cookie", 303, get("/?k="+secret, nil)},
-		{"cookie", 200, get("/api/limbs", map[string]string{"Cookie": cookie})},
-		{"foreign Origin", 403, get("/api/limbs", map[string]string{"Cookie": cookie, "Origin": "http://evil.example"})},
-		{"foreign Host (DNS rebinding)", 403, get("/api/limbs", map[string]string{"Cookie": cookie, "Host": "evil.example"})},
-		{"state change without Origin", 403, post("/api/all/pause", map[string]string{"Cookie": cookie})},
-		{"state change from a foreign Origin", 403, post("/api/all/pause", map[string]string{"Cookie": cookie, "Origin": "http://evil.example"})},
-		{"WebSocket from a foreign Origin", 403, get("/ws/events/x", withWS(map[string]string{"Cookie": cookie, "Origin": "http://evil.example"}))},
-		{"WebSocket without the secret", 403, get("/ws/events/x", withWS(map[string]string{"Origin": base}))},
+		{"no secret", 401, get("/api/limbs", nil)},
+		{"wrong secret", 401, get("/api/limbs", map[string]string{"Authorization": "Bearer 00" + secret[2:]})},
+		{"the secret in the query", 401, get("/api/limbs?k="+secret, nil)},
+		{"the secret as the old cookie", 401, get("/api/limbs", map[string]string{"Cookie": "dvv_viewer=" + secret})},
+		{"bearer", 200, get("/api/limbs", map[string]string{"Authorization": bearer})},
+		{"thumbnail without the secret", 401, get("/thumb/x", nil)},
+		{"foreign Origin", 403, get("/api/limbs", map[string]string{"Authorization": bearer, "Origin": "http://evil.example"})},
+		{"another port's page", 403, get("/api/limbs", map[string]string{"Authorization": bearer, "Origin": "http://127.0.0.1:1"})},
+		{"another site's request", 403, get("/api/limbs", map[string]string{"Authorization": bearer, "Sec-Fetch-Site": "same-site"})},
+		{"foreign Host (DNS rebinding)", 403, get("/api/limbs", map[string]string{"Authorization": bearer, "Host": "evil.example"})},
+		{"a page under a foreign Host", 403, get("/", map[string]string{"Host": "evil.example:" + u.Port()})},
+		{"state change without Origin", 403, post("/api/all/pause", map[string]string{"Authorization": bearer})},
+		{"state change from a foreign Origin", 403, post("/api/all/pause", map[string]string{"Authorization": bearer, "Origin": "http://evil.example"})},
+		{"WebSocket from a foreign Origin", 403, get("/ws/events/x", ws(map[string]string{"Sec-WebSocket-Protocol": "dvv, dvv-key." + secret, "Origin": "http://evil.example"}))},
+		{"WebSocket without Origin", 403, get("/ws/events/x", ws(map[string]string{"Sec-WebSocket-Protocol": "dvv, dvv-key." + secret}))},
+		{"WebSocket without the secret", 401, get("/ws/events/x", ws(map[string]string{"Sec-WebSocket-Protocol": "dvv", "Origin": base}))},
+		{"WebSocket with the secret, no such limb", 404, get("/ws/events/x", ws(map[string]string{"Sec-WebSocket-Protocol": "dvv, dvv-key." + secret, "Origin": base}))},
 	} {
 		if tc.got != tc.code {
 			t.Errorf("%s: HTTP %d, want %d", tc.name, tc.got, tc.code)
 		}
 	}
+	// The pages load without a secret (a navigation cannot send one) and
+	// hold nothing of dvvd's.
+	for _, path := range []string{"/", "/limb/x", "/assets/common.js"} {
+		code, body := send(http.MethodGet, path, nil)
+		if code != 200 || strings.Contains(body, secret) {
+			t.Errorf("GET %s without a secret: HTTP %d, carries the secret: %v", path, code, strings.Contains(body, secret))
+		}
+	}
 	// The read-only link cannot change anything.
-	ro, _ := url.Parse(must(t, c, wire.ViewerArgs{Action: "watch"}).Viewer.URL)
-	if code := post("/api/all/pause", map[string]string{"Cookie": "dvv_viewer=" + ro.Query().Get("k"), "Origin": base}); code != 403 {
+	ro := linkSecret(t, must(t, c, wire.ViewerArgs{Action: "watch"}).Viewer.URL)
+	if code := post("/api/all/pause", map[string]string{"Authorization": "Bearer " + ro, "Origin": base}); code != 403 {
 		t.Errorf("read-only pause: HTTP %d", code)
 	}
-	if code := post("/api/all/resume", map[string]string{"Cookie": cookie, "Origin": base}); code != 200 {
+	if code := post("/api/all/resume", map[string]string{"Authorization": bearer, "Origin": base}); code != 200 {
 		t.Errorf("resume with the secret and our Origin: HTTP %d", code)
 	}
 }

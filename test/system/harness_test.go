@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 		squat(dir, os.Getenv("DVV_SQUAT_LOG")) // this process is another user's squatter
 		return
 	}
+	if role := os.Getenv("DVV_HOSTILE_ROLE"); role != "" {
+		os.Exit(hostileRole(role)) // this process is another user attacking the viewer
+	}
 	dir, err := os.MkdirTemp("", "dvv-system-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -1,8 +1,69 @@
 // Shared helpers of the viewer pages.
+//
+// The secret: the link `dvv viewer` opens carries it in its fragment
+// (#k=…), which the browser never sends to a server. It is moved into this
+// tab's sessionStorage (this origin only: no other port on 127.0.0.1 can
+// read it) and taken out of the address bar; every call sends it as a
+// bearer header, every WebSocket as a subprotocol. No cookie: cookies go
+// to every port of 127.0.0.1.
+const KEY = 'dvv-viewer-key';
+{
+  const k = new URLSearchParams(location.hash.slice(1)).get('k');
+  if (k) {
+    sessionStorage.setItem(KEY, k);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+}
+const key = sessionStorage.getItem(KEY) || '';
+
+// pageId names this page to dvvd, so that closing it hands back a limb it
+// took over with the button.
+export const pageId = Array.from(crypto.getRandomValues(new Uint8Array(12)), b => b.toString(16).padStart(2, '0')).join('');
+
+function headers() {
+  return { Authorization: 'Bearer ' + key, 'X-Dvv-Page': pageId };
+}
+
+// noKey says what to do when this tab has no valid secret, and stops.
+function noKey(why) {
+  sessionStorage.removeItem(KEY);
+  if (document.getElementById('nokey')) throw new Error(why);
+  const p = document.createElement('p');
+  p.className = 'warn';
+  p.id = 'nokey';
+  p.textContent = `${why} Run \`dvv viewer\` to open the viewer (or \`dvv viewer --no-open\` and paste the link it prints into this browser). ` +
+    'The link carries a secret kept in this tab only, so a tab opened by hand has none.';
+  document.body.prepend(p);
+  throw new Error(why);
+}
+
 export async function api(path, method = 'GET') {
-  const r = await fetch(path, { method, credentials: 'same-origin' });
+  if (!key) noKey('This tab has no viewer secret.');
+  const r = await fetch(path, { method, headers: headers(), credentials: 'omit', cache: 'no-store' });
+  if (r.status === 401) noKey('dvvd did not accept this tab\'s secret (was dvvd restarted?).');
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${(await r.text()).trim()}`);
   return r.json();
+}
+
+// image fetches a picture with the secret and answers an object URL for
+// an <img> (whose own requests could not carry it).
+export async function image(path) {
+  const r = await fetch(path, { headers: headers(), credentials: 'omit', cache: 'no-store' });
+  if (!r.ok) throw new Error(`GET ${path}: ${r.status}`);
+  return URL.createObjectURL(await r.blob());
+}
+
+// wsProtocols offers the socket's protocol and the secret; dvvd selects
+// the first.
+export function wsProtocols(proto) {
+  return [proto, 'dvv-key.' + key];
+}
+
+// openInTab opens a viewer page in a new tab as a script does, so the tab
+// starts with a copy of this tab's sessionStorage (a tab opened from a
+// plain link would have no secret).
+export function openInTab(href) {
+  window.open(href, '_blank');
 }
 
 export function since(ms) {

@@ -1,5 +1,5 @@
 // The index: every limb with a live thumbnail and its lease.
-import { api, leaseText, setupMode } from '/assets/common.js';
+import { api, image, leaseText, openInTab, setupMode } from '/assets/common.js';
 
 const cards = new Map();
 const root = document.getElementById('limbs');
@@ -11,6 +11,9 @@ function card(l) {
     a.className = 'card';
     a.href = '/limb/' + encodeURIComponent(l.id);
     a.dataset.limb = l.id;
+    // A new tab must be opened by script to get this tab's secret.
+    a.onclick = (e) => { if (e.ctrlKey || e.metaKey || e.shiftKey) { e.preventDefault(); openInTab(a.href); } };
+    a.onauxclick = (e) => { if (e.button === 1) { e.preventDefault(); openInTab(a.href); } };
     const pic = document.createElement(l.kind === 'desktop' ? 'img' : 'pre');
     pic.className = 'thumb';
     const meta = document.createElement('div');
@@ -28,9 +31,11 @@ function card(l) {
     // One thumbnail request at a time per limb: a slow browser skips frames.
     if (!c.loading && l.width) {
       c.loading = true;
-      const img = new Image();
-      img.onload = img.onerror = () => { c.loading = false; if (img.naturalWidth) c.pic.src = img.src; };
-      img.src = '/thumb/' + encodeURIComponent(l.id) + '?t=' + Date.now();
+      image('/thumb/' + encodeURIComponent(l.id)).then((u) => {
+        const old = c.pic.src;
+        c.pic.src = u;
+        if (old.startsWith('blob:')) URL.revokeObjectURL(old);
+      }).catch(() => {}).finally(() => { c.loading = false; });
     }
   } else {
     c.pic.textContent = (l.preview || []).join('\n');

@@ -1,7 +1,7 @@
 // One limb, live: the desktop through noVNC (RFB from dvvd's mirror) or the
 // terminal through xterm.js, the lease banner with its buttons, and the
 // agent's acts drawn over the picture.
-import { api, leaseText, setupMode } from '/assets/common.js';
+import { api, leaseText, pageId, setupMode, wsProtocols } from '/assets/common.js';
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
 const params = new URLSearchParams(location.search);
@@ -25,7 +25,7 @@ if (limb.kind === 'desktop') {
     const { default: RFB } = await import('/assets/dist/novnc/core/rfb.js');
     if (params.get('fit') === '0') document.body.classList.add('fit-off');
     const connect = () => {
-      rfb = new RFB(screen, `${wsBase}/ws/desktop/${encodeURIComponent(id)}`, { wsProtocols: ['binary'] });
+      rfb = new RFB(screen, `${wsBase}/ws/desktop/${encodeURIComponent(id)}?page=${pageId}`, { wsProtocols: wsProtocols('binary') });
       rfb.viewOnly = info.readOnly;
       rfb.scaleViewport = params.get('fit') !== '0';
       rfb.qualityLevel = 9;
@@ -40,7 +40,7 @@ if (limb.kind === 'desktop') {
   term.open(screen);
   const enc = new TextEncoder();
   const connect = () => {
-    const ws = new WebSocket(`${wsBase}/ws/term/${encodeURIComponent(id)}`);
+    const ws = new WebSocket(`${wsBase}/ws/term/${encodeURIComponent(id)}?page=${pageId}`, wsProtocols('dvv'));
     ws.binaryType = 'arraybuffer';
     term.reset();
     ws.onmessage = (m) => {
@@ -147,7 +147,7 @@ function showHead(l) {
 }
 showHead(limb);
 function events() {
-  const ws = new WebSocket(`${wsBase}/ws/events/${encodeURIComponent(id)}`);
+  const ws = new WebSocket(`${wsBase}/ws/events/${encodeURIComponent(id)}?page=${pageId}`, wsProtocols('dvv'));
   ws.onmessage = (m) => {
     const e = JSON.parse(m.data);
     if (e.limb) showHead(e.limb);
