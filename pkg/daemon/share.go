@@ -28,6 +28,7 @@ type share struct {
 
 	mu        sync.Mutex
 	tcp       net.Listener
+	guard     shareGuard // the TCP port's connection cap and password blocks
 	passwords map[string]oneTime
 	viewers   int
 	ctx       context.Context
@@ -81,26 +82,36 @@ func (l *Limb) shareFor() (*share, error) {
 
 func (sh *share) acceptUnix(ln *net.UnixListener, viewOnly bool) {
 	defer sh.wg.Done()
+	var pause time.Duration
 	for {
 		c, err := ln.AcceptUnix()
 		if err != nil {
+			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.d.log.Warn) {
+				continue
+			}
 			return
 		}
+		pause = 0
 		// The directory is private; the peer check is the second lock.
 		if uid, err := sock.PeerUID(c); err != nil || uid != os.Getuid() {
 			c.Close()
 			continue
 		}
-		sh.serve(c, viewOnly, nil)
+		sh.serve(c, rfbserver.Config{ViewOnly: viewOnly}, nil)
 	}
 }
 
-// serve runs one viewer session in its own goroutine.
-func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok, viewOnly bool)) {
+// serve runs one viewer session in its own goroutine; cfg says how the
+// viewer gets in (the buffer, name and input are the share's). ended, when
+// set, is called once the session is over.
+func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 	sh.mu.Lock()
 	if sh.viewers >= maxShareViewers {
 		sh.mu.Unlock()
 		c.Close()
+		if ended != nil {
+			ended()
+		}
 		return
 	}
 	sh.viewers++
@@ -110,8 +121,11 @@ func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok
 	sh.wg.Add(1)
 	go func() {
 		defer sh.wg.Done()
+		if ended != nil {
+			defer ended()
+		}
 		in := sh.seat.session()
-		cfg := rfbserver.Config{Buffer: sh.l.dsk.buf, Name: "dvv " + sh.l.id, ViewOnly: viewOnly, Input: in, Auth: auth}
+		cfg.Buffer, cfg.Name, cfg.Input = sh.l.dsk.buf, "dvv "+sh.l.id, in
 		err := rfbserver.Serve(sh.ctx, c, cfg)
 		sh.mu.Lock()
 		sh.viewers--
@@ -155,12 +169,17 @@ func (sh *share) startTCP(viewOnly bool) (addr, password string, expires time.Ti
 
 func (sh *share) acceptTCP(ln net.Listener) {
 	defer sh.wg.Done()
+	var pause time.Duration
 	for {
 		c, err := ln.Accept()
 		if err != nil {
+			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.d.log.Warn) {
+				continue
+			}
 			return
 		}
-		sh.serve(c, false, sh.checkPassword)
+		pause = 0
+		sh.serveTCP(c)
 	}
 }
 
