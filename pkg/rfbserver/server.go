@@ -101,6 +101,8 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 		return err
 	}
 	conn.SetDeadline(time.Time{})
+	sessionStarted()
+	defer sessionEnded()
 	s.tracker = cfg.Buffer.NewTracker()
 	defer s.tracker.Close()
 	readErr := make(chan error, 1)
@@ -144,7 +146,8 @@ type session struct {
 	full       bool // a non-incremental one: send everything
 	cursorSent bool
 
-	enc encoder // the writer's only
+	enc encoder       // the writer's only
+	w   *bufio.Writer // the writer's, made at the first update
 }
 
 func (s *session) poke() {
