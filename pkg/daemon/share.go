@@ -3,10 +3,13 @@ package daemon
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -137,13 +140,20 @@ func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 	}()
 }
 
-// startTCP opens the loopback port on first use and issues a one-time
-// password for one viewer.
-func (sh *share) startTCP(viewOnly bool) (addr, password string, expires time.Time, err error) {
+// startTCP opens the loopback port on first use (port, when not 0, is the
+// one asked for) and issues a one-time password for one viewer.
+func (sh *share) startTCP(viewOnly bool, port int) (addr, password string, expires time.Time, err error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	if sh.tcp != nil && port != 0 && sh.tcp.Addr().(*net.TCPAddr).Port != port {
+		return "", "", time.Time{}, wire.Errorf(wire.Busy, "limb %s is already shared on %s, not port %d; stop the share (dvv share %s --stop) to change its port, or leave the port out",
+			sh.l.id, sh.tcp.Addr(), port, sh.l.id)
+	}
 	if sh.tcp == nil {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return "", "", time.Time{}, wire.Errorf(wire.Busy, "port %d on 127.0.0.1 is taken by another program; choose another or leave the port out for a free one", port)
+		}
 		if err != nil {
 			return "", "", time.Time{}, wire.Errorf(wire.Internal, "cannot open a loopback port: %v", err)
 		}
