@@ -11,12 +11,15 @@ import (
 
 func shareCmd(e *env) *cobra.Command {
 	var viewOnly, tcp, stop bool
+	var port int
 	c := &cobra.Command{
 		Use:   "share <limbId>",
 		Short: "Serve a desktop limb to any VNC viewer (input from the viewer takes the limb over)",
 		Long: "dvvd serves the limb's framebuffer mirror as an RFB server, without a second connection to the\n" +
 			"machine: on two Unix sockets only you can open (interactive and view-only) and, with --tcp, on a\n" +
-			"127.0.0.1 port guarded by a one-time VNC password (good for one viewer connection, 10 minutes).\n" +
+			"127.0.0.1 port guarded by a one-time VNC password (good for one viewer connection, 10 minutes);\n" +
+			"--port fixes that port (it stays until the share stops). After 5 wrong passwords in a row the port\n" +
+			"refuses every viewer for 10 s, twice as long at each new block (up to 5 minutes).\n" +
 			"A viewer's first input takes the limb over as a person (the agent's next act answers LEASE_REVOKED);\n" +
 			"closing the last driving viewer, or `dvv control handback`, hands it back.",
 		Args: exactArgs(1, "share needs a limb id"),
@@ -27,10 +30,16 @@ func shareCmd(e *env) *cobra.Command {
 			}
 			req := wire.ShareArgs{Target: target}
 			req.ViewOnly, req.TCP = viewOnly, tcp
+			if cmd.Flags().Changed("port") {
+				if port < 1 || port > 65535 {
+					return usageErr("--port %d is not a TCP port: give 1 to 65535", port)
+				}
+				req.Port, req.TCP = &port, true
+			}
 			// --stop with another flag is most likely a typo for a start;
 			// refusing it is safer than silently stopping every viewer.
 			if stop {
-				if viewOnly || tcp {
+				if viewOnly || req.TCP {
 					return usageErr("--stop takes no other flag")
 				}
 				req.Action = "stop"
@@ -63,6 +72,7 @@ func shareCmd(e *env) *cobra.Command {
 	}
 	c.Flags().BoolVar(&viewOnly, "view-only", false, "print the view-only socket; with --tcp the password only lets the viewer watch")
 	c.Flags().BoolVar(&tcp, "tcp", false, "also listen on 127.0.0.1 and issue a one-time password")
+	c.Flags().IntVar(&port, "port", 0, "with --tcp (which it implies): listen on this 127.0.0.1 port instead of a free one; fixed until the share stops")
 	c.Flags().BoolVar(&stop, "stop", false, "stop sharing and disconnect every viewer")
 	return c
 }

@@ -6,7 +6,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -168,18 +167,24 @@ func (d *Daemon) SocketPath() string {
 // Serve accepts connections until Shutdown. Listen must have succeeded.
 func (d *Daemon) Serve() error {
 	go d.janitor()
+	var pause time.Duration
 	for {
 		c, err := d.ln.AcceptUnix()
 		if err != nil {
 			if d.ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			// Never fatal: a flood on another port that uses up the file
+			// descriptors must not close every limb with dvvd.
+			if acceptRetry(err, &pause, d.ctx.Done(), d.log.Warn) {
 				continue
+			}
+			if d.ctx.Err() != nil {
+				return nil
 			}
 			return err
 		}
+		pause = 0
 		uid, err := sock.PeerUID(c)
 		if err != nil || uid != os.Getuid() {
 			d.log.Warn("refused connection from another user", "peer_uid", uid)

@@ -25,6 +25,9 @@ func opShare(c *call, a wire.ShareArgs) (*wire.ShareAnswer, error) {
 		}
 		return r, nil
 	}
+	if a.Port != nil && !a.TCP {
+		return nil, wire.Errorf(wire.BadRequest, "port is the TCP listener's; add tcp (dvv share %s --tcp --port %d)", l.id, *a.Port)
+	}
 	sh, err := l.shareFor()
 	if err != nil {
 		return nil, err
@@ -32,7 +35,11 @@ func opShare(c *call, a wire.ShareArgs) (*wire.ShareAnswer, error) {
 	r.Share = sh.view()
 	r.Share.ViewOnly = a.ViewOnly
 	if a.TCP {
-		addr, pw, exp, err := sh.startTCP(a.ViewOnly)
+		port := 0
+		if a.Port != nil {
+			port = *a.Port
+		}
+		addr, pw, exp, err := sh.startTCP(a.ViewOnly, port)
 		if err != nil {
 			return nil, err
 		}

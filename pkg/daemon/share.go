@@ -3,10 +3,13 @@ package daemon
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -28,6 +31,7 @@ type share struct {
 
 	mu        sync.Mutex
 	tcp       net.Listener
+	guard     shareGuard // the TCP port's connection cap and password blocks
 	passwords map[string]oneTime
 	viewers   int
 	ctx       context.Context
@@ -81,26 +85,36 @@ func (l *Limb) shareFor() (*share, error) {
 
 func (sh *share) acceptUnix(ln *net.UnixListener, viewOnly bool) {
 	defer sh.wg.Done()
+	var pause time.Duration
 	for {
 		c, err := ln.AcceptUnix()
 		if err != nil {
+			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.d.log.Warn) {
+				continue
+			}
 			return
 		}
+		pause = 0
 		// The directory is private; the peer check is the second lock.
 		if uid, err := sock.PeerUID(c); err != nil || uid != os.Getuid() {
 			c.Close()
 			continue
 		}
-		sh.serve(c, viewOnly, nil)
+		sh.serve(c, rfbserver.Config{ViewOnly: viewOnly}, nil)
 	}
 }
 
-// serve runs one viewer session in its own goroutine.
-func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok, viewOnly bool)) {
+// serve runs one viewer session in its own goroutine; cfg says how the
+// viewer gets in (the buffer, name and input are the share's). ended, when
+// set, is called once the session is over.
+func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 	sh.mu.Lock()
 	if sh.viewers >= maxShareViewers {
 		sh.mu.Unlock()
 		c.Close()
+		if ended != nil {
+			ended()
+		}
 		return
 	}
 	sh.viewers++
@@ -110,8 +124,11 @@ func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok
 	sh.wg.Add(1)
 	go func() {
 		defer sh.wg.Done()
+		if ended != nil {
+			defer ended()
+		}
 		in := sh.seat.session()
-		cfg := rfbserver.Config{Buffer: sh.l.dsk.buf, Name: "dvv " + sh.l.id, ViewOnly: viewOnly, Input: in, Auth: auth}
+		cfg.Buffer, cfg.Name, cfg.Input = sh.l.dsk.buf, "dvv "+sh.l.id, in
 		err := rfbserver.Serve(sh.ctx, c, cfg)
 		sh.mu.Lock()
 		sh.viewers--
@@ -123,13 +140,20 @@ func (sh *share) serve(c net.Conn, viewOnly bool, auth func(ch, resp []byte) (ok
 	}()
 }
 
-// startTCP opens the loopback port on first use and issues a one-time
-// password for one viewer.
-func (sh *share) startTCP(viewOnly bool) (addr, password string, expires time.Time, err error) {
+// startTCP opens the loopback port on first use (port, when not 0, is the
+// one asked for) and issues a one-time password for one viewer.
+func (sh *share) startTCP(viewOnly bool, port int) (addr, password string, expires time.Time, err error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	if sh.tcp != nil && port != 0 && sh.tcp.Addr().(*net.TCPAddr).Port != port {
+		return "", "", time.Time{}, wire.Errorf(wire.Busy, "limb %s is already shared on %s, not port %d; stop the share (dvv share %s --stop) to change its port, or leave the port out",
+			sh.l.id, sh.tcp.Addr(), port, sh.l.id)
+	}
 	if sh.tcp == nil {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return "", "", time.Time{}, wire.Errorf(wire.Busy, "port %d on 127.0.0.1 is taken by another program; choose another or leave the port out for a free one", port)
+		}
 		if err != nil {
 			return "", "", time.Time{}, wire.Errorf(wire.Internal, "cannot open a loopback port: %v", err)
 		}
@@ -155,12 +179,17 @@ func (sh *share) startTCP(viewOnly bool) (addr, password string, expires time.Ti
 
 func (sh *share) acceptTCP(ln net.Listener) {
 	defer sh.wg.Done()
+	var pause time.Duration
 	for {
 		c, err := ln.Accept()
 		if err != nil {
+			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.d.log.Warn) {
+				continue
+			}
 			return
 		}
-		sh.serve(c, false, sh.checkPassword)
+		pause = 0
+		sh.serveTCP(c)
 	}
 }
 

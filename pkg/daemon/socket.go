@@ -64,3 +64,34 @@ func listen(path string) (*net.UnixListener, error) {
 	}
 	return l, nil
 }
+
+// acceptRetry decides what a listener's accept loop does after an error:
+// stop (false) only when the listener was closed; any other error (out of
+// file descriptors under a connection flood, a peer that left before its
+// accept) is waited out with a growing pause, as net/http does, so no
+// peer can stop dvvd or one of its listeners by exhausting a resource.
+// delay carries the pause between calls; a successful accept resets it.
+func acceptRetry(err error, delay *time.Duration, done <-chan struct{}, log func(msg string, args ...any)) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+	}
+	if *delay == 0 {
+		*delay = 5 * time.Millisecond
+	} else {
+		*delay = min(*delay*2, time.Second)
+	}
+	if *delay == time.Second || *delay == 5*time.Millisecond {
+		log("accept failed; retrying", "err", err, "pause", *delay)
+	}
+	select {
+	case <-done:
+		return false
+	case <-time.After(*delay):
+	}
+	return true
+}

@@ -44,6 +44,13 @@ type Config struct {
 	// password (see CheckVNCAuth), and whether that password only lets the
 	// viewer watch. nil offers security type None.
 	Auth func(challenge, response []byte) (ok, viewOnly bool)
+	// Gate, when set, is asked after the version exchange whether this
+	// viewer may try at all; an error refuses it with the error's text as
+	// the reason (how a server that blacklists a peer answers).
+	Gate func() error
+	// HandshakeTimeout bounds the whole handshake: a viewer that does not
+	// finish it in time is dropped. 0 means 30 s.
+	HandshakeTimeout time.Duration
 	// ViewOnly drops every input event (and Input is never called).
 	ViewOnly bool
 	Input    Input
@@ -73,6 +80,9 @@ const maxCutText = 1 << 20
 // ErrAuth is returned when a viewer's VNC authentication fails.
 var ErrAuth = errors.New("rfbserver: authentication failed")
 
+// ErrRefused is returned when Config.Gate turned a viewer away.
+var ErrRefused = errors.New("rfbserver: viewer refused")
+
 // Serve runs one viewer session on conn until the viewer leaves, ctx ends
 // or an error occurs. It closes conn.
 func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
@@ -83,11 +93,16 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	s := &session{cfg: cfg, conn: conn, r: bufio.NewReader(conn), pf: defaultFormat, wake: make(chan struct{}, 1)}
-	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if cfg.HandshakeTimeout == 0 {
+		cfg.HandshakeTimeout = 30 * time.Second
+	}
+	conn.SetDeadline(time.Now().Add(cfg.HandshakeTimeout))
 	if err := s.handshake(ctx); err != nil {
 		return err
 	}
 	conn.SetDeadline(time.Time{})
+	sessionStarted()
+	defer sessionEnded()
 	s.tracker = cfg.Buffer.NewTracker()
 	defer s.tracker.Close()
 	readErr := make(chan error, 1)
@@ -131,7 +146,8 @@ type session struct {
 	full       bool // a non-incremental one: send everything
 	cursorSent bool
 
-	enc encoder // the writer's only
+	enc encoder       // the writer's only
+	w   *bufio.Writer // the writer's, made at the first update
 }
 
 func (s *session) poke() {
@@ -163,6 +179,12 @@ func (s *session) handshake(ctx context.Context) error {
 	var minor int
 	if _, err := fmt.Sscanf(string(v), "RFB 003.%03d\n", &minor); err != nil {
 		return fmt.Errorf("rfbserver: not an RFB viewer (version %q)", v)
+	}
+	if s.cfg.Gate != nil {
+		if err := s.cfg.Gate(); err != nil {
+			s.refuse(minor, err.Error())
+			return fmt.Errorf("%w: %v", ErrRefused, err)
+		}
 	}
 	secType := byte(1)
 	if s.cfg.Auth != nil {
@@ -229,6 +251,18 @@ func (s *session) fail(minor int, reason string) error {
 		io.WriteString(s.conn, reason)
 	}
 	return errors.New("rfbserver: " + reason)
+}
+
+// refuse offers no security type and says why: a zero count, then the
+// reason (3.3 announces the same as a zero type).
+func (s *session) refuse(minor int, reason string) {
+	if minor < 7 {
+		writeU32(s.conn, 0)
+	} else {
+		s.conn.Write([]byte{0})
+	}
+	writeU32(s.conn, uint32(len(reason)))
+	io.WriteString(s.conn, reason)
 }
 
 func writeU32(w io.Writer, v uint32) error {

@@ -1,10 +1,12 @@
 package rfbserver
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"image"
 	"time"
 )
@@ -13,16 +15,47 @@ import (
 // ZRLE's tile size.
 const tile = 64
 
-// encoder holds what the viewer's framebuffer holds (shadow, RGBA) so only
-// pixels that really changed are sent, and the viewer's zlib stream.
+// maxPieceWidth bounds a pixel rectangle's width (a multiple of tile):
+// with rectangles at most one tile high, the pixels of one rectangle in
+// flight, and so a session's buffers, stay under 1 MiB whatever the
+// desktop's size.
+const maxPieceWidth = 64 * tile
+
+// encoder is one viewer's state. It keeps no copy of the viewer's pixels,
+// only a hash of every row segment of every tile column (sums): what a
+// viewer has is compared by hash, the pixels sent are copied out of the
+// limb's mirror one rectangle at a time (band), so a session costs
+// 8 bytes per 64 pixels of the frame plus buffers bounded by one
+// rectangle, not a frame or two.
 type encoder struct {
-	shadow []byte
-	w, h   int
-	zbuf   bytes.Buffer
-	zw     *zlib.Writer
+	w, h, cols int
+	sums       []uint64 // [y*cols+c]: hash of row y of tile column c as the viewer has it
+	newRows    []uint64 // findScroll's: combined hash of each row of the area, now
+	oldRows    []uint64 // and as the viewer has it
+	band       []byte   // the rectangle being encoded, RGBA
+	stride     int      // of band
+	out        []byte   // the rectangle's payload
+	raw        []byte   // ZRLE's tiles before zlib
+	zbuf       bytes.Buffer
+	zw         *zlib.Writer
 }
 
-// rectOut is one rectangle of an update, payload ready.
+var seed = maphash.MakeSeed()
+
+// reset sizes the encoder for a w×h frame of which the viewer has nothing.
+func (e *encoder) reset(w, h int) {
+	e.w, e.h, e.cols = w, h, (w+tile-1)/tile
+	e.sums = make([]uint64, h*e.cols)
+}
+
+// segment is row y of tile column c of a frame (stride bytes a row).
+func (e *encoder) segment(pix []byte, stride, y, c int) []byte {
+	x0, x1 := c*tile, min((c+1)*tile, e.w)
+	return pix[y*stride+x0*4 : y*stride+x1*4]
+}
+
+// rectOut is one rectangle of an update: its payload is ready (data) or,
+// for pixels (enc 0), encoded when it is written.
 type rectOut struct {
 	r    image.Rectangle
 	enc  int32
@@ -40,7 +73,7 @@ func (s *session) maybeUpdate() error {
 	pf, encs, full, cursorDue := s.pf, s.encodings, s.full || s.pfChanged, !s.cursorSent && s.wants(s.encodings, encCursor)
 	s.mu.Unlock()
 	d := s.tracker.Take()
-	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && s.enc.w != 0 {
+	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && s.enc.w > 0 {
 		return nil // an incremental request waits for a change
 	}
 	e := &s.enc
@@ -49,24 +82,20 @@ func (s *session) maybeUpdate() error {
 	s.cfg.Buffer.Read(func(pix []byte, stride, w, h int, _ uint64) {
 		if w != e.w || h != e.h {
 			resized = e.w != 0 || e.h != 0
-			e.w, e.h = w, h
-			e.shadow = make([]byte, w*h*4)
+			e.reset(w, h)
 			full = true
 		}
 		if full {
-			copy(e.shadow, pix[:w*h*4])
-			if w > 0 && h > 0 {
-				rects = append(rects, rectOut{r: image.Rect(0, 0, w, h)})
-			}
+			rects = appendPieces(rects, image.Rect(0, 0, w, h))
 			return
 		}
 		area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
 		if s.wants(encs, encCopyRect) {
-			if cr, ok := e.findScroll(pix, area); ok {
+			if cr, ok := e.findScroll(pix, stride, area); ok {
 				rects = append(rects, cr)
 			}
 		}
-		rects = append(rects, e.diff(pix, area)...)
+		rects = e.diff(rects, pix, stride, area)
 	})
 	if resized && !s.wants(encs, encDesktopSize) {
 		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
@@ -78,19 +107,7 @@ func (s *session) maybeUpdate() error {
 	if cursorDue {
 		out = append(out, s.cursorRect(pf))
 	}
-	useZRLE := preferZRLE(encs)
-	for _, r := range rects {
-		if r.enc == encCopyRect {
-			out = append(out, r)
-			continue
-		}
-		if useZRLE {
-			r.enc, r.data = encZRLE, e.zrle(pf, r.r)
-		} else {
-			r.enc, r.data = encRaw, pf.appendRect(nil, e.shadow, e.w*4, r.r.Min.X, r.r.Min.Y, r.r.Dx(), r.r.Dy(), pf.pixelSize(), 0)
-		}
-		out = append(out, r)
-	}
+	out = append(out, rects...)
 	if len(out) == 0 {
 		return nil
 	}
@@ -100,32 +117,99 @@ func (s *session) maybeUpdate() error {
 		s.cursorSent = true
 	}
 	s.mu.Unlock()
-	return s.write(out)
+	return s.write(out, pf, preferZRLE(encs))
 }
 
-func (s *session) write(rects []rectOut) error {
-	msg := []byte{0, 0}
+// write sends the rectangles, encoding each pixel rectangle only when its
+// turn comes, so one rectangle's pixels are in memory at a time.
+func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
+	if s.w == nil {
+		s.w = bufio.NewWriterSize(s.conn, 64<<10)
+	}
+	var hdr [12]byte
+	sent := 0
 	for len(rects) > 0 {
 		n := min(len(rects), 0xffff)
-		m := binary.BigEndian.AppendUint16(msg, uint16(n))
-		for _, r := range rects[:n] {
-			m = binary.BigEndian.AppendUint16(m, uint16(r.r.Min.X))
-			m = binary.BigEndian.AppendUint16(m, uint16(r.r.Min.Y))
-			m = binary.BigEndian.AppendUint16(m, uint16(r.r.Dx()))
-			m = binary.BigEndian.AppendUint16(m, uint16(r.r.Dy()))
-			m = binary.BigEndian.AppendUint32(m, uint32(r.enc))
-			m = append(m, r.data...)
-		}
 		s.conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
-		if _, err := s.conn.Write(m); err != nil {
+		s.w.Write([]byte{0, 0, byte(n >> 8), byte(n)})
+		for _, r := range rects[:n] {
+			data := r.data
+			if r.enc == 0 {
+				r.enc, data = s.enc.encode(s.cfg.Buffer, r.r, pf, useZRLE)
+			}
+			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
+			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
+			binary.BigEndian.PutUint16(hdr[4:], uint16(r.r.Dx()))
+			binary.BigEndian.PutUint16(hdr[6:], uint16(r.r.Dy()))
+			binary.BigEndian.PutUint32(hdr[8:], uint32(r.enc))
+			// Each rectangle's write gets the whole timeout: a viewer is
+			// dropped when it stops reading, not for a big update.
+			s.conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+			s.w.Write(hdr[:])
+			if _, err := s.w.Write(data); err != nil {
+				return err
+			}
+			sent += len(hdr) + len(data)
+		}
+		if err := s.w.Flush(); err != nil {
 			return err
 		}
-		if s.cfg.OnUpdate != nil {
-			s.cfg.OnUpdate(len(m))
-		}
+		sent += 4
 		rects = rects[n:]
 	}
+	if s.cfg.OnUpdate != nil {
+		s.cfg.OnUpdate(sent)
+	}
 	return nil
+}
+
+// encode copies rectangle r out of the mirror, records it as what the
+// viewer has, and encodes it. A mirror resized since the update was
+// planned sends r black; the size mismatch then makes the next update a
+// DesktopSize and a full frame.
+func (e *encoder) encode(buf interface {
+	Read(func(pix []byte, stride, w, h int, seq uint64))
+}, r image.Rectangle, pf PixelFormat, useZRLE bool) (int32, []byte) {
+	e.stride = r.Dx() * 4
+	e.band = grow(e.band, e.stride*r.Dy())
+	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
+		if w != e.w || h != e.h {
+			clear(e.band)
+			e.w, e.h = -1, -1
+			return
+		}
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			copy(e.band[(y-r.Min.Y)*e.stride:], pix[y*stride+r.Min.X*4:y*stride+r.Max.X*4])
+			for c := r.Min.X / tile; c < (r.Max.X+tile-1)/tile; c++ {
+				e.sums[y*e.cols+c] = maphash.Bytes(seed, e.segment(pix, stride, y, c))
+			}
+		}
+	})
+	local := image.Rect(0, 0, r.Dx(), r.Dy())
+	if useZRLE {
+		return encZRLE, e.zrle(pf, local)
+	}
+	e.out = pf.appendRect(e.out[:0], e.band, e.stride, 0, 0, r.Dx(), r.Dy(), pf.pixelSize(), 0)
+	return encRaw, e.out
+}
+
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// appendPieces appends r cut into rectangles at most one tile row high
+// (cut at multiples of tile) and maxPieceWidth wide.
+func appendPieces(out []rectOut, r image.Rectangle) []rectOut {
+	for y := r.Min.Y; y < r.Max.Y; y = (y/tile + 1) * tile {
+		y1 := min((y/tile+1)*tile, r.Max.Y)
+		for x := r.Min.X; x < r.Max.X; x += maxPieceWidth {
+			out = append(out, rectOut{r: image.Rect(x, y, min(x+maxPieceWidth, r.Max.X), y1)})
+		}
+	}
+	return out
 }
 
 // preferZRLE follows the viewer's order between the two pixel encodings
@@ -149,39 +233,29 @@ func alignTiles(r image.Rectangle) image.Rectangle {
 	return image.Rect(r.Min.X/tile*tile, r.Min.Y/tile*tile, (r.Max.X+tile-1)/tile*tile, (r.Max.Y+tile-1)/tile*tile)
 }
 
-// diff copies the tiles of area that differ from the shadow into it and
-// returns them as rectangles, neighbours on a row merged.
-func (e *encoder) diff(pix []byte, area image.Rectangle) []rectOut {
-	var out []rectOut
-	stride := e.w * 4
+// diff appends the tiles of area whose pixels differ from what the viewer
+// has (by hash), neighbours on a row merged.
+func (e *encoder) diff(out []rectOut, pix []byte, stride int, area image.Rectangle) []rectOut {
 	for ty := area.Min.Y; ty < area.Max.Y; ty += tile {
 		th := min(tile, area.Max.Y-ty)
 		run := image.Rectangle{}
 		for tx := area.Min.X; tx < area.Max.X; tx += tile {
 			tw := min(tile, area.Max.X-tx)
 			changed := false
-			for y := ty; y < ty+th; y++ {
-				o := y*stride + tx*4
-				if !bytes.Equal(pix[o:o+tw*4], e.shadow[o:o+tw*4]) {
-					changed = true
-					break
-				}
+			for y := ty; y < ty+th && !changed; y++ {
+				changed = maphash.Bytes(seed, e.segment(pix, stride, y, tx/tile)) != e.sums[y*e.cols+tx/tile]
 			}
-			if !changed {
-				if !run.Empty() {
-					out = append(out, rectOut{r: run})
-					run = image.Rectangle{}
-				}
+			if changed {
+				run = run.Union(image.Rect(tx, ty, tx+tw, ty+th))
 				continue
 			}
-			for y := ty; y < ty+th; y++ {
-				o := y*stride + tx*4
-				copy(e.shadow[o:o+tw*4], pix[o:o+tw*4])
+			if !run.Empty() {
+				out = appendPieces(out, run)
+				run = image.Rectangle{}
 			}
-			run = run.Union(image.Rect(tx, ty, tx+tw, ty+th))
 		}
 		if !run.Empty() {
-			out = append(out, rectOut{r: run})
+			out = appendPieces(out, run)
 		}
 	}
 	return out

@@ -6,7 +6,7 @@ import (
 	"image"
 )
 
-// zrle encodes rectangle r of the shadow as ZRLE: 64×64 tiles, each solid,
+// zrle encodes rectangle r of the band as ZRLE: 64×64 tiles, each solid,
 // packed-palette, run-length or raw, whichever is smallest by a quick
 // count, all through the session's one zlib stream.
 func (e *encoder) zrle(pf PixelFormat, r image.Rectangle) []byte {
@@ -14,8 +14,8 @@ func (e *encoder) zrle(pf PixelFormat, r image.Rectangle) []byte {
 		e.zw, _ = zlib.NewWriterLevel(&e.zbuf, zlib.BestSpeed)
 	}
 	cp, skip := pf.cpixel()
-	stride := e.w * 4
-	var raw []byte
+	stride := e.stride
+	raw := e.raw[:0]
 	var palette []uint32
 	for ty := r.Min.Y; ty < r.Max.Y; ty += tile {
 		th := min(tile, r.Max.Y-ty)
@@ -25,7 +25,7 @@ func (e *encoder) zrle(pf PixelFormat, r image.Rectangle) []byte {
 			runs := 0
 			prev := uint32(0)
 			for y := ty; y < ty+th; y++ {
-				row := e.shadow[y*stride+tx*4 : y*stride+(tx+tw)*4]
+				row := e.band[y*stride+tx*4 : y*stride+(tx+tw)*4]
 				for i := 0; i < len(row); i += 4 {
 					c := uint32(row[i])<<16 | uint32(row[i+1])<<8 | uint32(row[i+2])
 					if (y == ty && i == 0) || c != prev {
@@ -53,15 +53,17 @@ func (e *encoder) zrle(pf PixelFormat, r image.Rectangle) []byte {
 				raw = e.plainRLE(raw, pf, tx, ty, tw, th, cp, skip)
 			default:
 				raw = append(raw, 0)
-				raw = pf.appendRect(raw, e.shadow, stride, tx, ty, tw, th, cp, skip)
+				raw = pf.appendRect(raw, e.band, stride, tx, ty, tw, th, cp, skip)
 			}
 		}
 	}
+	e.raw = raw
 	e.zbuf.Reset()
 	e.zw.Write(raw)
 	e.zw.Flush()
-	out := binary.BigEndian.AppendUint32(make([]byte, 0, 4+e.zbuf.Len()), uint32(e.zbuf.Len()))
-	return append(out, e.zbuf.Bytes()...)
+	e.out = binary.BigEndian.AppendUint32(e.out[:0], uint32(e.zbuf.Len()))
+	e.out = append(e.out, e.zbuf.Bytes()...)
+	return e.out
 }
 
 func indexOf(p []uint32, c uint32) int {
@@ -89,11 +91,11 @@ func (e *encoder) packed(out []byte, palette []uint32, tx, ty, tw, th int) []byt
 	case len(palette) <= 4:
 		bitsPer = 2
 	}
-	stride := e.w * 4
+	stride := e.stride
 	for y := ty; y < ty+th; y++ {
 		var cur byte
 		nbits := 0
-		row := e.shadow[y*stride+tx*4 : y*stride+(tx+tw)*4]
+		row := e.band[y*stride+tx*4 : y*stride+(tx+tw)*4]
 		for i := 0; i < len(row); i += 4 {
 			c := uint32(row[i])<<16 | uint32(row[i+1])<<8 | uint32(row[i+2])
 			cur = cur<<bitsPer | byte(indexOf(palette, c))
@@ -113,7 +115,7 @@ func (e *encoder) packed(out []byte, palette []uint32, tx, ty, tw, th int) []byt
 // plainRLE appends runs: a CPIXEL, then the run length minus one as 255s
 // and a final byte below 255.
 func (e *encoder) plainRLE(out []byte, pf PixelFormat, tx, ty, tw, th, cp, skip int) []byte {
-	stride := e.w * 4
+	stride := e.stride
 	n := 0
 	var prev uint32
 	flush := func() {
@@ -126,7 +128,7 @@ func (e *encoder) plainRLE(out []byte, pf PixelFormat, tx, ty, tw, th, cp, skip 
 		out = append(out, byte(l))
 	}
 	for y := ty; y < ty+th; y++ {
-		row := e.shadow[y*stride+tx*4 : y*stride+(tx+tw)*4]
+		row := e.band[y*stride+tx*4 : y*stride+(tx+tw)*4]
 		for i := 0; i < len(row); i += 4 {
 			c := uint32(row[i])<<16 | uint32(row[i+1])<<8 | uint32(row[i+2])
 			if n > 0 && c != prev {

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // Server is a running viewer.
@@ -40,9 +39,8 @@ func Start(b Backend, port int, log *slog.Logger) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{b: b, log: log, ln: ln, full: newSecret(), readOnly: newSecret(), assets: assetFS(), ctx: ctx, cancel: cancel}
 	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
-	s.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	go s.srv.Serve(ln)
+	s.srv = &http.Server{Handler: s.routes(), BaseContext: func(net.Listener) context.Context { return ctx }}
+	go s.srv.Serve(limit(s.srv, ln))
 	return s, nil
 }
 

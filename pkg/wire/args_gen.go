@@ -121,6 +121,7 @@ type ShareArgs struct {
 	Action   string `json:"action,omitempty"`   // start, stop; start when absent
 	ViewOnly bool   `json:"viewOnly,omitempty"` // start only
 	TCP      bool   `json:"tcp,omitempty"`      // start only; 127.0.0.1 with a one-time password
+	Port     *int   `json:"port,omitempty"`     // start only; 1..65535; with tcp: the port on 127.0.0.1 (any free one when absent); fixed until the share stops
 }
 
 // Op is "share".
