@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/discovery"
@@ -200,13 +199,4 @@ func pinCert(address string, port int, fingerprint string) (string, error) {
 		return "", wire.Errorf(wire.BadRequest, "%v", err)
 	}
 	return fingerprint, nil
-}
-
-// writeMan writes the program's man page (section 1) into dir.
-func writeMan(root *cobra.Command, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	root.DisableAutoGenTag = true
-	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVVD", Section: "1", Source: "dvvd " + root.Version, Manual: "dvv manual"}, dir)
 }
