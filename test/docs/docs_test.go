@@ -14,6 +14,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +61,8 @@ var rules = []rule{
 
 	runs(`^printf '\{[^']*\}\\n' \| nc `, "", oneAnswer),
 	runs(`^dvv service install$`, "dvv service install --no-start", unitsWritten),
-	runs(`^dvv viewer$`, "", viewerLink),
+	// Dry: no browser is opened; the link it would open is fetched instead.
+	runs(`^dvv viewer$`, "dvv viewer --no-open", viewerLink),
 	runs(`^dvv (pause --all|resume)$`, "", nil),
 	runs(`^dvv socket$`, "", socketPath),
 	runs(`^dvv (--help|-h|version|--version|ping|limbs|doctor)$`, "", nil),
@@ -339,9 +343,22 @@ func unitsWritten(s *sandbox, _ string) error {
 	return nil
 }
 
+// viewerLink: the printed link opens the viewer's page (the secret it
+// carries becomes a cookie, as in a browser).
 func viewerLink(_ *sandbox, out string) error {
-	if !regexp.MustCompile(`(?m)^http://127\.0\.0\.1:\d+/`).MatchString(out) {
+	link := regexp.MustCompile(`(?m)^http://127\.0\.0\.1:\d+/\S*`).FindString(out)
+	if link == "" {
 		return fmt.Errorf("no 127.0.0.1 link in %q", out)
+	}
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar, Timeout: 20 * time.Second}).Get(link)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(strings.ToLower(string(page)), "<html") {
+		return fmt.Errorf("GET %s: %s, %.200q", link, resp.Status, page)
 	}
 	return nil
 }
