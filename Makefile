@@ -82,6 +82,11 @@ docs:
 # this version when packaging/changelog has none. The .deb/.rpm and the
 # Homebrew formula all take them from here.
 share: build
+	@# A package or a formula install must not ship a viewer without its
+	@# libraries: go:embed takes whatever pkg/viewer/assets/dist holds.
+	@for f in pkg/viewer/assets/dist/novnc/core/rfb.js pkg/viewer/assets/dist/xterm/xterm.mjs; do \
+		[ -s $$f ] || { echo "share: $$f is missing: the viewer would lack noVNC or xterm.js; install npm 7+ and rerun"; exit 1; }; \
+	done
 	rm -rf $(BIN)/share && mkdir -p $(BIN)/share/completions $(BIN)/share/man
 	$(BIN)/dvv completion bash > $(BIN)/share/completions/dvv.bash
 	$(BIN)/dvv completion zsh > $(BIN)/share/completions/_dvv
