@@ -30,20 +30,29 @@ func TestFormulaBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a release and the binaries from it")
 	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		if os.Getenv("DVV_REQUIRE_SERVERS") != "" {
-			t.Fatal("npm is missing: `make release` builds the viewer assets with it (scripts/testdeps.sh installs it)")
-		}
-		t.Skip("npm is missing")
-	}
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, err = os.Stat(filepath.Join(repo, "pkg/viewer/assets/dist/xterm/xterm.mjs"))
+	assetsBuilt := err == nil
+	if _, err := exec.LookPath("npm"); err != nil && !assetsBuilt {
+		if os.Getenv("DVV_REQUIRE_SERVERS") != "" {
+			t.Fatal("npm is missing: `make release` builds the viewer assets with it (scripts/testdeps.sh installs it)")
+		}
+		t.Skip("npm is missing and the viewer assets are not built")
+	}
 	const version = "9.8.7-test.1"
 	dist := t.TempDir()
 	start := time.Now()
-	run(t, repo, os.Environ(), "make", "release", "VERSION="+version, "DIST="+dist)
+	args := []string{"release", "VERSION=" + version, "DIST=" + dist}
+	if assetsBuilt {
+		// Built already (make test runs make web first): remaking them
+		// would rewrite the directory while other packages of the same
+		// `go test` run embed it.
+		args = append([]string{"-o", "web"}, args...)
+	}
+	run(t, repo, os.Environ(), "make", args...)
 	t.Logf("make release: %s", time.Since(start).Round(time.Second))
 
 	tarball := "dvv-" + version + ".tar.gz"
