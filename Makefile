@@ -3,17 +3,17 @@ GO      ?= go
 BIN     ?= bin
 PKGS    := ./...
 export GOFLAGS ?= -buildvcs=false
-# One version for all three binaries and the packages: the nearest tag
-# (v1.2.3 → 1.2.3, with -N-gHASH past it), else 0.0.0-dev when there is no
-# tag or no git.
-VERSION ?= $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null | sed -e 's/^v//' -e 's/-\([0-9]*\)-g/+\1.g/')
+# One version for all three binaries and the packages: the VERSION file a
+# release tarball carries, else the nearest tag (v1.2.3 → 1.2.3, with
+# -N-gHASH past it), else 0.1.0-dev when there is no tag or no git.
+VERSION ?= $(shell cat VERSION 2>/dev/null || git describe --tags --match 'v[0-9]*' 2>/dev/null | sed -e 's/^v//' -e 's/-\([0-9]*\)-g/+\1.g/')
 ifeq ($(VERSION),)
 VERSION := 0.1.0-dev
 endif
 NFPM    ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.0
 LDFLAGS := -s -w $(foreach p,pkg/daemon pkg/cli pkg/mcp,-X github.com/dvvhq/dvv/$(p).Version=$(VERSION))
 
-.PHONY: all build web test test-race test-short testdeps demo bench lint docs clean fuzz package
+.PHONY: all build web share test test-race test-short testdeps demo bench lint docs clean fuzz package release
 
 all: build
 
@@ -29,10 +29,14 @@ test: testdeps web
 	DVV_REQUIRE_SERVERS=1 $(GO) test -count=1 -timeout 20m $(PKGS)
 
 # The browser viewer's libraries (noVNC, xterm.js) from npm, by the lock
-# file, copied into pkg/viewer/assets/dist for go:embed. Without npm, dvvd
-# still builds and its viewer page says what is missing.
+# file, copied into pkg/viewer/assets/dist for go:embed. A release tarball
+# carries them already (dist/.release), so it builds with no npm and no
+# network. Without either, dvvd still builds and its viewer page says what
+# is missing.
 web:
-	@if command -v npm >/dev/null 2>&1; then \
+	@if [ -e pkg/viewer/assets/dist/.release ]; then \
+		echo "web: using the viewer assets the release tarball carries"; \
+	elif command -v npm >/dev/null 2>&1; then \
 		cd pkg/viewer/web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
 	else echo "web: npm not found; dvvd's viewer will lack noVNC and xterm.js"; fi
 
@@ -73,8 +77,16 @@ docs:
 	$(GO) run ./cmd/dvv gen-docs > docs/cli.md
 	$(GO) run ./internal/gendocs docs/protocol.md
 
-# .deb and .rpm in bin/, carrying completions, man pages and the user units.
-package: build
+# What the packages install beside the binaries, in $(BIN)/share:
+# completions, man pages (gzipped) and the changelog, headed by an entry for
+# this version when packaging/changelog has none. The .deb/.rpm and the
+# Homebrew formula all take them from here.
+share: build
+	@# A package or a formula install must not ship a viewer without its
+	@# libraries: go:embed takes whatever pkg/viewer/assets/dist holds.
+	@for f in pkg/viewer/assets/dist/novnc/core/rfb.js pkg/viewer/assets/dist/xterm/xterm.mjs; do \
+		[ -s $$f ] || { echo "share: $$f is missing: the viewer would lack noVNC or xterm.js; install npm 7+ and rerun"; exit 1; }; \
+	done
 	rm -rf $(BIN)/share && mkdir -p $(BIN)/share/completions $(BIN)/share/man
 	$(BIN)/dvv completion bash > $(BIN)/share/completions/dvv.bash
 	$(BIN)/dvv completion zsh > $(BIN)/share/completions/_dvv
@@ -83,8 +95,19 @@ package: build
 	$(BIN)/dvvd --gen-man $(BIN)/share/man
 	$(BIN)/dvvmcp --gen-man $(BIN)/share/man
 	gzip -9n $(BIN)/share/man/*.1
+	./scripts/changelog.sh $(VERSION) | gzip -9n > $(BIN)/share/changelog.gz
+
+# .deb and .rpm in bin/, carrying completions, man pages and the user units.
+package: share
 	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p deb -f packaging/nfpm.yaml -t $(BIN)/
 	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p rpm -f packaging/nfpm.yaml -t $(BIN)/
 
+# A source tarball for $(VERSION) that builds with no npm and no network:
+# the sources, vendor/ (the Go modules) and the built viewer assets, plus
+# SHA256SUMS and the Homebrew formula pointing at it, in $(DIST)/.
+DIST ?= dist
+release: web
+	./scripts/release.sh $(VERSION) $(DIST)
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)

@@ -16,6 +16,31 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The package's metadata, before it is installed: a short synopsis as the
+# description's first line, the recommends, and a changelog that names this
+# version where Debian policy puts it.
+fail() { echo "$deb: $*" >&2; exit 1; }
+synopsis=$(dpkg-deb -f "$deb" Description | head -1)
+[[ ${#synopsis} -le 80 && $synopsis != *. && $synopsis != *: && -n $synopsis ]] ||
+	fail "the description's first line is not a short synopsis: '$synopsis'"
+[[ $(dpkg-deb -f "$deb" Description | wc -l) -gt 1 ]] || fail "the description has no long part"
+recommends=$(dpkg-deb -f "$deb" Recommends)
+for r in bash-completion gnome-keyring openssh-client; do
+	[[ ", $recommends," == *", $r,"* ]] || fail "Recommends: $recommends lacks $r"
+done
+# (Whole files, not pipes into grep -q or head: with pipefail, a writer cut
+# short by SIGPIPE would fail the check.)
+dpkg-deb -c "$deb" >"$work/contents"
+grep ' \./usr/share/doc/dvv/changelog\.gz$' "$work/contents" >/dev/null || fail "no /usr/share/doc/dvv/changelog.gz"
+mkdir "$work/deb"
+dpkg-deb -x "$deb" "$work/deb"
+gunzip -c "$work/deb/usr/share/doc/dvv/changelog.gz" >"$work/changelog"
+[[ $(head -1 "$work/changelog") == "dvv ($version) "* ]] || fail "changelog.gz's newest entry is not $version: $(head -1 "$work/changelog")"
+# A man page as man shows it: the arguments survive in SYNOPSIS.
+man -l -P cat "$work/deb/usr/share/man/man1/dvv-click.1.gz" >"$work/dvv-click.txt" 2>/dev/null
+grep -F 'dvv click [flags] <limbId> <x> <y>' "$work/dvv-click.txt" >/dev/null ||
+	fail "dvv-click(1) SYNOPSIS lost its arguments"
+
 dpkg -i "$deb" >/dev/null
 echo "installed $deb ($version)"
 for b in dvvd dvv dvvmcp; do
@@ -26,7 +51,8 @@ done
 for f in /usr/lib/systemd/user/dvvd.service /usr/lib/systemd/user/dvvd.socket \
 	/usr/share/bash-completion/completions/dvv /usr/share/zsh/vendor-completions/_dvv \
 	/usr/share/fish/vendor_completions.d/dvv.fish /usr/share/man/man1/dvv.1.gz \
-	/usr/share/man/man1/dvvd.1.gz /usr/share/man/man1/dvvmcp.1.gz /usr/share/doc/dvv/copyright; do
+	/usr/share/man/man1/dvvd.1.gz /usr/share/man/man1/dvvmcp.1.gz /usr/share/doc/dvv/copyright \
+	/usr/share/doc/dvv/changelog.gz; do
 	[[ -s $f ]] || { echo "the package lacks $f" >&2; exit 1; }
 done
 mkdir -m 700 "$work/run"

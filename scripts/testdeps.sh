@@ -7,7 +7,9 @@
 # machine that already has one of them from elsewhere (Node.js and npm from
 # NodeSource, say, whose nodejs conflicts with Debian's npm) is left alone.
 #
-# For its own test: APT_GET names the apt-get to run (default apt-get), and
+# For its own test (test/scripts): APT_GET names the apt-get to run
+# (default apt-get), TESTDEPS_ROOT is prefixed to every file it looks for
+# (and, being a test's tree, means no sudo and no policy-rc.d), and
 # TESTDEPS_DRY_RUN=1 prints the packages it would ask for and exits.
 set -euo pipefail
 
@@ -74,8 +76,21 @@ npm_ok() {
   [ "${v%%.*}" -ge 7 ] 2>/dev/null
 }
 
+# Daemons live in sbin, which a user's PATH often lacks.
 have() {
-  command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ] || [ -x "/sbin/$1" ]
+  local d
+  command -v "$1" >/dev/null 2>&1 && return
+  for d in /usr/sbin /usr/bin /sbin; do
+    [ -x "${TESTDEPS_ROOT:-}$d/$1" ] && return
+  done
+  return 1
+}
+
+# NodeSource's nodejs carries its own npm and declares it (Provides: npm);
+# Debian's npm conflicts with it. Debian's own nodejs (20 on Debian 13)
+# provides no npm, and Debian's npm goes with it.
+nodejs_bundles_npm() {
+  dpkg-query -W -f='${Provides}' nodejs 2>/dev/null | grep -Eq '(^|[ ,])npm([ ,(]|$)'
 }
 
 want=()
@@ -95,10 +110,9 @@ done <<<"$files"
 # OCR's English data sits under a version-numbered folder.
 compgen -G "${TESTDEPS_ROOT:-}/usr/share/tesseract-ocr/*/tessdata/eng.traineddata" >/dev/null || add tesseract-ocr-eng
 if ! npm_ok; then
-  if command -v node >/dev/null 2>&1 && ! dpkg-query -W -f='${Status}' npm 2>/dev/null | grep -q installed &&
-    node --version 2>/dev/null | grep -qv '^v1[0-8]\.'; then
-    # A Node.js newer than Debian's (NodeSource's ships npm inside nodejs):
-    # Debian's npm would conflict with it, so say what to do instead.
+  if nodejs_bundles_npm; then
+    # Asking apt for npm would be refused (held broken packages) and take
+    # every other package down with it: say what to do instead.
     echo "testdeps: node $(node --version) is installed but npm is missing or older than 7;" >&2
     echo "testdeps: install the npm that belongs to that Node.js (or remove it and rerun), then rerun" >&2
   else
@@ -107,7 +121,7 @@ if ! npm_ok; then
 fi
 
 if [ "${TESTDEPS_DRY_RUN:-}" = 1 ]; then
-  printf '%s\n' "${want[@]}"
+  [ ${#want[@]} -eq 0 ] || printf '%s\n' "${want[@]}"
   exit 0
 fi
 if [ ${#want[@]} -eq 0 ]; then
@@ -115,7 +129,7 @@ if [ ${#want[@]} -eq 0 ]; then
 fi
 echo "testdeps: installing ${want[*]}" >&2
 SUDO=
-if [ "$(id -u)" != 0 ]; then
+if [ -z "${TESTDEPS_ROOT:-}" ] && [ "$(id -u)" != 0 ]; then
   SUDO=sudo
 fi
 APT_GET=${APT_GET:-apt-get}

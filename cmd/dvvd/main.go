@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/discovery"
@@ -231,13 +230,4 @@ func parseViewerAddr(addr string) (int, error) {
 		return 0, fmt.Errorf("the port must be a number from 0 to 65535 (0 picks a free one)")
 	}
 	return p, nil
-}
-
-// writeMan writes the program's man page (section 1) into dir.
-func writeMan(root *cobra.Command, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	root.DisableAutoGenTag = true
-	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVVD", Section: "1", Source: "dvvd " + root.Version, Manual: "dvv manual"}, dir)
 }

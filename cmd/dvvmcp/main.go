@@ -14,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/mcp"
@@ -106,15 +105,6 @@ func serve(stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer, opts mc
 
 func isEOF(err error) bool {
 	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")
-}
-
-// writeMan writes the program's man page (section 1) into dir.
-func writeMan(root *cobra.Command, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	root.DisableAutoGenTag = true
-	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVVMCP", Section: "1", Source: "dvvmcp " + root.Version, Manual: "dvv manual"}, dir)
 }
 
 // envInt reads a whole number from the environment, or def when unset or

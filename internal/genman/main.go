@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/spf13/cobra/doc"
-
+	"github.com/dvvhq/dvv/internal/genman/manpage"
 	"github.com/dvvhq/dvv/pkg/cli"
 )
 
@@ -25,10 +24,9 @@ func main() {
 
 // Write generates dvv.1 and dvv-<command>.1 pages into dir.
 func Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	h := manpage.Header{Source: "dvv " + cli.Version, Manual: "dvv manual", SeeAlso: []string{"dvvd(1)", "dvvmcp(1)"}}
+	for _, s := range cli.ManSections() {
+		h.Sections = append(h.Sections, manpage.Section{Title: s.Title, Text: s.Text})
 	}
-	root := cli.Command()
-	root.DisableAutoGenTag = true
-	return doc.GenManTree(root, &doc.GenManHeader{Title: "DVV", Section: "1", Source: "dvv " + cli.Version, Manual: "dvv manual"}, dir)
+	return manpage.WriteTree(cli.Command(), h, dir)
 }
