@@ -148,7 +148,7 @@ func (d *Daemon) serveConn(nc net.Conn) {
 		// with an id run concurrently and are answered as they finish.
 		// Inline ops (wire.OpSpec.Inline) answer from memory in microseconds:
 		// handing them to another goroutine would cost more than the op.
-		if spec, _ := wire.Spec(req.Op); len(req.ID) == 0 || (spec != nil && spec.Inline) {
+		if spec, _ := c.d.cfg.Ops.Spec(req.Op); len(req.ID) == 0 || (spec != nil && spec.Inline) {
 			c.handle(c.ctx, &req)
 			continue
 		}

@@ -58,6 +58,9 @@ type Config struct {
 	// LineBudget bounds the bytes of unfinished request lines all
 	// connections hold together (default 96 MiB).
 	LineBudget int64
+	// Ops is the op table dvvd serves (nil: wire.Builtin()). Tests serve
+	// an op of their own through it without changing dvv's table.
+	Ops *wire.Table
 	// OCRProgram is the tesseract program text reading runs ("": $DVV_TESSERACT, then PATH).
 	OCRProgram string
 	// MaxFramebufferPixels bounds the desktop area a server may announce
@@ -126,6 +129,9 @@ func New(cfg Config) *Daemon {
 	if cfg.LineBudget == 0 {
 		cfg.LineBudget = defaultLineBudget
 	}
+	if cfg.Ops == nil {
+		cfg.Ops = wire.Builtin()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	tail := newLogTail()
 	return &Daemon{cfg: cfg, log: withTail(cfg.Logger, tail), tail: tail, started: time.Now(), limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
@@ -135,7 +141,7 @@ func New(cfg Config) *Daemon {
 
 // Listen opens the control socket (see socket.go for the rules it enforces).
 func (d *Daemon) Listen() error {
-	if err := checkHandlers(); err != nil {
+	if err := checkHandlers(d.cfg.Ops); err != nil {
 		return err
 	}
 	if ln := d.cfg.Listener; ln != nil {

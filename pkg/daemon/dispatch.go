@@ -44,7 +44,7 @@ func typed[A wire.Args, R wire.Answer](fn func(*call, A) (R, error)) handler {
 		answer = answer.Elem()
 	}
 	return handler{args: reflect.TypeFor[A](), answer: answer, serve: func(c *call) (*wire.Response, error) {
-		if spec, ok := wire.Spec(c.req.Op); ok {
+		if spec, ok := c.d.cfg.Ops.Spec(c.req.Op); ok {
 			if err := spec.CheckRequired(c.req); err != nil {
 				return nil, err
 			}
@@ -142,8 +142,8 @@ func builtinHandlers() map[string]handler {
 
 // checkHandlers makes a spec without a handler, or a handler without a
 // spec, a start-up failure rather than an op that answers "unknown".
-func checkHandlers() error {
-	for _, s := range wire.Ops() {
+func checkHandlers(ops *wire.Table) error {
+	for _, s := range ops.Ops() {
 		h, ok := handlers[s.Name]
 		if !ok || h.serve == nil {
 			return fmt.Errorf("op %q is specified in pkg/wire but dvvd has no handler for it", s.Name)
@@ -156,7 +156,7 @@ func checkHandlers() error {
 		}
 	}
 	for name := range handlers {
-		if _, ok := wire.Spec(name); !ok {
+		if _, ok := ops.Spec(name); !ok {
 			return fmt.Errorf("dvvd has a handler for %q but pkg/wire does not specify it", name)
 		}
 	}
@@ -201,7 +201,7 @@ func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Respons
 			resp = errorResponse(nil, wire.Errorf(wire.Internal, "dvvd hit a bug serving %q; it is still running", req.Op))
 		}
 	}()
-	spec, ok := wire.Spec(req.Op)
+	spec, ok := c.d.cfg.Ops.Spec(req.Op)
 	if !ok {
 		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
 	}
@@ -239,7 +239,7 @@ func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Respons
 // dispatch runs one request for an attachment: access check, selector,
 // history, handler. group_run uses it for every member.
 func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wire.Request) *wire.Response {
-	spec, known := wire.Spec(req.Op)
+	spec, known := d.cfg.Ops.Spec(req.Op)
 	if !known {
 		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
 	}

@@ -48,7 +48,7 @@ func (panicProbeArgs) Op() string { return "panic_probe" }
 func TestPanicLogCarriesNoRequestData(t *testing.T) {
 	const op = "panic_probe"
 	const secret = "hunter2-correct-horse-battery"
-	wire.AddOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
+	ops := withOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
 		Fields: []wire.Field{{Name: "text", Note: "what to panic with"}}, Answer: "never answers", Args: reflect.TypeFor[panicProbeArgs](), AnswerType: reflect.TypeFor[wire.PingAnswer]()})
 	handlers[op] = typed(func(c *call, a panicProbeArgs) (*wire.PingAnswer, error) {
 		switch t := *a.Text; {
@@ -60,10 +60,10 @@ func TestPanicLogCarriesNoRequestData(t *testing.T) {
 		}
 		panic(fmt.Sprintf("typing %q", *a.Text))
 	})
-	defer func() { wire.RemoveOp(op); delete(handlers, op) }()
+	defer delete(handlers, op)
 
 	var logs lockedBuffer
-	d := startDaemon(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	d := startDaemon(t, Config{Ops: ops, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	c := dialClient(t, d, client.Options{})
 	for _, text := range []string{secret, "error:" + secret, "index:" + secret} {
 		_, err := doRaw(t, c, &wire.Request{Op: op, Text: strp(text)})

@@ -56,7 +56,7 @@ func (d *Daemon) authorize(a *attachment, req *wire.Request) error {
 	if a.grant.TokenID != "" && d.cfg.Services.Tokens != nil && !d.cfg.Services.Tokens.Valid(a.grant.TokenID) {
 		return wire.Errorf(wire.PolicyDenied, "token %s was revoked", a.grant.TokenID)
 	}
-	if e := a.grant.Allow(req); e != nil {
+	if e := a.grant.Allow(d.cfg.Ops, req); e != nil {
 		return e
 	}
 	return nil

@@ -19,7 +19,7 @@ import (
 // TestEverySpecHasAHandler: the op table and the handlers agree, so no op
 // is specified but unanswerable, nor answerable but unspecified.
 func TestEverySpecHasAHandler(t *testing.T) {
-	if err := checkHandlers(); err != nil {
+	if err := checkHandlers(wire.Builtin()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -27,9 +27,8 @@ func TestEverySpecHasAHandler(t *testing.T) {
 // TestSpecWithoutHandlerFailsAtStart: dvvd refuses to start when an op is
 // specified but has no handler.
 func TestSpecWithoutHandlerFailsAtStart(t *testing.T) {
-	wire.AddOp(wire.OpSpec{Name: "orphan_op"})
-	defer wire.RemoveOp("orphan_op")
-	d := New(Config{SocketPath: filepath.Join(t.TempDir(), "x.sock"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ops := withOp(wire.OpSpec{Name: "orphan_op"})
+	d := New(Config{SocketPath: filepath.Join(t.TempDir(), "x.sock"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Ops: ops})
 	err := d.Listen()
 	if err == nil || !strings.Contains(err.Error(), "orphan_op") {
 		t.Fatalf("Listen with a handler-less op: %v", err)
@@ -42,7 +41,7 @@ func TestHandlerWithOtherArgsFailsAtStart(t *testing.T) {
 	saved := handlers[wire.OpPing]
 	handlers[wire.OpPing] = typed(func(c *call, a wire.StatusArgs) (*wire.PingAnswer, error) { return &wire.PingAnswer{}, nil })
 	defer func() { handlers[wire.OpPing] = saved }()
-	err := checkHandlers()
+	err := checkHandlers(wire.Builtin())
 	if err == nil || !strings.Contains(err.Error(), "StatusArgs") {
 		t.Fatalf("checkHandlers with a mismatched handler: %v", err)
 	}
@@ -54,10 +53,15 @@ func TestHandlerWithOtherAnswerFailsAtStart(t *testing.T) {
 	saved := handlers[wire.OpPing]
 	handlers[wire.OpPing] = typed(func(c *call, a wire.PingArgs) (*wire.StatusAnswer, error) { return &wire.StatusAnswer{}, nil })
 	defer func() { handlers[wire.OpPing] = saved }()
-	err := checkHandlers()
+	err := checkHandlers(wire.Builtin())
 	if err == nil || !strings.Contains(err.Error(), "StatusAnswer") {
 		t.Fatalf("checkHandlers with a mismatched answer: %v", err)
 	}
+}
+
+// withOp is dvv's op table with one op more, for a daemon that serves it.
+func withOp(s wire.OpSpec) *wire.Table {
+	return wire.NewTable(append(slices.Clone(wire.Ops()), s))
 }
 
 // limbCountArgs are the trivial op's arguments.
@@ -84,7 +88,7 @@ func (a *limbCountAnswer) Response() *wire.Response {
 // the spec with nothing else edited.
 func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 	const op = "limb_count"
-	wire.AddOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
+	ops := withOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
 		Fields: []wire.Field{{Name: "n", Min: new(int64), Required: true, Note: "echoed"}}, Answer: "`dispatched`: how many limbs dvvd holds",
 		Args: reflect.TypeFor[limbCountArgs](), Answers: []string{"dispatched"}, AnswerType: reflect.TypeFor[limbCountAnswer]()})
 	handlers[op] = typed(func(c *call, a limbCountArgs) (*limbCountAnswer, error) {
@@ -98,9 +102,9 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 		}
 		return r, nil
 	})
-	defer func() { wire.RemoveOp(op); delete(handlers, op) }()
+	defer delete(handlers, op)
 
-	d := startDaemon(t, Config{})
+	d := startDaemon(t, Config{Ops: ops})
 	c := dialClient(t, d, client.Options{})
 	r, err := doRaw(t, c, &wire.Request{Op: op, N: intp(0)}) // the untyped line, as an old client sends it
 	if err != nil {
@@ -129,7 +133,7 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 		t.Fatalf("the refusal does not name the field: %v", err)
 	}
 	// Policy reads the capability from the spec.
-	if got := policy.Required(op, ""); len(got) != 1 || got[0] != policy.HistoryRead {
+	if got := policy.Required(ops, op, ""); len(got) != 1 || got[0] != policy.HistoryRead {
 		t.Fatalf("policy.Required = %v", got)
 	}
 }

@@ -166,10 +166,11 @@ func Owner() Grant {
 	return g
 }
 
-// Allow checks a request against the grant. The denial is POLICY_DENIED and
+// Allow checks a request against the grant, reading the op table t (nil:
+// dvv's own). The denial is POLICY_DENIED and
 // names the missing capability.
-func (g Grant) Allow(req *wire.Request) *wire.Error {
-	c, missing := g.Missing(RequiredFor(req))
+func (g Grant) Allow(t *wire.Table, req *wire.Request) *wire.Error {
+	c, missing := g.Missing(RequiredFor(t, req))
 	if !missing {
 		return nil
 	}
@@ -177,8 +178,8 @@ func (g Grant) Allow(req *wire.Request) *wire.Error {
 }
 
 // AllowOp is Allow for an op and action without the rest of a request.
-func (g Grant) AllowOp(op, action string) *wire.Error {
-	c, missing := g.Missing(Required(op, action))
+func (g Grant) AllowOp(t *wire.Table, op, action string) *wire.Error {
+	c, missing := g.Missing(Required(t, op, action))
 	if !missing {
 		return nil
 	}

@@ -139,8 +139,8 @@ func TestEveryOpAgainstEveryRole(t *testing.T) {
 		for i, g := range gs {
 			want := row.allow[i] == 'y'
 			req := &wire.Request{Op: row.op, Action: row.action}
-			errReq := g.g.Allow(req)
-			errOp := g.g.AllowOp(row.op, row.action)
+			errReq := g.g.Allow(nil, req)
+			errOp := g.g.AllowOp(nil, row.op, row.action)
 			if (errReq == nil) != want || (errOp == nil) != want {
 				t.Errorf("%s %s/%s: allowed=%v (Allow) %v (AllowOp), want %v", g.name, row.op, row.action, errReq == nil, errOp == nil, want)
 			}
@@ -148,18 +148,19 @@ func TestEveryOpAgainstEveryRole(t *testing.T) {
 				if errReq.Code != wire.PolicyDenied {
 					t.Errorf("%s %s: code %s", g.name, row.op, errReq.Code)
 				}
-				c, _ := g.g.Missing(RequiredFor(req))
+				c, _ := g.g.Missing(RequiredFor(nil, req))
 				if !strings.Contains(errReq.Message, string(c)) || !strings.Contains(errReq.Next, string(c)) {
 					t.Errorf("%s %s: denial %q / %q does not name %q", g.name, row.op, errReq.Message, errReq.Next, c)
 				}
 			}
 		}
 	}
-	for _, op := range wire.OpNames() {
+	for _, s := range wire.Ops() {
+		op := s.Name
 		if !covered[op] {
 			t.Errorf("op %q has no row in the policy table test", op)
 		}
-		if !Known(op) {
+		if !known(op) {
 			t.Errorf("op %q is not in policy's op table", op)
 		}
 	}
@@ -221,30 +222,30 @@ func TestLocalPathsNeedLocalFiles(t *testing.T) {
 		{Op: wire.OpGroupRun, Action: "screen", OutDir: "/tmp/d"},
 		{Op: wire.OpGroupRun, Action: "screen", Arguments: inner},
 	} {
-		e := owner.Allow(req)
+		e := owner.Allow(nil, req)
 		if e == nil || !strings.Contains(e.Message, string(LocalFiles)) {
 			t.Errorf("%s/%s with a local path allowed for an owner token: %v", req.Op, req.Action, e)
 		}
-		if e := withLocal.Allow(req); e != nil {
+		if e := withLocal.Allow(nil, req); e != nil {
 			t.Errorf("%s/%s refused with local.files named: %v", req.Op, req.Action, e)
 		}
-		if e := Owner().Allow(req); e != nil {
+		if e := Owner().Allow(nil, req); e != nil {
 			t.Errorf("tokenless refused %s: %v", req.Op, e)
 		}
 	}
 	// Inline transfers need no local capability.
-	if e := owner.Allow(&wire.Request{Op: wire.OpFiles, Action: "put", Path: "/tmp/k", ContentBase64: "eA=="}); e != nil {
+	if e := owner.Allow(nil, &wire.Request{Op: wire.OpFiles, Action: "put", Path: "/tmp/k", ContentBase64: "eA=="}); e != nil {
 		t.Errorf("inline put refused: %v", e)
 	}
 	// A group_run cannot launder exec through its arguments.
 	op, _ := NewGrant(RoleOperator, nil, "t")
-	if op.Allow(&wire.Request{Op: wire.OpGroupRun, Action: "run", Arguments: json.RawMessage(`{"command":"id"}`)}) == nil {
+	if op.Allow(nil, &wire.Request{Op: wire.OpGroupRun, Action: "run", Arguments: json.RawMessage(`{"command":"id"}`)}) == nil {
 		t.Error("group_run run allowed without exec")
 	}
-	if op.Allow(&wire.Request{Op: wire.OpGroupRun, Action: "click", Arguments: json.RawMessage(`{not json`)}) == nil {
+	if op.Allow(nil, &wire.Request{Op: wire.OpGroupRun, Action: "click", Arguments: json.RawMessage(`{not json`)}) == nil {
 		t.Error("group_run with malformed arguments allowed for an operator")
 	}
-	if RequiredFor(nil)[0] != DaemonAdmin {
+	if RequiredFor(nil, nil)[0] != DaemonAdmin {
 		t.Error("nil request")
 	}
 }
@@ -255,14 +256,14 @@ func TestPortOverrideOnSavedHostNeedsHostsWrite(t *testing.T) {
 	port := 5973
 	override := &wire.Request{Op: wire.OpOpen, HostID: "lab", Port: &port}
 	for _, g := range grants(t) {
-		e := g.g.Allow(override)
+		e := g.g.Allow(nil, override)
 		if g.g.Has(HostsWrite) != (e == nil) {
 			t.Errorf("%s: open hostId+port allowed=%v", g.name, e == nil)
 		}
 		if e != nil && g.g.Has(LimbsOpen) && !strings.Contains(e.Message, string(HostsWrite)) {
 			t.Errorf("%s: denial does not name hosts.write: %v", g.name, e)
 		}
-		if g.g.Has(LimbsOpen) && g.g.Allow(&wire.Request{Op: wire.OpOpen, HostID: "lab"}) != nil {
+		if g.g.Has(LimbsOpen) && g.g.Allow(nil, &wire.Request{Op: wire.OpOpen, HostID: "lab"}) != nil {
 			t.Errorf("%s: a saved host at its own endpoint refused", g.name)
 		}
 	}
@@ -313,14 +314,20 @@ func FuzzRequiredFor(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, op, action string, args []byte) {
 		req := &wire.Request{Op: op, Action: action, Arguments: args}
-		need := RequiredFor(req)
-		if !Known(op) && len(need) == 0 {
+		need := RequiredFor(nil, req)
+		if !known(op) && len(need) == 0 {
 			t.Fatalf("unknown op %q needs nothing", op)
 		}
 		for _, g := range gs {
-			if e := g.Allow(req); e != nil && e.Code != wire.PolicyDenied {
+			if e := g.Allow(nil, req); e != nil && e.Code != wire.PolicyDenied {
 				t.Fatalf("code %s", e.Code)
 			}
 		}
 	})
+}
+
+// known reports whether op is in dvv's op table.
+func known(op string) bool {
+	_, ok := wire.Spec(op)
+	return ok
 }

@@ -21,22 +21,24 @@ func toCaps(names []string) []Capability {
 	return out
 }
 
-// Known reports whether op is in the op table (pkg/wire's Ops).
-func Known(op string) bool {
-	_, ok := wire.Spec(op)
-	return ok
+// table is the op table policy reads: t, or dvv's own when t is nil.
+func table(t *wire.Table) *wire.Table {
+	if t == nil {
+		return wire.Builtin()
+	}
+	return t
 }
 
 // Required returns the capabilities an op with an action needs, as its spec
-// in pkg/wire states them. An action the spec does not name needs every
+// in the op table t states them (nil: dvv's own). An action the spec does not name needs every
 // capability the op can need (dvvd refuses such actions as BAD_REQUEST;
 // this only makes sure policy never allows more). It does not see request
 // fields that name local paths; RequiredFor does.
-func Required(op string, action string) []Capability {
+func Required(t *wire.Table, op string, action string) []Capability {
 	if op == wire.OpGroupRun {
-		return RequiredForGroupRun(action)
+		return RequiredForGroupRun(t, action)
 	}
-	s, ok := wire.Spec(op)
+	s, ok := table(t).Spec(op)
 	if !ok {
 		return append([]Capability{}, unknownOp...)
 	}
@@ -52,17 +54,17 @@ func Required(op string, action string) []Capability {
 // RequiredForGroupRun is what group_run with this action needs: exactly what
 // the single-limb op of that name needs. A group_run cannot launder a
 // capability.
-func RequiredForGroupRun(action string) []Capability {
+func RequiredForGroupRun(t *wire.Table, action string) []Capability {
 	if action == wire.OpGroupRun || action == "" {
 		return append([]Capability{}, unknownOp...)
 	}
-	return Required(action, "")
+	return Required(t, action, "")
 }
 
 // RequiredFor returns what a whole request needs: its op and action, plus
 // local.files when it names a path on dvvd's own machine, plus, for
 // group_run, what its inner arguments need.
-func RequiredFor(req *wire.Request) []Capability {
+func RequiredFor(t *wire.Table, req *wire.Request) []Capability {
 	if req == nil {
 		return append([]Capability{}, unknownOp...)
 	}
@@ -79,13 +81,13 @@ func RequiredFor(req *wire.Request) []Capability {
 		if inner.Op == "" || inner.Op == wire.OpGroupRun {
 			return append([]Capability{}, unknownOp...)
 		}
-		need = RequiredFor(&inner)
+		need = RequiredFor(t, &inner)
 		if req.OutDir != "" {
 			need = addCap(need, LocalFiles)
 		}
 		return need
 	}
-	need = Required(req.Op, req.Action)
+	need = Required(t, req.Op, req.Action)
 	if namesLocalPath(req) {
 		need = addCap(need, LocalFiles)
 	}

@@ -178,7 +178,7 @@ func BenchmarkAllow(b *testing.B) {
 	g, _ := NewGrant(RoleOperator, nil, "t")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = g.AllowOp("click", "click")
+		_ = g.AllowOp(nil, "click", "click")
 	}
 }
 

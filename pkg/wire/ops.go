@@ -65,12 +65,12 @@ type OpSpec struct {
 	Answers []string
 	// AnswerType is the op's answer struct (ClickAnswer, …): exactly its
 	// AnswerFields, under Response's Go names and JSON tags. dvv's own ops
-	// get theirs from answers_gen.go; an op added with AddOp names its own
+	// get theirs from answers_gen.go; an op of a test's own table names its own
 	// (a struct with Op and Response methods).
 	AnswerType reflect.Type
 	// Args is the op's argument struct (ClickArgs, …): exactly its Fields,
 	// under Request's JSON names. dvv's own ops get theirs from
-	// args_gen.go; an op added with AddOp names its own.
+	// args_gen.go; an op of a test's own table names its own.
 	Args reflect.Type
 }
 
@@ -146,32 +146,58 @@ func answers(names ...string) []string { return names }
 // Ops returns the op table, in documentation order. It is built on first
 // use rather than at init: the literal is some 250 allocations, which a
 // `dvv --version` or `dvv ping` never needs. Callers may read it, not
-// change it (AddOp and RemoveOp do, for tests).
-func Ops() []OpSpec {
-	loadOps()
-	return opTable
+// change it.
+func Ops() []OpSpec { return Builtin().Ops() }
+
+// Table is an op table: the ops in documentation order and an index by
+// name. dvv's own is Builtin(); dvvd serves the table its Config names, so a
+// test can serve an op of its own without changing dvv's.
+type Table struct {
+	ops   []OpSpec
+	index map[string]*OpSpec
 }
 
 var (
-	opTable  []OpSpec
-	opIndex  map[string]*OpSpec
-	opsBuilt sync.Once
+	builtin      *Table
+	builtinBuilt sync.Once
 )
 
-func loadOps() { opsBuilt.Do(buildOps) }
+// Builtin is dvv's own op table, built on first use.
+func Builtin() *Table {
+	builtinBuilt.Do(func() { builtin = NewTable(opLiteral()) })
+	return builtin
+}
 
-func buildOps() {
-	opTable = opLiteral()
+// NewTable indexes ops, filling each op's Args and AnswerType from the
+// generated types when the spec does not name its own. It panics on an op
+// specified twice: that is a bug in the table literal, not an input.
+func NewTable(ops []OpSpec) *Table {
+	t := &Table{ops: slices.Clone(ops), index: make(map[string]*OpSpec, len(ops))}
 	args, answers := argTypeMap(), answerTypeMap()
-	for i := range opTable {
-		if opTable[i].Args == nil {
-			opTable[i].Args = args[opTable[i].Name]
+	for i := range t.ops {
+		s := &t.ops[i]
+		if s.Args == nil {
+			s.Args = args[s.Name]
 		}
-		if opTable[i].AnswerType == nil {
-			opTable[i].AnswerType = answers[opTable[i].Name]
+		if s.AnswerType == nil {
+			s.AnswerType = answers[s.Name]
 		}
+		if _, dup := t.index[s.Name]; dup {
+			panic("wire: op " + s.Name + " is specified twice")
+		}
+		t.index[s.Name] = s
 	}
-	indexOps()
+	return t
+}
+
+// Ops lists the table's ops in documentation order; callers may read it,
+// not change it.
+func (t *Table) Ops() []OpSpec { return t.ops }
+
+// Spec returns the spec of an op in the table.
+func (t *Table) Spec(op string) (*OpSpec, bool) {
+	s, ok := t.index[op]
+	return s, ok
 }
 
 // NoAttach reports whether dvvd serves op before the connection has an
@@ -342,42 +368,8 @@ func opLiteral() []OpSpec {
 	}
 }
 
-func indexOps() {
-	opIndex = make(map[string]*OpSpec, len(opTable))
-	for i := range opTable {
-		s := &opTable[i]
-		if _, dup := opIndex[s.Name]; dup {
-			panic("wire: op " + s.Name + " is specified twice")
-		}
-		opIndex[s.Name] = s
-	}
-}
-
-// Spec returns the spec of an op.
-func Spec(op string) (*OpSpec, bool) {
-	loadOps()
-	s, ok := opIndex[op]
-	return s, ok
-}
-
-// AddOp adds an op to the table. dvv's own ops are listed in Ops; this is
-// for tests that prove a new op needs nothing but its spec, its handler and
-// its test. It must run before dvvd starts.
-func AddOp(s OpSpec) {
-	loadOps()
-	opTable = append(opTable, s)
-	indexOps()
-}
-
-// OpNames lists every op, in table order.
-func OpNames() []string {
-	ops := Ops()
-	names := make([]string, len(ops))
-	for i, s := range ops {
-		names[i] = s.Name
-	}
-	return names
-}
+// Spec returns the spec of an op in dvv's own table.
+func Spec(op string) (*OpSpec, bool) { return Builtin().Spec(op) }
 
 // Field returns the op's field of that name.
 func (s *OpSpec) Field(name string) (*Field, bool) {
@@ -516,18 +508,6 @@ func (s *OpSpec) FieldNames() string {
 
 // String is the op's name.
 func (s *OpSpec) String() string { return fmt.Sprintf("op %s", s.Name) }
-
-// RemoveOp takes an op added by AddOp out of the table again.
-func RemoveOp(name string) {
-	loadOps()
-	for i := range opTable {
-		if opTable[i].Name == name {
-			opTable = append(opTable[:i:i], opTable[i+1:]...)
-			break
-		}
-	}
-	indexOps()
-}
 
 // CheckKind refuses a limb of the wrong kind for the op, or for the
 // variant asked, with WRONG_PROTOCOL naming the kind it needs and what to
