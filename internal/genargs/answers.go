@@ -82,11 +82,6 @@ func RenderAnswers() (types, lines []byte, err error) {
 		fmt.Fprintf(&w, "%q: reflect.TypeFor[%s](),\n", s.Name, AnswerName(s.Name))
 	}
 	w.WriteString("}\n}\n")
-	l.WriteString("// readAnswer reads the answer of the op a line's result names (ReadAnswer);\n// a switch, not a map, so nothing is built at init.\nfunc readAnswer(r *Response) (Answer, bool) {\nswitch r.Result {\n")
-	for _, s := range wire.Ops() {
-		fmt.Fprintf(&l, "case %q:\nreturn %sFrom(r), true\n", s.Name, AnswerName(s.Name))
-	}
-	l.WriteString("}\nreturn nil, false\n}\n")
 	if types, err = format.Source(w.Bytes()); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", AnswerFile, err)
 	}

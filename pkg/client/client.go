@@ -354,21 +354,5 @@ func Code(err error) wire.Code {
 	return ""
 }
 
-// Cause returns the code under err's code when dvvd mapped one failure
-// onto another (NOT_CONNECTED caused by AUTH_FAILED), else err's code.
-func Cause(err error) wire.Code {
-	var e *wire.Error
-	if errors.As(err, &e) && e.Cause != "" {
-		return e.Cause
-	}
-	return Code(err)
-}
-
 // IsCode reports whether err carries the code.
 func IsCode(err error, code wire.Code) bool { return Code(err) == code }
-
-// IsGeometryChanged etc. are shorthands for the agent loop's four codes.
-func IsGeometryChanged(err error) bool { return IsCode(err, wire.GeometryChanged) }
-func IsScreenChanged(err error) bool   { return IsCode(err, wire.ScreenChanged) }
-func IsLeaseRevoked(err error) bool    { return IsCode(err, wire.LeaseRevoked) }
-func IsLimbGone(err error) bool        { return IsCode(err, wire.LimbGone) }

@@ -27,22 +27,3 @@ func answer[A wire.Args, R any](ctx context.Context, c *Client, a A, from func(*
 	}
 	return from(r), err
 }
-
-// Acquire takes the control lease, waiting up to waitMs for another holder.
-func (c *Client) Acquire(ctx context.Context, limbID, reason string, waitMs int) (*wire.Lease, error) {
-	a := wire.ControlArgs{Target: wire.Target{LimbID: limbID}, Action: "acquire", Reason: reason}
-	if waitMs > 0 {
-		a.WaitMs = &waitMs
-	}
-	r, err := c.Control(ctx, a)
-	if err != nil {
-		return nil, err
-	}
-	return r.Lease, nil
-}
-
-// Release gives the control lease back.
-func (c *Client) Release(ctx context.Context, limbID string) error {
-	_, err := c.Control(ctx, wire.ControlArgs{Target: wire.Target{LimbID: limbID}, Action: "release"})
-	return err
-}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -126,3 +127,13 @@ func strp(s string) *string   { return &s }
 func boolp(b bool) *bool      { return &b }
 func u64p(u uint64) *uint64   { return &u }
 func f64p(f float64) *float64 { return &f }
+
+// cause is the code under err's code when dvvd mapped one failure onto
+// another (NOT_CONNECTED caused by AUTH_FAILED), else err's code.
+func cause(err error) wire.Code {
+	var e *wire.Error
+	if errors.As(err, &e) && e.Cause != "" {
+		return e.Cause
+	}
+	return client.Code(err)
+}

@@ -225,8 +225,8 @@ func TestPermanentFailureIsCoded(t *testing.T) {
 	// reference); the refused password is the cause.
 	_, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(5000)})
 	wantCode(t, err, wire.NotConnected)
-	if client.Cause(err) != wire.AuthFailed || !strings.Contains(err.Error(), "wrong password") {
-		t.Fatalf("the answer hides its cause: %v (cause %s)", err, client.Cause(err))
+	if cause(err) != wire.AuthFailed || !strings.Contains(err.Error(), "wrong password") {
+		t.Fatalf("the answer hides its cause: %v (cause %s)", err, cause(err))
 	}
 	_, err = do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp("x")})
 	wantCode(t, err, wire.LeaseNotHeld)

@@ -65,9 +65,6 @@ type Match struct {
 	Score float64     // similarity, 0..1 (1: every pixel equal)
 }
 
-// Box is the matched rectangle.
-func (m Match) Box(t *Template) image.Rectangle { return image.Rect(0, 0, t.w, t.h).Add(m.At) }
-
 // Search looks for the template in a frame (RGBA pixels with the given
 // stride and size) at every top-left corner inside corners, and returns
 // the most similar place whose score is at least threshold. The score is

@@ -70,28 +70,6 @@ var byName = func() map[string]uint32 {
 	return m
 }()
 
-// Table returns the fixed key-name table in documentation order.
-func Table() []NamedKey {
-	out := make([]NamedKey, len(table))
-	for i, k := range table {
-		k.Aliases = append([]string(nil), k.Aliases...)
-		out[i] = k
-	}
-	return out
-}
-
-// Names returns every accepted key name (canonical names first, then their
-// aliases, in table order). Names are matched case-insensitively; a single
-// printable character is also a key name.
-func Names() []string {
-	var out []string
-	for _, k := range table {
-		out = append(out, k.Name)
-		out = append(out, k.Aliases...)
-	}
-	return out
-}
-
 // UnknownKeyError reports a chord part that is not a key name, or a chord
 // that is malformed. The daemon answers it with UNKNOWN_KEY.
 type UnknownKeyError struct {

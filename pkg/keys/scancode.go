@@ -110,7 +110,7 @@ var fnScan = [24]uint16{
 // letters, other Unicode, F25 and above).
 //
 // Extended keys come back as 0xE0xx (Right arrow 0xE04D, Delete 0xE053,
-// Super_L 0xE05B); use QEMUCode or SplitExtended to put them on the wire.
+// Super_L 0xE05B): the low byte with the E0 prefix on the wire.
 // Pause has a multi-byte make sequence (E1 1D 45) that fits no single code;
 // it is given as 0xE046 (Ctrl+Break), which QEMU accepts as its Pause key.
 func Scancode(sym uint32) (code uint16, shift bool, ok bool) {
@@ -127,22 +127,4 @@ func Scancode(sym uint32) (code uint16, shift bool, ok bool) {
 	}
 	code, ok = namedScan[sym]
 	return code, false, ok
-}
-
-// QEMUCode converts a scan code as returned by Scancode to the keycode of
-// the QEMU extended key event (RFB pseudo-encoding -258): single-byte codes
-// as they are, 0xE0xx as 0x80|xx.
-func QEMUCode(code uint16) uint32 {
-	low, ext := SplitExtended(code)
-	if ext {
-		return 0x80 | uint32(low)
-	}
-	return uint32(low)
-}
-
-// SplitExtended splits a scan code into the low byte and whether it is an
-// extended (0xE0-prefixed) key. RDP sends the low byte as keyCode and sets
-// KBDFLAGS_EXTENDED when extended is true.
-func SplitExtended(code uint16) (low uint8, extended bool) {
-	return uint8(code), code&0xff00 == 0xe000
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -158,11 +159,24 @@ func TestToolArgsAreTheOpsArgs(t *testing.T) {
 			t.Errorf("%s: op %q has no typed arguments", tool.Name, tool.Op)
 			continue
 		}
-		fields := wire.ArgsFields(spec.Args)
+		fields := argsFields(spec.Args)
 		for _, a := range tool.Args {
 			if !slices.Contains(fields, a.Name) {
 				t.Errorf("%s: argument %q is not a field of %v (%v)", tool.Name, a.Name, spec.Args, fields)
 			}
 		}
 	}
+}
+
+// argsFields lists the JSON names of an Args type's fields, in order (the
+// embedded selector's first).
+func argsFields(t reflect.Type) []string {
+	var out []string
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.Anonymous && f.IsExported() && name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -62,9 +62,6 @@ func (b *Bridge) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteClos
 	return b.Run(ctx, &stdioTransport{r: r, w: w, max: MaxFrameBytes})
 }
 
-// Close ends the attachment to dvvd.
-func (b *Bridge) Close() { b.att.close() }
-
 var additive = map[string]bool{"dvv_open": true, "dvv_group_open": true, "dvv_group_grow": true}
 
 func (t *Tool) sdkTool() *sdk.Tool {

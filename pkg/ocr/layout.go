@@ -23,8 +23,6 @@ func toGray(img *image.RGBA) *gray {
 	return g
 }
 
-func (g *gray) at(x, y int) uint8 { return g.pix[y*g.w+x] }
-
 // rowUniform reports whether row y is one value over [x0, x1).
 func (g *gray) rowUniform(y, x0, x1 int) bool {
 	if x0 >= x1 {

@@ -71,15 +71,6 @@ func (r *reader) u32() uint32 {
 	return v
 }
 
-func (r *reader) u64() uint64 {
-	if !r.need(8) {
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.b[r.off:])
-	r.off += 8
-	return v
-}
-
 // bytes returns the next n bytes without copying.
 func (r *reader) bytes(n int) []byte {
 	if !r.need(n) {
@@ -108,12 +99,10 @@ func (w *writer) u8(v uint8)              { w.b = append(w.b, v) }
 func (w *writer) u16(v uint16)            { w.b = binary.LittleEndian.AppendUint16(w.b, v) }
 func (w *writer) u16be(v uint16)          { w.b = binary.BigEndian.AppendUint16(w.b, v) }
 func (w *writer) u32(v uint32)            { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
-func (w *writer) u64(v uint64)            { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
 func (w *writer) bytes(v []byte)          { w.b = append(w.b, v...) }
 func (w *writer) zeros(n int)             { w.b = append(w.b, make([]byte, n)...) }
 func (w *writer) len() int                { return len(w.b) }
 func (w *writer) putU16(at int, v uint16) { binary.LittleEndian.PutUint16(w.b[at:], v) }
-func (w *writer) putU32(at int, v uint32) { binary.LittleEndian.PutUint32(w.b[at:], v) }
 
 // utf16le encodes s as UTF-16LE without a terminator.
 func utf16le(s string) []byte {

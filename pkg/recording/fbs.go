@@ -43,9 +43,6 @@ func (f *FBS) Block(at time.Time, data []byte) error {
 	return f.err
 }
 
-// Bytes is the file's size so far.
-func (f *FBS) Bytes() int64 { return f.w.written() }
-
 // ReadFBS parses an FBS file back into its blocks (tests and export).
 func ReadFBS(r io.Reader, fn func(ms uint32, data []byte) error) error {
 	hdr := make([]byte, 12)

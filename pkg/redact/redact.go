@@ -88,15 +88,6 @@ func (s *Scanner) spans(b []byte) []span {
 	return out
 }
 
-// Find lists the secrets in b, in order of offset.
-func (s *Scanner) Find(b []byte) []Finding {
-	var fs []Finding
-	for _, sp := range s.spans(b) {
-		fs = append(fs, Finding{Kind: sp.kind, Offset: sp.start})
-	}
-	return fs
-}
-
 // Scrub returns b with every secret replaced by Mask, and what was found.
 func (s *Scanner) Scrub(b []byte) ([]byte, []Finding) {
 	sps := s.spans(b)

@@ -12,10 +12,3 @@ type Answer interface {
 	// fields copied.
 	Response() *Response
 }
-
-// ReadAnswer is the typed answer of the op a success line names (a
-// group_run member's response, say); false for a failure, an event or a
-// result no op of this build knows.
-func ReadAnswer(r *Response) (Answer, bool) {
-	return readAnswer(r)
-}

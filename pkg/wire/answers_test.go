@@ -116,7 +116,7 @@ func mustLine(t *testing.T, v any) []byte {
 
 // TestAnswerLinesAreResponseLines: for every op, an answer with every
 // field set makes the very line a Response with those fields made; the
-// line read back (the client's way, and ReadAnswer's) gives the same
+// line read back into the answer type gives the same
 // answer; and the struct encoded directly is the line without its result.
 func TestAnswerLinesAreResponseLines(t *testing.T) {
 	for i := range Ops() {
@@ -138,13 +138,12 @@ func TestAnswerLinesAreResponseLines(t *testing.T) {
 			t.Errorf("%s: a populated answer made a bare line %s", s.Name, line)
 		}
 
-		var back Response
-		if err := json.Unmarshal(line, &back); err != nil {
-			t.Fatal(err)
+		read, ok := reflect.New(s.AnswerType).Interface().(Answer)
+		if !ok {
+			t.Fatalf("%s: %v is not an Answer", s.Name, s.AnswerType)
 		}
-		read, ok := ReadAnswer(&back)
-		if !ok || reflect.TypeOf(read).Elem() != s.AnswerType {
-			t.Fatalf("%s: ReadAnswer gave %T", s.Name, read)
+		if err := json.Unmarshal(line, read); err != nil {
+			t.Fatal(err)
 		}
 		if got := mustLine(t, read.Response()); !bytes.Equal(got, line) {
 			t.Errorf("%s: read back, the answer makes\n%s\nnot\n%s", s.Name, got, line)
@@ -154,9 +153,6 @@ func TestAnswerLinesAreResponseLines(t *testing.T) {
 		if !bytes.Equal(bytes.TrimPrefix(bare, []byte(",")), bytes.TrimPrefix(direct, []byte("{"))) {
 			t.Errorf("%s: encoded directly %s, on its line %s", s.Name, direct, line)
 		}
-	}
-	if _, ok := ReadAnswer(&Response{Result: ResultError, Code: BadRequest}); ok {
-		t.Error("ReadAnswer read a failure as an answer")
 	}
 }
 
@@ -191,7 +187,7 @@ func FuzzReadAnswer(f *testing.F) {
 		if json.Unmarshal(line, &r) != nil {
 			return
 		}
-		a, ok := ReadAnswer(&r)
+		a, ok := readAnswer(&r, line)
 		if !ok {
 			return
 		}
@@ -210,9 +206,20 @@ func FuzzReadAnswer(f *testing.F) {
 		if err := json.Unmarshal(once, &back); err != nil {
 			t.Fatal(err)
 		}
-		again, _ := ReadAnswer(&back)
+		again, _ := readAnswer(&back, once)
 		if twice := mustLine(t, again.Response()); !bytes.Equal(once, twice) {
 			t.Fatalf("read back:\n%s\nnot\n%s", twice, once)
 		}
 	})
+}
+
+// readAnswer reads a success line as the answer of the op its result
+// names; false for a failure or a result no op of this build knows.
+func readAnswer(r *Response, line []byte) (Answer, bool) {
+	s, ok := Spec(r.Result)
+	if !ok || s.AnswerType == nil {
+		return nil, false
+	}
+	a := reflect.New(s.AnswerType).Interface().(Answer)
+	return a, json.Unmarshal(line, a) == nil
 }

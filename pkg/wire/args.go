@@ -88,18 +88,6 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// ArgsFields lists the JSON names of an Args type's fields, in order
-// (the embedded selector's first).
-func ArgsFields(t reflect.Type) []string {
-	var out []string
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.Anonymous && f.IsExported() && jsonName(f) != "" {
-			out = append(out, jsonName(f))
-		}
-	}
-	return out
-}
-
 // RequestOf is the request that carries a's op and fields: what a typed
 // client sends.
 func RequestOf(a Args) *Request {

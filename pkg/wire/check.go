@@ -25,9 +25,6 @@ var requestFields = sync.OnceValue(func() map[string]int {
 	return m
 })
 
-// RequestField reports whether name is a field of Request.
-func RequestField(name string) bool { _, ok := requestFields()[name]; return ok }
-
 // Check refuses, as BAD_REQUEST naming the field, a request that carries a
 // field its op does not take, a field that does not apply to the variant
 // asked (clipboard get with text), an unknown variant, or a whole number

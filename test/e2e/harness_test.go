@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"image"
 	"image/draw"
 	"image/png"
@@ -135,4 +136,14 @@ func diffPixels(a, b *image.RGBA, tol int) int {
 		}
 	}
 	return n
+}
+
+// cause is the code under err's code when dvvd mapped one failure onto
+// another (NOT_CONNECTED caused by AUTH_FAILED), else err's code.
+func cause(err error) wire.Code {
+	var e *wire.Error
+	if errors.As(err, &e) && e.Cause != "" {
+		return e.Cause
+	}
+	return client.Code(err)
 }

@@ -41,7 +41,7 @@ func TestRDPSavedHostWithNLA(t *testing.T) {
 	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
 	r := must(t, c, wire.OpenArgs{HostID: "win", Perceive: boolp(true)})
 	_, err = do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
-	if client.Cause(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {
+	if cause(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {
 		t.Fatalf("first sight of the certificate: %v", err)
 	}
 	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})

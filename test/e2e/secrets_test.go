@@ -95,7 +95,7 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 	// A wrong stored password is AUTH_FAILED, and says nothing of the secret.
 	call(wire.HostAddArgs{Host: &wire.HostSpec{Name: "lab-wrong", Protocol: "vnc", Address: "localhost", Port: v.Port}, Password: secret[:4] + "XXXX"})
 	r2, _ := call(wire.OpenArgs{HostID: "lab-wrong"})
-	if _, err := call(wire.WaitArgs{Target: wire.Target{LimbID: r2.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); client.Cause(err) != wire.AuthFailed {
+	if _, err := call(wire.WaitArgs{Target: wire.Target{LimbID: r2.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); cause(err) != wire.AuthFailed {
 		t.Fatalf("wrong stored password: %v", err)
 	}
 	call(wire.HostRemoveArgs{HostID: "lab-wrong"})

@@ -181,8 +181,8 @@ func TestTypedClient(t *testing.T) {
 	if scr.ImageSpace.Scale != 0.5 || scr.Width != 400 {
 		t.Fatalf("screen: %+v", scr.ImageSpace)
 	}
-	if l, err := c.Acquire(ctx, id, "typed test", 0); err != nil || !l.Held {
-		t.Fatalf("acquire: %+v %v", l, err)
+	if r, err := c.Control(ctx, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire", Reason: "typed test"}); err != nil || r.Lease == nil || !r.Lease.Held {
+		t.Fatalf("acquire: %+v %v", r, err)
 	}
 	x, y := 77, 55
 	if _, err := c.Click(ctx, wire.ClickArgs{Target: on, Action: "move", X: &x, Y: &y, Generation: &scr.Generation}); err != nil {
@@ -196,7 +196,7 @@ func TestTypedClient(t *testing.T) {
 	if _, err := c.Run(ctx, wire.RunArgs{Target: on, Command: "true", TimeoutMs: &second}); client.Code(err) != wire.WrongProtocol {
 		t.Fatalf("run on a desktop: %v", err)
 	}
-	if err := c.Release(ctx, id); err != nil {
+	if _, err := c.Control(ctx, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "release"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.CloseLimb(ctx, wire.CloseArgs{LimbID: id}); err != nil {

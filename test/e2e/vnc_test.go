@@ -142,7 +142,7 @@ func TestVNCWrongPasswordFailsFast(t *testing.T) {
 	_, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	// wait answers NOT_CONNECTED (its code in the tool reference) with the
 	// refused password as the cause.
-	if client.Code(err) != wire.NotConnected || client.Cause(err) != wire.AuthFailed {
+	if client.Code(err) != wire.NotConnected || cause(err) != wire.AuthFailed {
 		t.Fatalf("wrong (missing) password: %v", err)
 	}
 	if time.Since(start) > 15*time.Second {

@@ -37,11 +37,6 @@ func Address(t limb.Target) string {
 	return net.JoinHostPort(t.Address, strconv.Itoa(port))
 }
 
-// TrustCert pins a VNC server's certificate fingerprint (as shown in a
-// HOSTKEY_UNKNOWN message) for hostport; the daemon's host trust op calls
-// it.
-func TrustCert(hostport, fingerprint string) error { return pins.Trust(hostport, fingerprint) }
-
 // certPolicy checks the server's certificate against the pin file.
 func certPolicy(hostport string) *rfb.TLSPolicy {
 	return &rfb.TLSPolicy{Verify: func(der []byte) error {

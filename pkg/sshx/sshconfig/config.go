@@ -87,10 +87,6 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s line %d: %s", e.File, e.Line, e.Reason)
 }
 
-// Parse reads an ssh_config file. Include directives are resolved
-// relative to sshDir (normally ~/.ssh); pass "" to ignore them.
-func Parse(r io.Reader, sshDir string) (*Config, error) { return parseNamed(r, "", sshDir) }
-
 func parseNamed(r io.Reader, name, sshDir string) (*Config, error) {
 	c := &Config{blocks: []hostBlock{{patterns: []string{"*"}}},
 		budget: configBudget{bytes: maxConfigBytes, files: maxIncludeFiles}}
