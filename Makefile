@@ -11,6 +11,8 @@ ifeq ($(VERSION),)
 VERSION := 0.1.0-dev
 endif
 NFPM    ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.0
+# Pinned, and run through the module proxy: nothing to install by hand.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 LDFLAGS := -s -w $(foreach p,pkg/daemon pkg/cli pkg/mcp,-X github.com/dvvhq/dvv/$(p).Version=$(VERSION))
 
 .PHONY: all build web share test test-race test-short testdeps demo bench lint docs clean fuzz package release
@@ -70,6 +72,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@# go.mod and go.sum must be what `go mod tidy` makes of the imports.
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' (what it would change: go mod tidy -diff)"; exit 1; }
+	$(STATICCHECK) $(PKGS)
 
 docs:
 	$(GO) run ./internal/genargs

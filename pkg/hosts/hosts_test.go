@@ -37,7 +37,7 @@ func TestAddListGetRemove(t *testing.T) {
 	if lab.ID != IDFor("lab") || !strings.HasPrefix(lab.ID, "h-") || len(lab.ID) != 10 || lab.Port != 5900 || lab.Protocol != "vnc" {
 		t.Fatalf("added %+v", lab)
 	}
-	if IDFor("lab") != IDFor("lab") || IDFor("lab") == IDFor("lab2") {
+	if again := IDFor("lab"); lab.ID != again || again == IDFor("lab2") {
 		t.Fatal("ids are not reproducible per name")
 	}
 	win, _ := s.Add(Host{Name: "win", Protocol: "rdp", Address: "win.example", User: "me", Domain: "CORP"})

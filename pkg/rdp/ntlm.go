@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	//lint:ignore SA1019 NTLM's NT hash is MD4 by definition (MS-NLMP 3.3.1); no other hash interoperates
 	"golang.org/x/crypto/md4"
 )
 

@@ -255,6 +255,7 @@ func (c *Config) include(pattern, sshDir string, depth int) error {
 	matches, _ := filepath.Glob(p)
 	for _, m := range matches {
 		if c.budget.files <= 0 {
+			//lint:ignore ST1005 Include is the ssh_config keyword as the file spells it, and the message follows "FILE line N: "
 			return fmt.Errorf("Include reads more than %d files", maxIncludeFiles)
 		}
 		f, err := os.Open(m)
