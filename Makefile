@@ -75,10 +75,10 @@ lint:
 	$(STATICCHECK) $(PKGS)
 
 docs:
-	$(GO) run ./internal/genargs
+	$(GO) run ./internal/gen/args
 	$(GO) run ./cmd/dvvmcp --gen-docs > docs/tools.md
 	$(GO) run ./cmd/dvv gen-docs > docs/cli.md
-	$(GO) run ./internal/gendocs docs/protocol.md
+	$(GO) run ./internal/gen/docs docs/protocol.md
 
 # What the packages install beside the binaries, in $(BIN)/share:
 # completions, man pages (gzipped) and the changelog, headed by an entry for
@@ -94,7 +94,7 @@ share: build
 	$(BIN)/dvv completion bash > $(BIN)/share/completions/dvv.bash
 	$(BIN)/dvv completion zsh > $(BIN)/share/completions/_dvv
 	$(BIN)/dvv completion fish > $(BIN)/share/completions/dvv.fish
-	$(GO) run -ldflags '$(LDFLAGS)' ./internal/genman $(BIN)/share/man
+	$(GO) run -ldflags '$(LDFLAGS)' ./internal/gen/man $(BIN)/share/man
 	$(BIN)/dvvd --gen-man $(BIN)/share/man
 	$(BIN)/dvvmcp --gen-man $(BIN)/share/man
 	gzip -9n $(BIN)/share/man/*.1

@@ -6,7 +6,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// Typed calls. ops_gen.go (written by internal/genargs from wire.Ops) has
+// Typed calls. ops_gen.go (written by internal/gen/args from wire.Ops) has
 // one method per op taking that op's wire.*Args, so a caller cannot send a
 // field its op does not take: c.Click(ctx, wire.ClickArgs{…}). Each
 // answers its op's wire.*Answer, read from the line: the fields the op

@@ -1,7 +1,7 @@
 package wire
 
 // Answer is one op's typed success: ClickAnswer, ScreenAnswer, …
-// (answers_gen.go and answer_lines_gen.go, written by internal/genargs
+// (answers_gen.go and answer_lines_gen.go, written by internal/gen/args
 // from Ops and Response).
 // Each carries exactly the answer fields its spec lists, under Response's
 // Go names and JSON names, so a handler cannot fill a field its op does not

@@ -26,7 +26,7 @@ func TestAnswersMatchSpec(t *testing.T) {
 	for i := range Ops() {
 		s := &Ops()[i]
 		if s.AnswerType == nil {
-			t.Errorf("%s has no answer type: run `make docs` (internal/genargs)", s.Name)
+			t.Errorf("%s has no answer type: run `make docs` (internal/gen/args)", s.Name)
 			continue
 		}
 		want := s.AnswerFields()

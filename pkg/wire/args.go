@@ -1,6 +1,6 @@
 package wire
 
-//go:generate go run ../../internal/genargs ../..
+//go:generate go run ../../internal/gen/args ../..
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 )
 
 // Args is one op's typed arguments: ClickArgs, ScreenArgs, … (args_gen.go,
-// written by internal/genargs from Ops and Request). Each carries exactly
+// written by internal/gen/args from Ops and Request). Each carries exactly
 // the fields its spec lists, under the same JSON names and Go types as
 // Request's, so the socket format is the same whichever side is typed.
 type Args interface {

@@ -15,7 +15,7 @@ func TestArgsMatchSpec(t *testing.T) {
 	for i := range Ops() {
 		s := &Ops()[i]
 		if s.Args == nil {
-			t.Errorf("%s has no Args type: run `make docs` (internal/genargs)", s.Name)
+			t.Errorf("%s has no Args type: run `make docs` (internal/gen/args)", s.Name)
 			continue
 		}
 		var want []string

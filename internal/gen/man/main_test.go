@@ -176,7 +176,7 @@ func TestDaemonAndBridgePages(t *testing.T) {
 		t.Skip("builds dvvd and dvvmcp")
 	}
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+"/", "../../cmd/dvvd", "../../cmd/dvvmcp")
+	build := exec.Command("go", "build", "-o", bin+"/", "../../../cmd/dvvd", "../../../cmd/dvvmcp")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

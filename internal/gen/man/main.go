@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/dvvhq/dvv/internal/genman/manpage"
+	"github.com/dvvhq/dvv/internal/gen/man/manpage"
 	"github.com/dvvhq/dvv/pkg/cli"
 )
 

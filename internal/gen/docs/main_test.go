@@ -6,7 +6,7 @@ import (
 )
 
 func TestProtocolDocIsCurrent(t *testing.T) {
-	b, err := os.ReadFile("../../docs/protocol.md")
+	b, err := os.ReadFile("../../../docs/protocol.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range files {
-		got, err := os.ReadFile("../../" + path)
+		got, err := os.ReadFile("../../../" + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s is stale: run `make docs` (or go run ./internal/genargs)", path)
+			t.Errorf("%s is stale: run `make docs` (or go run ./internal/gen/args)", path)
 		}
 	}
 }
