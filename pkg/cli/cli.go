@@ -16,10 +16,12 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -112,28 +114,52 @@ func newRootFor(e *env, args []string) *cobra.Command {
 }
 
 // commandName finds the top-level command args name, skipping the global
-// flags before it. "" with ok means no command and only --version (no
-// sub-command is needed); !ok means the whole tree is needed: help, no
-// arguments, completion, or a flag it does not know.
+// flags before it as the root defines them (rootFlags), so a global flag
+// added there is skipped here with no other edit. "" with ok means no
+// command and only --version (no sub-command is needed); !ok means the
+// whole tree is needed: help, no arguments, completion, or a flag the root
+// does not define.
 func commandName(args []string) (name string, ok bool) {
+	flags := rootFlags()
 	version := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		switch {
-		case a == "--version" || a == "-v":
-			version = true
-		case a == "--json" || strings.HasPrefix(a, "--json="):
-		case a == "--socket" || a == "--verify-ms" || a == "--timeout":
-			i++ // the flag's value
-		case strings.HasPrefix(a, "--socket=") || strings.HasPrefix(a, "--verify-ms=") || strings.HasPrefix(a, "--timeout="):
-		case strings.HasPrefix(a, "-"):
-			return "", false // --help, --, or a flag cobra must judge
-		default:
+		if !strings.HasPrefix(a, "-") {
 			return a, true
+		}
+		flagName, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var f *pflag.Flag
+		switch {
+		case strings.HasPrefix(a, "--") && flagName != "":
+			f = flags.Lookup(flagName)
+		case len(a) == 2:
+			f = flags.ShorthandLookup(a[1:])
+		}
+		switch {
+		case f == nil || f.Name == "help":
+			return "", false // --help, --, or a flag cobra must judge
+		case f.Name == "version":
+			if hasValue {
+				return "", false
+			}
+			version = true
+		case f.NoOptDefVal == "" && !hasValue:
+			i++ // the flag's value
 		}
 	}
 	return "", version
 }
+
+// rootFlags are the root command's own and persistent flags, read from
+// newBareRoot once: only their names, shorthands and whether they take a
+// value matter here.
+var rootFlags = sync.OnceValue(func() *pflag.FlagSet {
+	root := newBareRoot(&env{})
+	fs := pflag.NewFlagSet("dvv", pflag.ContinueOnError)
+	fs.AddFlagSet(root.Flags())
+	fs.AddFlagSet(root.PersistentFlags())
+	return fs
+})
 
 // instant are the commands that answer at once: Ctrl+C may end them the
 // default way. Catching signals costs a dvv call about half a millisecond

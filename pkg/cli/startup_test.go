@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -129,5 +130,30 @@ func TestCatchesSignals(t *testing.T) {
 		if got := catchesSignals(c.args); got != c.want {
 			t.Errorf("catchesSignals(%q) = %v, want %v", c.args, got, c.want)
 		}
+	}
+}
+
+// TestEveryGlobalFlagIsSkipped: each flag the root defines, given before a
+// command, leaves the command found and Ctrl+C caught, so a global flag
+// added to the root cannot quietly turn signal handling off.
+func TestEveryGlobalFlagIsSkipped(t *testing.T) {
+	root := newBareRoot(&env{})
+	seen := 0
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		seen++
+		given := []string{"--" + f.Name}
+		if f.NoOptDefVal == "" {
+			given = append(given, "1")
+		}
+		args := append(given, "wait", "l1")
+		if name, ok := commandName(args); name != "wait" || !ok {
+			t.Errorf("commandName(%q) = %q, %v; want wait", args, name, ok)
+		}
+		if !catchesSignals(args) {
+			t.Errorf("catchesSignals(%q) is false", args)
+		}
+	})
+	if seen == 0 {
+		t.Fatal("the root defines no persistent flags")
 	}
 }
