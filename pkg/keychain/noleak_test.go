@@ -49,10 +49,7 @@ func TestNoSecretLeaves(t *testing.T) {
 	if !strings.HasPrefix(hosts.DefaultPath(), k.Home) {
 		t.Fatalf("hosts path %s is outside the temporary HOME", hosts.DefaultPath())
 	}
-	kc, err := keychain.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc := keychain.OpenLazy()
 	h, err := store.Add(hosts.FromSpec(wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: 5901, SSHUser: "pat"}))
 	say(h, err)
 	if err := kc.Set(h.ID, "dvv lab", password); err != nil {

@@ -55,26 +55,9 @@ type secretService struct {
 	session dbus.ObjectPath
 }
 
-// Open connects to the keychain now, and fails with *UnavailableError when
-// there is none. The returned Keychain reconnects by itself if the bus or
-// the provider restarts.
-func Open() (Keychain, error) {
-	s := &secretService{}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.ensure(); err != nil {
-		return nil, err
-	}
-	if _, err := s.defaultCollection(); err != nil {
-		s.reset()
-		return nil, err
-	}
-	return s, nil
-}
-
 // OpenLazy returns a Keychain that connects on first use (and after any
 // failure), so a daemon started before the user's keyring still finds it
-// later. Its errors are Open's.
+// later; with no keychain, each call fails with *UnavailableError.
 func OpenLazy() Keychain { return &secretService{} }
 
 func sessionBusAddress() (string, error) {

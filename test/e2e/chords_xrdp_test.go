@@ -18,10 +18,7 @@ func TestChordsOnXrdp(t *testing.T) {
 	testbed.StartKeyring(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	srv := testbed.StartXrdp(t, testbed.XrdpOptions{})
-	kc, err := keychain.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc := keychain.OpenLazy()
 	hs, err := hosts.Open(hosts.DefaultPath())
 	if err != nil {
 		t.Fatal(err)

@@ -25,10 +25,7 @@ var fingerprintRe = regexp.MustCompile(`([0-9A-F]{2}:){31}[0-9A-F]{2}`)
 func TestRDPSavedHostWithNLA(t *testing.T) {
 	testbed.StartKeyring(t)
 	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600, NLA: true})
-	kc, err := keychain.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc := keychain.OpenLazy()
 	hs, err := hosts.Open(hosts.DefaultPath())
 	if err != nil {
 		t.Fatal(err)

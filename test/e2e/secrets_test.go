@@ -35,10 +35,7 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 	const secret = "Zq7pw9xK" // VNC passwords are at most 8 characters
 	k := testbed.StartKeyring(t)
 	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 480, Password: secret})
-	kc, err := keychain.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
+	kc := keychain.OpenLazy()
 	hs, err := hosts.Open(hosts.DefaultPath())
 	if err != nil {
 		t.Fatal(err)
