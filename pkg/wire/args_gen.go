@@ -180,13 +180,13 @@ func (KeyArgs) Op() string { return "key" }
 // ScreenArgs are the arguments of op screen.
 type ScreenArgs struct {
 	Target
-	Form      string   `json:"form,omitempty"`      // full, region, damage-crop
-	Region    *Region  `json:"region,omitempty"`    // region only; required; {x,y,w,h}
-	Scale     *float64 `json:"scale,omitempty"`     // full only; (0,1]
-	Format    string   `json:"format,omitempty"`    // png, jpeg
-	MaxEdge   *int     `json:"maxEdge,omitempty"`   // full only; at least 1; without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits
-	MaxPixels *int     `json:"maxPixels,omitempty"` // full only; at least 1; as maxEdge, for width×height
-	Out       string   `json:"out,omitempty"`       // absolute path: written there instead of inline
+	Form      string   `json:"form,omitempty"`                // full, region, damage-crop
+	Region    *Region  `json:"region,omitempty"`              // region only; required; {x,y,w,h}
+	Scale     *float64 `json:"scale,omitempty"`               // full only; (0,1]
+	Format    string   `json:"format,omitempty"`              // png, jpeg
+	MaxEdge   *int     `json:"maxEdge,omitempty"`             // full only; at least 1; without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits
+	MaxPixels *int     `json:"maxPixels,omitempty"`           // full only; at least 1; as maxEdge, for width×height
+	Out       string   `json:"out,omitempty" dvv:"localpath"` // absolute path: written there instead of inline
 }
 
 // Op is "screen".
@@ -273,14 +273,14 @@ func (TermSendArgs) Op() string { return "term_send" }
 // FilesArgs are the arguments of op files.
 type FilesArgs struct {
 	Target
-	Action        string `json:"action,omitempty"`        // list, get, put, mkdir, remove, rename, home; required
-	Path          string `json:"path,omitempty"`          // list/get/put/mkdir/remove/rename only; required for get/put/mkdir/remove/rename
-	To            string `json:"to,omitempty"`            // get/rename only; required for rename
-	From          string `json:"from,omitempty"`          // put only
-	ContentBase64 string `json:"contentBase64,omitempty"` // put only; ≤ 16 MiB
-	Mode          *int   `json:"mode,omitempty"`          // put only; 0..4095
-	Recursive     bool   `json:"recursive,omitempty"`     // remove only
-	Progress      bool   `json:"progress,omitempty"`      // get/put only; interim `progress` lines; needs an id
+	Action        string `json:"action,omitempty"`                   // list, get, put, mkdir, remove, rename, home; required
+	Path          string `json:"path,omitempty"`                     // list/get/put/mkdir/remove/rename only; required for get/put/mkdir/remove/rename
+	To            string `json:"to,omitempty" dvv:"localpath=get"`   // get/rename only; required for rename
+	From          string `json:"from,omitempty" dvv:"localpath=put"` // put only
+	ContentBase64 string `json:"contentBase64,omitempty"`            // put only; ≤ 16 MiB
+	Mode          *int   `json:"mode,omitempty"`                     // put only; 0..4095
+	Recursive     bool   `json:"recursive,omitempty"`                // remove only
+	Progress      bool   `json:"progress,omitempty"`                 // get/put only; interim `progress` lines; needs an id
 }
 
 // Op is "files".
@@ -390,10 +390,10 @@ func (GroupCloseArgs) Op() string { return "group_close" }
 
 // GroupRunArgs are the arguments of op group_run.
 type GroupRunArgs struct {
-	GroupID   string          `json:"groupId,omitempty"`   // required
-	Action    string          `json:"action,omitempty"`    // wait, screen, status, signals, type, key, click, run; required
-	Arguments json.RawMessage `json:"arguments,omitempty"` // the tool's arguments minus the selector
-	OutDir    string          `json:"outDir,omitempty"`    // screen only
+	GroupID   string          `json:"groupId,omitempty"`                // required
+	Action    string          `json:"action,omitempty"`                 // wait, screen, status, signals, type, key, click, run; required
+	Arguments json.RawMessage `json:"arguments,omitempty"`              // the tool's arguments minus the selector
+	OutDir    string          `json:"outDir,omitempty" dvv:"localpath"` // screen only
 }
 
 // Op is "group_run".
