@@ -82,13 +82,13 @@ func RequiredFor(t *wire.Table, req *wire.Request) []Capability {
 			return append([]Capability{}, unknownOp...)
 		}
 		need = RequiredFor(t, &inner)
-		if req.OutDir != "" {
+		if namesLocalPath(t, req) {
 			need = addCap(need, LocalFiles)
 		}
 		return need
 	}
 	need = Required(t, req.Op, req.Action)
-	if namesLocalPath(req) {
+	if namesLocalPath(t, req) {
 		need = addCap(need, LocalFiles)
 	}
 	if req.Op == wire.OpOpen && req.HostID != "" && req.Port != nil {
@@ -104,15 +104,20 @@ func RequiredFor(t *wire.Table, req *wire.Request) []Capability {
 var TerminalInput = []Capability{Control, Exec}
 
 // namesLocalPath reports whether a request reads or writes a file on the
-// machine dvvd runs on.
-func namesLocalPath(req *wire.Request) bool {
-	switch req.Op {
-	case wire.OpScreen:
-		return req.Out != ""
-	case wire.OpFiles:
-		return (req.Action == "get" && req.To != "") || (req.Action == "put" && req.From != "")
+// machine dvvd runs on: it carries a field its op's Args tag
+// `dvv:"localpath"` (for its variant, when the tag names some).
+func namesLocalPath(t *wire.Table, req *wire.Request) bool {
+	s, ok := table(t).Spec(req.Op)
+	if !ok {
+		return false
 	}
-	return req.OutDir != ""
+	variant := s.VariantOf(req)
+	for _, p := range wire.LocalPaths(s.Args) {
+		if p.In(variant) && req.Has(p.Field) {
+			return true
+		}
+	}
+	return false
 }
 
 func addCap(cs []Capability, c Capability) []Capability {

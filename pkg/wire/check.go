@@ -126,3 +126,10 @@ func orList(vs []string) string {
 	}
 	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
 }
+
+// Has reports whether the request carries the field of that JSON name
+// (a non-zero value, as Check counts presence).
+func (r *Request) Has(field string) bool {
+	i, ok := requestFields()[field]
+	return ok && !reflect.ValueOf(r).Elem().Field(i).IsZero()
+}

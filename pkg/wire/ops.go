@@ -91,6 +91,13 @@ type Field struct {
 	Need       string
 	// Values, when set, is the closed set a text field takes.
 	Values []string
+	// LocalPath fields name a file on dvvd's own machine, so a request
+	// carrying one needs local.files; LocalIn, when set, narrows that to
+	// those variants (files' to is local for get, remote for rename). The
+	// op's Args field carries it as its tag, `dvv:"localpath"` or
+	// `dvv:"localpath=get"`, which policy reads (LocalPaths).
+	LocalPath bool
+	LocalIn   []string
 }
 
 // Universal codes may come from any op: the request was malformed or too
@@ -116,6 +123,12 @@ func required(hint ...string) func(*Field) {
 
 // oneOf closes the set of values a text field takes.
 func oneOf(values ...string) func(*Field) { return func(f *Field) { f.Values = values } }
+
+// localPath marks a field that names a file on dvvd's machine, in the
+// variants given (every one when none is).
+func localPath(variants ...string) func(*Field) {
+	return func(f *Field) { f.LocalPath, f.LocalIn = true, variants }
+}
 
 // requiredIn makes the field necessary for those variants only.
 func requiredIn(variants ...string) func(*Field) {
@@ -269,7 +282,7 @@ func opLiteral() []OpSpec {
 			Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
 				fld("format", oneOf("png", "jpeg")),
 				fld("maxEdge", only("full"), atLeast(1), note("without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits")),
-				fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", note("absolute path: written there instead of inline"))),
+				fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", localPath(), note("absolute path: written there instead of inline"))),
 			Raises: codes(NotReady, OutOfBounds, NotConnected),
 			Answer: "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`"},
 		{Name: OpWait, Answers: answers("wait", "observation"), Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal},
@@ -308,7 +321,7 @@ func opLiteral() []OpSpec {
 			ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
 				"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
 			Fields: limbFields(fld("action", required()), fld("path", only("list", "get", "put", "mkdir", "remove", "rename"), requiredIn("get", "put", "mkdir", "remove", "rename")),
-				fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path")), fld("from", only("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
+				fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path"), localPath("get")), fld("from", only("put"), localPath("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
 				fld("mode", only("put"), within(0, 0o7777)), fld("recursive", only("remove")),
 				fld("progress", only("get", "put"), note("interim `progress` lines; needs an id"))),
 			Raises: codes(FilesUnavailable, NotFound, Timeout, HostKeyUnknown),
@@ -345,7 +358,7 @@ func opLiteral() []OpSpec {
 			Answer: "`group` as it was, with each member's `state`; members already gone are fine. A member's limb that another group holds or another client attached stays open, and its `kept` says why"},
 		// group_run needs what its inner action needs (policy.RequiredFor).
 		{Name: OpGroupRun, Answers: answers("members"), Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
-			Fields: []Field{fld("groupId", required()), fld("action", required()), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"))},
+			Fields: []Field{fld("groupId", required()), fld("action", required()), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"), localPath())},
 			Raises: codes(NotFound),
 			Answer: "`members`: index, limbId, response — each member's own answer or error"},
 		{Name: OpTokenNew, Answers: answers("token", "tokens"), Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name

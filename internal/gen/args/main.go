@@ -130,7 +130,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 				return nil, nil, fmt.Errorf("op %s: field %q is not a field of wire.Request", s.Name, f.Name)
 			}
 			typ := strings.ReplaceAll(rf.Type.String(), "wire.", "")
-			fmt.Fprintf(&w, "%s %s `%s`", rf.Name, typ, rf.Tag)
+			fmt.Fprintf(&w, "%s %s `%s%s`", rf.Name, typ, rf.Tag, localTag(f))
 			if d := describe(s, f); d != "" {
 				fmt.Fprintf(&w, " // %s", d)
 			}
@@ -198,4 +198,16 @@ func describe(s *wire.OpSpec, f *wire.Field) string {
 		q = append(q, f.Note)
 	}
 	return strings.Join(q, "; ")
+}
+
+// localTag is the struct tag that tells policy a field names a path on
+// dvvd's machine (wire.LocalPaths reads it).
+func localTag(f *wire.Field) string {
+	switch {
+	case !f.LocalPath:
+		return ""
+	case len(f.LocalIn) == 0:
+		return ` dvv:"localpath"`
+	}
+	return ` dvv:"localpath=` + strings.Join(f.LocalIn, "|") + `"`
 }
