@@ -35,15 +35,6 @@ type actLog struct {
 	n    uint64
 }
 
-// isAct: the ops whose effects a person watching should see.
-func isAct(op string) bool {
-	switch op {
-	case wire.OpClick, wire.OpType, wire.OpKey, wire.OpTermSend:
-		return true
-	}
-	return false
-}
-
 func (g *actLog) add(req *wire.Request, by, outcome string, at time.Time) {
 	a := Act{TimeMs: at.UnixMilli(), Op: req.Op, Action: req.Action, By: by, Keys: req.Keys, Outcome: outcome,
 		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY}

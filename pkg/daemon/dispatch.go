@@ -314,8 +314,10 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	if r != nil {
 		verified = r.Verification
 	}
-	l.noteAct(req, att.name, outcome, verified)
-	if isAct(req.Op) {
+	if spec.Recorded {
+		l.noteAct(req, att.name, outcome, verified)
+	}
+	if spec.Dispatches {
 		l.actLog.add(req, att.name, outcome, start) // the viewer's overlay
 	}
 	if err != nil {

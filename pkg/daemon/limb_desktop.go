@@ -86,14 +86,6 @@ func (k *desktopLimb) signals() wire.Signals {
 	return s.Signals()
 }
 
-func (k *desktopLimb) caps(perceive bool) []string {
-	caps := []string{"click", "type", "key", "clipboard", "files"}
-	if perceive {
-		caps = append(caps, "screen")
-	}
-	return caps
-}
-
 // changeSource watches the mirror. Without perceive nothing keeps it
 // current enough to call the screen still or changed.
 func (k *desktopLimb) changeSource(until string) (*changeSource, error) {

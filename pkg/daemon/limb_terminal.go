@@ -79,10 +79,6 @@ func (k *terminalLimb) signals() wire.Signals {
 	return s.Signals()
 }
 
-func (k *terminalLimb) caps(bool) []string {
-	return []string{"run", "term_read", "term_send", "screen", "files"}
-}
-
 func (k *terminalLimb) forgetLocked(*attachment) {}
 
 // changeSource watches the output stream. A terminal has no sequence of

@@ -93,8 +93,6 @@ type limbPart interface {
 	observe(o *wire.Observation, a *attachment) time.Time
 	// signals are the live session's; nil without one.
 	signals() wire.Signals
-	// caps are the ops a limb summary lists.
-	caps(perceive bool) []string
 	// changeSource is what screen-stable, screen-changed and idle waits
 	// watch: the mirror, or the output stream.
 	changeSource(until string) (*changeSource, error)

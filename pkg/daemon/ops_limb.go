@@ -73,7 +73,7 @@ func (l *Limb) stateName() string {
 
 func (l *Limb) summary(a *attachment) wire.LimbSummary {
 	o := l.observe(a)
-	caps := append([]string{"status", "signals", "wait"}, l.part.caps(o.Perceive)...)
+	caps := l.d.cfg.Ops.Listed(l.kind, o.Perceive) // the spec's ListedOn
 	return wire.LimbSummary{LimbID: l.id, Protocol: o.Protocol, Address: o.Address, Port: o.Port, Slot: o.Slot,
 		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
 }

@@ -62,10 +62,6 @@ type actRecord struct {
 	Verification string  `json:"verification,omitempty"`
 }
 
-// recordedOps are the acts a recording keeps.
-var recordedOps = map[string]bool{wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpTermSend: true,
-	wire.OpClipboard: true, wire.OpControl: true, wire.OpTakeover: true, wire.OpRun: true}
-
 // recordingsDir is $XDG_STATE_HOME/dvv/recordings (~/.local/state/…).
 func recordingsDir() (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
@@ -252,12 +248,10 @@ func (l *Limb) recordTerminal(ctx context.Context, cast *recording.Cast, rec *re
 	}
 }
 
-// noteAct queues an act for the limb's recording, if one runs. It never
-// blocks: a full queue counts the act as dropped.
+// noteAct queues an act (an op its spec marks Recorded) for the limb's
+// recording, if one runs. It never blocks: a full queue counts the act as
+// dropped.
 func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification) {
-	if !recordedOps[req.Op] {
-		return
-	}
 	l.mu.Lock()
 	rec := l.rec
 	l.mu.Unlock()

@@ -38,15 +38,12 @@ type verifier struct {
 	echo  string // printable text the shell should echo ("" = any output)
 }
 
-// verifiedOps are the acts whose answers carry a verification.
-var verifiedOps = map[string]bool{wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpTermSend: true}
-
 // startVerify begins watching before the act runs; nil when the op is not
 // an act or the caller asked for no wait (verifyMs 0: the answer then says
 // only `dispatched`).
 func (c *call) startVerify() *verifier {
 	req := c.req
-	if !verifiedOps[req.Op] || c.l == nil {
+	if spec, ok := c.d.cfg.Ops.Spec(req.Op); !ok || !spec.Dispatches || c.l == nil { // the acts
 		return nil
 	}
 	ms := wire.DefaultVerifyMs

@@ -38,8 +38,17 @@ type OpSpec struct {
 	ReadOnly  bool
 	RetrySafe bool
 	// Dispatches ops send input to the remote machine and answer once it
-	// is sent: only a later screen or wait shows its effect.
+	// is sent: only a later screen or wait shows its effect. They are the
+	// acts: their answers carry a verification and the viewer's overlay
+	// shows them.
 	Dispatches bool
+	// Recorded ops go into a running recording's act log (record start).
+	Recorded bool
+	// ListedOn are the limb kinds whose summary (limbs, open) lists the op
+	// among what the limb offers; Perceives ops read a desktop's picture,
+	// so a desktop opened without perceive does not list them.
+	ListedOn  []string
+	Perceives bool
 	// Caps are the policy capabilities the op needs; ActionCaps, when set,
 	// replaces Caps per action (an action it does not name needs the union).
 	Caps       []string
@@ -221,6 +230,8 @@ func NoAttach(op string) bool { return op == OpPing || op == OpCancel }
 
 func opLiteral() []OpSpec {
 	verifyField, selector := verifyFieldSpec(), selectorFields()
+	desktops, terminals := []string{KindDesktop}, []string{KindTerminal}
+	bothKinds := []string{KindDesktop, KindTerminal}
 	return []OpSpec{
 		{Name: OpHello, Answers: answers("daemon"), Answer: "(takes the envelope: `name`, `token`, `session`, see Attachments) `daemon`: version, protocol, id, pid, attachment, role, caps"},
 		{Name: OpAttach, Answers: answers("daemon"), Answer: "as `hello`"},
@@ -238,16 +249,16 @@ func opLiteral() []OpSpec {
 			Fields: limbFields(fld("timeoutMs", atLeast(0), note("20000, clamped to 60000"))),
 			Raises: codes(Timeout, AuthFailed, Unreachable, ProtocolError, HostKeyUnknown, HostKeyChanged, Unsupported, NotConnected, LeaseRevoked),
 			Answer: "`observation` once connected again; the last error's code when it failed; `LEASE_REVOKED` while a person holds the limb"},
-		{Name: OpStatus, Answers: answers("observation"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector,
+		{Name: OpStatus, ListedOn: bothKinds, Answers: answers("observation"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector,
 			Answer: "`observation` (`dvv.observation.v1`)"},
-		{Name: OpSignals, Answers: answers("signals"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector, Answer: "`signals`"},
-		{Name: OpControl, Answers: answers("lease", "observation", "dispatched"), Limb: true, Variant: "action", Variants: []string{"acquire", "release", "status", "yield", "yield_status"},
+		{Name: OpSignals, ListedOn: bothKinds, Answers: answers("signals"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Fields: selector, Answer: "`signals`"},
+		{Name: OpControl, Answers: answers("lease", "observation", "dispatched"), Limb: true, Recorded: true, Variant: "action", Variants: []string{"acquire", "release", "status", "yield", "yield_status"},
 			ActionCaps: map[string][]string{"acquire": {"control"}, "release": {"control"}, "yield": {"control"}, "status": {}, "yield_status": {}},
 			Fields: limbFields(fld("action", required()), fld("reason", only("acquire", "release", "yield")),
 				fld("waitMs", only("acquire"), within(0, 600000), note("0 fails at once"))),
 			Raises: codes(LeaseNotHeld, LeaseRevoked, Timeout),
 			Answer: "`lease`, `observation`"},
-		{Name: OpTakeover, Answers: answers("lease", "observation", "dispatched"), Limb: true, Caps: []string{"takeover"}, Fields: limbFields(fld("reason")),
+		{Name: OpTakeover, Answers: answers("lease", "observation", "dispatched"), Limb: true, Recorded: true, Caps: []string{"takeover"}, Fields: limbFields(fld("reason")),
 			Answer: "a person takes the lease at once"},
 		{Name: OpHandback, Answers: answers("lease", "dispatched"), Limb: true, Caps: []string{"takeover"}, Fields: selector,
 			Answer: "`lease`; a person's hold (takeover, a shared VNC viewer, the browser viewer) ends"},
@@ -264,20 +275,20 @@ func opLiteral() []OpSpec {
 			ActionCaps: map[string][]string{"open": {"takeover"}, "watch": {"screen.read"}},
 			Fields:     []Field{fld("action", note("open when absent; watch gives a read-only link")), fld("limbId", note("the page to open"))},
 			Answer:     "`viewer`: url (127.0.0.1, carrying this dvvd's secret for the browser), readOnly"},
-		{Name: OpClick, Answers: answers("dispatched", "verification"), Limb: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
+		{Name: OpClick, ListedOn: desktops, Answers: answers("dispatched", "verification"), Limb: true, Recorded: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
 			Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
 			Fields: limbFields(fld("action", required()), fld("generation"), fld("generationFrom", oneOf("last-read")), fld("x", required()), fld("y", required()),
 				fld("toX", only("drag"), required()), fld("toY", only("drag"), required()), fld("button", only("drag"), oneOf("left", "middle", "right")),
 				fld("direction", only("scroll"), required(), oneOf("up", "down", "left", "right")), fld("clicks", only("scroll"), within(1, 100)), fld("modifiers"), verifyField),
 			Raises: codes(Unfenced, GeometryChanged, OutOfBounds, WrongProtocol, LeaseNotHeld, LeaseRevoked, UnknownKey, NotReady, NotConnected),
 			Answer: "`dispatched`"},
-		{Name: OpType, Answers: answers("dispatched", "verification"), Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text", required()), fld("wpm", within(1, 100000)), verifyField),
+		{Name: OpType, ListedOn: desktops, Answers: answers("dispatched", "verification"), Limb: true, Recorded: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("text", required()), fld("wpm", within(1, 100000)), verifyField),
 			Raises: codes(ScreenChanged, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotImplemented, NotReady, NotConnected),
 			Answer: "`dispatched`; the whole text is checked first (a control character with no key, or invalid UTF-8, is `BAD_REQUEST`; a character the session has no route for — no key on a US keyboard where the server takes scan codes only (QEMU, an RDP server without Unicode input) — is `NOT_IMPLEMENTED` naming every such character; either way nothing is typed); on a terminal limb the text goes to the PTY unfenced, and needs `exec`"},
-		{Name: OpKey, Answers: answers("dispatched", "verification"), Limb: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys", required("e.g. Enter, ctrl+c, super+r")), verifyField),
+		{Name: OpKey, ListedOn: desktops, Answers: answers("dispatched", "verification"), Limb: true, Recorded: true, Dispatches: true, Caps: []string{"control"}, Fields: limbFields(fld("keys", required("e.g. Enter, ctrl+c, super+r")), verifyField),
 			Raises: codes(ScreenChanged, UnknownKey, LeaseNotHeld, LeaseRevoked, NotReady, NotConnected),
 			Answer: "`dispatched`; with shift the key goes as its shifted keysym (shift+a is A, see keys.md); over RDP a chord whose key has no US scan code is `UNKNOWN_KEY` before any key goes down (a Unicode event carries no modifiers); on a terminal limb, the bytes an xterm sends for the chord (normal cursor-key mode), and needs `exec`"},
-		{Name: OpScreen, Answers: answers("screen", "observation"), Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
+		{Name: OpScreen, ListedOn: bothKinds, Perceives: true, Answers: answers("screen", "observation"), Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
 			Variants: []string{"full", "region", "damage-crop"},
 			Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
 				fld("format", oneOf("png", "jpeg")),
@@ -285,7 +296,7 @@ func opLiteral() []OpSpec {
 				fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", localPath(), note("absolute path: written there instead of inline"))),
 			Raises: codes(NotReady, OutOfBounds, NotConnected),
 			Answer: "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`"},
-		{Name: OpWait, Answers: answers("wait", "observation"), Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal},
+		{Name: OpWait, ListedOn: bothKinds, Answers: answers("wait", "observation"), Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal},
 			Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
 			Fields: limbFields(fld("until", required()), fld("text", only("text", "text-gone"), required()),
 				fld("quietMs", atLeast(0), note("750")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000")),
@@ -301,23 +312,23 @@ func opLiteral() []OpSpec {
 			Fields: limbFields(fld("text", note("none: every line")), fld("region", note("{x,y,w,h}")), fld("lang", note("eng (default), or e.g. eng+deu"))),
 			Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Unsupported, Timeout),
 			Answer: "`find`: `matches` [text, box, center, confidence 0..1, generation], `lines` (without text), lang, generation, `cached`, imageSpace (native pixels, scale 1). Desktop limbs only; case and spacing ignored; a match never spans lines; without Tesseract: `UNSUPPORTED` with how to install it"},
-		{Name: OpClipboard, Answers: answers("clipboard", "dispatched", "verification"), Limb: true, Kind: KindDesktop, KindNote: "a terminal has no clipboard: use run or files", Variant: "action", Variants: []string{"get", "set"},
+		{Name: OpClipboard, ListedOn: desktops, Answers: answers("clipboard", "dispatched", "verification"), Limb: true, Recorded: true, Kind: KindDesktop, KindNote: "a terminal has no clipboard: use run or files", Variant: "action", Variants: []string{"get", "set"},
 			ActionCaps: map[string][]string{"get": {"clipboard.read"}, "set": {"clipboard.write"}},
 			Fields:     limbFields(fld("action", required()), fld("text", only("set"), required(), note("≤ 1 MiB"))),
 			Raises:     codes(NotImplemented, LeaseNotHeld, LeaseRevoked, WrongProtocol, NotReady, NotConnected),
 			Answer:     "`clipboard`: text, present, via (extended-utf8, latin1 or cliprdr-unicode), unrepresentable: the characters the route could not carry, left out of what was sent (Latin-1 cut text; on RDP, characters outside the BMP such as emoji, which xrdp cannot take)"},
-		{Name: OpRun, Answers: answers("run"), Limb: true, Kind: KindTerminal, Caps: []string{"exec"},
+		{Name: OpRun, ListedOn: terminals, Answers: answers("run"), Limb: true, Recorded: true, Kind: KindTerminal, Caps: []string{"exec"},
 			Fields: limbFields(fld("command", required("one string, run by the remote user's shell")), fld("cwd"), fld("timeoutMs", atLeast(1), required("run has no default deadline")),
 				fld("maxOutputBytes", atLeast(0))),
 			Raises: codes(WrongProtocol, Timeout, NotConnected, NotReady),
 			Answer: "`run`: exitCode or signal or timedOut, stdout, stderr (or *Base64 when not UTF-8), dropped counts"},
-		{Name: OpTermRead, Answers: answers("term"), Limb: true, Kind: KindTerminal, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
+		{Name: OpTermRead, ListedOn: terminals, Answers: answers("term"), Limb: true, Kind: KindTerminal, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Fields: limbFields(fld("since")),
 			Raises: codes(NotImplemented, CursorExpired, WrongProtocol),
 			Answer: "`term`: data (or dataBase64), cursor; `CURSOR_EXPIRED` when the ring overwrote the cursor"},
-		{Name: OpTermSend, Answers: answers("dispatched", "verification"), Limb: true, Kind: KindTerminal, KindNote: "on a desktop use type or key", Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes")), verifyField),
+		{Name: OpTermSend, ListedOn: terminals, Answers: answers("dispatched", "verification"), Limb: true, Recorded: true, Kind: KindTerminal, KindNote: "on a desktop use type or key", Dispatches: true, Caps: []string{"control", "exec"}, Fields: limbFields(fld("text", note("≤ 1 MiB")), fld("bytesHex", note("≤ 1 MiB of bytes")), verifyField),
 			Raises: codes(WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected),
 			Answer: "`dispatched`; `exec` as well as `control` (terminal input runs commands)"},
-		{Name: OpFiles, Answers: answers("files"), Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
+		{Name: OpFiles, ListedOn: bothKinds, Answers: answers("files"), Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
 			ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
 				"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
 			Fields: limbFields(fld("action", required()), fld("path", only("list", "get", "put", "mkdir", "remove", "rename"), requiredIn("get", "put", "mkdir", "remove", "rename")),
@@ -379,6 +390,19 @@ func opLiteral() []OpSpec {
 		{Name: OpReport, Answers: answers("report"), ReadOnly: true, RetrySafe: true, Caps: []string{"daemon.admin"},
 			Answer: "`report`: dvvd's version, build, configuration, uptime and last log lines (for `dvv report`; no secret)"},
 	}
+}
+
+// Listed names the ops a limb of this kind offers, in table order, as its
+// summary lists them; perceive is whether a desktop limb reads its picture.
+func (t *Table) Listed(kind string, perceive bool) []string {
+	var out []string
+	for i := range t.ops {
+		s := &t.ops[i]
+		if slices.Contains(s.ListedOn, kind) && (perceive || !s.Perceives || kind != KindDesktop) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // Spec returns the spec of an op in dvv's own table.
