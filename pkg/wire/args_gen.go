@@ -518,3 +518,14 @@ func argTypeMap() map[string]reflect.Type {
 		"report":       reflect.TypeFor[ReportArgs](),
 	}
 }
+
+// NoAttach reports whether dvvd serves op before the connection has an
+// attachment (the spec's NoAttach), without building the table: the client
+// asks it on every `dvv ping`.
+func NoAttach(op string) bool {
+	switch op {
+	case "ping", "cancel":
+		return true
+	}
+	return false
+}
