@@ -275,9 +275,9 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	l, err := d.resolve(att, req.Target())
 	if err != nil {
 		var we *wire.Error
-		if req.Op == wire.OpClose && errors.As(err, &we) && we.Code == wire.LimbGone {
-			r := &wire.CloseAnswer{LimbID: req.LimbID, Dispatched: "the limb was already gone"} // idempotent: already gone is success
-			return r.Response()
+		if spec.GoneIsDone && errors.As(err, &we) && we.Code == wire.LimbGone {
+			// idempotent: already gone is success
+			return &wire.Response{Result: req.Op, LimbID: req.LimbID, Dispatched: "the limb was already gone"}
 		}
 		return errorResponse(nil, err)
 	}
@@ -307,7 +307,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	if err != nil {
 		outcome = string(errorResponse(nil, err).Code)
 	}
-	if req.Op != wire.OpHistory {
+	if !spec.Unlogged {
 		l.history.add(req.Op, att.name, outcome, historyDetail(req), start)
 	}
 	var verified *wire.Verification

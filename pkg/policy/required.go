@@ -35,12 +35,12 @@ func table(t *wire.Table) *wire.Table {
 // this only makes sure policy never allows more). It does not see request
 // fields that name local paths; RequiredFor does.
 func Required(t *wire.Table, op string, action string) []Capability {
-	if op == wire.OpGroupRun {
-		return RequiredForGroupRun(t, action)
-	}
 	s, ok := table(t).Spec(op)
 	if !ok {
 		return append([]Capability{}, unknownOp...)
+	}
+	if s.FansOut {
+		return RequiredForGroupRun(t, action)
 	}
 	if s.ActionCaps == nil {
 		return toCaps(s.Caps)
@@ -55,10 +55,17 @@ func Required(t *wire.Table, op string, action string) []Capability {
 // the single-limb op of that name needs. A group_run cannot launder a
 // capability.
 func RequiredForGroupRun(t *wire.Table, action string) []Capability {
-	if action == wire.OpGroupRun || action == "" {
+	if action == "" || fansOut(t, action) {
 		return append([]Capability{}, unknownOp...)
 	}
 	return Required(t, action, "")
+}
+
+// fansOut reports whether op runs another op on a group's members
+// (group_run): such an op inside another is refused, and asks the most.
+func fansOut(t *wire.Table, op string) bool {
+	s, ok := table(t).Spec(op)
+	return ok && s.FansOut
 }
 
 // RequiredFor returns what a whole request needs: its op and action, plus
@@ -69,7 +76,7 @@ func RequiredFor(t *wire.Table, req *wire.Request) []Capability {
 		return append([]Capability{}, unknownOp...)
 	}
 	var need []Capability
-	if req.Op == wire.OpGroupRun {
+	if fansOut(t, req.Op) {
 		inner := wire.Request{}
 		if len(req.Arguments) > 0 {
 			if err := json.Unmarshal(req.Arguments, &inner); err != nil {
@@ -78,7 +85,7 @@ func RequiredFor(t *wire.Table, req *wire.Request) []Capability {
 			}
 		}
 		inner.Op = req.Action
-		if inner.Op == "" || inner.Op == wire.OpGroupRun {
+		if inner.Op == "" || fansOut(t, inner.Op) {
 			return append([]Capability{}, unknownOp...)
 		}
 		need = RequiredFor(t, &inner)

@@ -49,6 +49,16 @@ type OpSpec struct {
 	// so a desktop opened without perceive does not list them.
 	ListedOn  []string
 	Perceives bool
+	// GoneIsDone ops succeed on a limb that is already gone (close is
+	// idempotent): dispatch answers `dispatched` saying so.
+	GoneIsDone bool
+	// FansOut ops run the op their action names on every member of a
+	// group, with `arguments` as that op's fields (group_run): policy asks
+	// what that op needs, and never lets one run inside another.
+	FansOut bool
+	// Unlogged ops are left out of the limb's history (reading the history
+	// is not an event of it).
+	Unlogged bool
 	// Caps are the policy capabilities the op needs; ActionCaps, when set,
 	// replaces Caps per action (an action it does not name needs the union).
 	Caps       []string
@@ -222,12 +232,6 @@ func (t *Table) Spec(op string) (*OpSpec, bool) {
 	return s, ok
 }
 
-// NoAttach reports whether dvvd serves op before the connection has an
-// attachment, as the op's spec says, without building the table: the
-// client asks it on every `dvv ping`. TestNoAttachMatchesSpecs keeps the
-// two in step.
-func NoAttach(op string) bool { return op == OpPing || op == OpCancel }
-
 func opLiteral() []OpSpec {
 	verifyField, selector := verifyFieldSpec(), selectorFields()
 	desktops, terminals := []string{KindDesktop}, []string{KindTerminal}
@@ -243,7 +247,7 @@ func opLiteral() []OpSpec {
 				fld("protocol", note("needed with address, refused beside hostId")), fld("slot", atLeast(0)), fld("perceive")},
 			Raises: codes(SlotRefused, NotFound, HostKeyUnknown, HostKeyChanged, KeychainMissing, Unsupported, Busy),
 			Answer: "`limbId`, `observation`; returns once the session task runs. Opening a saved host whose endpoint is already open applies its SSH sidecar to that limb; a different login is not switched under the live session, and `dispatched` says what was and was not applied"},
-		{Name: OpClose, Answers: answers("dispatched"), Limb: true, Caps: []string{"limbs.open"}, Fields: []Field{fld("limbId", required())}, Raises: codes(LeaseRevoked),
+		{Name: OpClose, Answers: answers("dispatched"), Limb: true, GoneIsDone: true, Caps: []string{"limbs.open"}, Fields: []Field{fld("limbId", required())}, Raises: codes(LeaseRevoked),
 			Answer: "`close`; idempotent (a gone limb is success); in-flight intents withdrawn first; `LEASE_REVOKED` while a person holds the limb"},
 		{Name: OpReconnect, Answers: answers("observation"), Limb: true, Caps: []string{"limbs.open"},
 			Fields: limbFields(fld("timeoutMs", atLeast(0), note("20000, clamped to 60000"))),
@@ -341,7 +345,7 @@ func opLiteral() []OpSpec {
 			ActionCaps: map[string][]string{"status": {"files.read"}, "cancel": {"files.read"}}, // cancel stops work: not read-only
 			Fields:     limbFields(fld("action", required()), fld("transferId", requiredIn("cancel"), required("transfer status lists them"))), Raises: codes(NotFound),
 			Answer: "`transfer`: `inFlight` and `transfers` [{`transferId`, `action` get/put, `path`, `bytes` so far, `total` when known, `elapsedMs`, `bytesPerSec`}] for status; cancel (`transferId`) stops that files call, which answers `TIMEOUT` and leaves the destination as it was; `NOT_FOUND` when it is no longer in flight. Nothing is queued: a transfer lives as long as its files call"},
-		{Name: OpHistory, Answers: answers("history"), Limb: true, Inline: true, ReadOnly: true, RetrySafe: true, Caps: []string{"history.read"}, Fields: selector,
+		{Name: OpHistory, Answers: answers("history"), Limb: true, Unlogged: true, Inline: true, ReadOnly: true, RetrySafe: true, Caps: []string{"history.read"}, Fields: selector,
 			Answer: "`history`: the limb's last 128 ops — op, attachment, outcome code, timings; never text, pixels or secrets"},
 		{Name: OpHosts, Answers: answers("hosts", "discovered", "discoveryNote"), Caps: []string{"hosts.read"}, ReadOnly: true, RetrySafe: true, Fields: []Field{fld("discovered")},
 			Answer: "`hosts` (saved + ~/.ssh/config) with `hasCredential`; with `discovered`, also `discovered` + `discoveryNote`"},
@@ -368,7 +372,7 @@ func opLiteral() []OpSpec {
 		{Name: OpGroupClose, Answers: answers("group", "dispatched"), Caps: []string{"limbs.open"}, Fields: []Field{fld("groupId", required())}, Raises: codes(NotFound, LeaseRevoked),
 			Answer: "`group` as it was, with each member's `state`; members already gone are fine. A member's limb that another group holds or another client attached stays open, and its `kept` says why"},
 		// group_run needs what its inner action needs (policy.RequiredFor).
-		{Name: OpGroupRun, Answers: answers("members"), Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
+		{Name: OpGroupRun, Answers: answers("members"), FansOut: true, Variant: "action", Variants: []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"},
 			Fields: []Field{fld("groupId", required()), fld("action", required()), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"), localPath())},
 			Raises: codes(NotFound),
 			Answer: "`members`: index, limbId, response — each member's own answer or error"},

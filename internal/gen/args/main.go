@@ -145,7 +145,18 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 	for _, s := range wire.Ops() {
 		fmt.Fprintf(&w, "%q: reflect.TypeFor[%s](),\n", s.Name, TypeName(s.Name))
 	}
-	w.WriteString("}\n}\n")
+	w.WriteString("}\n}\n\n")
+	w.WriteString("// NoAttach reports whether dvvd serves op before the connection has an\n// attachment (the spec's NoAttach), without building the table: the client\n// asks it on every `dvv ping`.\nfunc NoAttach(op string) bool {\nswitch op {\n")
+	var noAttach []string
+	for _, s := range wire.Ops() {
+		if s.NoAttach {
+			noAttach = append(noAttach, fmt.Sprintf("%q", s.Name))
+		}
+	}
+	if len(noAttach) > 0 {
+		fmt.Fprintf(&w, "case %s:\nreturn true\n", strings.Join(noAttach, ", "))
+	}
+	w.WriteString("}\nreturn false\n}\n")
 	imports := "import \"reflect\"\n\n"
 	if bytes.Contains(w.Bytes(), []byte("json.")) {
 		imports = "import (\n\"encoding/json\"\n\"reflect\"\n)\n\n"
