@@ -293,16 +293,34 @@ func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, er
 }
 
 // checkAddresses refuses, before anything else sees them, addresses that
-// carry a password (vnc://:pw@host): such an address would otherwise
-// become a limb's host name and be logged and shown everywhere.
+// are not [user@]host[:port] (hosts.ParseAddress) and users that carry a
+// password: such an address would otherwise become a limb's host name and
+// be logged and shown everywhere.
 func checkAddresses(req *wire.Request) error {
-	addrs := append([]string{req.Address}, req.Addresses...)
-	if req.Host != nil {
-		addrs = append(addrs, req.Host.Address)
+	proto := req.Protocol
+	if req.Op == wire.OpHostTrust && proto == "" {
+		proto = wire.ProtoSSH
 	}
-	for _, a := range addrs {
-		if err := hosts.CheckAddress(a); err != nil {
+	check := func(protocol, a string) error {
+		if a == "" {
+			return nil
+		}
+		_, err := hosts.ParseAddress(protocol, a)
+		return err
+	}
+	for _, a := range append([]string{req.Address}, req.Addresses...) {
+		if err := check(proto, a); err != nil {
 			return err
+		}
+	}
+	if h := req.Host; h != nil {
+		if err := check(strings.ToLower(h.Protocol), h.Address); err != nil {
+			return err
+		}
+		for _, u := range []string{h.User, h.SSHUser} {
+			if err := hosts.CheckUser(u); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

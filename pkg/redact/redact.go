@@ -38,6 +38,18 @@ var patterns = sync.OnceValue(func() []pattern {
 		{"url-password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`), 1},
 		{"password-field", regexp.MustCompile(`(?i)"?(?:password|passwd|secret|token)"?\s*[:=]\s*"([^"\s]+)"`), 1},
 		{"password-field", regexp.MustCompile(`(?i)\b(?:password|passwd|secret|token)=([^\s"&]+)`), 1},
+		// What dvvd refuses in addresses, for logs and files written before
+		// it did (or by another program): percent-encoded user-info
+		// ("pat%3Apw@host"), a password where the port goes ("host:pw"),
+		// user:pw@host without a scheme, a query ("?pw=…"), and a user
+		// that carries ":password".
+		{"url-password", regexp.MustCompile(`[^\s/@"'<>=]*%3[aA]([^\s/@"'<>]+)@`), 1},
+		{"url-password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[A-Za-z0-9._-]+:([^/\s@"'?#:]*[^0-9/\s@"'?#:][^/\s@"'?#:]*)(?:[/"'\s?#]|$)`), 1},
+		{"address-password", regexp.MustCompile(`(?i)\baddress(?:es)?"?\s*[:=]\s*\[?"?[A-Za-z0-9._-]+:([^"\s/@:]*[^0-9"\s/@:][^"\s/@:]*)(?:["\s,\]]|$)`), 1},
+		{"address-password", regexp.MustCompile(`(?i)\baddress(?:es)?"?\s*[:=]\s*\[?"?[^"\s:@/]*:([^"\s@/]+)@`), 1},
+		{"address-password", regexp.MustCompile(`(?i)\baddress(?:es)?"?\s*[:=]\s*\[?"?[^"\s?]*\?([^"\s#]+)`), 1},
+		{"query-password", regexp.MustCompile(`(?i)[?&](?:pw|pwd|pass|passwd|password|passphrase|secret|token|key|k|auth|apikey|api_key)=([^\s"'&#]+)`), 1},
+		{"user-password", regexp.MustCompile(`(?i)\b(?:user|username|sshUser|ssh_user|login)"?\s*[:=]\s*"?[^"\s:@/]+:([^"\s@/]+)`), 1},
 	}
 })
 
@@ -65,10 +77,11 @@ type span struct {
 
 func (s *Scanner) spans(b []byte) []span {
 	var out []span
+	masked := maskSpans(b)
 	for _, p := range patterns() {
 		for _, m := range p.re.FindAllSubmatchIndex(b, -1) {
 			start, end := m[2*p.sub], m[2*p.sub+1]
-			if start < 0 || string(b[start:end]) == Mask { // already scrubbed
+			if start < 0 || start == end || within(masked, start, end) { // already scrubbed
 				continue
 			}
 			out = append(out, span{start, end, p.kind})
@@ -86,6 +99,30 @@ func (s *Scanner) spans(b []byte) []span {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
 	return out
+}
+
+// maskSpans are where b already holds Mask.
+func maskSpans(b []byte) []span {
+	var out []span
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(Mask))
+		if i < 0 {
+			return out
+		}
+		out = append(out, span{start: off + i, end: off + i + len(Mask)})
+		off += i + len(Mask)
+	}
+}
+
+// within reports whether [start, end) lies inside one of the masks: a
+// pattern that matches part of an earlier scrub finds nothing new.
+func within(masks []span, start, end int) bool {
+	for _, m := range masks {
+		if start >= m.start && end <= m.end {
+			return true
+		}
+	}
+	return false
 }
 
 // Find lists the secrets in b, in order of offset.
