@@ -356,7 +356,7 @@ func historyCmd(e *env) *cobra.Command {
 }
 
 func reconnectCmd(e *env) *cobra.Command {
-	var timeoutMs int
+	var timeout duration
 	cmd := &cobra.Command{
 		Use:   "reconnect <limbId>",
 		Short: "Drop the connection, dial again and wait for it to come back",
@@ -367,8 +367,8 @@ func reconnectCmd(e *env) *cobra.Command {
 				return err
 			}
 			req := wire.ReconnectArgs{Target: target}
-			if cmd.Flags().Changed("timeout-ms") {
-				req.TimeoutMs = intp(timeoutMs)
+			if timeout.set {
+				req.TimeoutMs = timeout.ms()
 			}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
@@ -381,7 +381,7 @@ func reconnectCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&timeoutMs, "timeout-ms", 20000, "how long to wait for the limb to come back")
+	addDuration(cmd.Flags(), &timeout, "timeout", 20*time.Second, "how long to wait for the limb to come back (dvvd clamps it to 60s)")
 	return cmd
 }
 

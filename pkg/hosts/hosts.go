@@ -57,6 +57,10 @@ type Host struct {
 	SSHPort  int    `json:"sshPort,omitempty"` // SSH sidecar of a desktop host (0: 22)
 	SSHUser  string `json:"sshUser,omitempty"`
 	Record   bool   `json:"record,omitempty"` // record every session (dvv record)
+	// Keychain says whether a password was stored in the keychain with the
+	// host (nil: saved before dvv kept track). A host saved without one
+	// opens without asking the keychain, which may not be reachable.
+	Keychain *bool `json:"keychain,omitempty"`
 	// Source is where the entry came from (SourceSaved, SourceSSHConfig).
 	// It is not written to the file.
 	Source string `json:"-"`
