@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -69,13 +70,8 @@ func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) e
 }
 
 // giveUp ends a failed wait: it closes the limb this open made (unless
-// keep) and says in err's next move what became of the limb.
+// keep; also after Ctrl+C) and says in err's next move what became of it.
 func (e *env) giveUp(id string, made, keep bool, err error) error {
-	we, ok := err.(*wire.Error)
-	if !ok {
-		return err
-	}
-	next := strings.TrimRight(strings.TrimSpace(we.Next), ".;")
 	var fate string
 	switch {
 	case keep || !made:
@@ -84,12 +80,22 @@ func (e *env) giveUp(id string, made, keep bool, err error) error {
 			fate = "the limb was already open, so it was left as it was; " + fate
 		}
 	default:
+		if e.ctx.Err() != nil { // interrupted: the close still goes out
+			ctx := e.ctx
+			e.ctx = context.Background()
+			defer func() { e.ctx = ctx }()
+		}
 		if _, cerr := e.roundTrip(wire.CloseArgs{LimbID: id}); cerr != nil {
 			fate = fmt.Sprintf("closing it failed too (%v): `dvv close %s`", cerr, id)
 		} else {
 			fate = "the limb was closed (--keep leaves it retrying)"
 		}
 	}
+	we, ok := err.(*wire.Error)
+	if !ok {
+		return err
+	}
+	next := strings.TrimRight(strings.TrimSpace(we.Next), ".;")
 	if next != "" {
 		next += "; "
 	}
