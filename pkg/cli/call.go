@@ -70,8 +70,8 @@ func shellSession(getenv func(string) string) string {
 // deadline is the client-side deadline for one request (nil: for a dial or
 // a request that asks dvvd to wait for nothing).
 func (e *env) deadline(req *wire.Request) time.Duration {
-	if e.timeout > 0 {
-		return e.timeout
+	if e.timeout.d > 0 {
+		return e.timeout.d
 	}
 	d := baseTimeout
 	if req == nil {

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +34,7 @@ type env struct {
 	json    bool
 	// verify is how long an act's answer waits for its effect (unset: dvvd's default).
 	verify  duration
-	timeout time.Duration
+	timeout duration
 
 	stdin  io.Reader
 	stdout io.Writer
@@ -142,7 +141,7 @@ func commandName(args []string) (name string, ok bool) {
 }
 
 // valuedGlobals are the global flags that take a value.
-var valuedGlobals = []string{"--socket", "--session", "--timeout", "--verify", "--verify-ms", "--verifyMs"}
+var valuedGlobals = []string{"--socket", "--session", "--timeout", "--timeout-ms", "--timeoutMs", "--verify", "--verify-ms", "--verifyMs"}
 
 // instant are the commands that answer at once: Ctrl+C may end them the
 // default way. Catching signals costs a dvv call about half a millisecond
@@ -196,7 +195,7 @@ func newBareRoot(e *env) *cobra.Command {
 	pf.StringVar(&e.session, "session", "", "the session to act in, and the name leases show (default $DVV_SESSION, else this shell, named \"shell\")")
 	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
 	addDuration(pf, &e.verify, "verify", 0, "how long click, type, key and term send wait to see their effect (default: dvvd's 300ms; 0s answers at once)")
-	pf.DurationVar(&e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
+	addDuration(pf, &e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
 
 	return root
 }
