@@ -214,16 +214,21 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			"server presents. A key or certificate that changed is never replaced by this command.",
 		Args: exactArgs(1, "hosts trust needs an address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			host, port, err := splitHostPort(args[0])
-			if err != nil {
-				return err
-			}
 			if _, ok := wire.Protocol(protocol); !ok {
 				return usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), protocol)
 			}
-			req := wire.HostTrustArgs{Address: host, Protocol: protocol, Fingerprint: fingerprint}
-			if port != 0 {
-				req.Port = intp(port)
+			// The same forms open takes; a user (pat@host) plays no part
+			// in a host key.
+			ep, err := hosts.ParseAddress(protocol, args[0])
+			if err != nil {
+				return err
+			}
+			if ep.URL != "" {
+				return usageErr("give the host and port, not a URL: dvv hosts trust HOST:PORT --protocol vnc")
+			}
+			req := wire.HostTrustArgs{Address: ep.Host, Protocol: protocol, Fingerprint: fingerprint}
+			if ep.Port != 0 {
+				req.Port = intp(ep.Port)
 			}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
