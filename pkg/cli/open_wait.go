@@ -88,7 +88,7 @@ func (e *env) giveUp(id string, made, keep bool, err error) error {
 		if _, cerr := e.roundTrip(wire.CloseArgs{LimbID: id}); cerr != nil {
 			fate = fmt.Sprintf("closing it failed too (%v): `dvv close %s`", cerr, id)
 		} else {
-			fate = "the limb was closed (--keep leaves it retrying)"
+			fate = "the limb was closed: open it again once that is done (--keep leaves it open)"
 		}
 	}
 	we, ok := err.(*wire.Error)

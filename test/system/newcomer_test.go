@@ -79,7 +79,7 @@ func TestOpenInAPipe(t *testing.T) {
 	dead := deadPort(t)
 	r = d.dvv("open", dead, "--protocol", "vnc", "--wait-timeout", "20s")
 	wantExit(t, r, wire.ExitConnection, wire.Unreachable)
-	if !strings.Contains(r.stderr, "was closed") || strings.Contains(r.stderr, ".;") {
+	if !strings.Contains(r.stderr, "was closed: open it again") || strings.Contains(r.stderr, ".;") {
 		t.Errorf("a failed open does not say the limb was closed: %v", r)
 	}
 	if l := response(t, d.must("limbs", "--json")); len(l.Limbs)+len(l.Available) != 1 {
