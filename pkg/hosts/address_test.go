@@ -123,3 +123,27 @@ func TestAddSplitsPort(t *testing.T) {
 		t.Fatal("a user carrying a password was saved")
 	}
 }
+
+// FuzzParseAddress: whatever is accepted has a host that is a host and a
+// port in range, and a refusal never echoes what it refused.
+func FuzzParseAddress(f *testing.F) {
+	for _, s := range []string{"h", "pat@h:22", "[::1]:5900", "ws://h:1/x", "vnc://u%3Ap@h", "h:pw", "ws://h/?pw=x"} {
+		f.Add("ssh", s)
+		f.Add("vnc", s)
+	}
+	f.Fuzz(func(t *testing.T, proto, s string) {
+		ep, err := ParseAddress(proto, s)
+		if err != nil {
+			if len(s) > 8 && strings.Contains(err.Error(), s) {
+				t.Fatalf("the refusal echoes %q", s)
+			}
+			return
+		}
+		if !validHost(ep.Host) || ep.Port < 0 || ep.Port > 65535 || strings.ContainsAny(ep.User, ":%@ ") {
+			t.Fatalf("ParseAddress(%q, %q) accepted %+v", proto, s, ep)
+		}
+		if PasswordInAddress(s) {
+			t.Fatalf("ParseAddress accepted a password: %q", s)
+		}
+	})
+}
