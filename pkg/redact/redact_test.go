@@ -100,3 +100,15 @@ func TestScrubAddressForms(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkScrubLog scrubs 1 MiB of dvvd log lines, as dvv report does
+// with the log tail (see the need field of pattern).
+func BenchmarkScrubLog(b *testing.B) {
+	line := `time=2026-12-01T14:18:59.518Z level=INFO msg="limb opened" limb=ssh-ecf8047c protocol=ssh address=127.0.0.1 port=46573 slot=0 user=pat` + "\n"
+	buf := []byte(strings.Repeat(line, 1<<20/len(line)))
+	s := New()
+	b.SetBytes(int64(len(buf)))
+	for i := 0; i < b.N; i++ {
+		s.Scrub(buf)
+	}
+}
