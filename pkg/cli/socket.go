@@ -16,7 +16,7 @@ func socketCmd(e *env) *cobra.Command {
 		Long: "Print the path of dvvd's control socket as dvv resolves it: --socket, else $DVV_SOCKET, else\n" +
 			"$XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock. It does not ask dvvd whether\n" +
 			"it is there (dvv ping does). An ssh:// socket is printed as given.",
-		Example: "  printf '{\"op\":\"ping\"}\\n' | nc -U \"$(dvv socket)\"",
+		Example: "  printf '{\"op\":\"ping\"}\\n' | nc -NU \"$(dvv socket)\"",
 		Args:    exactArgs(0, "socket takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintln(e.stdout, e.socketPath())

@@ -173,7 +173,7 @@ func TestSocketCommand(t *testing.T) {
 		t.Errorf("dvv socket = %q, want %q", got, d.socket)
 	}
 	testbed.Need(t, "nc")
-	r := d.sh("script", `printf '{"op":"ping"}\n' | timeout 10 nc -U "$(dvv socket)"`)
+	r := d.sh("script", `printf '{"op":"ping"}\n' | timeout 10 nc -NU "$(dvv socket)"`)
 	if !strings.Contains(r.stdout, `"result":"ping"`) {
 		t.Errorf("ping through $(dvv socket): %v", r)
 	}
