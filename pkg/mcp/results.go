@@ -19,8 +19,10 @@ type structured struct {
 	BridgeNote string `json:"bridgeNote,omitempty"`
 }
 
-// errorContent is a failed tool's structuredContent.
+// errorContent is a failed tool's structuredContent. Result is "error", as
+// on dvvd's own answer line, so one schema covers both outcomes.
 type errorContent struct {
+	Result      string            `json:"result"`
 	Error       *wire.Error       `json:"error"`
 	Observation *wire.Observation `json:"observation,omitempty"`
 	BridgeNote  string            `json:"bridgeNote,omitempty"`
@@ -53,7 +55,7 @@ func errorResult(err error, note string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{
 		IsError:           true,
 		Content:           []sdk.Content{&sdk.TextContent{Text: b.String()}},
-		StructuredContent: &errorContent{Error: &e, Observation: obs, BridgeNote: note},
+		StructuredContent: &errorContent{Result: wire.ResultError, Error: &e, Observation: obs, BridgeNote: note},
 	}
 }
 

@@ -68,23 +68,22 @@ func (b *Bridge) Close() { b.att.close() }
 var additive = map[string]bool{"dvv_open": true, "dvv_group_open": true, "dvv_group_grow": true}
 
 func (t *Tool) sdkTool() *sdk.Tool {
-	// Opening adds a connection and takes nothing away; every other act may
-	// overwrite or end something on the remote side.
-	destructive := !t.ReadOnly() && !additive[t.Name]
-	openWorld := true
+	// Hints are sent only where they differ from MCP's defaults (not
+	// read-only, destructive, not idempotent, open world): every byte of
+	// tools/list is paid on every turn. Opening adds a connection and takes
+	// nothing away; every other act may overwrite or end something on the
+	// remote side.
+	ann := &sdk.ToolAnnotations{ReadOnlyHint: t.ReadOnly(), IdempotentHint: t.Idem}
+	if !t.ReadOnly() && additive[t.Name] {
+		ann.DestructiveHint = new(bool)
+	}
 	return &sdk.Tool{
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description(),
 		InputSchema:  t.InputSchema(),
 		OutputSchema: t.OutputSchema(),
-		Annotations: &sdk.ToolAnnotations{
-			Title:           t.Title,
-			ReadOnlyHint:    t.ReadOnly(),
-			DestructiveHint: &destructive,
-			IdempotentHint:  t.Idem,
-			OpenWorldHint:   &openWorld,
-		},
+		Annotations:  ann,
 	}
 }
 
