@@ -142,8 +142,14 @@ func TestMappingOverFakeDaemon(t *testing.T) {
 	if err != nil || cfg.Width != 64 || cfg.Height != 48 {
 		t.Errorf("image decodes to %+v, %v", cfg, err)
 	}
-	if line, _ := scr.Content[1].(*sdk.TextContent); line == nil || !strings.HasPrefix(line.Text, "imageSpace:") {
-		t.Errorf("no imageSpace line beside the image: %+v", scr.Content[1])
+	line, _ := scr.Content[1].(*sdk.TextContent)
+	if line == nil || !strings.HasPrefix(line.Text, "imageSpace:") {
+		t.Fatalf("no imageSpace line beside the image: %+v", scr.Content[1])
+	}
+	// Said once, beside the picture; the other copy is the JSON mirror of
+	// structuredContent.
+	if n := strings.Count(texts(scr), line.Text); n != 2 {
+		t.Errorf("the imageSpace line appears %d times in the text (want once beside the image, once in the JSON): %q", n, texts(scr))
 	}
 	sc, _ := structuredOf(t, scr)["screen"].(map[string]any)
 	if sc == nil || sc["dataBase64"] != nil || sc["imageSpaceLine"] == "" {
