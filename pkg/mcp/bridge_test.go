@@ -70,13 +70,15 @@ func TestProtocolSurface(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Errorf("ping: %v", err)
 	}
-	res, err := cs.ListResources(ctx, nil)
-	if err != nil || res == nil || len(res.Resources) != 0 {
-		t.Errorf("resources/list: %+v, %v", res, err)
+	if caps := init.Capabilities; caps.Tools == nil || caps.Resources != nil || caps.Prompts != nil || caps.Logging != nil || caps.Completions != nil {
+		t.Errorf("capabilities %+v: want tools only", caps)
 	}
-	pr, err := cs.ListPrompts(ctx, nil)
-	if err != nil || pr == nil || len(pr.Prompts) != 0 {
-		t.Errorf("prompts/list: %+v, %v", pr, err)
+	// Not advertised, not served.
+	if res, err := cs.ListResources(ctx, nil); err == nil {
+		t.Errorf("resources/list answered %+v", res)
+	}
+	if pr, err := cs.ListPrompts(ctx, nil); err == nil {
+		t.Errorf("prompts/list answered %+v", pr)
 	}
 }
 

@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"testing"
 )
 
@@ -17,32 +15,12 @@ const ToolsListBudget = 40 << 10
 // returns the tools/list answer line exactly as it is written.
 func toolsListLine(t *testing.T) []byte {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	b := New(Options{Socket: sockPath(t)})
-	done := make(chan struct{})
-	go func() { b.ServeStdio(ctx, inR, outW); close(done) }()
-	defer func() { inW.Close(); cancel(); <-done }()
-	go func() {
-		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"budget","version":"1"}}}`+"\n")
-		io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-		io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
-	}()
-	sc := bufio.NewScanner(outR)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var m struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(sc.Bytes(), &m) == nil && string(m.ID) == "2" {
-			line := append([]byte(nil), sc.Bytes()...)
-			go io.Copy(io.Discard, outR)
-			return line
-		}
-	}
-	t.Fatalf("no tools/list answer: %v", sc.Err())
-	return nil
+	defer cancel()
+	p := startPipePeer(t, serveStdio(ctx, New(Options{Socket: sockPath(t)})))
+	p.initialize(t, "2025-06-18")
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	return p.answer(t, 2)
 }
 
 // TestToolsListFitsTheBudget holds the bound on what tools/list costs.
