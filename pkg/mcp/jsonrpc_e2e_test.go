@@ -27,7 +27,12 @@ type rpcPeer struct {
 
 func startRPCPeer(t *testing.T, socket string) *rpcPeer {
 	t.Helper()
-	cmd := exec.Command(binary(t, "dvvmcp"), "--socket", socket)
+	return startRPCPeerCmd(t, exec.Command(binary(t, "dvvmcp"), "--socket", socket))
+}
+
+// startRPCPeerCmd starts cmd (a dvvmcp command line) and speaks to it.
+func startRPCPeerCmd(t *testing.T, cmd *exec.Cmd) *rpcPeer {
+	t.Helper()
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
