@@ -41,9 +41,11 @@ func WriteToolsDoc(w io.Writer) error {
 	b.WriteString("- **Closed schemas.** Argument names are exactly the tool reference's (`additionalProperties: false`); an unknown or " +
 		"misspelt name is refused with BAD_REQUEST listing the accepted ones. Numbers that count pixels, items or milliseconds must be " +
 		"whole; `scale` may be fractional. `region` needs all four of x, y, w, h.\n")
-	b.WriteString("- **JSON-RPC.** A stdio line that is not JSON is answered -32700 (id null) and the session goes on; a request " +
-		"before `initialize` is answered -32600. A request the client cancels (`notifications/cancelled`) is not answered, " +
-		"and the dvvd call it started is withdrawn.\n")
+	fmt.Fprintf(&b, "- **JSON-RPC.** A stdio line that is not JSON is answered -32700 (id null) and the session goes on; a request "+
+		"before `initialize` is answered -32600. A request the client cancels (`notifications/cancelled`) is not answered, "+
+		"and the dvvd call it started is withdrawn. When the client closes stdin, every call in flight is still answered "+
+		"before dvvmcp exits (after %.0f s, or at SIGTERM, as a TIMEOUT tool error saying it was cancelled). "+
+		"initialize advertises the tools capability only; resources/* and prompts/* answer -32601.\n", DrainTimeout.Seconds())
 	fmt.Fprintf(&b, "- **Bounds.** Strings up to %d KiB; `text` and `bytesHex` up to %d MiB (hex: %d MiB); `contentBase64` up to %d MiB; "+
 		"arrays up to %d items; all arguments together up to %d MiB. A JSON-RPC frame over %d MiB ends the stdio session.\n\n",
 		DefaultMaxString>>10, MaxText>>20, (2*MaxText)>>20, MaxContentBase64>>20, MaxArrayItems, MaxArgumentBytes>>20, MaxFrameBytes>>20)
