@@ -193,6 +193,7 @@ func TestTypeScriptClient(t *testing.T) {
 		Invalid            []any
 		Validated          []string
 		Drove              string
+		ListToolsMs        int
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("client output %q: %v", out, err)
@@ -242,6 +243,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Errorf("real answers validated for %d tools only: %v", len(seen), got.Validated)
 	}
 	t.Logf("answers validated against their outputSchema (Ajv strict): %v", got.Validated)
+	t.Logf("the TypeScript SDK's listTools() (which compiles every outputSchema) took %d ms", got.ListToolsMs)
 }
 
 // npmCI installs test/mcp-js's pinned packages when any is missing.

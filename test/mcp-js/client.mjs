@@ -28,7 +28,9 @@ const summary = {
   invalid: [],
   validated: [],
 };
+const listStart = performance.now();
 const { tools } = await client.listTools();
+summary.listToolsMs = Math.round(performance.now() - listStart);
 summary.tools = tools.map((t) => t.name);
 summary.clickSchema = tools.find((t) => t.name === "dvv_click")?.inputSchema;
 
