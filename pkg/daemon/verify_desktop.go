@@ -296,34 +296,10 @@ func (a *actWatch) discounted(ev *actEvidence) []wire.Discounted {
 // areas groups tiles into the bounding boxes of their touching clusters,
 // largest first.
 func (a *actWatch) areas(tiles map[int]bool) []image.Rectangle {
-	seen := map[int]bool{}
 	var out []image.Rectangle
-	rows := 0
-	if a.cols > 0 {
-		rows = (a.h + fb.TileSize - 1) / fb.TileSize
-	}
-	for start := range tiles {
-		if seen[start] {
-			continue
-		}
-		var box image.Rectangle
-		queue := []int{start}
-		seen[start] = true
-		for len(queue) > 0 {
-			i := queue[0]
-			queue = queue[1:]
-			box = box.Union(tileRect(i, a.cols, a.w, a.h))
-			tx, ty := i%a.cols, i/a.cols
-			for y := max(ty-1, 0); y <= min(ty+1, rows-1); y++ {
-				for x := max(tx-1, 0); x <= min(tx+1, a.cols-1); x++ {
-					if j := y*a.cols + x; tiles[j] && !seen[j] {
-						seen[j] = true
-						queue = append(queue, j)
-					}
-				}
-			}
-		}
-		out = append(out, box)
+	for _, box := range tileClusters(tiles, a.cols, (a.h+fb.TileSize-1)/fb.TileSize, 1) {
+		r := image.Rect(box.Min.X*fb.TileSize, box.Min.Y*fb.TileSize, box.Max.X*fb.TileSize, box.Max.Y*fb.TileSize)
+		out = append(out, r.Intersect(image.Rect(0, 0, a.w, a.h)))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		ai, aj := out[i].Dx()*out[i].Dy(), out[j].Dx()*out[j].Dy()
@@ -332,6 +308,38 @@ func (a *actWatch) areas(tiles map[int]bool) []image.Rectangle {
 		}
 		return out[i].Min.Y < out[j].Min.Y || out[i].Min.Y == out[j].Min.Y && out[i].Min.X < out[j].Min.X
 	})
+	return out
+}
+
+// tileClusters groups tiles (indices on a grid cols wide) whose distance
+// is at most reach tiles, and returns each group's bounding box in tile
+// coordinates.
+func tileClusters(tiles map[int]bool, cols, rows, reach int) []image.Rectangle {
+	seen := map[int]bool{}
+	var out []image.Rectangle
+	for start := range tiles {
+		if seen[start] || cols == 0 {
+			continue
+		}
+		var box image.Rectangle
+		queue := []int{start}
+		seen[start] = true
+		for len(queue) > 0 {
+			i := queue[0]
+			queue = queue[1:]
+			tx, ty := i%cols, i/cols
+			box = box.Union(image.Rect(tx, ty, tx+1, ty+1))
+			for y := max(ty-reach, 0); y <= min(ty+reach, rows-1); y++ {
+				for x := max(tx-reach, 0); x <= min(tx+reach, cols-1); x++ {
+					if j := y*cols + x; tiles[j] && !seen[j] {
+						seen[j] = true
+						queue = append(queue, j)
+					}
+				}
+			}
+		}
+		out = append(out, box)
+	}
 	return out
 }
 

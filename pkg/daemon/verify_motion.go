@@ -223,7 +223,9 @@ const (
 )
 
 // snapshotLocked classifies every tile as the act begins, and keeps the
-// looks of the blinking ones.
+// looks of the blinking ones. A moving area is the bounding box of a
+// cluster of restless tiles, one tile wider: a clock's hand sweeps on from
+// where it was, a log writes its next line under the last.
 func (m *motion) snapshotLocked(now time.Time) (class []uint8, looks map[int][4]uint64) {
 	class = make([]uint8, len(m.tiles))
 	looks = map[int][4]uint64{}
@@ -231,23 +233,21 @@ func (m *motion) snapshotLocked(now time.Time) (class []uint8, looks map[int][4]
 	if m.cols > 0 {
 		rows = len(m.tiles) / m.cols
 	}
+	restless := map[int]bool{}
 	for i := range m.tiles {
 		t := &m.tiles[i]
-		if !t.moving(now) {
-			continue
+		switch {
+		case !t.moving(now):
+		case t.restless():
+			restless[i] = true
+		default:
+			class[i] = tileBlinking
+			looks[i] = t.looks
 		}
-		if !t.restless() {
-			if class[i] == tileStill {
-				class[i] = tileBlinking
-				looks[i] = t.looks
-			}
-			continue
-		}
-		// A moving area grows into its neighbours (a clock's hand, the
-		// next line of a log): they are part of it.
-		tx, ty := i%m.cols, i/m.cols
-		for y := max(ty-1, 0); y <= min(ty+1, rows-1); y++ {
-			for x := max(tx-1, 0); x <= min(tx+1, m.cols-1); x++ {
+	}
+	for _, box := range tileClusters(restless, m.cols, rows, 2) {
+		for y := max(box.Min.Y-1, 0); y < min(box.Max.Y+1, rows); y++ {
+			for x := max(box.Min.X-1, 0); x < min(box.Max.X+1, m.cols); x++ {
 				class[y*m.cols+x] = tileMoving
 				delete(looks, y*m.cols+x)
 			}

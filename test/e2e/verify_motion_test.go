@@ -71,6 +71,11 @@ func (b *busyDesktop) focus(t *testing.T, win string) {
 	})
 }
 
+func logged(t *testing.T, what string, r *wire.Response) *wire.Verification {
+	t.Logf("%s: %s", what, r.Verification.Summary())
+	return r.Verification
+}
+
 func hasDiscount(vf *wire.Verification, why string) bool {
 	for _, d := range vf.Discounted {
 		if d.Why == why {
@@ -87,11 +92,12 @@ func checkVerificationOnBusyDesktop(t *testing.T, b *busyDesktop, c *client.Clie
 	// Let the limb see the clock tick, the log scroll and the caret blink
 	// a few times with no act: that is what tells them from an act's effect.
 	time.Sleep(4 * time.Second)
+	read := func() { must(t, c, wire.ScreenArgs{Target: tgt, Scale: floatp(0.25)}) }
 
 	// A move over bare root: the clock and the log change meanwhile, and
 	// nothing near the point does.
 	r := must(t, c, wire.ClickArgs{Target: tgt, Action: "move", Generation: u64p(1), X: &b.empty[0], Y: &b.empty[1], VerifyMs: intp(1500)})
-	vf := r.Verification
+	vf := logged(t, "move over the bare root", r)
 	if vf == nil || vf.Status != wire.VerifyUnverified || !hasDiscount(vf, wire.DiscountMoving) {
 		t.Fatalf("move over the bare root: %+v", vf)
 	}
@@ -100,16 +106,19 @@ func checkVerificationOnBusyDesktop(t *testing.T, b *busyDesktop, c *client.Clie
 	}
 
 	// A key the focused xterm shows nothing for: only the caret blinks.
+	read()
 	r = must(t, c, wire.KeyArgs{Target: tgt, Keys: "shift", VerifyMs: intp(1500)})
-	if vf = r.Verification; vf == nil || vf.Status != wire.VerifyUnverified || !hasDiscount(vf, wire.DiscountBlinking) {
+	if vf = logged(t, "shift alone into the blinking xterm", r); vf == nil || vf.Status != wire.VerifyUnverified || !hasDiscount(vf, wire.DiscountBlinking) {
 		t.Fatalf("shift alone into the blinking xterm: %+v", vf)
 	}
 
 	// Typing into the focused echoing xterm: the echo at the caret.
+	read()
 	r = must(t, c, wire.TypeArgs{Target: tgt, Text: strp("hello"), VerifyMs: intp(1500)})
-	if vf = r.Verification; vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "input" || vf.Region == nil {
+	if vf = logged(t, "typing into the echoing xterm", r); vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "input" || vf.Region == nil {
 		t.Fatalf("typing into the echoing xterm: %+v", vf)
 	}
+	read()
 	must(t, c, wire.KeyArgs{Target: tgt, Keys: "Return"})
 	testbed.Eventually(t, 10*time.Second, "the typed line in the xterm's file", func() bool {
 		return readFile(t, b.typed) == "hello\n"
@@ -118,8 +127,9 @@ func checkVerificationOnBusyDesktop(t *testing.T, b *busyDesktop, c *client.Clie
 	// Typing into the clock: it takes the focus and ignores the keys.
 	b.focus(t, b.clockWin)
 	time.Sleep(time.Second) // the xterm's caret turns hollow before the act
+	read()
 	r = must(t, c, wire.TypeArgs{Target: tgt, Text: strp("abc"), VerifyMs: intp(1500)})
-	if vf = r.Verification; vf == nil || vf.Status != wire.VerifyUnverified || !hasDiscount(vf, wire.DiscountMoving) {
+	if vf = logged(t, "typing into the focused xclock", r); vf == nil || vf.Status != wire.VerifyUnverified || !hasDiscount(vf, wire.DiscountMoving) {
 		t.Fatalf("typing into the focused xclock: %+v", vf)
 	}
 
@@ -128,7 +138,7 @@ func checkVerificationOnBusyDesktop(t *testing.T, b *busyDesktop, c *client.Clie
 		t.Fatal("the manual page window is open before the click")
 	}
 	r = must(t, c, wire.ClickArgs{Target: tgt, Action: "click", Generation: u64p(1), X: &b.manPage[0], Y: &b.manPage[1], VerifyMs: intp(3000)})
-	if vf = r.Verification; vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "near" || vf.Region == nil {
+	if vf = logged(t, "click on xman's Manual Page button", r); vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "near" || vf.Region == nil {
 		t.Fatalf("click on xman's Manual Page button: %+v", vf)
 	}
 	b.window(t, "--name", "^Manual Page$")
