@@ -51,7 +51,7 @@ type actWatch struct {
 // press is the point the act presses at, which later typing goes near.
 func (m *motion) watch(points []image.Point, typing bool, press *image.Point) *actWatch {
 	m.absorb()
-	now := time.Now()
+	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a := &actWatch{m: m, points: points, typing: typing, cols: m.cols, w: m.w, h: m.h, notify: make(chan struct{}, 1)}
@@ -92,7 +92,7 @@ func (a *actWatch) end() {
 	if _, ok := m.watches[a]; ok {
 		delete(m.watches, a)
 		m.acts--
-		if q := time.Now().Add(actGrace); q.After(m.quietEnd) {
+		if q := m.now().Add(actGrace); q.After(m.quietEnd) {
 			m.quietEnd = q
 		}
 	}

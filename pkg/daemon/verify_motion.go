@@ -21,12 +21,14 @@ import (
 type motion struct {
 	buf *fb.Buffer
 	tr  *fb.Tracker
+	now func() time.Time // time.Now; tests step it
 
 	absorbMu sync.Mutex // one absorb at a time: the watcher's, or an act's flush
 
 	mu       sync.Mutex
 	w, h     int
 	cols     int
+	coverage float64 // the mirror's at the last absorb
 	tiles    []tileState
 	acts     int       // acts being watched now
 	quietEnd time.Time // changes before this may still be an act's effect
@@ -62,9 +64,13 @@ const (
 )
 
 func startMotion(ctx context.Context, buf *fb.Buffer) *motion {
-	m := &motion{buf: buf, tr: buf.NewTracker(), watches: map[*actWatch]struct{}{}}
+	m := newMotion(buf)
 	go m.run(ctx)
 	return m
+}
+
+func newMotion(buf *fb.Buffer) *motion {
+	return &motion{buf: buf, tr: buf.NewTracker(), now: time.Now, watches: map[*actWatch]struct{}{}}
 }
 
 func (m *motion) run(ctx context.Context) {
@@ -98,6 +104,7 @@ func (m *motion) absorb() {
 	}
 	var looks []tileLook
 	var w, h int
+	cov := m.buf.Coverage()
 	m.buf.Read(func(pix []byte, stride, bw, bh int, _ uint64) {
 		w, h = bw, bh
 		cols := (w + fb.TileSize - 1) / fb.TileSize
@@ -110,10 +117,13 @@ func (m *motion) absorb() {
 			}
 		}
 	})
-	now := time.Now()
+	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if resized || w != m.w || h != m.h {
+	defer func() { m.coverage = cov }()
+	// A resize, or a reconnect clearing the mirror (its coverage drops),
+	// starts every tile afresh.
+	if resized || w != m.w || h != m.h || cov < m.coverage {
 		m.w, m.h = w, h
 		m.cols = (w + fb.TileSize - 1) / fb.TileSize
 		m.tiles = make([]tileState, m.cols*((h+fb.TileSize-1)/fb.TileSize))
