@@ -24,6 +24,7 @@ type motion struct {
 	now func() time.Time // time.Now; tests step it
 
 	absorbMu sync.Mutex // one absorb at a time: the watcher's, or an act's flush
+	scratch  []tileLook // absorb's damaged tiles, kept between calls
 
 	mu       sync.Mutex
 	w, h     int
@@ -102,7 +103,7 @@ func (m *motion) absorb() {
 	if len(rects) == 0 && !resized {
 		return
 	}
-	var looks []tileLook
+	looks := m.scratch[:0]
 	var w, h int
 	cov := m.buf.Coverage()
 	m.buf.Read(func(pix []byte, stride, bw, bh int, _ uint64) {
@@ -117,6 +118,7 @@ func (m *motion) absorb() {
 			}
 		}
 	})
+	m.scratch = looks // absorbMu held: reused by the next absorb
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -165,28 +167,38 @@ func (m *motion) absorb() {
 	}
 }
 
-// hashTile hashes tile (tx, ty)'s pixels, 8 bytes at a time, and says
-// whether they are all the cleared mirror's (black, opaque).
+// hashTile hashes tile (tx, ty)'s pixels and says whether they are all
+// the cleared mirror's (black, opaque). Four independent lanes of 8 bytes
+// keep the multiplier busy: a full 1080p frame is a few milliseconds.
 func hashTile(pix []byte, stride, w, h, tx, ty int) (uint64, bool) {
+	const k = 0xff51afd7ed558ccd
 	x0, y0 := tx*fb.TileSize, ty*fb.TileSize
 	x1, y1 := min(x0+fb.TileSize, w), min(y0+fb.TileSize, h)
-	hash := uint64(0x9e3779b97f4a7c15)
+	h0, h1, h2, h3 := uint64(0x9e3779b97f4a7c15), uint64(0xc2b2ae3d27d4eb4f), uint64(0x165667b19e3779f9), uint64(0x27d4eb2f165667c5)
 	var colour uint64
+	const rgb = 0x00ffffff00ffffff
 	for y := y0; y < y1; y++ {
 		row := pix[y*stride+x0*4 : y*stride+x1*4]
-		for len(row) >= 8 {
-			v := binary.LittleEndian.Uint64(row)
-			colour |= v & 0x00ffffff00ffffff
-			hash = bits.RotateLeft64((hash^v)*0xff51afd7ed558ccd, 31)
-			row = row[8:]
+		for len(row) >= 32 {
+			v0, v1 := binary.LittleEndian.Uint64(row), binary.LittleEndian.Uint64(row[8:])
+			v2, v3 := binary.LittleEndian.Uint64(row[16:]), binary.LittleEndian.Uint64(row[24:])
+			colour |= (v0 | v1 | v2 | v3) & rgb
+			h0 = bits.RotateLeft64((h0^v0)*k, 31)
+			h1 = bits.RotateLeft64((h1^v1)*k, 31)
+			h2 = bits.RotateLeft64((h2^v2)*k, 31)
+			h3 = bits.RotateLeft64((h3^v3)*k, 31)
+			row = row[32:]
 		}
-		if len(row) == 4 {
+		for len(row) >= 4 { // a tile cut by the frame's right edge
 			v := uint64(binary.LittleEndian.Uint32(row))
 			colour |= v & 0x00ffffff
-			hash = bits.RotateLeft64((hash^v)*0xff51afd7ed558ccd, 31)
+			h0 = bits.RotateLeft64((h0^v)*k, 31)
+			row = row[4:]
 		}
+		h1 ^= uint64(y) // rows of different widths never hash alike by accident
 	}
-	return hash, colour == 0
+	hash := (h0 ^ bits.RotateLeft64(h1, 17) ^ bits.RotateLeft64(h2, 29) ^ bits.RotateLeft64(h3, 43)) * k
+	return hash ^ hash>>33, colour == 0
 }
 
 // learn records a change no act caused.

@@ -188,3 +188,24 @@ func TestRedialRefillIsNotMotion(t *testing.T) {
 		t.Fatalf("after refills: %+v", vf)
 	}
 }
+
+// BenchmarkMotionAbsorbFullFrame: what the record costs per frame when a
+// 1920x1080 screen repaints whole (a video, a scrolled page): every tile
+// hashed and compared.
+func BenchmarkMotionAbsorbFullFrame(b *testing.B) {
+	buf := fb.New()
+	if err := buf.Resize(1920, 1080); err != nil {
+		b.Fatal(err)
+	}
+	m := newMotion(buf)
+	defer m.tr.Close()
+	full := image.Rect(0, 0, 1920, 1080)
+	b.ReportAllocs()
+	b.SetBytes(1920 * 1080 * 4)
+	for i := 0; i < b.N; i++ {
+		pix, _, _, _ := buf.BeginWrite()
+		pix[(i%1080)*1920*4] = byte(i) // one changed pixel per frame, the rest repainted as it was
+		buf.EndWrite(full)
+		m.absorb()
+	}
+}
