@@ -195,6 +195,7 @@ func (v *verifier) finishDesktop(ctx context.Context, out *wire.Verification, st
 	a := v.watch
 	ev := &actEvidence{untied: map[int]bool{}, moving: map[int]bool{}, blinking: map[int]bool{}}
 	for {
+		changed := a.m.buf.Changed() // before take: a change between them is not lost
 		looks, resized := a.take()
 		if resized {
 			out.Status, out.AfterMs, out.Where = wire.VerifyVerified, time.Since(start).Milliseconds(), "screen"
@@ -207,6 +208,8 @@ func (v *verifier) finishDesktop(ctx context.Context, out *wire.Verification, st
 		}
 		select {
 		case <-a.notify:
+		case <-changed:
+			a.m.absorb() // here rather than wait for the record's goroutine to wake
 		case <-deadline:
 			a.m.absorb() // what reached the mirror by now
 			looks, _ := a.take()
