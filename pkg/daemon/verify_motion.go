@@ -47,8 +47,8 @@ type tileState struct {
 	looks  [4]uint64 // looks it showed on its own, newest first
 	nlooks uint8
 	novel  uint8 // one bit per recent change on its own, newest lowest: 1 = to a look never shown before
-	last   time.Time
-	prev   time.Time
+	last   int64 // the two latest changes on its own, Unix nanoseconds (0: none)
+	prev   int64
 }
 
 const (
@@ -210,7 +210,7 @@ func (t *tileState) learn(hash uint64, now time.Time) {
 		t.looks[0] = hash
 		t.nlooks = min(t.nlooks+1, 4)
 	}
-	t.prev, t.last = t.last, now
+	t.prev, t.last = t.last, now.UnixNano()
 }
 
 func (t *tileState) showed(hash uint64) bool {
@@ -225,11 +225,11 @@ func (t *tileState) showed(hash uint64) bool {
 // moving: the tile changed on its own at least twice, the latest recently
 // enough for its pace.
 func (t *tileState) moving(now time.Time) bool {
-	if t.prev.IsZero() {
+	if t.prev == 0 {
 		return false
 	}
-	hold := min(max(2*t.last.Sub(t.prev), holdMin), holdMax)
-	return now.Sub(t.last) <= hold
+	hold := min(max(2*time.Duration(t.last-t.prev), holdMin), holdMax)
+	return time.Duration(now.UnixNano()-t.last) <= hold
 }
 
 // restless: at least two of its last four changes on its own showed
