@@ -28,7 +28,9 @@ const nearRadius = 96
 type verifier struct {
 	window time.Duration
 
-	watch *actWatch // desktop: the act's window on the limb's motion record
+	watch  *actWatch    // desktop: the act's window on the limb's motion record
+	motion *motion      // desktop: the limb's motion record
+	press  *image.Point // where a pointer act pressed: typing afterwards goes near it
 
 	term  limb.Terminal // terminal: output after the cursor
 	since uint64
@@ -51,13 +53,17 @@ func (c *call) startVerify() *verifier {
 		ms = *req.VerifyMs
 	}
 	v := &verifier{window: time.Duration(ms) * time.Millisecond}
+	var points []image.Point
+	if c.l.dsk != nil {
+		v.motion = c.l.dsk.motion
+		points, v.press = actPoints(req)
+	}
 	if ms == 0 {
 		return v
 	}
 	switch {
 	case c.l.dsk != nil:
-		points, press := actPoints(req)
-		v.watch = c.l.dsk.motion.watch(points, req.Op != wire.OpClick, press)
+		v.watch = v.motion.watch(points, req.Op != wire.OpClick)
 	case c.l.tty != nil:
 		t, err := c.l.terminal()
 		if err != nil {
@@ -82,6 +88,9 @@ func (v *verifier) stop() {
 // says what was seen.
 func (v *verifier) finish(ctx context.Context) *wire.Verification {
 	defer v.stop()
+	if v.press != nil { // the act went through: it pressed there
+		v.motion.notePress(*v.press)
+	}
 	out := &wire.Verification{Status: wire.VerifyDispatched, WindowMs: v.window.Milliseconds()}
 	switch {
 	case v.window == 0:

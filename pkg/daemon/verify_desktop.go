@@ -48,8 +48,7 @@ type actWatch struct {
 
 // watch begins an act's watch: damage from before it is absorbed first (it
 // is not the act's effect), then the record's view of every tile is kept.
-// press is the point the act presses at, which later typing goes near.
-func (m *motion) watch(points []image.Point, typing bool, press *image.Point) *actWatch {
+func (m *motion) watch(points []image.Point, typing bool) *actWatch {
 	m.absorb()
 	now := m.now()
 	m.mu.Lock()
@@ -58,9 +57,6 @@ func (m *motion) watch(points []image.Point, typing bool, press *image.Point) *a
 	a.class, a.looks = m.snapshotLocked(now)
 	if typing {
 		a.input = m.inputAreaLocked(a.looks)
-	}
-	if press != nil {
-		m.hints.press = press
 	}
 	m.acts++
 	m.watches[a] = struct{}{}
@@ -81,6 +77,14 @@ func (m *motion) inputAreaLocked(carets map[int][4]uint64) []image.Rectangle {
 		area = append(area, tileRect(i, m.cols, m.w, m.h).Inset(-nearRadius))
 	}
 	return area
+}
+
+// notePress remembers where a pointer act pressed: it focused something
+// there, and typing afterwards goes near it.
+func (m *motion) notePress(p image.Point) {
+	m.mu.Lock()
+	m.hints.press = &p
+	m.mu.Unlock()
 }
 
 // end closes the watch; changes within actGrace after it teach the record

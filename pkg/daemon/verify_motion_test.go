@@ -48,7 +48,7 @@ func (s *motionScreen) paint(r image.Rectangle, g byte) {
 // act watches one act whose effect is painted by effect, and answers its
 // verification.
 func (s *motionScreen) act(points []image.Point, typing bool, press *image.Point, effect func()) *wire.Verification {
-	v := &verifier{window: 50 * time.Millisecond, watch: s.m.watch(points, typing, press)}
+	v := &verifier{window: 50 * time.Millisecond, watch: s.m.watch(points, typing), motion: s.m, press: press}
 	if effect != nil {
 		effect()
 	}
@@ -130,6 +130,17 @@ func TestTypingGoesWhereInputWent(t *testing.T) {
 	vf = s.act(nil, true, nil, func() { s.paint(echo.Add(image.Pt(16, 0)), 0x50) })
 	if vf.Status != wire.VerifyVerified || vf.Where != "input" {
 		t.Fatalf("next to the previous input's effect: %+v", vf)
+	}
+	// A click answered at once (verifyMs 0) still says where input goes
+	// next.
+	s = newMotionScreen(t)
+	press0 := image.Point{X: 200, Y: 200}
+	if vf := (&verifier{motion: s.m, press: &press0}).finish(context.Background()); vf.Status != wire.VerifyDispatched {
+		t.Fatalf("verifyMs 0: %+v", vf)
+	}
+	vf = s.act(nil, true, nil, func() { s.paint(image.Rect(176, 224, 192, 240), 0x50) })
+	if vf.Status != wire.VerifyVerified || vf.Where != "input" {
+		t.Fatalf("typing after a click answered at once: %+v", vf)
 	}
 	// After a click, a change within reach of it is where input goes.
 	press := image.Point{X: 250, Y: 10}
