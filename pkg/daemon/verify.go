@@ -12,12 +12,13 @@ import (
 )
 
 // An act's answer says what was seen of its effect, not only that it was
-// sent: on a desktop, whether the mirror changed after the act and where;
-// on a terminal, whether the shell echoed what was sent. The watch starts
-// before the act (so a change that lands while the act is still being
-// sent counts) and ends at the first evidence, so it costs nothing when
-// the effect shows at once; only an act that changed nothing waits the
-// whole window.
+// sent: on a desktop, whether the mirror changed where the act can be tied
+// to (verify_desktop.go), setting aside what was already changing
+// (verify_motion.go); on a terminal, whether the shell echoed what was
+// sent. The watch starts before the act (so a change that lands while the
+// act is still being sent counts) and ends at the first evidence, so it
+// costs nothing when the effect shows at once; only an act that changed
+// nothing it can be tied to waits the whole window.
 
 // nearRadius is how far from an act's point a change still counts as
 // "near" it: a button or menu item around the click, a focus ring, a
