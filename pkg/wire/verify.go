@@ -99,9 +99,6 @@ func (v *Verification) Summary() string {
 		}
 		s += ")"
 	}
-	if n := len(v.Discounted); n > 0 {
-		s += "; set aside " + itoa(int64(n)) + " area(s) already changing before the act"
-	}
 	return s
 }
 
