@@ -109,6 +109,17 @@ func TestBrowserViewerLayout(t *testing.T) {
 			clickButton(t, ctx, "resume")
 			waitButtons(t, ctx, "resumed", map[string]bool{"pause": true, "resume": false})
 
+			// Every limb paused: Resume on this page lifts it everywhere.
+			clickButton(t, ctx, "pause-all")
+			waitButtons(t, ctx, "every limb paused", map[string]bool{"pause": false, "pause-all": false, "resume": true})
+			waitJS(t, ctx, "the banner says every limb", `document.getElementById('lease').textContent.includes('every limb')`)
+			if _, err := do(t, c, wire.ControlArgs{Target: wire.Target{LimbID: term}, Action: "acquire"}); err == nil {
+				t.Fatal("an agent acquired the other limb while every limb is paused")
+			}
+			clickButton(t, ctx, "resume")
+			waitButtons(t, ctx, "every limb resumed", map[string]bool{"pause": true, "pause-all": true, "resume": false})
+			must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: term}, Action: "acquire"})
+
 			// 1:1 shows the framebuffer pixel for pixel; Fit fills again.
 			clickButton(t, ctx, "scale")
 			waitJS(t, ctx, "the canvas at 1:1", fmt.Sprintf(`(() => { const r = document.querySelector('#screen canvas').getBoundingClientRect(); return Math.abs(r.width - %d) < 1 && Math.abs(r.height - %d) < 1; })()`, fbW, fbH))
