@@ -173,6 +173,7 @@ func TestBrowserViewerLayout(t *testing.T) {
 				}),
 				desk: [...document.querySelectorAll('a.card')].findIndex(a => a.dataset.limb === `+strconv.Quote(desk)+`),
 			}))()`, &grid))
+			t.Logf("the index has %d cards a row", grid.Cols)
 			if grid.Cols < size.cols {
 				t.Errorf("the index has %d cards a row at %d px, want at least %d", grid.Cols, size.w, size.cols)
 			}
@@ -279,6 +280,7 @@ func canvasFills(t *testing.T, ctx context.Context, fbW, fbH int) {
 		case m[0] < m[4]-1 || m[1] < m[5]-1 || m[2] > m[6]+1 || m[3] > m[7]+1:
 			problem = fmt.Sprintf("the canvas %v spills out of the stage %v", m[:4], m[4:])
 		default:
+			t.Logf("the canvas is %.0f×%.0f in a stage of %.0f×%.0f (%.0f%% × %.0f%%)", cw, ch, sw, sh, 100*cw/sw, 100*ch/sh)
 			return
 		}
 		if time.Now().After(deadline) {

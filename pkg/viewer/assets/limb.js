@@ -190,6 +190,9 @@ function actLabel(a) {
   return `${a.by}: ${t}`;
 }
 
+// On a narrow window the list starts folded, leaving the height to the picture.
+if (matchMedia('(max-width: 1100px)').matches) $('acts').open = false;
+
 function logAct(a) {
   const li = document.createElement('li');
   li.textContent = `${new Date(a.timeMs).toLocaleTimeString()} ${actLabel(a)}`;
