@@ -94,6 +94,15 @@ func TestBrowserViewerLayout(t *testing.T) {
 				t.Errorf("the picture moved when the lease changed: %v, then %v", before, after)
 			}
 			shot("desktop-person")
+			// A click on the scaled picture lands where it was aimed, within
+			// the remote pixels one page pixel covers.
+			x, y := canvasPoint(t, ctx, 700, 500)
+			run(t, ctx, "click on the scaled picture", chromedp.MouseClickXY(x, y))
+			slack := int(math.Ceil(float64(fbW)/before[2])) + 1
+			testbed.Eventually(t, 10*time.Second, "the X pointer near 700,500", func() bool {
+				mx, my := v.MouseLocation(t)
+				return abs(mx-700) <= slack && abs(my-500) <= slack
+			})
 
 			// Handed back and paused: Resume is offered, Pause is not.
 			clickButton(t, ctx, "handback")
@@ -338,3 +347,5 @@ func bannerOneLine(t *testing.T, ctx context.Context) {
 func intersects(a, b []float64) bool {
 	return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]
 }
+
+func abs(n int) int { return max(n, -n) }
