@@ -66,6 +66,19 @@ export function openInTab(href) {
   window.open(href, '_blank');
 }
 
+export function since(ms) {
+  if (!ms) return '';
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  return new Date(ms).toLocaleTimeString();
+}
+
+// leaseText is the lease in one short line (see leaseLine).
+export function leaseText(l) {
+  return leaseLine(l).short;
+}
+
 // clock is a time of day, short: "14:02".
 function clock(ms) {
   return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
