@@ -81,6 +81,7 @@ func (s *Server) routes() http.Handler {
 	public := http.NewServeMux()
 	public.HandleFunc("GET /{$}", s.page("index.html"))
 	public.HandleFunc("GET /limb/{id}", s.page("limb.html"))
+	public.HandleFunc("GET /favicon.ico", serveFavicon)
 	public.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(s.assets)))
 	mux := http.NewServeMux()
 	public.Handle("/", s.authorized(mux))
