@@ -437,3 +437,7 @@ func (l *Limb) recordWhenConnected() {
 		}
 	}
 }
+
+// RecordingsDir lets the browser viewer list and play the recordings
+// (pkg/viewer, recordings page).
+func (g *viewerGlue) RecordingsDir() (string, error) { return recordingsDir() }

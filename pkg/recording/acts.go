@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -67,8 +68,17 @@ func ReadActs(path string) ([]Act, error) {
 		return nil, err
 	}
 	defer f.Close()
+	acts, err := DecodeActs(f)
+	if err != nil {
+		return acts, fmt.Errorf("%s: %w", path, err)
+	}
+	return acts, nil
+}
+
+// DecodeActs reads an act log from r (see ReadActs).
+func DecodeActs(rd io.Reader) ([]Act, error) {
 	var acts []Act
-	r := bufio.NewReader(f)
+	r := bufio.NewReader(rd)
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if err != nil { // the end, or a line not yet complete
@@ -76,7 +86,7 @@ func ReadActs(path string) ([]Act, error) {
 		}
 		var a Act
 		if jerr := json.Unmarshal(line, &a); jerr != nil {
-			return acts, fmt.Errorf("%s line %d is not an act: %v", path, n, jerr)
+			return acts, fmt.Errorf("line %d is not an act: %v", n, jerr)
 		}
 		acts = append(acts, a)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"os"
 
 	"github.com/dvvhq/dvv/pkg/vtscreen"
@@ -35,13 +36,23 @@ func ReadCast(path string) (CastHeader, []CastEvent, error) {
 		return hdr, nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	hdr, evs, err := DecodeCast(f)
+	if err != nil {
+		return hdr, evs, fmt.Errorf("%s: %w", path, err)
+	}
+	return hdr, evs, nil
+}
+
+// DecodeCast reads an asciicast v2 recording from r (see ReadCast).
+func DecodeCast(r io.Reader) (CastHeader, []CastEvent, error) {
+	var hdr CastHeader
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	if !sc.Scan() {
-		return hdr, nil, fmt.Errorf("%s is empty; not an asciicast file", path)
+		return hdr, nil, fmt.Errorf("empty: not an asciicast file")
 	}
 	if err := json.Unmarshal(sc.Bytes(), &hdr); err != nil || hdr.Version != 2 || hdr.Width <= 0 || hdr.Height <= 0 {
-		return hdr, nil, fmt.Errorf("%s does not start with an asciicast v2 header", path)
+		return hdr, nil, fmt.Errorf("not an asciicast v2 file: its first line is not a v2 header")
 	}
 	var evs []CastEvent
 	for sc.Scan() {

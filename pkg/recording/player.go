@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"io"
 	"os"
 	"sync"
 )
@@ -31,14 +32,23 @@ func OpenPlayer(ctx context.Context, path string) (*Player, error) {
 		return nil, err
 	}
 	defer f.Close()
+	pl, err := NewPlayer(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return pl, nil
+}
+
+// NewPlayer reads an FBS recording whole from r.
+func NewPlayer(ctx context.Context, r io.Reader) (*Player, error) {
 	pl := &Player{ctx: ctx}
-	if err := ReadFBS(bufio.NewReader(f), func(ms uint32, b []byte) error {
+	if err := ReadFBS(bufio.NewReader(r), func(ms uint32, b []byte) error {
 		pl.stream = append(pl.stream, b...)
 		pl.ends = append(pl.ends, len(pl.stream))
 		pl.times = append(pl.times, ms)
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	if _, err := handshakeLen(pl.stream); err != nil {
 		return nil, err

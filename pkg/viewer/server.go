@@ -18,17 +18,18 @@ import (
 
 // Server is a running viewer.
 type Server struct {
-	b        Backend
-	log      *slog.Logger
-	ln       net.Listener
-	srv      *http.Server
-	port     string
-	full     string // secret of a session that may take over
-	readOnly string // secret of a session that only watches
-	assets   fs.FS
-	ctx      context.Context
-	cancel   context.CancelFunc
-	pages    pages // the limb pages open now, for Take over and its hand back
+	b          Backend
+	log        *slog.Logger
+	ln         net.Listener
+	srv        *http.Server
+	port       string
+	full       string // secret of a session that may take over
+	readOnly   string // secret of a session that only watches
+	assets     fs.FS
+	ctx        context.Context
+	cancel     context.CancelFunc
+	pages      pages   // the limb pages open now, for Take over and its hand back
+	recPlayers players // desktop recordings being played (recordings.go)
 }
 
 // Start listens on 127.0.0.1 (port 0 picks one) with fresh secrets.
@@ -102,6 +103,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ws/desktop/{id}", s.desktop)
 	mux.HandleFunc("GET /ws/term/{id}", s.terminal)
 	mux.HandleFunc("GET /ws/events/{id}", s.events)
+	s.recordingRoutes(public, mux)
 	return s.sameOrigin(public)
 }
 
