@@ -268,8 +268,8 @@ type players struct {
 }
 
 type keptPlayer struct {
-	pl   *recording.Player
-	used time.Time
+	pl     *recording.Player
+	used   time.Time
 	mod    time.Time // the file's when it was read
 	loaded time.Time
 }
