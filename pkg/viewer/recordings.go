@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -221,7 +222,7 @@ func (s *Server) recordingMeta(w http.ResponseWriter, r *http.Request) {
 		if len(evs) > 0 {
 			end = evs[len(evs)-1].T
 		}
-		writeJSON(w, map[string]any{"kind": "terminal", "durationMs": int64(end * 1000), "cols": hdr.Width, "rows": hdr.Height})
+		writeJSON(w, map[string]any{"kind": "terminal", "durationMs": int64(math.Ceil(end * 1000)), "cols": hdr.Width, "rows": hdr.Height})
 		return
 	}
 	pl, ok := s.player(w, name)

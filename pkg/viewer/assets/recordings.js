@@ -100,7 +100,7 @@ async function open(name) {
       if (!l) continue;
       try {
         const [t, code, data] = JSON.parse(l);
-        if (code === 'o') cur.events.push({ ms: t * 1000, data });
+        if (code === 'o') cur.events.push({ ms: Math.ceil(t * 1000), data });
       } catch { break; } // a line being written
     }
     $('rec-term').replaceChildren();
