@@ -102,8 +102,12 @@ func TestRecordExportActsLineUp(t *testing.T) {
 	}
 
 	// The click: the red window at 400,300 (its inside, away from the ring).
-	opened := func(img image.Image) bool { return meanIn(img, image.Rect(420, 320, 500, 360), func(r, g, b int) bool { return r > 180 && g < 70 && b < 70 }) > 0.9 }
-	ring := func(img image.Image) bool { return isActColour(img.At(600+14, 100)) && isActColour(img.At(600-14, 100)) }
+	opened := func(img image.Image) bool {
+		return meanIn(img, image.Rect(420, 320, 500, 360), func(r, g, b int) bool { return r > 180 && g < 70 && b < 70 }) > 0.9
+	}
+	ring := func(img image.Image) bool {
+		return isActColour(img.At(600+14, 100)) && isActColour(img.At(600-14, 100))
+	}
 	checkLinedUp(t, "the click", frames, click.T, opened, ring)
 
 	// The typing: more white on the xterm's first row (y 200.., under no
@@ -113,7 +117,9 @@ func TestRecordExportActsLineUp(t *testing.T) {
 	}
 	before := row(frames[int(math.Ceil(click.T*10))])
 	text := func(img image.Image) bool { return row(img) > before+0.01 }
-	label := func(img image.Image) bool { return meanIn(img, image.Rect(8, 8, 150, 34), func(r, g, b int) bool { return r < 40 && g < 40 && b < 40 }) > 0.5 }
+	label := func(img image.Image) bool {
+		return meanIn(img, image.Rect(8, 8, 150, 34), func(r, g, b int) bool { return r < 40 && g < 40 && b < 40 }) > 0.5
+	}
 	checkLinedUp(t, "the typing", frames, typing.T, text, label)
 }
 
@@ -192,4 +198,3 @@ func isActColour(c interface{ RGBA() (r, g, b, a uint32) }) bool {
 	r, g, b, _ := c.RGBA()
 	return r>>8 > 180 && g>>8 < 90 && b>>8 > 130
 }
-
