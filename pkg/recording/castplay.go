@@ -104,7 +104,7 @@ func exportTerminal(ctx context.Context, path, out string, fps int, acts []Act) 
 			}
 		}
 		drawGrid(img, scr)
-		drawActs(img, actsAt(acts, at))
+		drawActs(img, actsAt(acts, at), true)
 		werr = enc.frame(img)
 		if at >= end {
 			break

@@ -22,9 +22,13 @@ const (
 
 // drawActs draws acts over a frame: a ring at the point of a pointer act
 // (a line to a drag's end), a label for the others, stacked from the top
-// left; refused acts in red.
-func drawActs(img *image.RGBA, acts []Act) {
-	labelY := 8
+// left, or from the bottom left with fromBottom (a terminal's first lines
+// are the ones most read); refused acts in red.
+func drawActs(img *image.RGBA, acts []Act, fromBottom bool) {
+	labelY, step := 8, glyphH+10
+	if fromBottom {
+		labelY, step = img.Rect.Dy()-glyphH-14, -step
+	}
 	for _, a := range acts {
 		c, bg := actColour, labelBg
 		if a.Refused() {
@@ -43,7 +47,7 @@ func drawActs(img *image.RGBA, acts []Act) {
 			continue
 		}
 		drawLabel(img, 8, labelY, a.Label(), bg)
-		labelY += glyphH + 10
+		labelY += step
 	}
 }
 

@@ -91,7 +91,7 @@ func exportDesktop(ctx context.Context, path, out string, fps int, acts []Act) e
 			// into it from the top left.
 			img = refit(img, w, h)
 		}
-		drawActs(img, actsAt(acts, float64(ms)/1000))
+		drawActs(img, actsAt(acts, float64(ms)/1000), false)
 		werr = enc.frame(img)
 		if ms >= pl.DurationMs() {
 			break
