@@ -277,7 +277,12 @@ type keptPlayer struct {
 
 const reloadAfter = 3 * time.Second
 
-const keptPlayers = 4
+// keptPlayers and playerIdle bound what players hold: each keeps its
+// file in memory (at most maxPlayable).
+const (
+	keptPlayers = 2
+	playerIdle  = 5 * time.Minute
+)
 
 func (s *Server) player(w http.ResponseWriter, name string) (*recording.Player, bool) {
 	f, ok := s.openRecording(w, name, ".fbs")
@@ -299,6 +304,12 @@ func (s *Server) player(w http.ResponseWriter, name string) (*recording.Player, 
 	defer p.mu.Unlock()
 	if p.m == nil {
 		p.m = map[string]*keptPlayer{}
+	}
+	for n, k := range p.m {
+		if time.Since(k.used) > playerIdle {
+			k.pl.Close()
+			delete(p.m, n)
+		}
 	}
 	// A recording still being written is read again, at most every few
 	// seconds, so that its end can be played too.
