@@ -42,6 +42,12 @@ func TestRecordingsPage(t *testing.T) {
 	const clickX, clickY = 300, 200
 	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: desk}, Scale: floatp(0.25)})
 	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: desk}, Action: "click", X: intp(clickX), Y: intp(clickY), Generation: u64p(1)})
+	// A click fenced on a generation the screen never had is refused: its
+	// act is drawn in red.
+	const refusedX, refusedY = 500, 100
+	if _, err := do(t, c, wire.ClickArgs{Target: wire.Target{LimbID: desk}, Action: "click", X: intp(refusedX), Y: intp(refusedY), Generation: u64p(99)}); err == nil {
+		t.Fatal("a click on generation 99 went through")
+	}
 	v.Run(t, "xsetroot", "-solid", "#506070")
 	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: desk}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(8000)})
 	deskRec = must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: desk}, Action: "stop"}).Recordings[0]
@@ -63,10 +69,13 @@ func TestRecordingsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	click := -1
+	click, refused := -1, -1
 	for i, a := range deskActs {
-		if a.Op == "click" && a.Outcome == "ok" {
+		switch {
+		case a.Op == "click" && a.Outcome == "ok":
 			click = i
+		case a.Op == "click":
+			refused = i
 		}
 	}
 	termActs, _ := recording.ReadActs(termRec.ActsPath)
@@ -76,7 +85,7 @@ func TestRecordingsPage(t *testing.T) {
 			send = i
 		}
 	}
-	if click < 0 || send < 0 {
+	if click < 0 || refused < 0 || send < 0 {
 		t.Fatalf("acts: desktop %+v, terminal %+v", deskActs, termActs)
 	}
 
@@ -118,6 +127,18 @@ func TestRecordingsPage(t *testing.T) {
 	evalInto(t, ctx, "read the overlay away from the click", `Array.from(document.getElementById('rec-overlay').getContext('2d').getImageData(100, 300, 1, 1).data)`, &px.Ring)
 	if px.Ring[3] != 0 {
 		t.Fatalf("the overlay away from the click is drawn on: %v", px.Ring)
+	}
+	at = int(math.Ceil(deskActs[refused].T * 1000))
+	evalJS(t, ctx, "jump to the refused click", fmt.Sprintf(`document.querySelector('#rec-acts button[data-act="%d"]').click()`, refused))
+	waitJS(t, ctx, "the refused click's frame shown", fmt.Sprintf(`window.dvvRec.state.shownMs === %d`, at))
+	evalInto(t, ctx, "read the refused ring", fmt.Sprintf(`Array.from(document.getElementById('rec-overlay').getContext('2d').getImageData(%d + 14, %d, 1, 1).data)`, refusedX, refusedY), &px.Ring)
+	if px.Ring[0] < 200 || px.Ring[1] > 60 || px.Ring[2] > 120 || px.Ring[3] < 200 {
+		t.Fatalf("the refused click's ring: %v, want red #ff1744", px.Ring)
+	}
+	var refusedItem string
+	evalInto(t, ctx, "the refused act's line", fmt.Sprintf(`document.querySelectorAll('#rec-acts li')[%d].className`, refused), &refusedItem)
+	if !strings.Contains(refusedItem, "refused") {
+		t.Fatalf("the refused act's line is %q", refusedItem)
 	}
 
 	// The terminal: play, jump to the command, see its label and output.
