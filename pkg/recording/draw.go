@@ -42,7 +42,11 @@ func drawActs(img *image.RGBA, acts []Act, fromBottom bool) {
 			drawRing(img, x, y, ringRadius, 3, c)
 			fillRect(img, image.Rect(x-2, y-2, x+3, y+3), c)
 			if a.Refused() {
-				drawLabel(img, x+ringRadius+4, y-glyphH, a.Outcome, bg)
+				lx := x + ringRadius + 4
+				if w := len(a.Outcome)*glyphW + 8; lx+w > img.Rect.Dx() {
+					lx = x - ringRadius - 4 - w // keep the code on the frame
+				}
+				drawLabel(img, lx, y-glyphH, a.Outcome, bg)
 			}
 			continue
 		}

@@ -22,7 +22,7 @@ async function text(path) {
 }
 
 const enc = encodeURIComponent;
-const fmtTime = (ms) => (ms / 1000).toFixed(1) + ' s';
+const fmtTime = (ms) => (ms / 1000).toFixed(2) + ' s';
 const size = (b) => b > 1 << 20 ? (b / (1 << 20)).toFixed(1) + ' MiB' : Math.ceil(b / 1024) + ' KiB';
 
 export function actLabel(a) {
@@ -211,7 +211,10 @@ function drawOverlay() {
       if (a.toX != null) { g.beginPath(); g.moveTo(x, y); g.lineTo(a.toX + 0.5, a.toY + 0.5); g.stroke(); }
       g.beginPath(); g.arc(x, y, 14, 0, 2 * Math.PI); g.stroke();
       g.beginPath(); g.arc(x, y, 3, 0, 2 * Math.PI); g.fill();
-      if (refused) g.fillText(a.outcome, x + 18, y - 8);
+      if (refused) {
+        const w = g.measureText(a.outcome).width;
+        g.fillText(a.outcome, x + 18 + w > ov.width ? x - 18 - w : x + 18, y - 8);
+      }
       continue;
     }
     const t = actLabel(a);
