@@ -198,3 +198,37 @@ func isActColour(c interface{ RGBA() (r, g, b, a uint32) }) bool {
 	r, g, b, _ := c.RGBA()
 	return r>>8 > 180 && g>>8 < 90 && b>>8 > 130
 }
+
+// TestRecordExportTerminal renders a terminal recording with its acts
+// through `dvv record export`, and refuses what is not a recording or a
+// frame rate it cannot make, saying what to give.
+func TestRecordExportTerminal(t *testing.T) {
+	testbed.Need(t, "ffmpeg", "ffprobe")
+	dir := t.TempDir()
+	cast := filepath.Join(dir, "ssh-1-20261201T130000.000.cast")
+	os.WriteFile(cast, []byte(`{"version":2,"width":30,"height":5}
+[0.1, "o", "$ echo hi\r\nhi\r\n$ "]
+`), 0o600)
+	os.WriteFile(recording.ActsPath(cast), []byte(`{"t":0.05,"op":"term_send","attachment":"a","textLen":8,"outcome":"ok"}
+`), 0o600)
+	d := &daemon{t: t, env: cleanEnv()} // no dvvd needs to run
+	out := filepath.Join(dir, "term.mp4")
+	d.must("record", "export", cast, "--mp4", "--acts", "--out", out)
+	probe, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0",
+		"-show_entries", "stream=width,height", "-of", "csv=p=0", out).Output()
+	if err != nil || strings.TrimSpace(string(probe)) != "300,100" {
+		t.Fatalf("ffprobe says %q (%v), want 30x5 cells of 10x20", probe, err)
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"record", "export", filepath.Join(dir, "notes.txt"), "--mp4"}, "a desktop's ends in .fbs, a terminal's in .cast"},
+		{[]string{"record", "export", cast, "--mp4", "--fps", "0"}, "say 1 to 60 frames a second"},
+		{[]string{"record", "export", cast}, "say which format: --mp4"},
+	} {
+		if r := d.dvv(c.args...); r.code != 2 || !strings.Contains(r.stderr, c.says) {
+			t.Errorf("want a usage error saying %q: %v", c.says, r)
+		}
+	}
+}
