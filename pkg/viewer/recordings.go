@@ -299,7 +299,7 @@ func (s *Server) player(w http.ResponseWriter, name string) (*recording.Player, 
 		http.Error(w, fmt.Sprintf("dvv viewer: %s is %d MiB, more than the page plays (%d MiB): export it with `dvv record export FILE --mp4 --acts`", name, st.Size()>>20, maxPlayable>>20), http.StatusRequestEntityTooLarge)
 		return nil, false
 	}
-	p := &s.recPlayers
+	p := &s.players
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {

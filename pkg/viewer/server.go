@@ -18,18 +18,19 @@ import (
 
 // Server is a running viewer.
 type Server struct {
-	b          Backend
-	log        *slog.Logger
-	ln         net.Listener
-	srv        *http.Server
-	port       string
-	full       string // secret of a session that may take over
-	readOnly   string // secret of a session that only watches
-	assets     fs.FS
-	ctx        context.Context
-	cancel     context.CancelFunc
-	pages      pages   // the limb pages open now, for Take over and its hand back
-	recPlayers players // desktop recordings being played (recordings.go)
+	b        Backend
+	log      *slog.Logger
+	ln       net.Listener
+	srv      *http.Server
+	port     string
+	full     string // secret of a session that may take over
+	readOnly string // secret of a session that only watches
+	assets   fs.FS
+	ctx      context.Context
+	cancel   context.CancelFunc
+	pages    pages // the limb pages open now, for Take over and its hand back
+	// players are the desktop recordings being played (recordings.go).
+	players players
 }
 
 // Start listens on 127.0.0.1 (port 0 picks one) with fresh secrets.
