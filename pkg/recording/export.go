@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -223,7 +224,7 @@ func (p *player) close() {
 // frame it ends on (what a player shows at the end).
 func LastFrame(ctx context.Context, r io.Reader) (*fb.Buffer, error) {
 	var stream []byte
-	if err := ReadFBS(r, func(_ uint32, b []byte) error { stream = append(stream, b...); return nil }); err != nil {
+	if err := ReadFBS(bufio.NewReader(r), func(_ uint32, b []byte) error { stream = append(stream, b...); return nil }); err != nil {
 		return nil, err
 	}
 	p, err := startPlayer(ctx, stream)
