@@ -314,7 +314,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 	if r != nil {
 		verified = r.Verification
 	}
-	l.noteAct(req, att.name, outcome, verified)
+	l.noteAct(req, att.name, outcome, verified, start)
 	if isAct(req.Op) {
 		l.actLog.add(req, att.name, outcome, start) // the viewer's overlay
 	}

@@ -48,7 +48,8 @@ const stopSettle = 5 * time.Second
 // actRecord is one act beside the frames: what the agent did and what was
 // answered, never typed text (its length only) nor a clipboard's content.
 type actRecord struct {
-	T            float64 `json:"t"` // seconds since the recording started
+	T            float64 `json:"t"`   // seconds since the recording started, when the act was sent
+	End          float64 `json:"end"` // and when it was answered
 	Op           string  `json:"op"`
 	Action       string  `json:"action,omitempty"`
 	Attachment   string  `json:"attachment"`
@@ -253,8 +254,10 @@ func (l *Limb) recordTerminal(ctx context.Context, cast *recording.Cast, rec *re
 }
 
 // noteAct queues an act for the limb's recording, if one runs. It never
-// blocks: a full queue counts the act as dropped.
-func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification) {
+// blocks: a full queue counts the act as dropped. The act is stamped with
+// when it was sent (sent), which is where its effect starts on the
+// recording's clock, and when it was answered.
+func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification, sent time.Time) {
 	if !recordedOps[req.Op] {
 		return
 	}
@@ -264,7 +267,7 @@ func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Ve
 	if rec == nil {
 		return
 	}
-	a := actRecord{T: time.Since(rec.started).Seconds(), Op: req.Op, Action: req.Action, Attachment: att,
+	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.Op, Action: req.Action, Attachment: att,
 		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY, Keys: req.Keys, Outcome: outcome}
 	if req.Text != nil {
 		n := len([]rune(*req.Text))
@@ -434,3 +437,7 @@ func (l *Limb) recordWhenConnected() {
 		}
 	}
 }
+
+// RecordingsDir lets the browser viewer list and play the recordings
+// (pkg/viewer, recordings page).
+func (g *viewerGlue) RecordingsDir() (string, error) { return recordingsDir() }
