@@ -107,7 +107,7 @@ func FuzzSegment(f *testing.F) {
 			c.add(b)
 		}
 		if len(blocks) > 0 {
-			c.pgm() // draws without going out of bounds
+			c.draw() // draws without going out of bounds
 		}
 	})
 }

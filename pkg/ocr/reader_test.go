@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"image/png"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/dvvhq/dvv/internal/testbed"
@@ -114,12 +115,17 @@ func TestReaderReadsOnlyWhatChanged(t *testing.T) {
 func TestMissingProgramIsUnavailable(t *testing.T) {
 	b := fb.New()
 	b.Resize(64, 64)
-	r := NewReader(NewEngine("/nonexistent/tesseract"), b, "eng")
-	defer r.Close()
-	_, _, err := r.Read(context.Background())
-	var ue *UnavailableError
-	if err == nil || !asUnavailable(err, &ue) {
-		t.Fatalf("err %v", err)
+	for _, worker := range []string{"", "/nonexistent/dvvocr"} {
+		r := NewReader(&Engine{Worker: worker, Program: "/nonexistent/tesseract"}, b, "eng")
+		_, _, err := r.Read(context.Background())
+		r.Close()
+		var ue *UnavailableError
+		if err == nil || !asUnavailable(err, &ue) || !strings.Contains(err.Error(), "apt install") {
+			t.Fatalf("worker %q: err %v", worker, err)
+		}
+		if worker != "" && !strings.Contains(err.Error(), "worker \"/nonexistent/dvvocr\" was not found") {
+			t.Fatalf("the answer does not say the worker failed: %v", err)
+		}
 	}
 }
 
