@@ -140,41 +140,71 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // corner is at origin in framebuffer pixels; boxes come back in
 // framebuffer pixels.
 func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
-	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang)
-	return lines, err
+	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil)
+	readingOrder(lines)
+	return joinRows(lines), err
 }
 
 // canvasRows bounds one engine run's picture height (upscaled pixels):
 // more content is split over several runs, run side by side.
 const canvasRows = 2400
 
+// splitRows is the content (upscaled rows) above which a read is spread
+// over as many canvases as there are run slots, so every core reads.
+const splitRows = 400
+
 // recognizeBlocks lays the blocks out one under the other on white canvases
 // (each block upscaled, dark text on light paper whatever its colours),
-// runs the engine once per canvas and maps every word back to the screen.
-func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string) ([]Line, int, error) {
+// runs the engine once per canvas, side by side, and maps every word back
+// to the screen. Blocks the cache (if any) knows are not read again.
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, int, error) {
 	if !ValidLang(lang) {
 		return nil, 0, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
 	}
 	if err := e.Check(); err != nil {
 		return nil, 0, err
 	}
-	if len(blocks) == 0 {
-		return nil, 0, nil
-	}
 	scale := e.Scale
 	if scale <= 0 {
 		scale = DefaultScale
 	}
-	var canvases []*canvas
-	var cur *canvas
+	var out []Line
+	var todo []block
+	var keys []blockKey
+	total := 0
 	for _, b := range blocks {
-		if cur == nil || cur.rows+b.r.Dy()*scale > canvasRows {
+		if cache != nil {
+			k := cache.key(b, scale)
+			if lines, ok := cache.get(k, b); ok {
+				out = append(out, lines...)
+				continue
+			}
+			keys = append(keys, k)
+		}
+		todo = append(todo, b)
+		total += (b.r.Dy() + pad) * scale
+	}
+	if len(todo) == 0 {
+		return out, 0, nil
+	}
+	n := (total + canvasRows - 1) / canvasRows
+	if slots := cap(runSlots); n < slots && total > splitRows {
+		n = min(slots, len(todo))
+	}
+	share := (total + n - 1) / n
+	var canvases []*canvas
+	var first []int // index in todo of each canvas's first block
+	var cur *canvas
+	for i, b := range todo {
+		rows := (b.r.Dy() + pad) * scale
+		if cur == nil || (cur.rows > 0 && (cur.rows+rows > canvasRows || (cur.rows+rows > share && len(canvases) < n))) {
 			cur = &canvas{scale: scale}
 			canvases = append(canvases, cur)
+			first = append(first, i)
 		}
 		cur.add(b)
 	}
-	results := make([][]Line, len(canvases))
+	results := make([][][]Line, len(canvases))
 	errs := make([]error, len(canvases))
 	var wg sync.WaitGroup
 	for i, c := range canvases {
@@ -193,12 +223,16 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		}()
 	}
 	wg.Wait()
-	var out []Line
-	for i := range canvases {
+	for i, c := range canvases {
 		if errs[i] != nil {
 			return nil, 0, errs[i]
 		}
-		out = append(out, results[i]...)
+		for j, lines := range results[i] {
+			if cache != nil {
+				cache.put(keys[first[i]+j], c.blocks[j], lines)
+			}
+			out = append(out, lines...)
+		}
 	}
 	return out, len(canvases), nil
 }
@@ -315,12 +349,14 @@ func (c *canvas) draw() (dst []byte, w, h int) {
 	return dst, w, h
 }
 
-// mapBack turns words on the canvas into words on the screen. Words whose
-// centre is on no block (noise in the padding) are dropped.
-func (c *canvas) mapBack(lines []Line) []Line {
-	var out []Line
+// mapBack turns words on the canvas into words on the screen, block by
+// block (one list of lines for each of c.blocks). Words whose centre is
+// on no block (noise in the padding) are dropped.
+func (c *canvas) mapBack(lines []Line) [][]Line {
+	out := make([][]Line, len(c.blocks))
 	for _, l := range lines {
-		var nl Line
+		per := map[int]*Line{}
+		var order []int
 		for _, w := range l.Words {
 			ctr := image.Pt((w.Box.Min.X+w.Box.Max.X)/2, (w.Box.Min.Y+w.Box.Max.Y)/2)
 			for i, at := range c.at {
@@ -330,6 +366,12 @@ func (c *canvas) mapBack(lines []Line) []Line {
 				b := c.blocks[i]
 				box := unscale(w.Box.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
 				if !box.Empty() {
+					nl := per[i]
+					if nl == nil {
+						nl = &Line{}
+						per[i] = nl
+						order = append(order, i)
+					}
 					w.Box = box
 					nl.Words = append(nl.Words, w)
 					nl.Box = nl.Box.Union(box)
@@ -337,8 +379,8 @@ func (c *canvas) mapBack(lines []Line) []Line {
 				break
 			}
 		}
-		if len(nl.Words) > 0 {
-			out = append(out, nl)
+		for _, i := range order {
+			out[i] = append(out[i], *per[i])
 		}
 	}
 	return out

@@ -18,6 +18,7 @@ func grayOf(rows ...string) *gray {
 			}
 		}
 	}
+	g.markDetail()
 	return g
 }
 
