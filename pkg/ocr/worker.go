@@ -68,6 +68,9 @@ const (
 	// brokenFor is how long a worker that could not start (a missing
 	// libtesseract) is left alone before it is tried again.
 	brokenFor = time.Minute
+	// idleAfter is how long an unused worker keeps its model loaded
+	// before it is stopped (the next read starts one again).
+	idleAfter = 5 * time.Minute
 )
 
 // pool keeps started workers of one program. Callers hold a run slot
@@ -81,6 +84,7 @@ type pool struct {
 	broken    error // the worker cannot start: read with the program
 	brokenAt  time.Time
 	hangAfter time.Duration
+	reaping   bool // the goroutine stopping idle workers runs
 }
 
 var (
@@ -118,6 +122,7 @@ type worker struct {
 	stderr  *tailBuffer
 	exited  chan struct{} // closed when the process has been waited for
 	version string
+	idle    time.Time // when it was last put back
 }
 
 func (w *worker) pid() int { return w.cmd.Process.Pid }
@@ -222,7 +227,41 @@ func (p *pool) get() (*worker, error) {
 func (p *pool) put(w *worker) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	w.idle = time.Now()
 	p.idle = append(p.idle, w)
+	if !p.reaping {
+		p.reaping = true
+		go p.reap()
+	}
+}
+
+// reap stops workers left idle for idleAfter, so a dvvd that read text
+// once does not keep a model in memory for good; it ends with the last.
+func (p *pool) reap() {
+	for {
+		time.Sleep(idleAfter / 4)
+		p.mu.Lock()
+		var keep, stop []*worker
+		for _, w := range p.idle {
+			if time.Since(w.idle) > idleAfter || !w.alive() {
+				stop = append(stop, w)
+			} else {
+				keep = append(keep, w)
+			}
+		}
+		p.idle = keep
+		done := len(keep) == 0
+		if done {
+			p.reaping = false
+		}
+		p.mu.Unlock()
+		for _, w := range stop {
+			w.kill()
+		}
+		if done {
+			return
+		}
+	}
 }
 
 // errStartFailed marks a read that never reached a worker (it could not
