@@ -85,6 +85,10 @@ func (e *Engine) Check() error {
 	return nil
 }
 
+// Resident reports whether reads go to the resident worker (a read costs
+// its recognition only, no program start).
+func (e *Engine) Resident() bool { return e.workerUsable() }
+
 // missing says that neither the worker nor the program can read.
 func (e *Engine) missing() error {
 	reason := fmt.Sprintf("the text recognition program %q was not found", e.Program)

@@ -16,7 +16,7 @@ import (
 
 // label renders text with ImageMagick (DejaVu Sans, black on white), the
 // way a toolkit draws a UI string.
-func label(t *testing.T, text string, points int) *image.RGBA {
+func label(t testing.TB, text string, points int) *image.RGBA {
 	t.Helper()
 	testbed.Need(t, "convert")
 	out, err := exec.Command("convert", "-background", "white", "-fill", "black", "-font", "DejaVu-Sans",

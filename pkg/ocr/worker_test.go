@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // buildWorker builds cmd/dvvocr with libtesseract, once per test binary.
-func buildWorker(t *testing.T) string {
+func buildWorker(t testing.TB) string {
 	t.Helper()
 	if exec.Command("pkg-config", "--exists", "tesseract").Run() != nil {
 		testbed.Unavailable(t, "libtesseract-dev is not installed: run `make testdeps`")
