@@ -28,7 +28,7 @@ import (
 const EnvProgram = "DVV_TESSERACT"
 
 // InstallHint says how to get the engine.
-const InstallHint = "install Tesseract (Debian/Ubuntu: apt install libtesseract5 tesseract-ocr-eng for dvvocr, dvv's resident reader, or tesseract-ocr tesseract-ocr-eng for the program; Fedora: dnf install tesseract; macOS: brew install tesseract), or point " + EnvProgram + " at the program"
+const InstallHint = "install Tesseract (Debian/Ubuntu: apt install tesseract-ocr tesseract-ocr-eng, and libtesseract5 for dvvocr, dvv's resident reader; Fedora: dnf install tesseract; macOS: brew install tesseract), or point " + EnvProgram + " at the program"
 
 // ErrUnavailable is returned when the engine program or a language is missing.
 var ErrUnavailable = errors.New("ocr: text recognition is not available")
