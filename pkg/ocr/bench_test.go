@@ -77,11 +77,19 @@ func BenchmarkFullScreenRead(b *testing.B) {
 	for i := 0; i < 60; i++ {
 		paint(buf, label(b, fmt.Sprintf("-rw-r--r-- 1 root root %d Jun 24 2025 libexample%d.so.%d", 4096+i*37, i, i%7), 10), image.Pt(10+(i/30)*960, 10+(i%30)*34))
 	}
-	eng := &Engine{Worker: worker, Program: "/nonexistent/tesseract"}
 	ctx := context.Background()
-	for _, cached := range []bool{false, true} {
-		b.Run(map[bool]string{false: "new", true: "repainted"}[cached], func(b *testing.B) {
-			r := NewReader(eng, buf, "eng")
+	for _, mode := range []struct {
+		name   string
+		eng    *Engine
+		cached bool
+	}{
+		{"new/worker", &Engine{Worker: worker, Program: "/nonexistent/tesseract"}, false},
+		{"new/program", &Engine{Program: "tesseract"}, false},
+		{"repainted/worker", &Engine{Worker: worker, Program: "/nonexistent/tesseract"}, true},
+	} {
+		cached := mode.cached
+		b.Run(mode.name, func(b *testing.B) {
+			r := NewReader(mode.eng, buf, "eng")
 			defer r.Close()
 			if !cached {
 				r.cache = nil
