@@ -68,10 +68,11 @@ const (
 	// brokenFor is how long a worker that could not start (a missing
 	// libtesseract) is left alone before it is tried again.
 	brokenFor = time.Minute
-	// idleAfter is how long an unused worker keeps its model loaded
-	// before it is stopped (the next read starts one again).
-	idleAfter = 5 * time.Minute
 )
+
+// DefaultIdleAfter is how long an unused worker keeps its model loaded
+// before it is stopped (the next read starts one again).
+const DefaultIdleAfter = 5 * time.Minute
 
 // pool keeps started workers of one program. Callers hold a run slot
 // (acquireRun) while they use one, so there are never more workers than
@@ -84,6 +85,7 @@ type pool struct {
 	broken    error // the worker cannot start: read with the program
 	brokenAt  time.Time
 	hangAfter time.Duration
+	idleAfter time.Duration
 	reaping   bool // the goroutine stopping idle workers runs
 }
 
@@ -98,7 +100,7 @@ func poolFor(path string) *pool {
 	defer poolsMu.Unlock()
 	p := pools[path]
 	if p == nil {
-		p = &pool{path: path, hangAfter: DefaultHangAfter}
+		p = &pool{path: path, hangAfter: DefaultHangAfter, idleAfter: DefaultIdleAfter}
 		pools[path] = p
 	}
 	return p
@@ -239,11 +241,14 @@ func (p *pool) put(w *worker) {
 // once does not keep a model in memory for good; it ends with the last.
 func (p *pool) reap() {
 	for {
-		time.Sleep(idleAfter / 4)
+		p.mu.Lock()
+		tick := p.idleAfter / 4
+		p.mu.Unlock()
+		time.Sleep(tick)
 		p.mu.Lock()
 		var keep, stop []*worker
 		for _, w := range p.idle {
-			if time.Since(w.idle) > idleAfter || !w.alive() {
+			if time.Since(w.idle) > p.idleAfter || !w.alive() {
 				stop = append(stop, w)
 			} else {
 				keep = append(keep, w)

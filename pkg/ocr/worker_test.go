@@ -281,3 +281,33 @@ func TestWorkerLanguageMissing(t *testing.T) {
 		t.Fatalf("workers %v became %v", before, after)
 	}
 }
+
+// TestIdleWorkerIsStopped: a worker unused for its idle time is stopped,
+// and the next read starts another.
+func TestIdleWorkerIsStopped(t *testing.T) {
+	built, err := os.ReadFile(buildWorker(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), WorkerName) // a pool of its own
+	if err := os.WriteFile(path, built, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := poolFor(path)
+	p.mu.Lock()
+	p.idleAfter = 300 * time.Millisecond
+	p.mu.Unlock()
+	eng := &Engine{Worker: path, Program: "/nonexistent/tesseract"}
+	img := label(t, "Idle", 20)
+	if _, err := eng.Recognize(context.Background(), img, image.Point{}, "eng"); err != nil {
+		t.Fatal(err)
+	}
+	if len(workerPIDs(path)) == 0 {
+		t.Fatal("no worker after a read")
+	}
+	testbed.Eventually(t, 10*time.Second, "the idle worker stopped", func() bool { return len(workerPIDs(path)) == 0 })
+	lines, err := eng.Recognize(context.Background(), img, image.Point{}, "eng")
+	if err != nil || len(Find(lines, "Idle")) != 1 {
+		t.Fatalf("after the stop: %v %v", lines, err)
+	}
+}
