@@ -299,11 +299,9 @@ func TestIdleWorkerIsStopped(t *testing.T) {
 	p.mu.Unlock()
 	eng := &Engine{Worker: path, Program: "/nonexistent/tesseract"}
 	img := label(t, "Idle", 20)
+	// The read can only succeed through the worker: there is no program.
 	if _, err := eng.Recognize(context.Background(), img, image.Point{}, "eng"); err != nil {
 		t.Fatal(err)
-	}
-	if len(workerPIDs(path)) == 0 {
-		t.Fatal("no worker after a read")
 	}
 	testbed.Eventually(t, 10*time.Second, "the idle worker stopped", func() bool { return len(workerPIDs(path)) == 0 })
 	lines, err := eng.Recognize(context.Background(), img, image.Point{}, "eng")
