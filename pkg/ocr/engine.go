@@ -241,9 +241,10 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	return out, len(canvases), nil
 }
 
-// runSlots bounds the engine programs running at once in this process,
-// whatever the number of limbs, readers and calls: each run takes a core,
-// and a burst of calls must queue rather than fork a tesseract per area.
+// runSlots bounds the recognitions (worker reads or program runs) going on
+// at once in this process, whatever the number of limbs, readers and
+// calls: each takes a core, and a burst of calls must queue rather than
+// start a recogniser per area. It also bounds the workers started.
 var runSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // acquireRun waits for a run slot, or for ctx to end.
