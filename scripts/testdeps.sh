@@ -64,6 +64,7 @@ files='
 /usr/share/fonts/X11/misc/fonts.dir xfonts-base
 /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core
 /usr/lib/xorg/modules/libxorgxrdp.so xorgxrdp
+/usr/include/tesseract/capi.h libtesseract-dev
 '
 
 # The viewer's build needs npm 7 or newer (lock file version 2+). An npm
