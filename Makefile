@@ -105,6 +105,7 @@ share: build
 
 # .deb and .rpm in bin/, carrying completions, man pages and the user units.
 package: share
+	@test -x $(BIN)/dvvocr || { echo "package: bin/dvvocr is missing: apt install libtesseract-dev pkg-config, then make package"; exit 1; }
 	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p deb -f packaging/nfpm.yaml -t $(BIN)/
 	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p rpm -f packaging/nfpm.yaml -t $(BIN)/
 

@@ -58,6 +58,7 @@ ss iproute2
 systemd-analyze systemd
 chattr e2fsprogs
 setpriv util-linux
+pkg-config pkg-config
 '
 # Files that no program probe finds: fonts, language data, X modules.
 files='
