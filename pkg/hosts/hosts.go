@@ -142,6 +142,7 @@ func (s *Store) load() error {
 	}
 	for i := range f.Hosts {
 		f.Hosts[i].Source = SourceSaved
+		repairAddress(&f.Hosts[i])
 	}
 	s.hosts = f.Hosts
 	return nil
@@ -366,4 +367,22 @@ func splitAddress(h *Host) error {
 	}
 	h.Address = ep.Host
 	return nil
+}
+
+// repairAddress mends a host saved before addresses were split: "HOST:PORT"
+// was stored whole beside the protocol's default port, and never connected.
+// The port in the address is what the person meant. Anything else that does
+// not parse is left as it was; open refuses it with the reason.
+func repairAddress(h *Host) {
+	ep, err := ParseAddress(h.Protocol, h.Address)
+	if err != nil || ep.URL != "" || (ep.Port == 0 && ep.User == "") {
+		return
+	}
+	fixed := *h
+	if ep.Port != 0 && fixed.Port == DefaultPort(fixed.Protocol) {
+		fixed.Port = 0
+	}
+	if splitAddress(&fixed) == nil {
+		*h = fixed
+	}
 }
