@@ -1,6 +1,7 @@
 // Package rfbserver serves a framebuffer mirror (pkg/fb) to any VNC viewer
 // as an RFB 3.8 server: None or VNC authentication, Raw, CopyRect (scrolls
-// found by comparing with what the viewer already has), ZRLE, DesktopSize
+// found by comparing with what the viewer already has), ZRLE, Tight (with
+// JPEG for photographic areas when the viewer names a quality), DesktopSize
 // and a Cursor shape. Updates are pull-based: one per viewer request,
 // covering everything that changed since the last one, so a slow viewer
 // sees fewer frames and never makes the writer of the mirror wait.
@@ -69,7 +70,10 @@ type Config struct {
 const (
 	encRaw         int32 = 0
 	encCopyRect    int32 = 1
+	encTight       int32 = 7
 	encZRLE        int32 = 16
+	encQuality0    int32 = -32  // Tight JPEG quality level 0 (..9 is -23)
+	encCompress0   int32 = -256 // Tight zlib level 0 (..9 is -247)
 	encDesktopSize int32 = -223
 	encCursor      int32 = -239
 )

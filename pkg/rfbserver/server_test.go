@@ -122,6 +122,8 @@ func TestViewerSeesMirror(t *testing.T) {
 		{"zrle", []int32{rfb.EncZRLE}},
 		{"raw", []int32{rfb.EncRaw}},
 		{"copyrect+zrle", []int32{rfb.EncCopyRect, rfb.EncZRLE}},
+		{"tight lossless", []int32{rfb.EncTight}},
+		{"copyrect+tight", []int32{rfb.EncCopyRect, rfb.EncTight}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := fb.New()

@@ -38,6 +38,9 @@ type encoder struct {
 	raw        []byte   // ZRLE's tiles before zlib
 	zbuf       bytes.Buffer
 	zw         *zlib.Writer
+	colours    *colourSet     // Tight's palette of the rectangle
+	tightZ     [3]tightStream // Tight's zlib streams
+	jbuf       flushBuffer    // Tight's JPEG
 }
 
 var seed = maphash.MakeSeed()
@@ -57,9 +60,10 @@ func (e *encoder) segment(pix []byte, stride, y, c int) []byte {
 // rectOut is one rectangle of an update: its payload is ready (data) or,
 // for pixels (enc 0), encoded when it is written.
 type rectOut struct {
-	r    image.Rectangle
-	enc  int32
-	data []byte
+	r     image.Rectangle
+	enc   int32
+	data  []byte
+	photo bool // Tight: photographic, send as JPEG when the viewer allows
 }
 
 // maybeUpdate sends one FramebufferUpdate when the viewer asked for one
@@ -77,6 +81,7 @@ func (s *session) maybeUpdate() error {
 		return nil // an incremental request waits for a change
 	}
 	e := &s.enc
+	pe := pixelEncodingOf(encs)
 	var rects []rectOut
 	resized := false
 	s.cfg.Buffer.Read(func(pix []byte, stride, w, h int, _ uint64) {
@@ -87,15 +92,18 @@ func (s *session) maybeUpdate() error {
 		}
 		if full {
 			rects = appendPieces(rects, image.Rect(0, 0, w, h))
-			return
-		}
-		area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
-		if s.wants(encs, encCopyRect) {
-			if cr, ok := e.findScroll(pix, stride, area); ok {
-				rects = append(rects, cr)
+		} else {
+			area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
+			if s.wants(encs, encCopyRect) {
+				if cr, ok := e.findScroll(pix, stride, area); ok {
+					rects = append(rects, cr)
+				}
 			}
+			rects = e.diff(rects, pix, stride, area)
 		}
-		rects = e.diff(rects, pix, stride, area)
+		if pe.enc == encTight && pe.tight.quality >= 0 {
+			rects = e.splitPhoto(rects, pix, stride)
+		}
 	})
 	if resized && !s.wants(encs, encDesktopSize) {
 		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
@@ -117,12 +125,15 @@ func (s *session) maybeUpdate() error {
 		s.cursorSent = true
 	}
 	s.mu.Unlock()
-	return s.write(out, pf, preferZRLE(encs))
+	if pe.enc == encTight {
+		out = splitForTight(out)
+	}
+	return s.write(out, pf, pe)
 }
 
 // write sends the rectangles, encoding each pixel rectangle only when its
 // turn comes, so one rectangle's pixels are in memory at a time.
-func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
+func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error {
 	if s.w == nil {
 		s.w = bufio.NewWriterSize(s.conn, 64<<10)
 	}
@@ -135,7 +146,7 @@ func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
 		for _, r := range rects[:n] {
 			data := r.data
 			if r.enc == 0 {
-				r.enc, data = s.enc.encode(s.cfg.Buffer, r.r, pf, useZRLE)
+				r.enc, data = s.enc.encode(s.cfg.Buffer, r, pf, pe)
 			}
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
 			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
@@ -169,7 +180,8 @@ func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
 // DesktopSize and a full frame.
 func (e *encoder) encode(buf interface {
 	Read(func(pix []byte, stride, w, h int, seq uint64))
-}, r image.Rectangle, pf PixelFormat, useZRLE bool) (int32, []byte) {
+}, ro rectOut, pf PixelFormat, pe pixelEncoding) (int32, []byte) {
+	r := ro.r
 	e.stride = r.Dx() * 4
 	e.band = grow(e.band, e.stride*r.Dy())
 	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
@@ -186,8 +198,12 @@ func (e *encoder) encode(buf interface {
 		}
 	})
 	local := image.Rect(0, 0, r.Dx(), r.Dy())
-	if useZRLE {
+	switch pe.enc {
+	case encZRLE:
 		return encZRLE, e.zrle(pf, local)
+	case encTight:
+		e.out = e.tight(pf, r.Dx(), r.Dy(), pe.tight, ro.photo)
+		return encTight, e.out
 	}
 	e.out = pf.appendRect(e.out[:0], e.band, e.stride, 0, 0, r.Dx(), r.Dy(), pf.pixelSize(), 0)
 	return encRaw, e.out
@@ -212,18 +228,24 @@ func appendPieces(out []rectOut, r image.Rectangle) []rectOut {
 	return out
 }
 
-// preferZRLE follows the viewer's order between the two pixel encodings
-// served; a viewer naming neither gets Raw, which every viewer reads.
-func preferZRLE(encs []int32) bool {
+// pixelEncoding is how pixel rectangles are sent to a viewer.
+type pixelEncoding struct {
+	enc   int32
+	tight tightOptions
+}
+
+// pixelEncodingOf follows the viewer's order among the pixel encodings
+// served; a viewer naming none gets Raw, which every viewer reads.
+func pixelEncodingOf(encs []int32) pixelEncoding {
 	for _, e := range encs {
 		switch e {
-		case encZRLE:
-			return true
-		case encRaw:
-			return false
+		case encZRLE, encRaw:
+			return pixelEncoding{enc: e}
+		case encTight:
+			return pixelEncoding{enc: e, tight: tightOptionsOf(encs)}
 		}
 	}
-	return false
+	return pixelEncoding{enc: encRaw}
 }
 
 func alignTiles(r image.Rectangle) image.Rectangle {
