@@ -76,6 +76,8 @@ const (
 	encCompress0   int32 = -256 // Tight zlib level 0 (..9 is -247)
 	encDesktopSize int32 = -223
 	encCursor      int32 = -239
+	encFence       int32 = -312
+	encContinuous  int32 = -313
 )
 
 // maxCutText bounds a viewer's clipboard message.
@@ -149,6 +151,15 @@ type session struct {
 	want       bool // a FramebufferUpdateRequest is waiting
 	full       bool // a non-incremental one: send everything
 	cursorSent bool
+	// Continuous updates (for viewers that speak them and fences): updates
+	// are pushed as the mirror changes, each followed by a fence; at most
+	// maxInFlight updates go unanswered, so a slow viewer still gets fewer,
+	// larger updates and nothing queues.
+	cuAnnounced bool
+	cuOffered   bool // EndOfContinuousUpdates is due (support announced)
+	cuEnded     bool // the viewer turned them off: EndOfContinuousUpdates is due
+	cont        bool
+	inFlight    int
 
 	enc encoder       // the writer's only
 	w   *bufio.Writer // the writer's, made at the first update

@@ -201,3 +201,23 @@ func TestVNCAuth(t *testing.T) {
 	c := dial(t, addr, &rfb.Config{Password: "s3cret"})
 	waitSame(t, src, c.Framebuffer(), "after auth")
 }
+
+// TestContinuousUpdates: a viewer that speaks ContinuousUpdates and Fence
+// gets updates pushed (paced by fences); one that does not still gets
+// them on request.
+func TestContinuousUpdates(t *testing.T) {
+	for _, noCU := range []bool{false, true} {
+		src := fb.New()
+		src.Resize(320, 200)
+		paint(src, image.Rect(0, 0, 320, 200), 1)
+		c := dial(t, serve(t, Config{Buffer: src}), &rfb.Config{Encodings: []int32{rfb.EncTight}, NoContinuousUpdates: noCU})
+		waitSame(t, src, c.Framebuffer(), "first frame")
+		for i := 0; i < 20; i++ { // more changes than updates allowed in flight
+			paint(src, image.Rect(0, 0, 320, 200), 2+i)
+		}
+		waitSame(t, src, c.Framebuffer(), "after 20 changes")
+		if caps := c.Capabilities(); caps.ContinuousUpdates != true || caps.Fence == noCU {
+			t.Fatalf("NoContinuousUpdates=%v: capabilities seen %+v", noCU, caps)
+		}
+	}
+}

@@ -70,7 +70,16 @@ type rectOut struct {
 // and there is something to send.
 func (s *session) maybeUpdate() error {
 	s.mu.Lock()
-	if !s.want {
+	if s.cuOffered || s.cuEnded { // EndOfContinuousUpdates: support, or "now off"
+		s.cuOffered, s.cuEnded = false, false
+		s.mu.Unlock()
+		if err := s.writeMsg([]byte{150}); err != nil {
+			return err
+		}
+		s.mu.Lock()
+	}
+	cont := s.cont && s.inFlight < maxInFlight
+	if !s.want && !cont {
 		s.mu.Unlock()
 		return nil
 	}
@@ -124,11 +133,34 @@ func (s *session) maybeUpdate() error {
 	if cursorDue {
 		s.cursorSent = true
 	}
+	fence := s.cont
+	if fence {
+		s.inFlight++
+	}
 	s.mu.Unlock()
 	if pe.enc == encTight {
 		out = splitForTight(out)
 	}
-	return s.write(out, pf, pe)
+	if err := s.write(out, pf, pe); err != nil || !fence {
+		return err
+	}
+	// The viewer answers once it has read the update: until then this
+	// update counts as in flight.
+	return s.writeMsg([]byte{248, 0, 0, 0, 0x80, 0, 0, 0, 1, 'u'})
+}
+
+// maxInFlight is how many pushed updates may go unanswered: two keeps the
+// link busy while the viewer decodes one, and bounds what queues to two.
+const maxInFlight = 2
+
+// writeMsg sends one whole server message.
+func (s *session) writeMsg(b []byte) error {
+	if s.w == nil {
+		s.w = bufio.NewWriterSize(s.conn, 64<<10)
+	}
+	s.conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	s.w.Write(b)
+	return s.w.Flush()
 }
 
 // write sends the rectangles, encoding each pixel rectangle only when its
