@@ -43,7 +43,7 @@ func (s *session) readLoop() error {
 				encs[i] = int32(binary.BigEndian.Uint32(raw[4*i:]))
 			}
 			s.mu.Lock()
-			s.encodings, s.cursorSent = encs, false
+			s.encodings, s.cursorSent, s.extSent = encs, false, false
 			if s.wants(encs, encContinuous) && s.wants(encs, encFence) && !s.cuAnnounced {
 				s.cuAnnounced, s.cuOffered = true, true
 			}
@@ -89,6 +89,18 @@ func (s *session) readLoop() error {
 			if !s.cfg.ViewOnly && s.cfg.Input != nil {
 				s.cfg.Input.CutText(latin1(text))
 			}
+		case 251: // SetDesktopSize
+			if _, err := io.ReadFull(s.r, buf[:7]); err != nil {
+				return err
+			}
+			if _, err := io.ReadFull(s.r, make([]byte, 16*int(buf[5]))); err != nil {
+				return err
+			}
+			s.mu.Lock()
+			s.resizeAsked++
+			s.want = true
+			s.mu.Unlock()
+			s.poke()
 		case 150: // EnableContinuousUpdates
 			if _, err := io.ReadFull(s.r, buf[:9]); err != nil {
 				return err

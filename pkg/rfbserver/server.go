@@ -76,6 +76,7 @@ const (
 	encCompress0   int32 = -256 // Tight zlib level 0 (..9 is -247)
 	encDesktopSize int32 = -223
 	encCursor      int32 = -239
+	encExtDesktop  int32 = -308
 	encFence       int32 = -312
 	encContinuous  int32 = -313
 )
@@ -160,6 +161,12 @@ type session struct {
 	cuEnded     bool // the viewer turned them off: EndOfContinuousUpdates is due
 	cont        bool
 	inFlight    int
+	// ExtendedDesktopSize: the screen layout is announced once (so the
+	// viewer knows it is supported) and on every resize, and each
+	// SetDesktopSize is answered "prohibited": the desktop's size belongs to
+	// the machine, not to one viewer.
+	extSent     bool
+	resizeAsked int
 
 	enc encoder       // the writer's only
 	w   *bufio.Writer // the writer's, made at the first update

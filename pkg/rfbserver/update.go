@@ -84,9 +84,12 @@ func (s *session) maybeUpdate() error {
 		return nil
 	}
 	pf, encs, full, cursorDue := s.pf, s.encodings, s.full || s.pfChanged, !s.cursorSent && s.wants(s.encodings, encCursor)
+	ext := s.wants(encs, encExtDesktop)
+	extDue, refusals := ext && !s.extSent, s.resizeAsked
+	s.resizeAsked = 0
 	s.mu.Unlock()
 	d := s.tracker.Take()
-	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && s.enc.w > 0 {
+	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && !extDue && refusals == 0 && s.enc.w > 0 {
 		return nil // an incremental request waits for a change
 	}
 	e := &s.enc
@@ -114,11 +117,17 @@ func (s *session) maybeUpdate() error {
 			rects = e.splitPhoto(rects, pix, stride)
 		}
 	})
-	if resized && !s.wants(encs, encDesktopSize) {
+	if resized && !ext && !s.wants(encs, encDesktopSize) {
 		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
 	}
 	var out []rectOut
-	if resized {
+	for range refusals { // reason 1 (a viewer asked), status 1 (prohibited)
+		out = append(out, rectOut{r: image.Rect(1, 1, 1+e.w, 1+e.h), enc: encExtDesktop, data: screenLayout(e.w, e.h)})
+	}
+	switch {
+	case ext && (resized || extDue):
+		out = append(out, rectOut{r: image.Rect(0, 0, e.w, e.h), enc: encExtDesktop, data: screenLayout(e.w, e.h)})
+	case resized:
 		out = append(out, rectOut{r: image.Rect(0, 0, e.w, e.h), enc: encDesktopSize})
 	}
 	if cursorDue {
@@ -133,6 +142,7 @@ func (s *session) maybeUpdate() error {
 	if cursorDue {
 		s.cursorSent = true
 	}
+	s.extSent = s.extSent || ext
 	fence := s.cont
 	if fence {
 		s.inFlight++
@@ -147,6 +157,15 @@ func (s *session) maybeUpdate() error {
 	// The viewer answers once it has read the update: until then this
 	// update counts as in flight.
 	return s.writeMsg([]byte{248, 0, 0, 0, 0x80, 0, 0, 0, 1, 'u'})
+}
+
+// screenLayout is ExtendedDesktopSize's payload: one screen covering the
+// w×h desktop.
+func screenLayout(w, h int) []byte {
+	b := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	b = binary.BigEndian.AppendUint16(b, uint16(w))
+	b = binary.BigEndian.AppendUint16(b, uint16(h))
+	return append(b, 0, 0, 0, 0)
 }
 
 // maxInFlight is how many pushed updates may go unanswered: two keeps the
