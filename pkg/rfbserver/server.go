@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"math/bits"
 	"net"
@@ -61,6 +62,9 @@ type Config struct {
 	// Cursor is the pointer shape sent to viewers that ask for one; nil
 	// sends a plain arrow.
 	Cursor *Cursor
+	// CursorShape, when set, is the machine's live pointer shape (nil
+	// while it has none): viewers get each new shape as it changes.
+	CursorShape func() *Cursor
 	// OnUpdate, when set, is told the bytes of every update written
 	// (measurements).
 	OnUpdate func(bytes int)
@@ -80,6 +84,9 @@ const (
 	encFence       int32 = -312
 	encContinuous  int32 = -313
 )
+
+// cursorPollEvery is how often a live cursor shape is checked for a new one.
+const cursorPollEvery = 100 * time.Millisecond
 
 // maxCutText bounds a viewer's clipboard message.
 const maxCutText = 1 << 20
@@ -118,11 +125,19 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 	// Input is never delivered after Serve returns: the caller may then
 	// account for the session as ended.
 	defer func() { conn.Close(); <-readDone }()
+	var cursorPoll <-chan time.Time
+	if cfg.CursorShape != nil {
+		// A new pointer shape alone (hovering a link) damages no pixel.
+		t := time.NewTicker(cursorPollEvery)
+		defer t.Stop()
+		cursorPoll = t.C
+	}
 	for {
 		if err := s.maybeUpdate(); err != nil {
 			return err
 		}
 		select {
+		case <-cursorPoll:
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-readErr:
@@ -152,6 +167,7 @@ type session struct {
 	want       bool // a FramebufferUpdateRequest is waiting
 	full       bool // a non-incremental one: send everything
 	cursorSent bool
+	cursorImg  *image.RGBA // the shape last sent, to notice a new one
 	// Continuous updates (for viewers that speak them and fences): updates
 	// are pushed as the mirror changes, each followed by a fence; at most
 	// maxInFlight updates go unanswered, so a slow viewer still gets fewer,

@@ -221,3 +221,40 @@ func TestContinuousUpdates(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveCursorShape: the viewer gets the machine's pointer shape, and a
+// new shape when it changes, with no pixel of the desktop changing.
+func TestLiveCursorShape(t *testing.T) {
+	src := fb.New()
+	src.Resize(64, 64)
+	shape := func(size int, hot image.Point) *Cursor {
+		img := image.NewRGBA(image.Rect(0, 0, size, size))
+		for i := range img.Pix {
+			img.Pix[i] = byte(i * 7)
+		}
+		for i := 3; i < len(img.Pix); i += 4 {
+			img.Pix[i] = byte(i%3) * 255 / 2 // opaque, half and clear pixels
+		}
+		return &Cursor{Image: img, Hotspot: hot}
+	}
+	var mu sync.Mutex
+	cur := shape(16, image.Pt(3, 4))
+	live := func() *Cursor { mu.Lock(); defer mu.Unlock(); return cur }
+	c := dial(t, serve(t, Config{Buffer: src, CursorShape: live}), &rfb.Config{Encodings: []int32{rfb.EncTight}})
+	for i, want := range []*Cursor{cur, shape(24, image.Pt(10, 2))} {
+		mu.Lock()
+		cur = want
+		mu.Unlock()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			got := c.Cursor()
+			if got.Image != nil && got.Hotspot == want.Hotspot && sameCursor(want.Image, got.Image) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("shape %d never reached the viewer", i)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

@@ -83,7 +83,9 @@ func (s *session) maybeUpdate() error {
 		s.mu.Unlock()
 		return nil
 	}
-	pf, encs, full, cursorDue := s.pf, s.encodings, s.full || s.pfChanged, !s.cursorSent && s.wants(s.encodings, encCursor)
+	cur := s.cursor()
+	pf, encs, full := s.pf, s.encodings, s.full || s.pfChanged
+	cursorDue := (!s.cursorSent || cur.Image != s.cursorImg) && s.wants(s.encodings, encCursor)
 	ext := s.wants(encs, encExtDesktop)
 	extDue, refusals := ext && !s.extSent, s.resizeAsked
 	s.resizeAsked = 0
@@ -131,7 +133,7 @@ func (s *session) maybeUpdate() error {
 		out = append(out, rectOut{r: image.Rect(0, 0, e.w, e.h), enc: encDesktopSize})
 	}
 	if cursorDue {
-		out = append(out, s.cursorRect(pf))
+		out = append(out, cursorRect(cur, pf))
 	}
 	out = append(out, rects...)
 	if len(out) == 0 {
@@ -140,7 +142,7 @@ func (s *session) maybeUpdate() error {
 	s.mu.Lock()
 	s.want, s.full, s.pfChanged = false, false, false
 	if cursorDue {
-		s.cursorSent = true
+		s.cursorSent, s.cursorImg = true, cur.Image
 	}
 	s.extSent = s.extSent || ext
 	fence := s.cont
