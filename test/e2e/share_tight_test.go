@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"fmt"
+	"image"
+	"image/draw"
+	"image/jpeg"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// TestShareTightToVncsnapshot: vncsnapshot, a TightVNC-lineage viewer,
+// reads a VNC limb's share in Tight only, lossless and with JPEG at two
+// quality levels, and its picture is the X server's own capture (text and
+// a photographic area side by side).
+func TestShareTightToVncsnapshot(t *testing.T) {
+	testbed.Need(t, "vncsnapshot", "vncpasswd", "xterm", "display", "convert")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 800, Height: 600})
+	v.Run(t, "xsetroot", "-solid", "#203040")
+	v.Background(t, "xterm", "-geometry", "60x20+10+10", "-e", "sh", "-c", "ls -l /usr/bin | head -40; sleep 600")
+	dir := t.TempDir()
+	photo := filepath.Join(dir, "photo.png")
+	if out, err := exec.Command("convert", "-size", "300x200", "plasma:fractal", "-blur", "0x1", photo).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v %s", err, out)
+	}
+	v.Background(t, "display", "-geometry", "+460+360", photo)
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	id := openVNC(t, c, "127.0.0.1", v.Port)
+	testbed.Eventually(t, 20*time.Second, "the mirror matches the X server", func() bool {
+		return diffPixels(mirror(t, c, id), v.Capture(t), 8) == 0
+	})
+	want := v.Capture(t)
+	for _, tc := range []struct {
+		args   []string
+		tol    int // per channel
+		within int // pixels per thousand allowed past tol
+	}{
+		{[]string{"-nojpeg"}, 0, 0},
+		{[]string{"-vncQuality", "9"}, 24, 5},
+		{[]string{"-vncQuality", "5"}, 48, 20},
+	} {
+		sh := must(t, c, wire.ShareArgs{Target: wire.Target{LimbID: id}, TCP: true, ViewOnly: true}).Share
+		pw := exec.Command("vncpasswd", "-f")
+		pw.Stdin = strings.NewReader(sh.Password + "\n")
+		enc, err := pw.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pwFile := filepath.Join(dir, "passwd")
+		os.WriteFile(pwFile, enc, 0o600)
+		port := sh.TCP[strings.LastIndex(sh.TCP, ":")+1:]
+		// The snapshot file is written as PNG-free JPEG at quality 100: its
+		// own loss is a few levels, far under the tolerances.
+		out := filepath.Join(dir, fmt.Sprintf("snap%s.jpg", strings.Join(tc.args, "")))
+		args := append([]string{"20", "vncsnapshot", "-quiet", "-allowblank", "-nocursor", "-passwd", pwFile, "-quality", "100", "-encodings", "tight"}, tc.args...)
+		if b, err := exec.Command("timeout", append(args, "127.0.0.1::"+port, out)...).CombinedOutput(); err != nil {
+			t.Fatalf("vncsnapshot %v: %v: %s", tc.args, err, b)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := jpeg.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := image.NewRGBA(img.Bounds())
+		draw.Draw(got, got.Bounds(), img, image.Point{}, draw.Src)
+		tol := max(tc.tol, 8) // the snapshot file's own JPEG
+		bad := diffPixels(got, want, tol)
+		t.Logf("vncsnapshot %v: %v, %d pixels past %d", tc.args, got.Bounds(), bad, tol)
+		if bad < 0 || bad > len(want.Pix)/4*max(tc.within, 1)/1000 {
+			t.Fatalf("vncsnapshot %v: %d pixels differ from the X server's capture by more than %d", tc.args, bad, tol)
+		}
+	}
+}
