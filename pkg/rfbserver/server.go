@@ -85,6 +85,10 @@ const (
 	encContinuous  int32 = -313
 )
 
+// minUpdateInterval paces updates to 60 a second at most: what Xvnc
+// allows a viewer by default, and what a screen shows.
+const minUpdateInterval = time.Second / 60
+
 // cursorPollEvery is how often a live cursor shape is checked for a new one.
 const cursorPollEvery = 100 * time.Millisecond
 
@@ -132,9 +136,29 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 		defer t.Stop()
 		cursorPoll = t.C
 	}
+	pace := time.NewTimer(0)
+	defer pace.Stop()
 	for {
+		before := s.updates
 		if err := s.maybeUpdate(); err != nil {
 			return err
+		}
+		if s.updates != before {
+			// Frame pacing: at most one update per minUpdateInterval, as
+			// VNC servers cap their frame rate. What changes meanwhile
+			// goes in the next update; input is read all the while.
+			pace.Reset(minUpdateInterval)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case err := <-readErr:
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			case <-pace.C:
+			}
+			continue
 		}
 		select {
 		case <-cursorPoll:
@@ -184,8 +208,9 @@ type session struct {
 	extSent     bool
 	resizeAsked int
 
-	enc encoder       // the writer's only
-	w   *bufio.Writer // the writer's, made at the first update
+	updates int           // updates written, the writer's
+	enc     encoder       // the writer's only
+	w       *bufio.Writer // the writer's, made at the first update
 }
 
 func (s *session) poke() {

@@ -221,6 +221,7 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 		sent += 4
 		rects = rects[n:]
 	}
+	s.updates++
 	if s.cfg.OnUpdate != nil {
 		s.cfg.OnUpdate(sent)
 	}
