@@ -50,5 +50,5 @@ func (e *encoder) held() int {
 	if e.colours != nil {
 		n = int(unsafe.Sizeof(*e.colours)) + 4*cap(e.colours.list)
 	}
-	return n + 8*(cap(e.sums)+cap(e.newRows)+cap(e.oldRows)) + cap(e.band) + cap(e.out) + cap(e.raw) + e.zbuf.Cap() + e.jbuf.Cap() + e.tightZ[0].buf.Cap() + e.tightZ[1].buf.Cap() + e.tightZ[2].buf.Cap()
+	return n + 8*(cap(e.sums)+cap(e.newRows)+cap(e.oldRows)) + cap(e.band) + cap(e.out) + cap(e.raw) + e.zbuf.Cap() + e.jbuf.Cap() + e.tightZ.buf.Cap()
 }

@@ -28,13 +28,10 @@ const (
 	tightMaxWidth  = 2048
 )
 
-// The zlib streams used, one per kind of data, so each stream's
-// dictionary stays fitted to what it carries.
-const (
-	streamCopy = iota
-	streamMono
-	streamIndexed
-)
+// tightStream0 is the one zlib stream used of the viewer's four: each
+// stream costs this side about 1 MiB of deflate state, and a session's
+// memory is bounded to one (see memory_test.go).
+const tightStream0 = 0
 
 // jpegQuality maps the viewer's quality level (0..9) to a JPEG quality,
 // the table TigerVNC's servers use, so equal settings mean equal pictures.
@@ -148,11 +145,7 @@ func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo bool) []
 
 func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOptions) []byte {
 	pal := e.colours.list
-	stream := streamIndexed
-	if len(pal) <= 2 {
-		stream = streamMono
-	}
-	out = append(out, byte(stream<<4)|tightExplicit, tightFilterPal, byte(len(pal)-1))
+	out = append(out, tightStream0<<4|tightExplicit, tightFilterPal, byte(len(pal)-1))
 	for _, c := range pal {
 		out = pf.appendTPixel(out, c)
 	}
@@ -178,11 +171,11 @@ func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOpti
 		}
 	}
 	e.raw = data
-	return e.tightZlib(out, stream, data, o)
+	return e.tightZlib(out, data, o)
 }
 
 func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions) []byte {
-	out = append(out, byte(streamCopy<<4))
+	out = append(out, tightStream0<<4)
 	data := e.raw[:0]
 	rgb := pf.tpixelRGB()
 	for y := 0; y < h; y++ {
@@ -196,22 +189,22 @@ func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions
 		}
 	}
 	e.raw = data
-	return e.tightZlib(out, streamCopy, data, o)
+	return e.tightZlib(out, data, o)
 }
 
-// tightZlib appends data through zlib stream id (a compact length first),
-// or as it is when it is too short to be worth compressing.
-func (e *encoder) tightZlib(out []byte, id int, data []byte, o tightOptions) []byte {
+// tightZlib appends data through the zlib stream (a compact length
+// first), or as it is when it is too short to be worth compressing.
+func (e *encoder) tightZlib(out []byte, data []byte, o tightOptions) []byte {
 	if len(data) < tightMinZlib {
 		return append(out, data...)
 	}
-	z := &e.tightZ[id]
+	z := &e.tightZ
 	if z.w == nil || z.level != o.compress {
 		// A new stream, or a new level: the viewer resets its stream.
 		z.buf.Reset()
 		z.w, _ = zlib.NewWriterLevel(&z.buf, o.compress)
 		z.level = o.compress
-		out[0] |= 1 << id // out starts with the compression-control byte
+		out[0] |= 1 << tightStream0 // out starts with the compression-control byte
 	}
 	z.buf.Reset()
 	z.w.Write(data)

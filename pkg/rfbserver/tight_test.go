@@ -61,11 +61,11 @@ func TestTightChoosesByContent(t *testing.T) {
 	}{
 		{"solid", solid, -1, tightFill},
 		{"solid with JPEG allowed", solid, 6, tightFill},
-		{"two colours", mono, 6, streamMono<<4 | tightExplicit},
-		{"text", text, -1, streamIndexed<<4 | tightExplicit},
-		{"text with JPEG allowed", text, 9, streamIndexed<<4 | tightExplicit},
-		{"text at the lowest quality", text, 0, streamIndexed<<4 | tightExplicit},
-		{"noise without a quality", noise, -1, streamCopy << 4},
+		{"two colours", mono, 6, tightExplicit},
+		{"text", text, -1, tightExplicit},
+		{"text with JPEG allowed", text, 9, tightExplicit},
+		{"text at the lowest quality", text, 0, tightExplicit},
+		{"noise without a quality", noise, -1, 0},
 		{"noise with a quality", noise, 6, tightJPEG},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +74,9 @@ func TestTightChoosesByContent(t *testing.T) {
 			out := e.tight(defaultFormat, 256, 64, tightOptions{quality: tc.quality, compress: 2}, true)
 			if got := out[0] &^ 0x0f; got != tc.want {
 				t.Fatalf("control byte %#x, want %#x", got, tc.want)
+			}
+			if tc.name == "two colours" && (out[1] != tightFilterPal || out[2] != 1) {
+				t.Fatalf("two colours: filter %d with %d colours, want a 2-colour palette", out[1], out[2]+1)
 			}
 		})
 	}

@@ -38,9 +38,9 @@ type encoder struct {
 	raw        []byte   // ZRLE's tiles before zlib
 	zbuf       bytes.Buffer
 	zw         *zlib.Writer
-	colours    *colourSet     // Tight's palette of the rectangle
-	tightZ     [3]tightStream // Tight's zlib streams
-	jbuf       flushBuffer    // Tight's JPEG
+	colours    *colourSet  // Tight's palette of the rectangle
+	tightZ     tightStream // Tight's zlib stream
+	jbuf       flushBuffer // Tight's JPEG
 }
 
 var seed = maphash.MakeSeed()
