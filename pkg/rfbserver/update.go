@@ -90,6 +90,7 @@ func (s *session) maybeUpdate() error {
 	extDue, refusals := ext && !s.extSent, s.resizeAsked
 	s.resizeAsked = 0
 	s.mu.Unlock()
+	yieldToAgent()
 	d := s.tracker.Take()
 	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && !extDue && refusals == 0 && s.enc.w > 0 {
 		return nil // an incremental request waits for a change
@@ -170,9 +171,10 @@ func screenLayout(w, h int) []byte {
 	return append(b, 0, 0, 0, 0)
 }
 
-// maxInFlight is how many pushed updates may go unanswered: two keeps the
-// link busy while the viewer decodes one, and bounds what queues to two.
-const maxInFlight = 2
+// maxInFlight is how many pushed updates may go unanswered: one, as with
+// requests, so a viewer slower than the desktop gets fewer frames rather
+// than a queue, without the round trip a request costs.
+const maxInFlight = 1
 
 // writeMsg sends one whole server message.
 func (s *session) writeMsg(b []byte) error {
