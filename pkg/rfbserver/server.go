@@ -85,9 +85,43 @@ const (
 	encContinuous  int32 = -313
 )
 
-// minUpdateInterval paces updates to 60 a second at most: what Xvnc
-// allows a viewer by default, and what a screen shows.
-const minUpdateInterval = time.Second / 60
+// Frame pacing: 60 updates a second on average (Xvnc's default cap, what
+// a screen shows), with a burst of a few at once, so a change that reaches
+// the mirror in two pieces (a first small update, then the rest) is not
+// held back a frame.
+const (
+	minUpdateInterval = time.Second / 60
+	updateBurst       = 3
+)
+
+// pacer is a token bucket of updates.
+type pacer struct {
+	tokens float64
+	at     time.Time
+}
+
+func (p *pacer) refill(now time.Time) {
+	if p.at.IsZero() {
+		p.tokens = updateBurst
+	} else {
+		p.tokens = min(updateBurst, p.tokens+float64(now.Sub(p.at))/float64(minUpdateInterval))
+	}
+	p.at = now
+}
+
+func (p *pacer) spend(now time.Time) {
+	p.refill(now)
+	p.tokens--
+}
+
+// wait is how long until the next update may go.
+func (p *pacer) wait(now time.Time) time.Duration {
+	p.refill(now)
+	if p.tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - p.tokens) * float64(minUpdateInterval))
+}
 
 // cursorPollEvery is how often a live cursor shape is checked for a new one.
 const cursorPollEvery = 100 * time.Millisecond
@@ -138,16 +172,19 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 	}
 	pace := time.NewTimer(0)
 	defer pace.Stop()
+	var bucket pacer
 	for {
 		before := s.updates
 		if err := s.maybeUpdate(); err != nil {
 			return err
 		}
 		if s.updates != before {
-			// Frame pacing: at most one update per minUpdateInterval, as
-			// VNC servers cap their frame rate. What changes meanwhile
-			// goes in the next update; input is read all the while.
-			pace.Reset(minUpdateInterval)
+			bucket.spend(time.Now())
+		}
+		if wait := bucket.wait(time.Now()); wait > 0 {
+			// What changes meanwhile goes in the next update; input is
+			// read all the while.
+			pace.Reset(wait)
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
