@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,6 +234,7 @@ func TestViewerBench(t *testing.T) {
 		return v.Background(t, "sh", "-c", "while :; do for i in 0 1 2 3; do display -window root "+noise+"/n$i.png; done; done")
 	}
 	rate("full-screen noise, video-like (display -window root, 4 random images in a loop)", video)
+	perFrame(t, v, video, viewerURL, id)
 
 	// 3. An agent's screen and click with and without three viewers, while
 	// an xterm scrolls (so the viewers have work).
@@ -313,9 +315,59 @@ func TestViewerBench(t *testing.T) {
 			float64(samples[9])/1024, float64(samples[19])/1024, float64(samples[29])/1024, dropped))
 }
 
+// countingConn counts the bytes read through it.
+type countingConn struct {
+	net.Conn
+	n atomic.Int64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// perFrame compares bytes per update at equal settings, which bytes per
+// second cannot (each path sends as many frames as its viewer takes): our
+// RFB client with noVNC's encodings (Tight, JPEG quality level 6) on the
+// page's WebSocket, and the same client straight on Xvnc, same window.
+func perFrame(t *testing.T, v *testbed.VNC, start func() *testbed.Proc, viewerURL, id string) {
+	encs := &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7}
+	raw, err := net.Dial("tcp", v.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := &countingConn{Conn: raw}
+	dc, err := rfb.NewClient(context.Background(), direct, encs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go dc.Run()
+	defer dc.Close()
+	ours, oc := goViewerConn(t, viewerURL, id, encs)
+	defer oc.Close()
+	p := start()
+	time.Sleep(1500 * time.Millisecond)
+	b0, u0 := []int64{ours.n.Load(), direct.n.Load()}, []uint64{oc.Capabilities().Updates, dc.Capabilities().Updates}
+	time.Sleep(8 * time.Second)
+	b1, u1 := []int64{ours.n.Load(), direct.n.Load()}, []uint64{oc.Capabilities().Updates, dc.Capabilities().Updates}
+	p.Kill()
+	per := func(k int) float64 { return float64(b1[k]-b0[k]) / float64(max(u1[k]-u0[k], 1)) }
+	report(t, "Bytes per update at equal settings: full-screen noise, our RFB client (Tight, JPEG quality level 6) on each path, 8 s",
+		"| path | updates | KiB per update | ratio to anchor |", "| --- | --- | --- | --- |",
+		fmt.Sprintf("| dvvd (viewer WebSocket) | %d | %.0f | %.2f |", u1[0]-u0[0], per(0)/1024, per(0)/per(1)),
+		fmt.Sprintf("| Xvnc direct | %d | %.0f | 1.00 |", u1[1]-u0[1], per(1)/1024))
+}
+
 // goViewer attaches our RFB client to the page's desktop WebSocket, as
 // noVNC would (same subprotocols, Origin and encodings).
 func goViewer(t *testing.T, viewerURL, id string) *rfb.Client {
+	t.Helper()
+	_, v := goViewerConn(t, viewerURL, id, &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7})
+	return v
+}
+
+func goViewerConn(t *testing.T, viewerURL, id string, cfg *rfb.Config) (*countingConn, *rfb.Client) {
 	t.Helper()
 	u, _ := url.Parse(viewerURL)
 	frag, _ := url.ParseQuery(u.Fragment)
@@ -332,14 +384,14 @@ func goViewer(t *testing.T, viewerURL, id string) *rfb.Client {
 		t.Fatalf("viewer WebSocket: %v", err)
 	}
 	ws.SetReadLimit(-1)
-	conn := websocket.NetConn(context.Background(), ws, websocket.MessageBinary)
-	v, err := rfb.NewClient(ctx, conn, &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7})
+	conn := &countingConn{Conn: websocket.NetConn(context.Background(), ws, websocket.MessageBinary)}
+	v, err := rfb.NewClient(ctx, conn, cfg)
 	if err != nil {
 		t.Fatalf("viewer RFB: %v", err)
 	}
 	go v.Run()
 	t.Cleanup(func() { v.Close() })
-	return v
+	return conn, v
 }
 
 // stalledConn is a WebSocket client that completes the RFB handshake
