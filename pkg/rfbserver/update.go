@@ -201,6 +201,7 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 		for _, r := range rects[:n] {
 			data := r.data
 			if r.enc == 0 {
+				yieldToAgent() // also between the rectangles of a big update
 				r.enc, data = s.enc.encode(s.cfg.Buffer, r, pf, pe)
 			}
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
