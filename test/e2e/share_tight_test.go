@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/draw"
 	"image/jpeg"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,10 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/hosts"
+	"github.com/dvvhq/dvv/pkg/keychain"
+	rdplimb "github.com/dvvhq/dvv/pkg/limb/rdp"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -82,4 +87,48 @@ func TestShareTightToVncsnapshot(t *testing.T) {
 			t.Fatalf("vncsnapshot %v: %d pixels differ from the X server's capture by more than %d", tc.args, bad, tol)
 		}
 	}
+}
+
+// TestShareSendsRDPPointer: a share of an xrdp limb sends the pointer
+// shape xrdp forwards (the limb's cursor_shape signal), not a stock arrow.
+func TestShareSendsRDPPointer(t *testing.T) {
+	testbed.StartKeyring(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	srv := testbed.StartXrdp(t, testbed.XrdpOptions{})
+	kc, err := keychain.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := hosts.Open(hosts.DefaultPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust := func(proto, addr string, port int, fp string) (string, error) {
+		return rdplimb.TrustCert(t.Context(), addr, port)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
+	c := dial(t, d, "agent")
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "x", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
+	id := must(t, c, wire.OpenArgs{HostID: "x", Perceive: boolp(true)}).LimbID
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(30000)})
+	srv.WaitDisplay(t)
+	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
+	gen := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Geometry.Generation
+	var w, h float64
+	testbed.Eventually(t, 20*time.Second, "the limb's cursor_shape signal has a shape", func() bool {
+		x := 100 + int(w)
+		must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "move", X: &x, Y: intp(100), Generation: &gen})
+		sig := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Signals[wire.SigCursorShape]
+		w, _ = sig.Value["width"].(float64)
+		h, _ = sig.Value["height"].(float64)
+		return sig.State == wire.SignalLive && w > 0
+	})
+	sh := must(t, c, wire.ShareArgs{Target: wire.Target{LimbID: id}}).Share
+	v := viewerOn(t, sh.ViewSocket)
+	testbed.Eventually(t, 10*time.Second, fmt.Sprintf("the viewer's pointer is the limb's %vx%v shape", w, h), func() bool {
+		cur := v.Cursor()
+		return cur.Image != nil && cur.Image.Bounds().Dx() == int(w) && cur.Image.Bounds().Dy() == int(h)
+	})
+	t.Logf("pointer shape %vx%v reached the share's viewer", w, h)
 }
