@@ -2,6 +2,7 @@ package rfbserver
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +18,30 @@ var (
 
 // maxYield bounds how long a viewer's update waits for an agent's act.
 const maxYield = 100 * time.Millisecond
+
+// While an agent acts (an act within agentActiveFor), viewers get at most
+// busyRate updates a second instead of 60: a person follows an agent's
+// work as well at that rate, and the agent keeps the cores.
+const (
+	agentActiveFor = 2 * time.Second
+	busyRate       = 15
+)
+
+var lastAct atomic.Int64 // unix nanoseconds of the latest agent act's end
+
+// updateInterval is the pacing interval for now.
+func updateInterval(now time.Time) time.Duration {
+	if prioBusy() || now.Sub(time.Unix(0, lastAct.Load())) < agentActiveFor {
+		return time.Second / busyRate
+	}
+	return minUpdateInterval
+}
+
+func prioBusy() bool {
+	prioMu.Lock()
+	defer prioMu.Unlock()
+	return prioRuns > 0
+}
 
 func closedChan() chan struct{} {
 	c := make(chan struct{})
@@ -36,6 +61,7 @@ func Priority() (done func()) {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			lastAct.Store(time.Now().UnixNano())
 			prioMu.Lock()
 			if prioRuns--; prioRuns == 0 {
 				close(prioIdle)

@@ -100,27 +100,28 @@ type pacer struct {
 	at     time.Time
 }
 
-func (p *pacer) refill(now time.Time) {
+func (p *pacer) refill(now time.Time, interval time.Duration) {
 	if p.at.IsZero() {
 		p.tokens = updateBurst
 	} else {
-		p.tokens = min(updateBurst, p.tokens+float64(now.Sub(p.at))/float64(minUpdateInterval))
+		p.tokens = min(updateBurst, p.tokens+float64(now.Sub(p.at))/float64(interval))
 	}
 	p.at = now
 }
 
-func (p *pacer) spend(now time.Time) {
-	p.refill(now)
+func (p *pacer) spend(now time.Time, interval time.Duration) {
+	p.refill(now, interval)
 	p.tokens--
 }
 
-// wait is how long until the next update may go.
-func (p *pacer) wait(now time.Time) time.Duration {
-	p.refill(now)
+// wait is how long until the next update may go, at one update per
+// interval.
+func (p *pacer) wait(now time.Time, interval time.Duration) time.Duration {
+	p.refill(now, interval)
 	if p.tokens >= 1 {
 		return 0
 	}
-	return time.Duration((1 - p.tokens) * float64(minUpdateInterval))
+	return time.Duration((1 - p.tokens) * float64(interval))
 }
 
 // cursorPollEvery is how often a live cursor shape is checked for a new one.
@@ -178,10 +179,12 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 		if err := s.maybeUpdate(); err != nil {
 			return err
 		}
+		now := time.Now()
+		interval := updateInterval(now)
 		if s.updates != before {
-			bucket.spend(time.Now())
+			bucket.spend(now, interval)
 		}
-		if wait := bucket.wait(time.Now()); wait > 0 {
+		if wait := bucket.wait(now, interval); wait > 0 {
 			// What changes meanwhile goes in the next update; input is
 			// read all the while.
 			pace.Reset(wait)
