@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/hosts"
@@ -131,4 +133,60 @@ func TestShareSendsRDPPointer(t *testing.T) {
 		return cur.Image != nil && cur.Image.Bounds().Dx() == int(w) && cur.Image.Bounds().Dy() == int(h)
 	})
 	t.Logf("pointer shape %vx%v reached the share's viewer", w, h)
+}
+
+// TestBrowserViewerTightJPEGAndResize: noVNC in Chromium (Tight, JPEG
+// quality level 6 by default) through the viewer: a photograph arrives
+// close (JPEG), the text beside it exact, and an xrandr resize of the
+// machine reaches the page without a reconnect.
+func TestBrowserViewerTightJPEGAndResize(t *testing.T) {
+	testbed.Need(t, "convert", "display", "xrandr")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 1024, Height: 768})
+	v.Run(t, "xsetroot", "-solid", "#2050a0")
+	v.Background(t, "xterm", "-geometry", "50x12+0+0", "-e", "sh", "-c", "echo tight-text; ls /usr/bin | head -30; sleep 600")
+	photo := filepath.Join(t.TempDir(), "photo.png")
+	if out, err := exec.Command("convert", "-size", "320x256", "plasma:fractal", "-blur", "0x1", photo).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v %s", err, out)
+	}
+	v.Background(t, "display", "-geometry", "+640+448", photo)
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	id := openVNC(t, c, "127.0.0.1", v.Port)
+	ctx := browser(t)
+	run(t, ctx, "open the limb page", chromedp.Navigate(viewerURL(t, c, id, "fit=0")))
+	waitJS(t, ctx, "noVNC connected", `document.body.dataset.connected === '1'`)
+
+	text := image.Rect(0, 0, 320, 192) // the xterm's first tiles
+	pic := image.Rect(704, 512, 896, 640)
+	testbed.Eventually(t, 20*time.Second, "the text exact and the photograph close on the canvas", func() bool {
+		got, want := canvasPixels(t, ctx), mirror(t, c, id)
+		if got.Bounds() != want.Bounds() {
+			return false
+		}
+		return diffPixels(crop(got, text), crop(want, text), 0) == 0 &&
+			diffPixels(crop(got, pic), crop(want, pic), 40) < pic.Dx()*pic.Dy()/100
+	})
+	// The photograph must have come lossy: JPEG, not a lossless encoding.
+	got, want := canvasPixels(t, ctx), mirror(t, c, id)
+	if diffPixels(crop(got, pic), crop(want, pic), 0) == 0 {
+		t.Fatal("the photograph arrived exact: JPEG was not used where the page asked for a quality level")
+	}
+
+	v.Run(t, "xrandr", "-s", "800x600")
+	testbed.Eventually(t, 20*time.Second, "the canvas is 800x600 and equals the mirror", func() bool {
+		got := canvasPixels(t, ctx)
+		return got.Bounds().Dx() == 800 && got.Bounds().Dy() == 600 && diffPixels(got, mirror(t, c, id), 40) < 800*600/100
+	})
+	var connected string
+	run(t, ctx, "read the page's state", chromedp.Evaluate(`document.body.dataset.connected`, &connected))
+	if connected != "1" {
+		t.Fatalf("the page reconnected or dropped after the resize (connected=%q)", connected)
+	}
+}
+
+// crop copies r out of img (diffPixels compares whole pixel slices).
+func crop(img *image.RGBA, r image.Rectangle) *image.RGBA {
+	out := image.NewRGBA(r)
+	draw.Draw(out, r, img, r.Min, draw.Src)
+	return out
 }
