@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/rfbserver"
 	"github.com/dvvhq/dvv/pkg/viewer"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -166,6 +167,9 @@ func (g *viewerGlue) Thumbnail(id string, maxW int) ([]byte, error) {
 type browserInput struct{ *seatInput }
 
 func (b browserInput) End() { b.end("handed back: the person closed the browser view") }
+
+// CursorShape is the limb's live pointer shape (see pkg/viewer's desktop).
+func (b browserInput) CursorShape() *rfbserver.Cursor { return b.st.l.dsk.cursorShape() }
 
 func (g *viewerGlue) Desktop(id string) (*fb.Buffer, viewer.DesktopInput, error) {
 	l := g.limb(id)
