@@ -14,6 +14,7 @@ import (
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/recording"
+	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // TestRecordExportActsLineUp records a real Xvnc while an agent clicks on
@@ -30,7 +31,7 @@ func TestRecordExportActsLineUp(t *testing.T) {
 	x.Run(t, "xsetroot", "-solid", "#203040")
 
 	// The window the click opens: mapped by xdotool on a click on the root.
-	x.Background(t, "xterm", "-geometry", "20x5+400+300", "-bg", "red", "-title", "opened-by-click", "-e", "sleep", "600")
+	x.Background(t, "xterm", "-geometry", "20x5+320+110", "-bg", "red", "-title", "opened-by-click", "-e", "sleep", "600")
 	var win string
 	testbed.Eventually(t, 15*time.Second, "the window to open", func() bool {
 		o, _ := x.Command("xdotool", "search", "--name", "opened-by-click").Output()
@@ -51,7 +52,7 @@ func TestRecordExportActsLineUp(t *testing.T) {
 	// The xterm typed into: it echoes, and keeps what it got in a file.
 	dir := t.TempDir()
 	typed, ready := filepath.Join(dir, "typed"), filepath.Join(dir, "ready")
-	x.Background(t, "xterm", "-geometry", "40x4+0+200", "-bg", "black", "-fg", "white", "-title", "typing",
+	x.Background(t, "xterm", "-geometry", "40x4+0+260", "-bg", "black", "-fg", "white", "-title", "typing",
 		"-e", "sh", "-c", fmt.Sprintf("stty -icanon; touch %s; exec cat > %s", ready, typed))
 	testbed.WaitFile(t, ready, 15*time.Second)
 	testbed.Eventually(t, 10*time.Second, "the typing xterm to take the keyboard", func() bool {
@@ -67,12 +68,17 @@ func TestRecordExportActsLineUp(t *testing.T) {
 	rec := response(t, d.must("record", "start", limb, "--json")).Recordings[0]
 	d.must("wait", limb, "--until", "screen-stable", "--quiet-ms", "500", "--timeout-ms", "8000")
 	d.must("screen", limb, "--out", filepath.Join(dir, "before.png"))
-	d.must("click", limb, "600", "100", "--generation", "1")
+	clicked := response(t, d.must("click", limb, "300", "100", "--generation", "1", "--json")).Verification
 	testbed.Eventually(t, 5*time.Second, "the click to open the window", func() bool { return mapState(t, x, win) == "IsViewable" })
 	d.must("wait", limb, "--until", "screen-stable", "--quiet-ms", "500", "--timeout-ms", "8000")
+	var typed1 *wire.Verification
 	testbed.Eventually(t, 15*time.Second, "typing to pass the fence", func() bool {
 		d.must("screen", limb, "--out", filepath.Join(dir, "shot.png"))
-		return d.dvv("type", limb, "hello").code == 0
+		r := d.dvv("type", limb, "hello", "--json")
+		if r.code == 0 {
+			typed1 = response(t, r).Verification
+		}
+		return r.code == 0
 	})
 	testbed.Eventually(t, 10*time.Second, "the typed text in the xterm's file", func() bool {
 		b, _ := os.ReadFile(typed)
@@ -101,34 +107,46 @@ func TestRecordExportActsLineUp(t *testing.T) {
 		t.Fatalf("acts %+v", acts)
 	}
 
-	// The click: the red window at 400,300 (its inside, away from the ring).
+	// The click: the red window at 320,110 (its inside, away from the ring).
 	opened := func(img image.Image) bool {
-		return meanIn(img, image.Rect(420, 320, 500, 360), func(r, g, b int) bool { return r > 180 && g < 70 && b < 70 }) > 0.9
+		return meanIn(img, image.Rect(340, 130, 420, 170), func(r, g, b int) bool { return r > 180 && g < 70 && b < 70 }) > 0.9
 	}
 	ring := func(img image.Image) bool {
-		return isActColour(img.At(600+14, 100)) && isActColour(img.At(600-14, 100))
+		return isActColour(img.At(300+14, 100)) && isActColour(img.At(300-14, 100))
 	}
-	checkLinedUp(t, "the click", frames, click.T, opened, ring)
+	checkLinedUp(t, "the click", frames, click, clicked, opened, ring)
 
-	// The typing: more white on the xterm's first row (y 200.., under no
+	// The typing: more white on the xterm's first row (y 260.., under no
 	// label) than when the click was sent, the cursor's block included.
 	row := func(img image.Image) float64 {
-		return meanIn(img, image.Rect(0, 200, 120, 222), func(r, g, b int) bool { return r > 150 && g > 150 && b > 150 })
+		return meanIn(img, image.Rect(0, 260, 120, 282), func(r, g, b int) bool { return r > 150 && g > 150 && b > 150 })
 	}
 	before := row(frames[int(math.Ceil(click.T*10))])
 	text := func(img image.Image) bool { return row(img) > before+0.01 }
 	label := func(img image.Image) bool {
 		return meanIn(img, image.Rect(8, 8, 150, 34), func(r, g, b int) bool { return r < 40 && g < 40 && b < 40 }) > 0.5
 	}
-	checkLinedUp(t, "the typing", frames, typing.T, text, label)
+	checkLinedUp(t, "the typing", frames, typing, typed1, text, label)
 }
 
-// checkLinedUp finds the first frame an effect shows on and the first the
-// act is drawn on (its time rounded up to a frame at 10 fps): within one
-// frame of each other; the act is drawn on its frame and not before.
-func checkLinedUp(t *testing.T, what string, frames []image.Image, at float64, effect, drawn func(image.Image) bool) {
+// checkLinedUp: the act is drawn from its own frame (its time rounded up
+// to a frame at 10 fps) and not before, and its effect first shows within
+// one frame of when dvvd's mirror first had it. That moment is dvvd's own
+// ground truth, the act's verification (its evidence came afterMs after
+// the act ended): the delay between an act and its effect is the remote
+// machine's, and the video must keep it, neither hide nor stretch it.
+func checkLinedUp(t *testing.T, what string, frames []image.Image, act *recording.Act, v *wire.Verification, effect, drawn func(image.Image) bool) {
 	t.Helper()
-	actFrame := int(math.Ceil(at*10 - 1e-9))
+	if v == nil || v.Status != wire.VerifyVerified {
+		t.Fatalf("%s: dvvd did not tie a change to the act, so there is no moment to line up with: %+v", what, v)
+	}
+	end := act.End
+	if end < act.T {
+		end = act.T
+	}
+	seen := end + float64(v.AfterMs)/1000
+	actFrame := int(math.Ceil(act.T*10 - 1e-9))
+	seenFrame := int(math.Ceil(seen*10 - 1e-9))
 	effectFrame := -1
 	for i, f := range frames {
 		if effect(f) {
@@ -142,10 +160,15 @@ func checkLinedUp(t *testing.T, what string, frames []image.Image, at float64, e
 	if !drawn(frames[actFrame]) || (actFrame > 0 && drawn(frames[actFrame-1])) {
 		t.Errorf("%s: the act is not drawn from its frame %d on", what, actFrame)
 	}
-	if d := effectFrame - actFrame; d < -1 || d > 1 {
-		t.Errorf("%s: sent at %.3f s (frame %d), its effect first shows on frame %d", what, at, actFrame, effectFrame)
+	if effectFrame < actFrame {
+		t.Errorf("%s: its effect shows on frame %d, before the act's frame %d", what, effectFrame, actFrame)
 	}
-	t.Logf("%s: sent at %.3f s, act drawn from frame %d, effect first on frame %d", what, at, actFrame, effectFrame)
+	if d := effectFrame - seenFrame; d < -1 || d > 1 {
+		t.Errorf("%s: sent at %.3f s (frame %d), dvvd saw its effect %d ms after (frame %d), the video first shows it on frame %d",
+			what, act.T, actFrame, v.AfterMs, seenFrame, effectFrame)
+	}
+	t.Logf("%s: sent at %.3f s, act drawn from frame %d, effect seen by dvvd on frame %d, in the video on frame %d",
+		what, act.T, actFrame, seenFrame, effectFrame)
 }
 
 func mapState(t *testing.T, x *testbed.VNC, win string) string {
