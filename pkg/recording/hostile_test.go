@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,5 +175,35 @@ func TestHostileCastExportOfTheLargestGrid(t *testing.T) {
 	t.Logf("refused: %v", err)
 	if grown := int64(heapAfterGC()) - int64(before); grown > 64<<20 {
 		t.Fatalf("heap grew %d MiB for a refused export", grown>>20)
+	}
+}
+
+// Acts with coordinates far off the frame, or labels longer than it, are
+// drawn as far as the frame goes: a hostile act log cannot make an export
+// walk a line of 2^40 points or draw a megabyte of text per frame.
+func TestHostileActsAreDrawnWithinTheFrame(t *testing.T) {
+	far, near, neg := 1<<40, 100, -(1 << 40)
+	keys := strings.Repeat("k", 1<<20)
+	acts := []Act{
+		{T: 0, Op: "click", Action: "drag", X: &near, Y: &near, ToX: &far, ToY: &far, Outcome: "ok"},
+		{T: 0, Op: "click", Action: "drag", X: &neg, Y: &near, ToX: &far, ToY: &near, Outcome: "TIMEOUT"},
+		{T: 0, Op: "click", Action: "left", X: &far, Y: &far, Outcome: strings.Repeat("E", 1<<20)},
+		{T: 0, Op: "key", Keys: keys, Outcome: "ok"},
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
+	done := make(chan struct{})
+	go func() { drawActs(img, acts, false); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("drawing four hostile acts on one frame does not end")
+	}
+	// The drag from (100,100) towards (2^40,2^40) is drawn on the frame.
+	if c := img.RGBAAt(150, 150); c != actColour {
+		t.Errorf("pixel on the drag's line: %v, want the act colour", c)
+	}
+	// The second drag runs along y=100 from far left to far right.
+	if c := img.RGBAAt(10, 100); c != refusedColour {
+		t.Errorf("pixel on the refused drag's line: %v, want the refused colour", c)
 	}
 }
