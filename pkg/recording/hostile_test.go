@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -205,5 +206,30 @@ func TestHostileActsAreDrawnWithinTheFrame(t *testing.T) {
 	// The second drag runs along y=100 from far left to far right.
 	if c := img.RGBAAt(10, 100); c != refusedColour {
 		t.Errorf("pixel on the refused drag's line: %v, want the refused colour", c)
+	}
+}
+
+// An exported video is as private as its recording: 0600, wherever --out
+// puts it and whatever the umask, an existing file's mode included.
+func TestExportedVideoIsPrivate(t *testing.T) {
+	if _, err := execLookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg not installed")
+	}
+	p := writeCast(t, `{"version":2,"width":20,"height":5}`+"\n"+`[0.2,"o","secret text"]`+"\n")
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	outs := []string{filepath.Join(t.TempDir(), "new.mp4"), filepath.Join(t.TempDir(), "existing.mp4")}
+	os.WriteFile(outs[1], []byte("old"), 0o644)
+	for _, out := range outs {
+		if err := Export(context.Background(), p, out, ExportOptions{FPS: 5}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(out)
+		if err != nil || st.Size() < 100 {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if mode := st.Mode().Perm(); mode != 0o600 {
+			t.Errorf("%s is %v; want 0600", filepath.Base(out), mode)
+		}
 	}
 }
