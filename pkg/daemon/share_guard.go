@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/peeruid"
 	"github.com/dvvhq/dvv/pkg/rfbserver"
 )
 
@@ -17,7 +18,7 @@ import (
 // blacklists a peer after 5 failures.
 //
 // Both are kept per local user: the kernel names the uid at the far end
-// of a loopback connection (loopbackPeerUID), so another user who fills
+// of a loopback connection (peeruid.Loopback), so another user who fills
 // the handshake slots or guesses until blocked keeps only itself out,
 // never the person dvvd runs for. A peer whose uid cannot be read counts
 // as one unknown user.
@@ -126,7 +127,7 @@ func (g *shareGuard) attempt(uid int, check func() (ok, viewOnly bool)) (ok, vie
 // shorter handshake than the private sockets allow.
 func (sh *share) serveTCP(c net.Conn) {
 	g := &sh.guard
-	uid, ok := loopbackPeerUID(c)
+	uid, ok := peeruid.Loopback(c)
 	if !ok {
 		uid = unknownPeer
 	}

@@ -1,4 +1,4 @@
-package daemon
+package peeruid
 
 import (
 	"net"
@@ -30,7 +30,7 @@ func TestLoopbackPeerUIDFindsTheConnectingUser(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		uid, ok := loopbackPeerUID(s)
+		uid, ok := Loopback(s)
 		if !ok || uid != os.Getuid() {
 			t.Fatalf("%s: peer uid %d, %v; want %d", network, uid, ok, os.Getuid())
 		}

@@ -1,4 +1,8 @@
-package daemon
+// Package peeruid names the local user at the far end of a loopback TCP
+// connection, so that listeners every local user can reach (the viewer,
+// a share's port) can keep one user's flood or guesses from locking out
+// another.
+package peeruid
 
 import (
 	"bufio"
@@ -12,12 +16,12 @@ import (
 	"strings"
 )
 
-// loopbackPeerUID is the uid owning the far end of a TCP connection
+// Loopback is the uid owning the far end of a TCP connection
 // accepted on 127.0.0.1 or ::1. Both ends of a loopback connection are
 // sockets of this machine, so the kernel lists the peer's socket in
 // /proc/net/tcp{,6} with its owner, as identd reads it. false when the
 // peer is not found (it already closed, or another network namespace).
-func loopbackPeerUID(c net.Conn) (int, bool) {
+func Loopback(c net.Conn) (int, bool) {
 	local, lok := c.LocalAddr().(*net.TCPAddr)
 	remote, rok := c.RemoteAddr().(*net.TCPAddr)
 	if !lok || !rok || !remote.IP.IsLoopback() {
