@@ -5,92 +5,91 @@
 package peeruid
 
 import (
-	"bufio"
 	"encoding/binary"
-	"encoding/hex"
-	"fmt"
 	"net"
 	"net/netip"
-	"os"
-	"strconv"
-	"strings"
+	"syscall"
 )
 
-// Loopback is the uid owning the far end of a TCP connection
-// accepted on 127.0.0.1 or ::1. Both ends of a loopback connection are
-// sockets of this machine, so the kernel lists the peer's socket in
-// /proc/net/tcp{,6} with its owner, as identd reads it. false when the
-// peer is not found (it already closed, or another network namespace).
+// Loopback is the uid owning the far end of a TCP connection accepted on
+// 127.0.0.1 or ::1. Both ends of a loopback connection are sockets of
+// this machine, so the kernel's socket diagnostics (sock_diag, what `ss`
+// uses) answer for the peer's socket by its exact addresses: one lookup,
+// not a walk of every socket (a flood makes that table long). false when
+// the peer is not found (it already closed, or another network namespace).
 func Loopback(c net.Conn) (int, bool) {
 	local, lok := c.LocalAddr().(*net.TCPAddr)
 	remote, rok := c.RemoteAddr().(*net.TCPAddr)
 	if !lok || !rok || !remote.IP.IsLoopback() {
 		return 0, false
 	}
-	// The peer's socket has our remote address as its local one.
-	want := [2]string{procNetAddr(remote.AddrPort()), procNetAddr(local.AddrPort())}
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		if uid, ok := findSocketOwner(table, want); ok {
+	// The peer's socket has our remote address as its source.
+	src, dst := remote.AddrPort(), local.AddrPort()
+	if src.Addr().Unmap().Is4() {
+		if uid, ok := diag(syscall.AF_INET, unmapped(src), unmapped(dst)); ok {
 			return uid, true
 		}
 	}
-	return 0, false
+	return diag(syscall.AF_INET6, mapped(src), mapped(dst))
 }
 
-// procNetAddr writes an address as /proc/net/tcp does: the IP's 32-bit
-// words each in host (little-endian) order, in hex, then ":" and the port.
-// An IPv4 peer of an IPv6 socket is listed in tcp6 as ::ffff:a.b.c.d, and
-// in tcp as a.b.c.d; the caller looks in both.
-func procNetAddr(ap netip.AddrPort) string {
-	ip := ap.Addr().Unmap()
-	var raw []byte
-	if ip.Is4() {
-		b := ip.As4()
-		raw = b[:]
-	} else {
-		b := ip.As16()
-		raw = b[:]
-	}
-	var sb strings.Builder
-	for i := 0; i < len(raw); i += 4 {
-		var w [4]byte
-		binary.LittleEndian.PutUint32(w[:], binary.BigEndian.Uint32(raw[i:]))
-		sb.WriteString(strings.ToUpper(hex.EncodeToString(w[:])))
-	}
-	return fmt.Sprintf("%s:%04X", sb.String(), ap.Port())
+func unmapped(ap netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 }
 
-func findSocketOwner(table string, want [2]string) (int, bool) {
-	f, err := os.Open(table)
+func mapped(ap netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(netip.AddrFrom16(ap.Addr().As16()), ap.Port())
+}
+
+const (
+	sockDiagByFamily = 20 // SOCK_DIAG_BY_FAMILY
+	netlinkInetDiag  = 4  // NETLINK_INET_DIAG (NETLINK_SOCK_DIAG)
+	uidOffset        = 4 + 48 + 12
+)
+
+// diag asks sock_diag for the TCP socket src->dst of family and reads its
+// owner from the answer (struct inet_diag_msg).
+func diag(family int, src, dst netip.AddrPort) (int, bool) {
+	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, netlinkInetDiag)
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// sl local rem st queues tr:when retrnsmt uid ...
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 8 {
-			continue
-		}
-		local, rem := fields[1], fields[2]
-		if strings.HasSuffix(table, "6") && len(want[0]) < 32 {
-			// an IPv4 peer as tcp6 lists it: ::ffff:a.b.c.d
-			local, rem = unmap6(local), unmap6(rem)
-		}
-		if local == want[0] && rem == want[1] {
-			uid, err := strconv.Atoi(fields[7])
-			return uid, err == nil
-		}
+	defer syscall.Close(fd)
+	tv := syscall.Timeval{Sec: 1}
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	req := make([]byte, 16+56)
+	ne := binary.NativeEndian
+	ne.PutUint32(req[0:], uint32(len(req)))
+	ne.PutUint16(req[4:], sockDiagByFamily)
+	ne.PutUint16(req[6:], syscall.NLM_F_REQUEST)
+	ne.PutUint32(req[8:], 1)
+	r := req[16:]
+	r[0], r[1] = byte(family), syscall.IPPROTO_TCP
+	ne.PutUint32(r[4:], 0xffffffff) // every state
+	id := r[8:]                     // struct inet_diag_sockid
+	binary.BigEndian.PutUint16(id[0:], src.Port())
+	binary.BigEndian.PutUint16(id[2:], dst.Port())
+	putAddr(id[4:20], src.Addr())
+	putAddr(id[20:36], dst.Addr())
+	ne.PutUint32(id[40:], 0xffffffff) // no cookie: look up by address
+	ne.PutUint32(id[44:], 0xffffffff)
+	if err := syscall.Sendto(fd, req, 0, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}); err != nil {
+		return 0, false
 	}
-	return 0, false
+	buf := make([]byte, 4096)
+	n, _, err := syscall.Recvfrom(fd, buf, 0)
+	if err != nil || n < 16+uidOffset+4 || ne.Uint16(buf[4:]) != sockDiagByFamily {
+		return 0, false
+	}
+	return int(ne.Uint32(buf[16+uidOffset:])), true
 }
 
-// unmap6 turns tcp6's form of ::ffff:a.b.c.d into tcp's form of a.b.c.d.
-func unmap6(s string) string {
-	const mapped = "0000000000000000FFFF0000"
-	if len(s) == 32+5 && strings.HasPrefix(s, mapped) {
-		return s[len(mapped):]
+func putAddr(b []byte, a netip.Addr) {
+	if a.Is4() {
+		v := a.As4()
+		copy(b, v[:])
+		return
 	}
-	return s
+	v := a.As16()
+	copy(b, v[:])
 }
