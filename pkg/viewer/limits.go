@@ -43,7 +43,8 @@ func connCap() int {
 // is busy (another user can keep a connection busy for ever by asking for
 // pages and never reading them), a newcomer of dvvd's own user, the
 // person's browser, takes the place of the oldest connection of another
-// user; anyone else's newcomer is closed.
+// user; anyone else's newcomer is closed. Another user's newcomer never
+// closes a connection of dvvd's own user.
 func limit(srv *http.Server, ln net.Listener) net.Listener {
 	srv.ReadHeaderTimeout, srv.IdleTimeout, srv.MaxHeaderBytes = headerTimeout, idleTimeout, maxHeader
 	next := srv.Handler
@@ -111,7 +112,11 @@ func (l *capListener) Accept() (net.Conn, error) {
 		var victim *cappedConn
 		if len(l.open) >= l.cap() {
 			for o := range l.open {
-				if (o.state == http.StateNew || o.state == http.StateIdle) && (victim == nil || o.accepted.Before(victim.accepted)) {
+				// Another user's newcomer never makes room at the
+				// person's expense, not even of a connection that has
+				// just been accepted and has yet to send its request.
+				mayClose := uid == l.own || o.uid != l.own
+				if mayClose && (o.state == http.StateNew || o.state == http.StateIdle) && (victim == nil || o.accepted.Before(victim.accepted)) {
 					victim = o
 				}
 			}

@@ -86,3 +86,61 @@ func TestBusyConnectionsOfAnotherUserCannotLockOut(t *testing.T) {
 		}
 	}
 }
+
+// TestAnotherUsersFloodNeverClosesThePersonsConnections: the person's
+// browser has connections open, one not yet sent its request; another
+// user then opens many silent connections. Each newcomer of theirs makes
+// room by closing one of their own, never one of the person's.
+func TestAnotherUsersFloodNeverClosesThePersonsConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
+	capped := limit(srv, ln).(*capListener)
+	capped.cap = func() int { return 4 }
+	const person, other = 1000, 2000
+	var next atomic.Int64
+	next.Store(person)
+	capped.own = person
+	capped.peerUID = func(net.Conn) int { return int(next.Load()) }
+	go srv.Serve(capped)
+	t.Cleanup(func() { srv.Close() })
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	persons := []net.Conn{dial(), dial()} // accepted, no request yet
+	testbed.Eventually(t, 10*time.Second, "the person's connections to be accepted", func() bool {
+		capped.mu.Lock()
+		defer capped.mu.Unlock()
+		return len(capped.open) == 2
+	})
+	next.Store(other)
+	for i := 0; i < 40; i++ {
+		dial()
+	}
+	testbed.Eventually(t, 10*time.Second, "the flood to be accepted", func() bool {
+		capped.mu.Lock()
+		defer capped.mu.Unlock()
+		n := 0
+		for c := range capped.open {
+			if c.uid == other {
+				n++
+			}
+		}
+		return n == 2
+	})
+	for i, c := range persons {
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _ := io.ReadAll(c)
+		if !strings.HasSuffix(string(b), "ok") {
+			t.Fatalf("the person's connection %d after another user's flood: %q", i+1, b)
+		}
+	}
+}
