@@ -29,7 +29,7 @@ func recordCmd(e *env) *cobra.Command {
 		return &cobra.Command{
 			Use:   action + " <limb>",
 			Short: short,
-			Args:  cobra.ExactArgs(1),
+			Args:  exactArgs(1, "record "+action+" needs a limb id (`dvv limbs` lists them; the browser viewer's recordings page lists every limb's)"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				// record names a limb by id only: recordings belong to a limb,
 				// and a group member's id is in `dvv group ls`.
@@ -62,7 +62,7 @@ func recordExportCmd(e *env) *cobra.Command {
 			"screen was, a terminal's .cast as its text grid. --acts draws each act on the frames from the one it\n" +
 			"was sent on, for a second: a ring at the point of a click, a label for keys and typed text (its\n" +
 			"length only; the act log never holds the text), refused acts in red.",
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "record export needs the recording's file (`dvv record list LIMB` prints the paths)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !mp4 {
 				return usageErr("say which format: --mp4")

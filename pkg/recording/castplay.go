@@ -8,8 +8,10 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"math"
 	"os"
 
+	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/vtscreen"
 )
 
@@ -43,6 +45,15 @@ func ReadCast(path string) (CastHeader, []CastEvent, error) {
 	return hdr, evs, nil
 }
 
+// What a cast may claim. A terminal dvv records is at most 1000x1000 (the
+// SSH limb's bound), and its events' times fit the 32-bit millisecond
+// clock FBS files use too (49 days). A file beyond them would have an
+// export size an emulator and frames after it, or render frames for ever.
+const (
+	maxCastGrid    = 1000
+	maxCastSeconds = math.MaxUint32 / 1000
+)
+
 // DecodeCast reads an asciicast v2 recording from r (see ReadCast).
 func DecodeCast(r io.Reader) (CastHeader, []CastEvent, error) {
 	var hdr CastHeader
@@ -54,8 +65,11 @@ func DecodeCast(r io.Reader) (CastHeader, []CastEvent, error) {
 	if err := json.Unmarshal(sc.Bytes(), &hdr); err != nil || hdr.Version != 2 || hdr.Width <= 0 || hdr.Height <= 0 {
 		return hdr, nil, fmt.Errorf("not an asciicast v2 file: its first line is not a v2 header")
 	}
+	if hdr.Width > maxCastGrid || hdr.Height > maxCastGrid {
+		return hdr, nil, fmt.Errorf("the header's terminal is %dx%d, beyond any terminal dvv records (1..%d each way): not a recording dvv can play", hdr.Width, hdr.Height, maxCastGrid)
+	}
 	var evs []CastEvent
-	for sc.Scan() {
+	for line := 2; sc.Scan(); line++ {
 		var raw []json.RawMessage
 		if json.Unmarshal(sc.Bytes(), &raw) != nil || len(raw) != 3 {
 			break // a line being written
@@ -63,6 +77,9 @@ func DecodeCast(r io.Reader) (CastHeader, []CastEvent, error) {
 		var e CastEvent
 		if json.Unmarshal(raw[0], &e.T) != nil || json.Unmarshal(raw[1], &e.Code) != nil || json.Unmarshal(raw[2], &e.Data) != nil {
 			break
+		}
+		if !(e.T >= 0 && e.T <= maxCastSeconds) {
+			return hdr, evs, fmt.Errorf("line %d: event time %g s is outside 0..%d s: not a recording dvv can play", line, e.T, maxCastSeconds)
 		}
 		evs = append(evs, e)
 	}
@@ -82,9 +99,12 @@ func exportTerminal(ctx context.Context, path, out string, fps int, acts []Act) 
 	if err != nil {
 		return err
 	}
+	w, h := hdr.Width*glyphW, hdr.Height*glyphH
+	if err := fb.New().CheckSize(w, h); err != nil {
+		return fmt.Errorf("a %dx%d terminal makes %dx%d frames, more than an export renders (%v)", hdr.Width, hdr.Height, w, h, err)
+	}
 	scr := vtscreen.New(hdr.Width, hdr.Height, nil)
 	defer scr.Close()
-	w, h := hdr.Width*glyphW, hdr.Height*glyphH
 	enc, err := startEncoder(ctx, w, h, fps, out)
 	if err != nil {
 		return err

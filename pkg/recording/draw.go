@@ -57,7 +57,8 @@ func drawActs(img *image.RGBA, acts []Act, fromBottom bool) {
 
 // drawLabel writes s in white on a box of colour bg, its top left at x,y.
 func drawLabel(img *image.RGBA, x, y int, s string, bg color.RGBA) {
-	fillRect(img, image.Rect(x, y, x+len(s)*glyphW+8, y+glyphH+6), bg)
+	w := min(len(s), img.Rect.Dx()/glyphW+1)*glyphW + 8
+	fillRect(img, image.Rect(x, y, x+w, y+glyphH+6), bg)
 	drawText(img, x+4, y+3, s, white, nil)
 }
 
@@ -65,6 +66,9 @@ func drawLabel(img *image.RGBA, x, y int, s string, bg color.RGBA) {
 // set, fills each cell first. Characters outside ASCII are drawn as '?'.
 func drawText(img *image.RGBA, x, y int, s string, fg color.RGBA, bg *color.RGBA) {
 	for _, r := range s {
+		if x >= img.Rect.Max.X { // the rest is off the frame, however long
+			break
+		}
 		if bg != nil {
 			fillRect(img, image.Rect(x, y, x+glyphW, y+glyphH), *bg)
 		}
@@ -112,13 +116,48 @@ func drawRing(img *image.RGBA, cx, cy, r, thick int, c color.RGBA) {
 	}
 }
 
+// drawLine draws the part of a line that is on the frame: an act log may
+// hold any coordinates, so the line is clipped before it is walked.
 func drawLine(img *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
-	n := max(abs(x1-x0), abs(y1-y0), 1)
+	fx0, fy0, fx1, fy1, ok := clipLine(img.Rect, float64(x0), float64(y0), float64(x1), float64(y1))
+	if !ok {
+		return
+	}
+	n := int(max(math.Abs(fx1-fx0), math.Abs(fy1-fy0), 1))
 	for i := 0; i <= n; i++ {
-		x := x0 + (x1-x0)*i/n
-		y := y0 + (y1-y0)*i/n
+		x := int(math.Round(fx0 + (fx1-fx0)*float64(i)/float64(n)))
+		y := int(math.Round(fy0 + (fy1-fy0)*float64(i)/float64(n)))
 		fillRect(img, image.Rect(x-1, y-1, x+2, y+2), c)
 	}
+}
+
+// clipLine is the part of the segment inside r (Liang-Barsky); false when
+// none is.
+func clipLine(r image.Rectangle, x0, y0, x1, y1 float64) (float64, float64, float64, float64, bool) {
+	t0, t1 := 0.0, 1.0
+	dx, dy := x1-x0, y1-y0
+	for _, e := range [4][2]float64{
+		{-dx, x0 - float64(r.Min.X)}, {dx, float64(r.Max.X-1) - x0},
+		{-dy, y0 - float64(r.Min.Y)}, {dy, float64(r.Max.Y-1) - y0},
+	} {
+		p, q := e[0], e[1]
+		if p == 0 {
+			if q < 0 {
+				return 0, 0, 0, 0, false
+			}
+			continue
+		}
+		t := q / p
+		if p < 0 {
+			t0 = max(t0, t)
+		} else {
+			t1 = min(t1, t)
+		}
+		if t0 > t1 {
+			return 0, 0, 0, 0, false
+		}
+	}
+	return x0 + t0*dx, y0 + t0*dy, x0 + t1*dx, y0 + t1*dy, true
 }
 
 func abs(v int) int {

@@ -10,6 +10,7 @@ import (
 	"image"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -117,11 +118,22 @@ type encoder struct {
 }
 
 func startEncoder(ctx context.Context, w, h, fps int, out string) (*encoder, error) {
+	// The video shows what the recording shows: it is made 0600, as the
+	// recording is, before ffmpeg writes it (ffmpeg truncates an existing
+	// file and keeps its mode; left to itself it would follow the umask).
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	err = f.Chmod(0o600)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
 	e := &encoder{}
 	e.cmd = exec.CommandContext(ctx, "ffmpeg", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
 		"-s", fmt.Sprintf("%dx%d", w, h), "-r", strconv.Itoa(fps), "-i", "-",
 		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", out)
-	var err error
 	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/recording"
@@ -135,13 +136,7 @@ func (s *Server) openRecording(w http.ResponseWriter, name string, exts ...strin
 		return nil, false
 	}
 	defer root.Close()
-	f, err := root.Open(name)
-	if err == nil {
-		if st, serr := f.Stat(); serr != nil || !st.Mode().IsRegular() {
-			f.Close()
-			err = fs.ErrNotExist
-		}
-	}
+	f, err := openRegular(root, name)
 	if err != nil {
 		http.Error(w, "dvv viewer: no such recording: "+name, http.StatusNotFound)
 		return nil, false
@@ -188,7 +183,22 @@ func (s *Server) openActs(media string) (*os.File, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return root.Open(recording.ActsPath(media))
+	return openRegular(root, recording.ActsPath(media))
+}
+
+// openRegular opens a regular file of root. O_NONBLOCK keeps a named pipe
+// put there from holding the request until a writer comes; anything but a
+// regular file is then refused as missing.
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fs.ErrNotExist
+	}
+	return f, nil
 }
 
 // recordingCast sends a terminal recording as it is: the page plays its
@@ -225,6 +235,11 @@ func (s *Server) recordingMeta(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"kind": "terminal", "durationMs": int64(math.Ceil(end * 1000)), "cols": hdr.Width, "rows": hdr.Height})
 		return
 	}
+	done, ok := s.players.render(r)
+	if !ok {
+		return
+	}
+	defer done()
 	pl, ok := s.player(w, name)
 	if !ok {
 		return
@@ -247,6 +262,11 @@ func (s *Server) recordingFrame(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "dvv viewer: ?ms= wants the milliseconds since the recording's start", http.StatusBadRequest)
 		return
 	}
+	done, ok := s.players.render(r)
+	if !ok {
+		return
+	}
+	defer done()
 	pl, ok := s.player(w, r.PathValue("name"))
 	if !ok {
 		return
@@ -256,6 +276,8 @@ func (s *Server) recordingFrame(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 		return
 	}
+	// A client that does not read its frame gives the slot back in time.
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(frameWriteTime))
 	w.Header().Set("Content-Type", "image/png")
 	(&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(w, img)
 }
@@ -264,8 +286,36 @@ func (s *Server) recordingFrame(w http.ResponseWriter, r *http.Request) {
 // page plays forward frame after frame, which a kept player decodes
 // incrementally.
 type players struct {
-	mu sync.Mutex
-	m  map[string]*keptPlayer
+	mu      sync.Mutex
+	m       map[string]*keptPlayer
+	renders chan struct{} // a slot per frame being rendered (see render)
+}
+
+// maxRenders bounds the frames rendered at once, across recordings: each
+// is a full-size picture (128 MiB on an 8192x4096 desktop) until its PNG
+// is written, so requests in flight, whoever sends them, cannot add up
+// to more than a few.
+const maxRenders = 2
+
+// frameWriteTime is how long a frame's PNG may take to send, as the live
+// pages' sockets drop a viewer that stops reading.
+const frameWriteTime = 15 * time.Second
+
+// render waits for a rendering slot; done gives it back. false when the
+// request ended first.
+func (p *players) render(r *http.Request) (done func(), ok bool) {
+	p.mu.Lock()
+	if p.renders == nil {
+		p.renders = make(chan struct{}, maxRenders)
+	}
+	slots := p.renders
+	p.mu.Unlock()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, true
+	case <-r.Context().Done():
+		return nil, false
+	}
 }
 
 type keptPlayer struct {
