@@ -66,7 +66,7 @@ func TestExportDrawsDesktopActs(t *testing.T) {
 	go func() { done <- RecordDesktop(ctx, buf, f, DesktopOptions{Pace: 20 * time.Millisecond}) }()
 	testbed.Eventually(t, 10*time.Second, "a frame recorded", func() bool { return countFile(t, path) >= 7 })
 	time.Sleep(300 * time.Millisecond) // the recording's length: only the clock gives it
-	n := countFile(t, path) // before the paint: the recorder may write it at once
+	n := countFile(t, path)            // before the paint: the recorder may write it at once
 	paint(buf, image.Rect(0, 0, 10, 10), [4]byte{0xff, 0xff, 0xff, 0xff})
 	testbed.Eventually(t, 10*time.Second, "the last change recorded", func() bool { return countFile(t, path) > n })
 	cancel()
