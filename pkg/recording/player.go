@@ -7,6 +7,7 @@ import (
 	"image"
 	"io"
 	"os"
+	"sort"
 	"sync"
 )
 
@@ -45,6 +46,11 @@ func NewPlayer(ctx context.Context, r io.Reader) (*Player, error) {
 	if err := ReadFBS(bufio.NewReader(r), func(ms uint32, b []byte) error {
 		pl.stream = append(pl.stream, b...)
 		pl.ends = append(pl.ends, len(pl.stream))
+		// A block stamped earlier than one before it plays with that one:
+		// times never decrease, so Frame can search them.
+		if n := len(pl.times); n > 0 && ms < pl.times[n-1] {
+			ms = pl.times[n-1]
+		}
 		pl.times = append(pl.times, ms)
 		return nil
 	}); err != nil {
@@ -70,11 +76,10 @@ func (pl *Player) Frame(ms uint32) (*image.RGBA, error) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	target := 0
-	for i, t := range pl.times {
-		if t > ms {
-			break
-		}
-		target = pl.ends[i]
+	// The blocks stamped at or before ms: a search, since an export asks
+	// for every frame and a long recording has many blocks.
+	if n := sort.Search(len(pl.times), func(i int) bool { return pl.times[i] > ms }); n > 0 {
+		target = pl.ends[n-1]
 	}
 	if pl.p != nil && target < pl.fed-1 { // backwards: from the start again
 		pl.p.close()
