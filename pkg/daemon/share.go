@@ -69,6 +69,11 @@ func (l *Limb) shareFor() (*share, error) {
 		path     string
 		viewOnly bool
 	}{{sh.socket, false}, {sh.viewSocket, true}} {
+		if len(s.path) > maxSocketPath {
+			cancel()
+			return nil, &wire.Error{Code: wire.BadRequest, Message: errSocketPathTooLong(s.path).Error(),
+				Next: "restart dvvd with a shorter XDG_RUNTIME_DIR or --socket path"}
+		}
 		ln, err := listen(s.path)
 		if err != nil {
 			cancel()
