@@ -45,23 +45,10 @@ type recorder struct {
 // complete before it answers (the acts still queued, the media's close).
 const stopSettle = 5 * time.Second
 
-// actRecord is one act beside the frames: what the agent did and what was
-// answered, never typed text (its length only) nor a clipboard's content.
-type actRecord struct {
-	T            float64 `json:"t"`   // seconds since the recording started, when the act was sent
-	End          float64 `json:"end"` // and when it was answered
-	Op           string  `json:"op"`
-	Action       string  `json:"action,omitempty"`
-	Attachment   string  `json:"attachment"`
-	X            *int    `json:"x,omitempty"`
-	Y            *int    `json:"y,omitempty"`
-	ToX          *int    `json:"toX,omitempty"`
-	ToY          *int    `json:"toY,omitempty"`
-	Keys         string  `json:"keys,omitempty"`
-	TextLen      *int    `json:"textLen,omitempty"`
-	Outcome      string  `json:"outcome"`
-	Verification string  `json:"verification,omitempty"`
-}
+// actRecord is one act beside the frames, as recording.ReadActs reads it
+// back: one type for the writer and the readers (list, export, the
+// viewer's player).
+type actRecord = recording.Act
 
 // recordedOps are the acts a recording keeps.
 var recordedOps = map[string]bool{wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpTermSend: true,
@@ -295,7 +282,7 @@ func (rec *recorder) writeActs(ctx context.Context, f *os.File) {
 		select {
 		case a := <-rec.acts:
 			if rec.marker != nil {
-				rec.marker(rec.started.Add(time.Duration(a.T*float64(time.Second))), a.label())
+				rec.marker(rec.started.Add(time.Duration(a.T*float64(time.Second))), markerLabel(a))
 			}
 			enc.Encode(a)
 		case <-ctx.Done():
@@ -311,8 +298,8 @@ func (rec *recorder) writeActs(ctx context.Context, f *os.File) {
 	}
 }
 
-// label is an act in a few words, for a player's marker list.
-func (a actRecord) label() string {
+// markerLabel is an act in a few words, for a player's marker list.
+func markerLabel(a actRecord) string {
 	s := a.Op
 	if a.Action != "" {
 		s += " " + a.Action
