@@ -36,7 +36,13 @@ type verifier struct {
 	term  limb.Terminal // terminal: output after the cursor
 	since uint64
 	echo  string // printable text the shell should echo ("" = any output)
+	busy  bool   // terminal: it was printing just before the act
 }
+
+// termBusy is how recent a terminal's last output may be for it to count
+// as already printing: output after a key then proves nothing about the
+// key (a log scrolling, a progress bar), so only an echo can verify.
+const termBusy = 500 * time.Millisecond
 
 // verifiedOps are the acts whose answers carry a verification.
 var verifiedOps = map[string]bool{wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpTermSend: true}
@@ -71,6 +77,7 @@ func (c *call) startVerify() *verifier {
 			return v
 		}
 		v.term, v.since = t, t.End()
+		v.busy = time.Since(t.LastOutput()) < termBusy
 		if req.Text != nil {
 			v.echo = echoProbe(*req.Text)
 		}
@@ -143,7 +150,7 @@ func (v *verifier) finishTerminal(ctx context.Context, out *wire.Verification, s
 		}
 		text := got.String()
 		switch {
-		case v.echo == "" && text != "":
+		case v.echo == "" && text != "" && !v.busy:
 			out.Status, out.AfterMs, out.Where = wire.VerifyVerified, time.Since(start).Milliseconds(), "terminal"
 			out.Reason = "the terminal answered with output"
 			return out
@@ -156,9 +163,12 @@ func (v *verifier) finishTerminal(ctx context.Context, out *wire.Verification, s
 		case <-changed:
 		case <-deadline:
 			out.Status = wire.VerifyUnverified
-			if text == "" {
+			switch {
+			case v.echo == "" && v.busy && text != "":
+				out.Reason = "the terminal was already printing before the act, so its output cannot be tied to it (read the terminal)"
+			case text == "":
 				out.Reason = "no output within the window: a password prompt does not echo, or the program is busy (read the terminal)"
-			} else {
+			default:
 				out.Reason = "output came, but not the echo of the text: a prompt that hides input, or a program that redraws (read the terminal)"
 			}
 			return out
