@@ -23,6 +23,12 @@ all: build
 # start-up) and packages that run on any glibc or musl.
 build: web
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/dvvd ./cmd/dvv ./cmd/dvvmcp
+	@# dvvocr, the resident text reader, links libtesseract (cgo); without
+	@# libtesseract-dev it is left out and dvvd runs the tesseract program.
+	@if pkg-config --exists tesseract 2>/dev/null; then \
+		echo "CGO_ENABLED=1 $(GO) build -tags libtesseract -trimpath -ldflags '-s -w' -o $(BIN)/ ./cmd/dvvocr"; \
+		CGO_ENABLED=1 $(GO) build -tags libtesseract -trimpath -ldflags '-s -w' -o $(BIN)/ ./cmd/dvvocr; \
+	else echo "build: libtesseract-dev not found (apt install libtesseract-dev): bin/dvvocr not built"; fi
 
 # Installs the real servers the tests start (apt, as root), then runs every
 # test against them. DVV_REQUIRE_SERVERS=1 turns "server missing" into a
@@ -102,6 +108,7 @@ share: build
 
 # .deb and .rpm in bin/, carrying completions, man pages and the user units.
 package: share
+	@test -x $(BIN)/dvvocr || { echo "package: bin/dvvocr is missing: apt install libtesseract-dev pkg-config, then make package"; exit 1; }
 	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p deb -f packaging/nfpm.yaml -t $(BIN)/
 	DVV_VERSION=$(VERSION) GOARCH=$$($(GO) env GOARCH) $(NFPM) package -p rpm -f packaging/nfpm.yaml -t $(BIN)/
 

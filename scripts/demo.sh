@@ -68,7 +68,7 @@ Try, in another shell:
   $BIN/dvv key $LIMB Enter
   $BIN/dvv wait $LIMB --until screen-stable
   $BIN/dvv signals $LIMB
-  printf '{"op":"status","limbId":"$LIMB"}\n' | nc -U \$DVV_SOCKET
+  printf '{"op":"status","limbId":"$LIMB"}\n' | nc -NU \$DVV_SOCKET
 MSG
 if [ -z "${DEMO_EXIT:-}" ] && [ -t 0 ]; then
   echo "Press Ctrl+C to stop the demo and clean up."

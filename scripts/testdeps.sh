@@ -58,12 +58,14 @@ ss iproute2
 systemd-analyze systemd
 chattr e2fsprogs
 setpriv util-linux
+pkg-config pkg-config
 '
 # Files that no program probe finds: fonts, language data, X modules.
 files='
 /usr/share/fonts/X11/misc/fonts.dir xfonts-base
 /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core
 /usr/lib/xorg/modules/libxorgxrdp.so xorgxrdp
+/usr/include/tesseract/capi.h libtesseract-dev
 '
 
 # The viewer's build needs npm 7 or newer (lock file version 2+). An npm

@@ -13,8 +13,8 @@ import (
 	"github.com/dvvhq/dvv/pkg/recording"
 )
 
-// exportArg runs dvvd as a one-shot renderer of a desktop recording, not as
-// the daemon: `dvvd __export-mp4 FILE.fbs OUT.mp4 FPS`. `dvv record export`
+// exportArg runs dvvd as a one-shot renderer of a recording, not as the
+// daemon: `dvvd __export-mp4 FILE.fbs|FILE.cast OUT.mp4 FPS [acts]`. `dvv record export`
 // runs it, so that the RFB decoder a recording is played through stays out
 // of the dvv binary (every dvv call would load it; see "CLI start-up" in
 // docs/benchmarks.md). Not a documented command: dvv is its interface.
@@ -29,8 +29,8 @@ const (
 )
 
 func exportRecording(args []string, stderr io.Writer) int {
-	if len(args) != 3 {
-		fmt.Fprintf(stderr, "dvvd %s: want FILE.fbs OUT.mp4 FPS\n", exportArg)
+	if len(args) != 3 && (len(args) != 4 || args[3] != "acts") {
+		fmt.Fprintf(stderr, "dvvd %s: want FILE OUT.mp4 FPS [acts]\n", exportArg)
 		return exportUsage
 	}
 	fps, err := strconv.Atoi(args[2])
@@ -40,7 +40,7 @@ func exportRecording(args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := recording.ExportMP4(ctx, args[0], args[1], fps); err != nil {
+	if err := recording.Export(ctx, args[0], args[1], recording.ExportOptions{FPS: fps, Acts: len(args) == 4}); err != nil {
 		fmt.Fprintln(stderr, err)
 		if errors.Is(err, recording.ErrNoFFmpeg) {
 			return exportNoFFmpeg

@@ -34,7 +34,11 @@ func (e *env) attachOptions() (client.Options, error) {
 			return client.Options{}, err
 		}
 	}
-	return client.Options{Name: "shell", Token: token, Session: shellSession(e.getenv)}, nil
+	session := e.session
+	if session == "" {
+		session = shellSession(e.getenv)
+	}
+	return client.Options{Name: client.ShellName(session), Token: token, Session: session}, nil
 }
 
 // socketPath is --socket, else $DVV_SOCKET, else the default socket.
@@ -66,8 +70,8 @@ func shellSession(getenv func(string) string) string {
 // deadline is the client-side deadline for one request (nil: for a dial or
 // a request that asks dvvd to wait for nothing).
 func (e *env) deadline(req *wire.Request) time.Duration {
-	if e.timeout > 0 {
-		return e.timeout
+	if e.timeout.d > 0 {
+		return e.timeout.d
 	}
 	d := baseTimeout
 	if req == nil {
@@ -154,6 +158,7 @@ func (e *env) roundTrip(a wire.Args) (*wire.Response, error) { return e.send1(wi
 // session's attachment, for one request. The local-files fallback edits
 // the request itself, so this level stays on the socket's form.
 func (e *env) send1(req *wire.Request) (*wire.Response, error) {
+	e.op = req.Op
 	if e.send != nil {
 		return e.send(req)
 	}

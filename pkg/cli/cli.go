@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,10 +31,12 @@ var Version = "0.1.0-dev"
 // env is what every command shares: global flags and the standard streams.
 type env struct {
 	socket string
-	json   bool
-	// verifyMs is how long an act's answer waits for its effect (-1: dvvd's default).
-	verifyMs int
-	timeout  time.Duration
+	// session is --session: the session key and name (default $DVV_SESSION).
+	session string
+	json    bool
+	// verify is how long an act's answer waits for its effect (unset: dvvd's default).
+	verify  duration
+	timeout duration
 
 	stdin  io.Reader
 	stdout io.Writer
@@ -58,6 +59,8 @@ type env struct {
 	// printed is set once the answer went to stdout as JSON, so a failure
 	// is not printed twice.
 	printed bool
+	// op is the last op sent, for the hint after a failure.
+	op string
 }
 
 // Run executes the dvv command line args and returns the exit status.
@@ -74,6 +77,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := newRootFor(e, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	// A usage error may come before cobra parsed --json: read it from args.
+	e.json = e.json || jsonAsked(args)
 	return e.finish(err)
 }
 
@@ -164,7 +169,7 @@ var rootFlags = sync.OnceValue(func() *pflag.FlagSet {
 // instant are the commands that answer at once: Ctrl+C may end them the
 // default way. Catching signals costs a dvv call about half a millisecond
 // (two goroutines, and the threads the runtime starts to run them).
-var instant = []string{"ping", "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd, "gen-docs"}
+var instant = []string{"ping", "socket", "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd, "gen-docs"}
 
 // catchesSignals reports whether args run a command that needs Ctrl+C to
 // cancel its context: not --version, help or an argument error, not an
@@ -210,9 +215,10 @@ func newBareRoot(e *env) *cobra.Command {
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket: a path, or ssh://[user@]host[:port][/id] for the dvvd of that user on that machine (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
+	pf.StringVar(&e.session, "session", "", "the session to act in, and the name leases show (default $DVV_SESSION, else this shell, named \"shell\")")
 	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
-	pf.IntVar(&e.verifyMs, "verify-ms", -1, "how long click, type, key and term send wait to see their effect (default dvvd's 300; 0: answer at once)")
-	pf.DurationVar(&e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
+	addDuration(pf, &e.verify, "verify", 0, "how long click, type, key and term send wait to see their effect (default: dvvd's 300ms; 0s answers at once)")
+	addDuration(pf, &e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
 
 	return root
 }
@@ -240,7 +246,7 @@ func commands() []command {
 		{[]string{"run"}, runCmd}, {[]string{"term"}, termCmd},
 		{[]string{"files"}, filesCmd}, {[]string{"transfer"}, transferCmd},
 		{[]string{"hosts"}, hostsCmd}, {[]string{"token"}, tokenCmd}, {[]string{"group"}, groupCmd},
-		{[]string{"ping"}, pingCmd}, {[]string{"events"}, eventsCmd}, {[]string{"shutdown"}, shutdownCmd},
+		{[]string{"ping"}, pingCmd}, {[]string{"socket"}, socketCmd}, {[]string{"events"}, eventsCmd}, {[]string{"shutdown"}, shutdownCmd},
 		{[]string{"version"}, versionCmd}, {[]string{"service"}, serviceCmd}, {[]string{"stdio-proxy"}, stdioProxyCmd},
 		{[]string{"doctor"}, doctorCmd}, {[]string{"report"}, reportCmd}, {[]string{"record"}, recordCmd},
 		{[]string{"gen-docs"}, genDocsCmd},
@@ -261,6 +267,7 @@ func (e *env) finish(err error) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
+		e.usageJSON(ue.msg)
 		fmt.Fprintln(e.stderr, "dvv:", ue.msg)
 		return wire.ExitUsage
 	}
@@ -270,14 +277,37 @@ func (e *env) finish(err error) int {
 			e.printJSON(errorResponse(we))
 		}
 		fmt.Fprintf(e.stderr, "dvv: %s: %s\n", we.Code, we.Message)
-		if next := nextFor(we); next != "" {
+		if next := nextFor(e.op, we); next != "" {
 			fmt.Fprintf(e.stderr, "next: %s\n", next)
 		}
 		return we.Exit()
 	}
 	// Anything else comes from cobra's own argument handling.
+	e.usageJSON(err.Error())
 	fmt.Fprintln(e.stderr, "dvv:", err)
 	return wire.ExitUsage
+}
+
+// usageJSON prints a command-line mistake as the failure --json promises:
+// one object of dvvd's shape, code BAD_REQUEST (nothing was sent).
+func (e *env) usageJSON(msg string) {
+	if e.json && !e.printed {
+		e.printJSON(errorResponse(&wire.Error{Code: wire.BadRequest, Message: msg,
+			Next: "fix the command line (dvv COMMAND --help shows its arguments and flags); nothing was sent to dvvd"}))
+	}
+}
+
+// jsonAsked reports whether args ask for --json (before a "--").
+func jsonAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
+			return true
+		}
+	}
+	return false
 }
 
 // asGroup makes a command that only holds sub-commands print its help when

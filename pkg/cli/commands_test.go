@@ -210,7 +210,7 @@ func TestOpenPrintsOnlyTheID(t *testing.T) {
 	answer := func(r *wire.Request) (*wire.Response, error) {
 		return &wire.Response{Result: "open", LimbID: "vnc-1a2b3c4d", Observation: &wire.Observation{LimbID: "vnc-1a2b3c4d", Protocol: "vnc", Address: "127.0.0.1", Port: 5951, State: "connecting"}}, nil
 	}
-	_, code, out, stderr := answered(t, "", answer, "open", "127.0.0.1:5951", "--protocol", "vnc", "--perceive")
+	_, code, out, stderr := answered(t, "", answer, "open", "127.0.0.1:5951", "--protocol", "vnc", "--perceive", "--wait=false")
 	if code != 0 || out != "vnc-1a2b3c4d\n" || !strings.Contains(stderr, "dvv wait vnc-1a2b3c4d --until connected") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}

@@ -20,13 +20,16 @@ func controlCmd(e *env) *cobra.Command {
 	// One sub-command per action of the op table, in the order help lists
 	// them; TestControlActionsAreTheOps fails when the two sets differ.
 	for _, a := range []struct{ action, short string }{
-		{"acquire", "Take the lease (--wait-ms to wait for another agent to release it)"},
+		{"acquire", "Take the lease (--wait 10s to wait for another agent to release it)"},
 		{"release", "Give the lease back"},
 		{"yield", "Give the lease back, recording --reason"},
-		{"status", "Show who holds the lease"},
-		{"yield_status", "Show who holds the lease (the check to make after LEASE_REVOKED)"},
+		{"status", "Show who holds the lease, and whether a person took over (the check after LEASE_REVOKED)"},
+		{"yield_status", "The same as status (the op's other name for it)"},
 	} {
-		cmd.AddCommand(controlActionCmd(e, a.action, a.short))
+		c := controlActionCmd(e, a.action, a.short)
+		// status and yield_status answer the same: help shows one.
+		c.Hidden = a.action == "yield_status"
+		cmd.AddCommand(c)
 	}
 	cmd.AddCommand(takeoverCmd(e), handbackCmd(e))
 	return cmd
@@ -34,7 +37,7 @@ func controlCmd(e *env) *cobra.Command {
 
 func controlActionCmd(e *env, action, short string) *cobra.Command {
 	var reason string
-	var waitMs int
+	var wait duration
 	// Sub-commands are spelled with dashes; the op's action keeps its
 	// underscore, which stays a hidden alias.
 	name := strings.ReplaceAll(action, "_", "-")
@@ -49,8 +52,8 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 			}
 			req := wire.ControlArgs{Target: target}
 			req.Action, req.Reason = action, reason
-			if cmd.Flags().Changed("wait-ms") {
-				req.WaitMs = intp(waitMs)
+			if wait.set {
+				req.WaitMs = wait.ms()
 			}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
@@ -62,7 +65,7 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 	}
 	c.Flags().StringVar(&reason, "reason", "", "shown to the person on acquire, recorded on yield")
 	if opField(wire.OpControl, "waitMs").Applies(action) {
-		c.Flags().IntVar(&waitMs, "wait-ms", 0, "wait this long for the lease (0 fails at once)")
+		addDuration(c.Flags(), &wait, "wait", 0, "wait this long for the lease (default 0s: fail at once)")
 	}
 	if name != action {
 		c.Aliases = []string{action}

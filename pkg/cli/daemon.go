@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -117,9 +118,20 @@ func versionCmd(e *env) *cobra.Command {
 			// dvv's own version prints even with no dvvd: that is when
 			// people ask for it.
 			var daemon *wire.DaemonInfo
-			if c, err := e.dial(ctx); err == nil {
+			c, dialErr := e.dial(ctx)
+			if dialErr == nil {
 				daemon = c.Info
 				c.Close()
+			}
+			// "Not running" is the answer only when nothing listens on a
+			// local socket; anything else (ssh:// refused, an unsafe
+			// socket, a refused token) is said, with its exit status.
+			var we *wire.Error
+			if dialErr != nil && (e.remote() || !errors.As(dialErr, &we) || we.Code != wire.DaemonUnavailable) {
+				if e.human() {
+					fmt.Fprintf(e.stdout, "dvv %s (protocol %d)\n", Version, wire.ProtocolVersion)
+				}
+				return dialErr
 			}
 			if !e.human() {
 				e.printJSON(struct {

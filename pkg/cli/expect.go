@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,13 +14,13 @@ import (
 func expectCmd(e *env) *cobra.Command {
 	var region string
 	var threshold float64
-	var timeoutMs int
+	var timeout duration
 	cmd := &cobra.Command{
 		Use:   "expect <limbId> <template.png>",
 		Short: "Wait until a picture (a button, an icon) is on a desktop, and print where",
 		Long: "Search the desktop's mirror for the template (a PNG cut from an earlier `dvv screen`), first\n" +
 			"everywhere (or in --region), then only where the screen changes, until it is found or\n" +
-			"--timeout-ms passes. Prints the centre, the box, the similarity and the generation to fence a\n" +
+			"--timeout passes. Prints the centre, the box, the similarity and the generation to fence a\n" +
 			"click with. Exit status 0 when found; " + fmt.Sprint(ExitNotSettled) + " when the deadline passed first.",
 		Example: "  dvv expect vnc-1a2b3c4d ok-button.png\n  dvv expect vnc-1a2b3c4d icon.png --region 0,0,400,300 --threshold 0.9",
 		Args:    exactArgs(2, "expect needs a limb id and a PNG file"),
@@ -45,8 +46,8 @@ func expectCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("threshold") {
 				req.Threshold = &threshold
 			}
-			if cmd.Flags().Changed("timeout-ms") {
-				req.TimeoutMs = intp(timeoutMs)
+			if timeout.set {
+				req.TimeoutMs = timeout.ms()
 			}
 			resp, err := e.call(req)
 			if err != nil || resp.Expect == nil {
@@ -65,6 +66,6 @@ func expectCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&region, "region", "", "x,y,w,h: look only here")
 	cmd.Flags().Float64Var(&threshold, "threshold", 0.95, "least similarity that counts as found, 0..1")
-	cmd.Flags().IntVar(&timeoutMs, "timeout-ms", 8000, "give up after this long (dvvd clamps it to 25000)")
+	addDuration(cmd.Flags(), &timeout, "timeout", 8*time.Second, "give up after this long (dvvd clamps it to 25s)")
 	return cmd
 }

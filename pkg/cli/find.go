@@ -102,7 +102,7 @@ func (e *env) clickText(req wire.ClickArgs, text, region, lang string) error {
 		m := ms[0]
 		g := m.Generation
 		req.X, req.Y, req.Generation, req.GenerationFrom = intp(m.Center.X), intp(m.Center.Y), &g, ""
-		req.VerifyMs = e.verify()
+		req.VerifyMs = e.verifyMs()
 		return e.act(req)
 	case 0:
 		fail = &wire.Error{Code: wire.NotFound, Message: fmt.Sprintf("%q is not on the screen; nothing was clicked", text),

@@ -44,7 +44,7 @@ func (m *groupMembers) args() (wire.GroupOpenArgs, error) {
 	}
 	for _, a := range m.addresses {
 		// Refused before anything echoes or sends a malformed address.
-		if err := hosts.CheckAddress(a); err != nil {
+		if _, err := hosts.ParseAddress(m.protocol, a); err != nil {
 			return wire.GroupOpenArgs{}, err
 		}
 	}
@@ -86,7 +86,7 @@ func groupOpenCmd(e *env, verb string) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&m.addresses, "address", nil, "an endpoint HOST[:PORT] (repeatable)")
+	f.StringArrayVar(&m.addresses, "address", nil, "an endpoint HOST[:PORT], for SSH USER@HOST[:PORT] (repeatable)")
 	f.StringArrayVar(&m.hostIDs, "host-id", nil, "a saved host id or name (repeatable)")
 	f.StringVar(&m.protocol, "protocol", "", wire.ProtocolChoice()+" (required with --address)")
 	f.BoolVar(&m.perceive, "perceive", false, "keep a framebuffer mirror for every member")

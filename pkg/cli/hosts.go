@@ -105,7 +105,7 @@ func hostsAddCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.address, "address", "", "host name or IP (required)")
+	f.StringVar(&o.address, "address", "", "host name or IP, optionally with :PORT (or a ws:// URL for VNC) (required)")
 	f.IntVar(&o.port, "port", 0, "port (default by protocol)")
 	f.StringVar(&o.protocol, "protocol", "", wire.ProtocolChoice()+" (required)")
 	f.StringVar(&o.user, "user", "", "user name (RDP, SSH, VeNCrypt Plain)")
@@ -132,9 +132,36 @@ func (o *hostAddOptions) request(name string) (wire.HostAddArgs, error) {
 	if _, ok := wire.Protocol(o.protocol); !ok {
 		return wire.HostAddArgs{}, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), o.protocol)
 	}
+	for _, u := range []string{o.user, o.sshUser} {
+		if err := hosts.CheckUser(u); err != nil {
+			return wire.HostAddArgs{}, err
+		}
+	}
+	// The address is taken apart as open does: a port or SSH user written
+	// in it goes to --port or --user, never into the host name.
+	ep, err := hosts.ParseAddress(o.protocol, o.address)
+	if err != nil {
+		return wire.HostAddArgs{}, err
+	}
+	addr, port, user := o.address, o.port, o.user
+	if ep.URL == "" {
+		addr = ep.Host
+		if ep.Port != 0 {
+			if port != 0 && port != ep.Port {
+				return wire.HostAddArgs{}, usageErr("port %d in --address conflicts with --port %d: give the port once (--address HOST --port N)", ep.Port, port)
+			}
+			port = ep.Port
+		}
+		if ep.User != "" {
+			if user != "" && user != ep.User {
+				return wire.HostAddArgs{}, usageErr("the user in --address conflicts with --user %s: give the user once", user)
+			}
+			user = ep.User
+		}
+	}
 	return wire.HostAddArgs{
-		Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: o.address,
-			Port: o.port, User: o.user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record},
+		Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: addr,
+			Port: port, User: user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record},
 	}, nil
 }
 
@@ -187,16 +214,21 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			"server presents. A key or certificate that changed is never replaced by this command.",
 		Args: exactArgs(1, "hosts trust needs an address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			host, port, err := splitHostPort(args[0])
-			if err != nil {
-				return err
-			}
 			if _, ok := wire.Protocol(protocol); !ok {
 				return usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), protocol)
 			}
-			req := wire.HostTrustArgs{Address: host, Protocol: protocol, Fingerprint: fingerprint}
-			if port != 0 {
-				req.Port = intp(port)
+			// The same forms open takes; a user (pat@host) plays no part
+			// in a host key.
+			ep, err := hosts.ParseAddress(protocol, args[0])
+			if err != nil {
+				return err
+			}
+			if ep.URL != "" {
+				return usageErr("give the host and port, not a URL: dvv hosts trust HOST:PORT --protocol vnc")
+			}
+			req := wire.HostTrustArgs{Address: ep.Host, Protocol: protocol, Fingerprint: fingerprint}
+			if ep.Port != 0 {
+				req.Port = intp(ep.Port)
 			}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {

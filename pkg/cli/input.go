@@ -66,7 +66,7 @@ func clickCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req.VerifyMs = e.verify()
+			req.VerifyMs = e.verifyMs()
 			return e.act(req)
 		},
 	}
@@ -178,10 +178,10 @@ func coordinate(name, s string) (int, error) {
 	return v, nil
 }
 
-// verify is the act's verifyMs: --verify-ms when given, else dvvd's default.
-func (e *env) verify() *int {
-	if e.verifyMs >= 0 {
-		return &e.verifyMs
+// verifyMs is the act's verifyMs: --verify when given, else dvvd's default.
+func (e *env) verifyMs() *int {
+	if e.verify.set {
+		return e.verify.ms()
 	}
 	return nil
 }
@@ -222,7 +222,7 @@ func typeCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("wpm") {
 				req.Wpm = intp(wpm)
 			}
-			req.VerifyMs = e.verify()
+			req.VerifyMs = e.verifyMs()
 			return e.act(req)
 		},
 	}
@@ -255,7 +255,7 @@ func keyCmd(e *env) *cobra.Command {
 			}
 			req := wire.KeyArgs{Target: target}
 			req.Keys = args[1]
-			req.VerifyMs = e.verify()
+			req.VerifyMs = e.verifyMs()
 			return e.act(req)
 		},
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -66,170 +65,6 @@ func printLimbTable(e *env, limbs []wire.LimbSummary) {
 		t.row(l.LimbID, l.Protocol, endpoint(l.Address, l.Port), strconv.Itoa(l.Slot), l.State, sizeText(l.Width, l.Height), leaseText(l.Lease))
 	}
 	t.flush()
-}
-
-func openCmd(e *env) *cobra.Command {
-	var o openOptions
-	cmd := &cobra.Command{
-		Use:   "open <address|hostId>",
-		Short: "Open a limb to a machine (an address with --protocol, or a saved host)",
-		Long: "Open a limb to a machine and print its limb id on stdout (LIMB=$(dvv open …)).\n\n" +
-			"The argument is an address when --protocol is given or when it starts with vnc://, rdp://,\n" +
-			"ssh://, ws:// or wss:// (ws and wss mean VNC over WebSocket); a port may follow the host\n" +
-			"(127.0.0.1:5951, [::1]:5900) or come from --port. Otherwise it names a saved host (its id or\n" +
-			"name, see `dvv hosts`). With --wait (the default when stdout is a terminal) open returns once\n" +
-			"the limb is connected, or fails with the limb's coded error (UNREACHABLE, AUTH_FAILED…; the limb\n" +
-			"keeps retrying until `dvv close`); with --wait=false it returns while the limb connects.",
-		Example: "  dvv open 127.0.0.1:5951 --protocol vnc --perceive\n  dvv open vnc://lab.local --perceive\n  dvv open lab --perceive",
-		Args:    exactArgs(1, "open needs one address or saved host"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			req, err := o.request(args[0], cmd.Flags().Changed("port"), cmd.Flags().Changed("slot"))
-			if err != nil {
-				return err
-			}
-			wait := isTerminal(e.stdout)
-			if cmd.Flags().Changed("wait") {
-				wait = o.wait
-			}
-			if wait {
-				return e.openAndWait(req, o.waitTimeout)
-			}
-			resp, err := e.call(req)
-			if err != nil || !e.human() {
-				return err
-			}
-			fmt.Fprintln(e.stdout, resp.LimbID)
-			if o := resp.Observation; o != nil {
-				fmt.Fprintf(e.stderr, "opened %s %s slot %d, state %s; next: dvv wait %s --until connected\n",
-					o.Protocol, endpoint(o.Address, o.Port), o.Slot, o.State, resp.LimbID)
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&o.protocol, "protocol", "", wire.ProtocolChoice()+" (the argument is then an address)")
-	f.IntVar(&o.port, "port", 0, "port (default "+wire.DefaultPorts()+")")
-	f.IntVar(&o.slot, "slot", 0, "0 attaches to what is live; above 0 opens a fresh session (RDP, SSH)")
-	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so screen reads and screen waits work")
-	f.BoolVar(&o.wait, "wait", false, "return once connected, or with the coded error (default: on when stdout is a terminal)")
-	f.DurationVar(&o.waitTimeout, "wait-timeout", 30*time.Second, "how long --wait waits for the first connection")
-	return cmd
-}
-
-type openOptions struct {
-	protocol    string
-	port        int
-	slot        int
-	perceive    bool
-	wait        bool
-	waitTimeout time.Duration
-}
-
-// request decides whether the argument is an address or a saved host and
-// builds the open request.
-func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs, error) {
-	if err := hosts.CheckAddress(arg); err != nil {
-		return wire.OpenArgs{}, err // before anything echoes or sends it
-	}
-	req := wire.OpenArgs{}
-	if slotSet {
-		req.Slot = intp(o.slot)
-	}
-	if o.perceive {
-		req.Perceive = &o.perceive
-	}
-	proto := o.protocol
-	addr := arg
-	if scheme, rest, ok := strings.Cut(arg, "://"); ok {
-		_, isProto := wire.Protocol(scheme)
-		switch {
-		case isProto:
-			if proto != "" && proto != scheme {
-				return wire.OpenArgs{}, usageErr("%s:// conflicts with --protocol %s", scheme, proto)
-			}
-			proto, addr = scheme, strings.TrimSuffix(rest, "/")
-		case scheme == "ws" || scheme == "wss":
-			if proto != "" && proto != wire.ProtoVNC {
-				return wire.OpenArgs{}, usageErr("%s:// endpoints are VNC over WebSocket; --protocol %s does not apply", scheme, proto)
-			}
-			proto = wire.ProtoVNC
-			req.Protocol, req.Address = proto, arg
-			if portSet {
-				return wire.OpenArgs{}, usageErr("give the port inside the %s:// URL, not with --port", scheme)
-			}
-			return req, nil
-		default:
-			return wire.OpenArgs{}, usageErr("unknown scheme %s:// (use %s, ws or wss)", scheme, strings.Join(wire.ProtocolNames(), ", "))
-		}
-	}
-	if proto == "" {
-		if portSet {
-			return wire.OpenArgs{}, usageErr("--port needs an address with --protocol; a saved host carries its own port")
-		}
-		if _, _, err := splitHostPort(arg); err == nil && strings.Contains(arg, ":") {
-			return wire.OpenArgs{}, usageErr("%q looks like an address: add --protocol %s (or write vnc://%s)", arg, strings.Join(wire.ProtocolNames(), "|"), arg)
-		}
-		req.HostID = arg
-		return req, nil
-	}
-	if _, ok := wire.Protocol(proto); !ok {
-		return wire.OpenArgs{}, usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), proto)
-	}
-	host, port, err := splitHostPort(addr)
-	if err != nil {
-		return wire.OpenArgs{}, err
-	}
-	if portSet {
-		if port != 0 && port != o.port {
-			return wire.OpenArgs{}, usageErr("port %d in %q conflicts with --port %d", port, arg, o.port)
-		}
-		port = o.port
-	}
-	req.Protocol, req.Address = proto, host
-	if port != 0 {
-		req.Port = intp(port)
-	}
-	return req, nil
-}
-
-// splitHostPort accepts host, host:port, [v6] and [v6]:port. A bare IPv6
-// address without brackets is taken whole, as a host.
-func splitHostPort(s string) (string, int, error) {
-	if s == "" {
-		return "", 0, usageErr("the address is empty")
-	}
-	if strings.HasPrefix(s, "[") {
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return "", 0, usageErr("%q: missing ]", s)
-		}
-		host, rest := s[1:end], s[end+1:]
-		if rest == "" {
-			return host, 0, nil
-		}
-		if !strings.HasPrefix(rest, ":") {
-			return "", 0, usageErr("%q: expected :port after ]", s)
-		}
-		p, err := parsePort(rest[1:])
-		return host, p, err
-	}
-	if strings.Count(s, ":") == 1 {
-		host, ps, _ := strings.Cut(s, ":")
-		if host == "" {
-			return "", 0, usageErr("%q has no host", s)
-		}
-		p, err := parsePort(ps)
-		return host, p, err
-	}
-	return s, 0, nil
-}
-
-func parsePort(s string) (int, error) {
-	p, err := strconv.Atoi(s)
-	if err != nil || p < 1 || p > 65535 {
-		return 0, usageErr("port %q is not a number from 1 to 65535", s)
-	}
-	return p, nil
 }
 
 // simpleLimbCmd is a command that sends one op for one limb.
@@ -303,7 +138,7 @@ func historyCmd(e *env) *cobra.Command {
 }
 
 func reconnectCmd(e *env) *cobra.Command {
-	var timeoutMs int
+	var timeout duration
 	cmd := &cobra.Command{
 		Use:   "reconnect <limbId>",
 		Short: "Drop the connection, dial again and wait for it to come back",
@@ -314,8 +149,8 @@ func reconnectCmd(e *env) *cobra.Command {
 				return err
 			}
 			req := wire.ReconnectArgs{Target: target}
-			if cmd.Flags().Changed("timeout-ms") {
-				req.TimeoutMs = intp(timeoutMs)
+			if timeout.set {
+				req.TimeoutMs = timeout.ms()
 			}
 			resp, err := e.call(req)
 			if err != nil || !e.human() {
@@ -328,7 +163,7 @@ func reconnectCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&timeoutMs, "timeout-ms", 20000, "how long to wait for the limb to come back")
+	addDuration(cmd.Flags(), &timeout, "timeout", 20*time.Second, "how long to wait for the limb to come back (dvvd clamps it to 60s)")
 	return cmd
 }
 

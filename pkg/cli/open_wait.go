@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -12,14 +14,21 @@ import (
 const waitRound = 2 * time.Second
 
 // openAndWait opens the limb and returns once it is connected, or with the
-// limb's coded error (its first failed attempt) or TIMEOUT. The limb stays
-// open either way: dvvd keeps retrying until `dvv close`.
-func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration) error {
+// limb's coded error (its first failed attempt) or TIMEOUT. A limb this
+// call made is closed again when the wait fails, unless keep: a script's
+// failed open must not leave dvvd dialling a wrong address forever. A
+// limb that was already open (another shell's) is never closed here.
+func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) error {
+	before, err := e.roundTrip(wire.LimbsArgs{})
+	if err != nil {
+		return e.fail(err)
+	}
 	resp, err := e.roundTrip(req)
 	if err != nil {
 		return e.fail(err)
 	}
 	id := resp.LimbID
+	made := !hasLimb(before, id)
 	sp := startSpinner(e.stderr, "connecting "+id)
 	defer sp.Stop()
 	deadline := time.Now().Add(timeout)
@@ -30,7 +39,7 @@ func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration) error {
 		}
 		w, err := e.roundTrip(wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(int(step.Milliseconds()))})
 		if err != nil {
-			return e.fail(err)
+			return e.fail(e.giveUp(id, made, keep, err))
 		}
 		if w.Observation != nil {
 			resp.Observation = w.Observation
@@ -49,14 +58,59 @@ func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration) error {
 		}
 		if o := w.Observation; o != nil && o.LastError != nil {
 			le := o.LastError
-			return e.fail(&wire.Error{Code: le.Code, Message: fmt.Sprintf("limb %s did not connect: %s", id, le.Message),
-				Next: fmt.Sprintf("%s; dvvd keeps retrying: `dvv wait %s --until connected`, or `dvv close %s`", le.Code.Info().Next, id, id)})
+			return e.fail(e.giveUp(id, made, keep, &wire.Error{Code: le.Code, Message: fmt.Sprintf("limb %s did not connect: %s", id, le.Message),
+				Next: le.Code.Info().Next}))
 		}
 		if !time.Now().Before(deadline) {
-			return e.fail(&wire.Error{Code: wire.Timeout, Message: fmt.Sprintf("limb %s is still %s after %v", id, stateOf(w.Observation), timeout),
-				Next: fmt.Sprintf("`dvv wait %s --until connected` waits longer; `dvv close %s` gives up", id, id)})
+			return e.fail(e.giveUp(id, made, keep, &wire.Error{Code: wire.Timeout,
+				Message: fmt.Sprintf("limb %s is still %s after %v", id, stateOf(w.Observation), timeout),
+				Next:    "a longer --wait-timeout waits longer"}))
 		}
 	}
+}
+
+// giveUp ends a failed wait: it closes the limb this open made (unless
+// keep; also after Ctrl+C) and says in err's next move what became of it.
+func (e *env) giveUp(id string, made, keep bool, err error) error {
+	var fate string
+	switch {
+	case keep || !made:
+		fate = fmt.Sprintf("dvvd keeps retrying: `dvv wait %s --until connected`, or `dvv close %s`", id, id)
+		if !made && !keep {
+			fate = "the limb was already open, so it was left as it was; " + fate
+		}
+	default:
+		if e.ctx.Err() != nil { // interrupted: the close still goes out
+			ctx := e.ctx
+			e.ctx = context.Background()
+			defer func() { e.ctx = ctx }()
+		}
+		if _, cerr := e.roundTrip(wire.CloseArgs{LimbID: id}); cerr != nil {
+			fate = fmt.Sprintf("closing it failed too (%v): `dvv close %s`", cerr, id)
+		} else {
+			fate = "the limb was closed: open it again once that is done (--keep leaves it open)"
+		}
+	}
+	we, ok := err.(*wire.Error)
+	if !ok {
+		return err
+	}
+	next := strings.TrimRight(strings.TrimSpace(we.Next), ".;")
+	if next != "" {
+		next += "; "
+	}
+	out := *we
+	out.Next = next + fate
+	return &out
+}
+
+func hasLimb(r *wire.Response, id string) bool {
+	for _, l := range append(append([]wire.LimbSummary{}, r.Limbs...), r.Available...) {
+		if l.LimbID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func stateOf(o *wire.Observation) string {

@@ -21,7 +21,7 @@ func TestNewProtocolReachesTheCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "fakep") || !strings.Contains(stdout, "7000 fakep") {
 		t.Fatalf("open --help (exit %d) does not offer the registered protocol:\n%s%s", code, stdout, stderr)
 	}
-	req, code, _, stderr := sent(t, "open", "10.0.0.9", "--protocol", "fakep")
+	req, code, _, stderr := sent(t, "open", "10.0.0.9", "--protocol", "fakep", "--wait=false")
 	if code != 0 || req == nil || req.Protocol != "fakep" {
 		t.Fatalf("open --protocol fakep: exit %d, request %+v, %s", code, req, stderr)
 	}

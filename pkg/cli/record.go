@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ func recordCmd(e *env) *cobra.Command {
 		return &cobra.Command{
 			Use:   action + " <limb>",
 			Short: short,
-			Args:  cobra.ExactArgs(1),
+			Args:  exactArgs(1, "record "+action+" needs a limb id (`dvv limbs` lists them; the browser viewer's recordings page lists every limb's)"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				// record names a limb by id only: recordings belong to a limb,
 				// and a group member's id is in `dvv group ls`.
@@ -51,24 +52,32 @@ func recordCmd(e *env) *cobra.Command {
 // and ffmpeg a local tool, so export needs no dvvd running (exportMP4 runs
 // the dvvd binary once, as a renderer).
 func recordExportCmd(e *env) *cobra.Command {
-	var mp4 bool
+	var mp4, acts bool
 	var out string
 	var fps int
 	cmd := &cobra.Command{
-		Use:   "export <file.fbs> --mp4",
-		Short: "Render a desktop recording to a video through ffmpeg (runs here; no running dvvd needed)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "export <file.fbs|file.cast> --mp4 [--acts]",
+		Short: "Render a recording to a video through ffmpeg, its acts drawn in with --acts (runs here; no running dvvd needed)",
+		Long: "export renders a recording to an H.264 MP4 through ffmpeg on this machine: a desktop's .fbs as the\n" +
+			"screen was, a terminal's .cast as its text grid. --acts draws each act on the frames from the one it\n" +
+			"was sent on, for a second: a ring at the point of a click, a label for keys and typed text (its\n" +
+			"length only; the act log never holds the text), refused acts in red.",
+		Args: exactArgs(1, "record export needs the recording's file (`dvv record list LIMB` prints the paths)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !mp4 {
-				return usageErr("say which format: --mp4 (asciicast files play as they are: asciinema play FILE)")
+				return usageErr("say which format: --mp4")
 			}
-			if !strings.HasSuffix(args[0], ".fbs") {
-				return usageErr("%s is not a desktop recording (.fbs); a terminal's .cast plays with asciinema play", args[0])
+			ext := filepath.Ext(args[0])
+			if ext != ".fbs" && ext != ".cast" {
+				return usageErr("%s is not a recording dvv made: a desktop's ends in .fbs, a terminal's in .cast (see dvv record list)", args[0])
+			}
+			if fps < 1 || fps > 60 {
+				return usageErr("--fps %d: say 1 to 60 frames a second", fps)
 			}
 			if out == "" {
-				out = strings.TrimSuffix(args[0], ".fbs") + ".mp4"
+				out = strings.TrimSuffix(args[0], ext) + ".mp4"
 			}
-			if err := exportMP4(e, args[0], out, fps); err != nil {
+			if err := exportMP4(e, args[0], out, fps, acts); err != nil {
 				return err
 			}
 			if e.human() {
@@ -82,6 +91,7 @@ func recordExportCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&mp4, "mp4", false, "H.264 MP4 through ffmpeg")
 	cmd.Flags().StringVar(&out, "out", "", "the video's path (default: the recording's, with .mp4)")
 	cmd.Flags().IntVar(&fps, "fps", 10, "frames a second")
+	cmd.Flags().BoolVar(&acts, "acts", false, "draw the acts (FILE.acts.jsonl) into the video")
 	return cmd
 }
 
@@ -112,13 +122,17 @@ func printRecordings(e *env, rs []wire.Recording) {
 // one-shot renderer (not as the daemon): the RFB decoder that plays a
 // recording back lives there, and linking it into dvv would slow every dvv
 // call. The argument and exit statuses are cmd/dvvd/export.go's.
-func exportMP4(e *env, in, out string, fps int) error {
+func exportMP4(e *env, in, out string, fps int, acts bool) error {
 	dvvd, err := findDvvd()
 	if err != nil {
 		return localErr(wire.Unsupported, "rendering a recording needs dvvd's decoder: no dvvd beside dvv or on $PATH")
 	}
 	var stderr strings.Builder
-	cmd := exec.CommandContext(e.ctx, dvvd, "__export-mp4", in, out, strconv.Itoa(fps))
+	args := []string{"__export-mp4", in, out, strconv.Itoa(fps)}
+	if acts {
+		args = append(args, "acts")
+	}
+	cmd := exec.CommandContext(e.ctx, dvvd, args...)
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 8 << 10}
 	err = cmd.Run()
 	msg := strings.TrimSpace(stderr.String())

@@ -86,13 +86,26 @@ func TestOpenRequest(t *testing.T) {
 		{arg: "127.0.0.1:99999", o: openOptions{protocol: "vnc"}, wantUsage: "port"},
 		{arg: "127.0.0.1", o: openOptions{protocol: "telnet"}, wantUsage: "vnc, rdp or ssh"},
 		{arg: "gopher://x", wantUsage: "scheme"},
+		{arg: "pat@build.lan", o: openOptions{protocol: "ssh"}, want: `{"op":"open","address":"pat@build.lan","protocol":"ssh"}`},
+		{arg: "ssh://pat@build.lan:2222", want: `{"op":"open","address":"pat@build.lan","port":2222,"protocol":"ssh"}`},
+		{arg: "build.lan", o: openOptions{protocol: "ssh", user: "pat"}, want: `{"op":"open","address":"pat@build.lan","protocol":"ssh"}`},
+		{arg: "ci@build.lan", o: openOptions{protocol: "ssh", user: "pat"}, wantUsage: "conflicts"},
+		{arg: "pat@build.lan", wantUsage: "--protocol ssh"},
+		{arg: "pat@127.0.0.1", o: openOptions{protocol: "vnc"}, wantUsage: "user"},
+		{arg: "127.0.0.1", o: openOptions{protocol: "vnc", user: "pat"}, wantUsage: "SSH"},
+		{arg: "127.0.0.1:secret99", o: openOptions{protocol: "vnc"}, wantUsage: "port"},
+		{arg: "vnc://pat%3Asecret99@127.0.0.1", wantUsage: "percent"},
+		{arg: "ws://127.0.0.1/websockify?password=secret99", wantUsage: "query"},
 	}
 	for _, c := range cases {
 		t.Run(c.arg, func(t *testing.T) {
 			req, err := c.o.request(c.arg, c.portSet, c.slotSet)
 			if c.wantUsage != "" {
-				ue, ok := err.(*usageError)
-				if !ok || !strings.Contains(ue.msg, c.wantUsage) {
+				// A usage error, or dvvd's own BAD_REQUEST for an address
+				// (hosts.ParseAddress), found before anything is sent.
+				ue, isUsage := err.(*usageError)
+				we, isBad := err.(*wire.Error)
+				if !(isUsage && strings.Contains(ue.msg, c.wantUsage) || isBad && we.Code == wire.BadRequest && strings.Contains(we.Message, c.wantUsage)) {
 					t.Fatalf("want a usage error about %q, got %v", c.wantUsage, err)
 				}
 				return

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -183,14 +184,15 @@ func (e *env) printScreen(s *wire.Screen) error {
 
 func waitCmd(e *env) *cobra.Command {
 	var until, text, lang string
-	var quietMs, timeoutMs int
+	var quiet, timeout duration
 	cmd := &cobra.Command{
 		Use:   "wait <limbId> --until CONDITION",
 		Short: "Block until the limb is connected, the screen settles or changes, text appears…",
-		Long: "Block in dvvd until the condition holds or --timeout-ms passes (dvvd clamps it to 25000).\n" +
+		Long: "Block in dvvd until the condition holds or --timeout passes (at most 25s: a longer --timeout is\n" +
+			"clamped, and the answer says so; run wait again to wait longer).\n" +
 			"Exit status 0 when it settled; " + strconv.Itoa(ExitNotSettled) + " when the deadline passed first (dvvd answers that as an\n" +
 			"ordinary success with settled: false, which --json shows as is).",
-		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet-ms 500\n" +
+		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet 500ms\n" +
 			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'",
 		Args: exactArgs(1, "wait needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -206,11 +208,11 @@ func waitCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("text") {
 				req.Text = &text
 			}
-			if cmd.Flags().Changed("quiet-ms") {
-				req.QuietMs = intp(quietMs)
+			if quiet.set {
+				req.QuietMs = quiet.ms()
 			}
-			if cmd.Flags().Changed("timeout-ms") {
-				req.TimeoutMs = intp(timeoutMs)
+			if timeout.set {
+				req.TimeoutMs = timeout.ms()
 			}
 			resp, err := e.call(req)
 			if err != nil {
@@ -241,7 +243,7 @@ func waitCmd(e *env) *cobra.Command {
 	f.StringVar(&until, "until", "", orList(variants(wire.OpWait)))
 	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
 	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
-	f.IntVar(&quietMs, "quiet-ms", 750, "how long the screen must stay unchanged for screen-stable and idle")
-	f.IntVar(&timeoutMs, "timeout-ms", 8000, "give up after this long (dvvd clamps it to 25000)")
+	addDuration(f, &quiet, "quiet", 750*time.Millisecond, "how long the screen must stay unchanged for screen-stable and idle")
+	addDuration(f, &timeout, "timeout", 8*time.Second, "give up after this long (at most 25s; longer is clamped)")
 	return cmd
 }

@@ -18,8 +18,9 @@ func shareCmd(e *env) *cobra.Command {
 		Long: "dvvd serves the limb's framebuffer mirror as an RFB server, without a second connection to the\n" +
 			"machine: on two Unix sockets only you can open (interactive and view-only) and, with --tcp, on a\n" +
 			"127.0.0.1 port guarded by a one-time VNC password (good for one viewer connection, 10 minutes);\n" +
-			"--port fixes that port (it stays until the share stops). After 5 wrong passwords in a row the port\n" +
-			"refuses every viewer for 10 s, twice as long at each new block (up to 5 minutes).\n" +
+			"--port fixes that port (it stays until the share stops). After 5 wrong passwords in a row from one\n" +
+			"local user the port refuses that user's viewers for 10 s, twice as long at each new block (up to 5\n" +
+			"minutes); another user's guesses never block yours.\n" +
 			"A viewer's first input takes the limb over as a person (the agent's next act answers LEASE_REVOKED);\n" +
 			"closing the last driving viewer, or `dvv control handback`, hands it back.",
 		Args: exactArgs(1, "share needs a limb id"),

@@ -14,17 +14,18 @@ import (
 )
 
 func runCmd(e *env) *cobra.Command {
-	var timeoutMs, maxOutput int
+	var timeout duration
+	var maxOutput int
 	var cwd string
 	cmd := &cobra.Command{
-		Use:   "run <limbId> --timeout-ms N <command>",
+		Use:   "run <limbId> --timeout DURATION <command>",
 		Short: "Run one command on a terminal (SSH) limb; exit with its exit status",
 		Long: "Run one command (a single string, run by the remote user's shell) on a fresh channel and print\n" +
-			"its stdout and stderr to dvv's own. The deadline is required (--timeout-ms, or --timeoutMs as\n" +
-			"the tool reference spells it). dvv exits with the remote exit status; with none: 124 when the\n" +
+			"its stdout and stderr to dvv's own. The deadline is required (--timeout 5s; --timeout-ms 5000 and\n" +
+			"--timeoutMs 5000, as the tool reference spells it, are the same). dvv exits with the remote exit status; with none: 124 when the\n" +
 			"deadline ended the command, 128+N when signal N killed it, 255 otherwise. dvv's own failures keep\n" +
 			"their classes (3 no dvvd, 7 no exec capability…), so use --json where the two must not mix.",
-		Example: "  dvv run ssh-5e6f7a8b --timeoutMs 5000 \"uname -a\"",
+		Example: "  dvv run ssh-5e6f7a8b --timeout 5s \"uname -a\"",
 		Args:    exactArgs(2, "run needs a limb id and the command (one quoted string)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := limbTarget(args[0])
@@ -34,10 +35,10 @@ func runCmd(e *env) *cobra.Command {
 			req := wire.RunArgs{Target: target}
 			// No default deadline: a command that never ends would hold a
 			// channel and the caller forever, so the caller must choose.
-			if !cmd.Flags().Changed("timeout-ms") && !cmd.Flags().Changed("timeoutMs") {
-				return usageErr("run needs --timeout-ms (there is no default deadline)")
+			if !timeout.set {
+				return usageErr("run needs --timeout, e.g. --timeout 30s (there is no default deadline)")
 			}
-			req.Command, req.TimeoutMs, req.Cwd = args[1], intp(timeoutMs), cwd
+			req.Command, req.TimeoutMs, req.Cwd = args[1], timeout.ms(), cwd
 			if cmd.Flags().Changed("max-output-bytes") {
 				req.MaxOutputBytes = intp(maxOutput)
 			}
@@ -55,8 +56,7 @@ func runCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&timeoutMs, "timeout-ms", 0, "deadline in milliseconds (required)")
-	f.IntVar(&timeoutMs, "timeoutMs", 0, "the same as --timeout-ms")
+	addDuration(f, &timeout, "timeout", 0, "deadline for the command, e.g. 5s (required)")
 	f.StringVar(&cwd, "cwd", "", "remote working directory (default the home directory)")
 	f.IntVar(&maxOutput, "max-output-bytes", 0, "truncate each stream after this many bytes")
 	return cmd
@@ -158,7 +158,7 @@ func termCmd(e *env) *cobra.Command {
 			default:
 				return usageErr("term send needs the text or --hex")
 			}
-			req.VerifyMs = e.verify()
+			req.VerifyMs = e.verifyMs()
 			return e.act(req)
 		},
 	}

@@ -39,8 +39,8 @@ func (e *env) transferTrip(req *wire.Request) (*wire.Response, error) {
 	idle := e.deadline(req)
 	var stalled atomic.Bool
 	var stall *time.Timer
-	if e.timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, e.timeout)
+	if e.timeout.d > 0 {
+		ctx, cancel = context.WithTimeout(ctx, e.timeout.d)
 		defer cancel()
 	} else {
 		stall = time.AfterFunc(idle, func() { stalled.Store(true); cancel() })

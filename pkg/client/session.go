@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/dvvhq/dvv/pkg/sock"
 )
@@ -22,3 +23,13 @@ func ShellSession() string {
 // ProcessStart is sock.ProcessStart: a process's start time, "" where
 // unknown.
 func ProcessStart(pid int) string { return sock.ProcessStart(pid) }
+
+// ShellName is the attachment name a CLI session shows as the holder of a
+// lease (in the viewer, the overlay, LEASE errors): the session's own name
+// when it was given one ($DVV_SESSION, dvv --session), else "shell".
+func ShellName(session string) string {
+	if session == "" || strings.HasPrefix(session, "pid:") {
+		return "shell"
+	}
+	return session
+}

@@ -94,13 +94,18 @@ func (c *conn) withdraw(id json.RawMessage) bool {
 	return ok
 }
 
-func (d *Daemon) serveConn(nc net.Conn) {
+// newConn makes the connection and registers it for eviction. It runs in
+// the accept loop with d.mu held, so eviction sees every accepted connection
+// in the order it came, even before its goroutine has started.
+func (d *Daemon) newConn(nc net.Conn) *conn {
 	ctx, cancel := context.WithCancel(d.ctx)
 	c := &conn{d: d, nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel, opened: time.Now(),
 		lr: newLineReader(nc, wire.MaxLine, d.cfg.LineIdle, d.lines)}
-	d.mu.Lock()
 	d.live[c] = struct{}{}
-	d.mu.Unlock()
+	return c
+}
+
+func (d *Daemon) serveConn(c *conn) {
 	defer func() {
 		d.mu.Lock()
 		delete(d.live, c)
@@ -170,11 +175,11 @@ func (d *Daemon) serveConn(nc net.Conn) {
 	// write fail, or hangs up (cancelOnHangup), which cancels what is
 	// still running.
 	stop := make(chan struct{})
-	go cancelOnHangup(nc, cancel, stop)
+	go cancelOnHangup(c.nc, c.cancel, stop)
 	inflight.Wait()
 	close(stop)
-	cancel()
-	nc.Close()
+	c.cancel()
+	c.nc.Close()
 	c.attMu.Lock()
 	att := c.att
 	c.attMu.Unlock()

@@ -199,8 +199,10 @@ func (d *Daemon) Serve() error {
 		}
 		d.mu.Lock()
 		full := d.nconns >= d.cfg.MaxConns && !d.evictHalfOpen()
+		var dc *conn
 		if !full {
 			d.nconns++
+			dc = d.newConn(c)
 		}
 		d.mu.Unlock()
 		if full {
@@ -213,7 +215,7 @@ func (d *Daemon) Serve() error {
 		d.conns.Add(1)
 		go func() {
 			defer d.conns.Done()
-			d.serveConn(c)
+			d.serveConn(dc)
 			d.mu.Lock()
 			d.nconns--
 			d.mu.Unlock()

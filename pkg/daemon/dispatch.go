@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/rfbserver"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -236,6 +237,9 @@ func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Respons
 	return c.d.dispatch(ctx, c, att, req)
 }
 
+// agentActs are the short acts viewers yield to (pkg/rfbserver Priority).
+var agentActs = map[string]bool{wire.OpScreen: true, wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpFind: true}
+
 // dispatch runs one request for an attachment: access check, selector,
 // history, handler. group_run uses it for every member.
 func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wire.Request) *wire.Response {
@@ -282,6 +286,9 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 		return errorResponse(nil, err)
 	}
 	cl.l = l
+	if agentActs[req.Op] {
+		defer rfbserver.Priority()()
+	}
 	start := time.Now()
 	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.Op})
 	// Members of a group_run start their work together: after their own
@@ -315,7 +322,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 		verified = r.Verification
 	}
 	if spec.Recorded {
-		l.noteAct(req, att.name, outcome, verified)
+		l.noteAct(req, att.name, outcome, verified, start)
 	}
 	if spec.Dispatches {
 		l.actLog.add(req, att.name, outcome, start) // the viewer's overlay

@@ -19,9 +19,10 @@ type desktopLimb struct {
 	l      *Limb
 	dialer limb.DesktopDialer
 
-	buf *fb.Buffer          // the mirror, kept across reconnects
-	enc imaging.EncodeCache // recent encodes of the mirror
-	txt textReaders         // recognised text of the mirror, per language
+	buf    *fb.Buffer          // the mirror, kept across reconnects
+	motion *motion             // where it changes with no act behind it (verify_motion.go)
+	enc    imaging.EncodeCache // recent encodes of the mirror
+	txt    textReaders         // recognised text of the mirror, per language
 
 	// Guarded by Limb.mu.
 	session limb.Desktop // the live session, nil between sessions
@@ -32,7 +33,7 @@ type desktopLimb struct {
 func newDesktopLimb(l *Limb, dial limb.DesktopDialer, maxPixels int) *desktopLimb {
 	buf := fb.New()
 	buf.SetMaxPixels(maxPixels)
-	return &desktopLimb{l: l, dialer: dial, buf: buf, fences: map[*attachment]*fence{}}
+	return &desktopLimb{l: l, dialer: dial, buf: buf, motion: startMotion(l.ctx, buf), fences: map[*attachment]*fence{}}
 }
 
 func (k *desktopLimb) dial(ctx context.Context, t limb.Target) (limb.Session, error) {

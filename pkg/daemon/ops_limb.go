@@ -158,13 +158,13 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		if req.Port != nil {
 			t.Port = *req.Port
 		}
+		if err := splitAddress(&t); err != nil {
+			return t, err
+		}
 	}
 	proto, known := wire.Protocol(t.Protocol)
 	if !known {
 		return t, wire.Errorf(wire.BadRequest, "protocol %q is not one of %s", t.Protocol, wire.ProtocolChoice())
-	}
-	if strings.ContainsAny(t.Address, " \t\n") || len(t.Address) > 255 {
-		return t, wire.Errorf(wire.BadRequest, "address %q is not a host name, IP or ws:// URL", t.Address)
 	}
 	// The port is made explicit before the limb id is derived, so an open
 	// with and without the default port is one endpoint. An SSH address

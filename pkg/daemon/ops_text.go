@@ -188,11 +188,15 @@ func desktopTextWait(c *call, a wire.WaitArgs, want string, found *[]wire.TextMa
 		return nil, nil, err
 	}
 	appear := a.Until == "text"
+	quiet := paintQuiet
+	if ocr.NewEngine(c.d.cfg.OCRProgram).Resident() {
+		quiet = paintQuietResident
+	}
 	cond := func() (bool, string, error) {
 		if err := c.l.mustBeConnected(); err != nil {
 			return false, "", err
 		}
-		settlePaint(c)
+		settlePaint(c, quiet)
 		t, err := c.readText(a.Lang)
 		if err != nil {
 			return false, "", err
@@ -214,20 +218,23 @@ func desktopTextWait(c *call, a wire.WaitArgs, want string, found *[]wire.TextMa
 // buttons). Reading between them costs an engine run each and reads half a
 // dialog; a read waits until the mirror has been still for paintQuiet, but
 // never more than paintMaxWait after the change, so a screen that never
-// stops (a video, a ticking clock) is still read.
+// stops (a video, a ticking clock) is still read. With the resident
+// worker a read costs tens of milliseconds, not a program start, so a
+// shorter stillness is enough.
 const (
-	paintQuiet   = 40 * time.Millisecond
-	paintMaxWait = 150 * time.Millisecond
+	paintQuiet         = 40 * time.Millisecond
+	paintQuietResident = 20 * time.Millisecond
+	paintMaxWait       = 150 * time.Millisecond
 )
 
-func settlePaint(c *call) {
+func settlePaint(c *call, quiet time.Duration) {
 	start := time.Now()
 	for {
 		still := time.Since(c.l.dsk.buf.LastChange())
-		if still >= paintQuiet || time.Since(start) >= paintMaxWait {
+		if still >= quiet || time.Since(start) >= paintMaxWait {
 			return
 		}
-		t := time.NewTimer(min(paintQuiet-still, paintMaxWait-time.Since(start)))
+		t := time.NewTimer(min(quiet-still, paintMaxWait-time.Since(start)))
 		select {
 		case <-t.C:
 		case <-c.ctx.Done():

@@ -155,7 +155,12 @@ func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 		case <-sch:
 		case <-tick:
 		case <-deadline.C:
-			return waitAnswer(c, a.Until, false, "the deadline passed before it settled", start), nil
+			detail := "the deadline passed before it settled"
+			if a.TimeoutMs != nil && *a.TimeoutMs > waitMax {
+				// Said, not silent: the caller asked for longer.
+				detail = fmt.Sprintf("the deadline passed before it settled: timeoutMs %d was clamped to %d (wait never blocks longer in one call); call wait again to wait longer", *a.TimeoutMs, waitMax)
+			}
+			return waitAnswer(c, a.Until, false, detail, start), nil
 		case <-c.ctx.Done():
 			return nil, wire.Errorf(wire.Timeout, "the client went away")
 		}

@@ -45,22 +45,10 @@ type recorder struct {
 // complete before it answers (the acts still queued, the media's close).
 const stopSettle = 5 * time.Second
 
-// actRecord is one act beside the frames: what the agent did and what was
-// answered, never typed text (its length only) nor a clipboard's content.
-type actRecord struct {
-	T            float64 `json:"t"` // seconds since the recording started
-	Op           string  `json:"op"`
-	Action       string  `json:"action,omitempty"`
-	Attachment   string  `json:"attachment"`
-	X            *int    `json:"x,omitempty"`
-	Y            *int    `json:"y,omitempty"`
-	ToX          *int    `json:"toX,omitempty"`
-	ToY          *int    `json:"toY,omitempty"`
-	Keys         string  `json:"keys,omitempty"`
-	TextLen      *int    `json:"textLen,omitempty"`
-	Outcome      string  `json:"outcome"`
-	Verification string  `json:"verification,omitempty"`
-}
+// actRecord is one act beside the frames, as recording.ReadActs reads it
+// back: one type for the writer and the readers (list, export, the
+// viewer's player).
+type actRecord = recording.Act
 
 // recordingsDir is $XDG_STATE_HOME/dvv/recordings (~/.local/state/…).
 func recordingsDir() (string, error) {
@@ -250,15 +238,16 @@ func (l *Limb) recordTerminal(ctx context.Context, cast *recording.Cast, rec *re
 
 // noteAct queues an act (an op its spec marks Recorded) for the limb's
 // recording, if one runs. It never blocks: a full queue counts the act as
-// dropped.
-func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification) {
+// dropped. The act is stamped with when it was sent (sent), which is where
+// its effect starts on the recording's clock, and when it was answered.
+func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification, sent time.Time) {
 	l.mu.Lock()
 	rec := l.rec
 	l.mu.Unlock()
 	if rec == nil {
 		return
 	}
-	a := actRecord{T: time.Since(rec.started).Seconds(), Op: req.Op, Action: req.Action, Attachment: att,
+	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.Op, Action: req.Action, Attachment: att,
 		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY, Keys: req.Keys, Outcome: outcome}
 	if req.Text != nil {
 		n := len([]rune(*req.Text))
@@ -286,7 +275,7 @@ func (rec *recorder) writeActs(ctx context.Context, f *os.File) {
 		select {
 		case a := <-rec.acts:
 			if rec.marker != nil {
-				rec.marker(rec.started.Add(time.Duration(a.T*float64(time.Second))), a.label())
+				rec.marker(rec.started.Add(time.Duration(a.T*float64(time.Second))), markerLabel(a))
 			}
 			enc.Encode(a)
 		case <-ctx.Done():
@@ -302,8 +291,8 @@ func (rec *recorder) writeActs(ctx context.Context, f *os.File) {
 	}
 }
 
-// label is an act in a few words, for a player's marker list.
-func (a actRecord) label() string {
+// markerLabel is an act in a few words, for a player's marker list.
+func markerLabel(a actRecord) string {
 	s := a.Op
 	if a.Action != "" {
 		s += " " + a.Action
@@ -428,3 +417,7 @@ func (l *Limb) recordWhenConnected() {
 		}
 	}
 }
+
+// RecordingsDir lets the browser viewer list and play the recordings
+// (pkg/viewer, recordings page).
+func (g *viewerGlue) RecordingsDir() (string, error) { return recordingsDir() }

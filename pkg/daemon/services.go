@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/discovery"
@@ -107,6 +108,8 @@ func (d *Daemon) hostTarget(id string) (limb.Target, error) {
 		case err == nil:
 			t.Password = secret
 		case errors.Is(err, keychain.ErrNotFound):
+		case h.Keychain != nil && !*h.Keychain && !credentialsFileError(err):
+			// Saved without a password: an unreachable keychain holds nothing for it.
 		default:
 			return t, keychain.WireError(err)
 		}
@@ -116,6 +119,16 @@ func (d *Daemon) hostTarget(id string) (limb.Target, error) {
 		t.Address = h.Name
 	}
 	return t, nil
+}
+
+// credentialsFileError tells a refused credentials file (mode, owner),
+// which the user must still hear about, from an unreachable keychain.
+func credentialsFileError(err error) bool {
+	msg := err.Error()
+	if d := os.Getenv("CREDENTIALS_DIRECTORY"); d != "" && strings.Contains(msg, d) {
+		return true
+	}
+	return strings.Contains(msg, keychain.CredentialsPath())
 }
 
 func opHosts(c *call, a wire.HostsArgs) (*wire.HostsAnswer, error) {
@@ -159,6 +172,11 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 		return nil, wire.Errorf(wire.KeychainMissing, "no keychain is configured, and dvv never stores a password anywhere else")
 	}
 	prev, existed := s.Get(h.Name)
+	stored := a.Password != ""
+	h.Keychain = &stored
+	if !stored && existed { // the entry kept its password, if it had one
+		h.Keychain = prev.Keychain
+	}
 	saved, err := s.Add(h)
 	if err != nil {
 		return nil, asBadRequest(err)
@@ -293,16 +311,34 @@ func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, er
 }
 
 // checkAddresses refuses, before anything else sees them, addresses that
-// carry a password (vnc://:pw@host): such an address would otherwise
-// become a limb's host name and be logged and shown everywhere.
+// are not [user@]host[:port] (hosts.ParseAddress) and users that carry a
+// password: such an address would otherwise become a limb's host name and
+// be logged and shown everywhere.
 func checkAddresses(req *wire.Request) error {
-	addrs := append([]string{req.Address}, req.Addresses...)
-	if req.Host != nil {
-		addrs = append(addrs, req.Host.Address)
+	proto := req.Protocol
+	if req.Op == wire.OpHostTrust && proto == "" {
+		proto = wire.ProtoSSH
 	}
-	for _, a := range addrs {
-		if err := hosts.CheckAddress(a); err != nil {
+	check := func(protocol, a string) error {
+		if a == "" {
+			return nil
+		}
+		_, err := hosts.ParseAddress(protocol, a)
+		return err
+	}
+	for _, a := range append([]string{req.Address}, req.Addresses...) {
+		if err := check(proto, a); err != nil {
 			return err
+		}
+	}
+	if h := req.Host; h != nil {
+		if err := check(strings.ToLower(h.Protocol), h.Address); err != nil {
+			return err
+		}
+		for _, u := range []string{h.User, h.SSHUser} {
+			if err := hosts.CheckUser(u); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

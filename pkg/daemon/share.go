@@ -69,6 +69,11 @@ func (l *Limb) shareFor() (*share, error) {
 		path     string
 		viewOnly bool
 	}{{sh.socket, false}, {sh.viewSocket, true}} {
+		if len(s.path) > maxSocketPath {
+			cancel()
+			return nil, &wire.Error{Code: wire.BadRequest, Message: errSocketPathTooLong(s.path).Error(),
+				Next: "restart dvvd with a shorter XDG_RUNTIME_DIR or --socket path"}
+		}
 		ln, err := listen(s.path)
 		if err != nil {
 			cancel()
@@ -104,6 +109,22 @@ func (sh *share) acceptUnix(ln *net.UnixListener, viewOnly bool) {
 	}
 }
 
+// cursorShape is the live session's pointer shape, for viewers (nil when
+// the protocol sends none, or between sessions).
+func (k *desktopLimb) cursorShape() *rfbserver.Cursor {
+	k.l.mu.Lock()
+	src, _ := k.session.(limb.CursorSource)
+	k.l.mu.Unlock()
+	if src == nil {
+		return nil
+	}
+	img, hot := src.CursorShape()
+	if img == nil {
+		return nil
+	}
+	return &rfbserver.Cursor{Image: img, Hotspot: hot}
+}
+
 // serve runs one viewer session in its own goroutine; cfg says how the
 // viewer gets in (the buffer, name and input are the share's). ended, when
 // set, is called once the session is over.
@@ -129,6 +150,7 @@ func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 		}
 		in := sh.seat.session()
 		cfg.Buffer, cfg.Name, cfg.Input = sh.l.dsk.buf, "dvv "+sh.l.id, in
+		cfg.CursorShape = sh.l.dsk.cursorShape
 		err := rfbserver.Serve(sh.ctx, c, cfg)
 		sh.mu.Lock()
 		sh.viewers--

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/peeruid"
 	"github.com/dvvhq/dvv/pkg/rfbserver"
 )
 
@@ -14,10 +15,19 @@ import (
 // viewers at a time may be mid-handshake, and after shareFailuresAllowed
 // wrong passwords in a row the port refuses every attempt (the right
 // password too) for a while, twice as long at each new block, as TigerVNC
-// blacklists a peer after 5 failures. Every peer on 127.0.0.1 looks the
-// same, so the block is the listener's, not one peer's.
+// blacklists a peer after 5 failures.
+//
+// Both are kept per local user: the kernel names the uid at the far end
+// of a loopback connection (peeruid.Loopback), so another user who fills
+// the handshake slots or guesses until blocked keeps only itself out,
+// never the person dvvd runs for. A peer whose uid cannot be read counts
+// as one unknown user.
 type shareGuard struct {
-	mu           sync.Mutex
+	mu    sync.Mutex
+	peers map[int]*peerGuard
+}
+
+type peerGuard struct {
 	pending      int // connections that have not answered the challenge yet
 	failures     int // wrong passwords since the last block or success
 	blockedUntil time.Time
@@ -30,58 +40,85 @@ const (
 	shareFailuresAllowed = 5
 	shareBlockFirst      = 10 * time.Second
 	shareBlockMax        = 5 * time.Minute
+	unknownPeer          = -1
 )
 
-// admit counts a new connection in, or reports false when too many are
-// still in their handshake.
-func (g *shareGuard) admit() bool {
+// peer is uid's state; the caller holds g.mu. Only a uid with
+// something to remember is kept (see forget), so the map stays as small
+// as the set of users currently connecting or blocked.
+func (g *shareGuard) peer(uid int) *peerGuard {
+	if g.peers == nil {
+		g.peers = map[int]*peerGuard{}
+	}
+	p := g.peers[uid]
+	if p == nil {
+		p = &peerGuard{}
+		g.peers[uid] = p
+	}
+	return p
+}
+
+func (g *shareGuard) forget(uid int, p *peerGuard) {
+	if p.pending == 0 && p.failures == 0 && p.nextBlock == 0 {
+		delete(g.peers, uid)
+	}
+}
+
+// admit counts a new connection of uid in, or reports false when too
+// many of that user's are still in their handshake.
+func (g *shareGuard) admit(uid int) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.pending >= maxShareHandshakes {
+	p := g.peer(uid)
+	if p.pending >= maxShareHandshakes {
 		return false
 	}
-	g.pending++
+	p.pending++
 	return true
 }
 
-func (g *shareGuard) handshakeOver() {
-	g.mu.Lock()
-	g.pending--
-	g.mu.Unlock()
-}
-
-// gate refuses a viewer while the port is blocked, saying for how long.
-func (g *shareGuard) gate() error {
+func (g *shareGuard) handshakeOver(uid int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if left := time.Until(g.blockedUntil); left > 0 {
+	p := g.peer(uid)
+	p.pending--
+	g.forget(uid, p)
+}
+
+// gate refuses uid's viewer while that user is blocked, saying for how
+// long.
+func (g *shareGuard) gate(uid int) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if left := time.Until(g.peer(uid).blockedUntil); left > 0 {
 		return fmt.Errorf("too many wrong passwords on this share; it refuses every attempt for %d s more", int(left.Seconds())+1)
 	}
 	return nil
 }
 
-// attempt checks one answer with check, unless the port is blocked (the
-// answer is then not even tried, so a block also stops guesses already
-// under way), and counts the outcome.
-func (g *shareGuard) attempt(check func() (ok, viewOnly bool)) (ok, viewOnly bool) {
+// attempt checks one answer of uid's with check, unless that user is
+// blocked (the answer is then not even tried, so a block also stops
+// guesses already under way), and counts the outcome.
+func (g *shareGuard) attempt(uid int, check func() (ok, viewOnly bool)) (ok, viewOnly bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	p := g.peer(uid)
 	now := time.Now()
-	if now.Before(g.blockedUntil) {
+	if now.Before(p.blockedUntil) {
 		return false, false
 	}
 	if ok, viewOnly = check(); ok {
-		g.failures, g.nextBlock = 0, 0
+		p.failures, p.nextBlock = 0, 0
 		return ok, viewOnly
 	}
-	g.failures++
-	if g.failures >= shareFailuresAllowed {
-		if g.nextBlock == 0 {
-			g.nextBlock = shareBlockFirst
+	p.failures++
+	if p.failures >= shareFailuresAllowed {
+		if p.nextBlock == 0 {
+			p.nextBlock = shareBlockFirst
 		}
-		g.blockedUntil = now.Add(g.nextBlock)
-		g.nextBlock = min(g.nextBlock*2, shareBlockMax)
-		g.failures = 0
+		p.blockedUntil = now.Add(p.nextBlock)
+		p.nextBlock = min(p.nextBlock*2, shareBlockMax)
+		p.failures = 0
 	}
 	return false, false
 }
@@ -90,16 +127,20 @@ func (g *shareGuard) attempt(check func() (ok, viewOnly bool)) (ok, viewOnly boo
 // shorter handshake than the private sockets allow.
 func (sh *share) serveTCP(c net.Conn) {
 	g := &sh.guard
-	if !g.admit() {
+	uid, ok := peeruid.Loopback(c)
+	if !ok {
+		uid = unknownPeer
+	}
+	if !g.admit(uid) {
 		c.Close()
 		return
 	}
 	var once sync.Once
-	over := func() { once.Do(g.handshakeOver) }
-	cfg := rfbserver.Config{Gate: g.gate, HandshakeTimeout: shareHandshakeTime,
+	over := func() { once.Do(func() { g.handshakeOver(uid) }) }
+	cfg := rfbserver.Config{Gate: func() error { return g.gate(uid) }, HandshakeTimeout: shareHandshakeTime,
 		Auth: func(ch, resp []byte) (bool, bool) {
 			defer over()
-			return g.attempt(func() (bool, bool) { return sh.checkPassword(ch, resp) })
+			return g.attempt(uid, func() (bool, bool) { return sh.checkPassword(ch, resp) })
 		}}
 	sh.serve(c, cfg, over)
 }

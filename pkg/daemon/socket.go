@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -30,6 +31,9 @@ func prepareDir(dir string) error {
 // listen creates the socket at path: refuses when a live dvvd answers there,
 // removes a stale file otherwise, and leaves the socket at mode 0600.
 func listen(path string) (*net.UnixListener, error) {
+	if len(path) > maxSocketPath {
+		return nil, errSocketPathTooLong(path)
+	}
 	if err := prepareDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
@@ -94,4 +98,14 @@ func acceptRetry(err error, delay *time.Duration, done <-chan struct{}, log func
 	case <-time.After(*delay):
 	}
 	return true
+}
+
+// maxSocketPath is the longest path a Unix socket can be bound at: the
+// kernel's sun_path holds 108 bytes on Linux (104 on macOS and the BSDs),
+// one of them the terminating NUL. Past it, bind fails with a bare EINVAL.
+var maxSocketPath = map[bool]int{true: 107, false: 103}[runtime.GOOS == "linux"]
+
+func errSocketPathTooLong(path string) error {
+	return fmt.Errorf("the socket path %s is %d bytes, longer than the %d a Unix socket allows; "+
+		"use a shorter XDG_RUNTIME_DIR (or --socket with a shorter path)", path, len(path), maxSocketPath)
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -213,5 +214,16 @@ func TestHalfClosedClientStillGetsAnswers(t *testing.T) {
 		if r := c.read(t); r.Result != "limbs" || r.Limbs == nil {
 			t.Fatalf("second answer %+v", r)
 		}
+	}
+}
+
+// A socket path past the kernel's limit is refused with the length and
+// what to do, not bind's bare "invalid argument".
+func TestSocketPathTooLongSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, strings.Repeat("d", 120)+".sock")
+	_, err := listen(long)
+	if err == nil || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") || !strings.Contains(err.Error(), strconv.Itoa(len(long))) {
+		t.Fatalf("listen on a %d-byte path: %v", len(long), err)
 	}
 }

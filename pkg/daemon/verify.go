@@ -7,18 +7,18 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // An act's answer says what was seen of its effect, not only that it was
-// sent: on a desktop, whether the mirror changed after the act and where;
-// on a terminal, whether the shell echoed what was sent. The watch starts
-// before the act (so a change that lands while the act is still being
-// sent counts) and ends at the first evidence, so it costs nothing when
-// the effect shows at once; only an act that changed nothing waits the
-// whole window.
+// sent: on a desktop, whether the mirror changed where the act can be tied
+// to (verify_desktop.go), setting aside what was already changing
+// (verify_motion.go); on a terminal, whether the shell echoed what was
+// sent. The watch starts before the act (so a change that lands while the
+// act is still being sent counts) and ends at the first evidence, so it
+// costs nothing when the effect shows at once; only an act that changed
+// nothing it can be tied to waits the whole window.
 
 // nearRadius is how far from an act's point a change still counts as
 // "near" it: a button or menu item around the click, a focus ring, a
@@ -28,15 +28,21 @@ const nearRadius = 96
 // verifier watches for one act's effect.
 type verifier struct {
 	window time.Duration
-	point  *image.Point // the act's point (click), nil for type/key
 
-	tracker *fb.Tracker // desktop: damage since the watch began
-	buf     *fb.Buffer
+	watch  *actWatch    // desktop: the act's window on the limb's motion record
+	motion *motion      // desktop: the limb's motion record
+	press  *image.Point // where a pointer act pressed: typing afterwards goes near it
 
 	term  limb.Terminal // terminal: output after the cursor
 	since uint64
 	echo  string // printable text the shell should echo ("" = any output)
+	busy  bool   // terminal: it was printing just before the act
 }
+
+// termBusy is how recent a terminal's last output may be for it to count
+// as already printing: output after a key then proves nothing about the
+// key (a log scrolling, a progress bar), so only an echo can verify.
+const termBusy = 500 * time.Millisecond
 
 // startVerify begins watching before the act runs; nil when the op is not
 // an act or the caller asked for no wait (verifyMs 0: the answer then says
@@ -51,25 +57,24 @@ func (c *call) startVerify() *verifier {
 		ms = *req.VerifyMs
 	}
 	v := &verifier{window: time.Duration(ms) * time.Millisecond}
+	var points []image.Point
+	if c.l.dsk != nil {
+		v.motion = c.l.dsk.motion
+		points, v.press = actPoints(req)
+	}
 	if ms == 0 {
 		return v
 	}
 	switch {
 	case c.l.dsk != nil:
-		v.buf = c.l.dsk.buf
-		v.tracker = c.l.dsk.buf.NewTracker()
-		if req.Op == wire.OpClick && req.X != nil && req.Y != nil {
-			v.point = &image.Point{X: *req.X, Y: *req.Y}
-			if req.Action == "drag" && req.ToX != nil && req.ToY != nil {
-				v.point = &image.Point{X: *req.ToX, Y: *req.ToY} // the drop end
-			}
-		}
+		v.watch = v.motion.watch(points, req.Op != wire.OpClick)
 	case c.l.tty != nil:
 		t, err := c.l.terminal()
 		if err != nil {
 			return v
 		}
 		v.term, v.since = t, t.End()
+		v.busy = time.Since(t.LastOutput()) < termBusy
 		if req.Text != nil {
 			v.echo = echoProbe(*req.Text)
 		}
@@ -79,8 +84,8 @@ func (c *call) startVerify() *verifier {
 
 // stop releases what the watch holds when the act failed.
 func (v *verifier) stop() {
-	if v != nil && v.tracker != nil {
-		v.tracker.Close()
+	if v != nil && v.watch != nil {
+		v.watch.end()
 	}
 }
 
@@ -88,74 +93,43 @@ func (v *verifier) stop() {
 // says what was seen.
 func (v *verifier) finish(ctx context.Context) *wire.Verification {
 	defer v.stop()
+	if v.press != nil { // the act went through: it pressed there
+		v.motion.notePress(*v.press)
+	}
 	out := &wire.Verification{Status: wire.VerifyDispatched, WindowMs: v.window.Milliseconds()}
 	switch {
 	case v.window == 0:
 		out.Reason = "verifyMs 0: nothing was watched"
 		return out
-	case v.tracker == nil && v.term == nil:
+	case v.watch == nil && v.term == nil:
 		out.Reason = "this limb keeps no mirror or output to watch (opened without perceive, or not connected)"
 		return out
 	}
 	start := time.Now()
 	deadline := time.NewTimer(v.window)
 	defer deadline.Stop()
-	if v.tracker != nil {
+	if v.watch != nil {
 		return v.finishDesktop(ctx, out, start, deadline.C)
 	}
 	return v.finishTerminal(ctx, out, start, deadline.C)
 }
 
-func (v *verifier) finishDesktop(ctx context.Context, out *wire.Verification, start time.Time, deadline <-chan time.Time) *wire.Verification {
-	var seen image.Rectangle
-	var firstAt time.Duration
-	for {
-		changed := v.buf.Changed() // before TakeRects: a change between them is not lost
-		rects, resized := v.tracker.TakeRects()
-		for _, r := range rects {
-			if seen.Empty() {
-				firstAt = time.Since(start)
-			}
-			seen = seen.Union(r)
-			if v.point == nil || near(r, *v.point) {
-				return v.verified(out, seen, firstAt, resized)
-			}
-		}
-		if resized {
-			return v.verified(out, seen, time.Since(start), true)
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			if !seen.Empty() { // only changes away from the point
-				return v.verified(out, seen, firstAt, false)
-			}
-			out.Status = wire.VerifyUnverified
-			out.Reason = "the screen did not change within the window: the act may have fallen on nothing, or its effect is slower (read the screen)"
-			return out
-		case <-ctx.Done():
-			out.Reason = "the caller went away before the effect was watched"
-			return out
-		}
+// actPoints: a pointer act's point (both ends of a drag), and where it
+// presses, which typing afterwards goes near; none for type and key.
+func actPoints(req *wire.Request) (points []image.Point, press *image.Point) {
+	if req.Op != wire.OpClick || req.X == nil || req.Y == nil {
+		return nil, nil
 	}
-}
-
-func (v *verifier) verified(out *wire.Verification, seen image.Rectangle, at time.Duration, resized bool) *wire.Verification {
-	out.Status, out.AfterMs = wire.VerifyVerified, at.Milliseconds()
-	switch {
-	case resized:
-		out.Where, out.Reason = "screen", "the desktop was resized after the act"
-	case v.point == nil:
-		out.Where, out.Reason = "screen", "the screen changed after the act"
-	case near(seen, *v.point):
-		out.Where, out.Reason = "near", "the screen changed near the act's point"
-	default:
-		out.Where, out.Reason = "elsewhere", "the screen changed, but not near the act's point"
+	p := image.Point{X: *req.X, Y: *req.Y}
+	points = []image.Point{p}
+	if req.Action == "drag" && req.ToX != nil && req.ToY != nil {
+		p = image.Point{X: *req.ToX, Y: *req.ToY} // the drop end
+		points = append(points, p)
 	}
-	if !seen.Empty() {
-		out.Region = &wire.Region{X: seen.Min.X, Y: seen.Min.Y, W: seen.Dx(), H: seen.Dy()}
+	if req.Action != "move" && req.Action != "scroll" {
+		press = &p
 	}
-	return out
+	return points, press
 }
 
 func near(r image.Rectangle, p image.Point) bool {
@@ -173,7 +147,7 @@ func (v *verifier) finishTerminal(ctx context.Context, out *wire.Verification, s
 		}
 		text := got.String()
 		switch {
-		case v.echo == "" && text != "":
+		case v.echo == "" && text != "" && !v.busy:
 			out.Status, out.AfterMs, out.Where = wire.VerifyVerified, time.Since(start).Milliseconds(), "terminal"
 			out.Reason = "the terminal answered with output"
 			return out
@@ -186,9 +160,12 @@ func (v *verifier) finishTerminal(ctx context.Context, out *wire.Verification, s
 		case <-changed:
 		case <-deadline:
 			out.Status = wire.VerifyUnverified
-			if text == "" {
+			switch {
+			case v.echo == "" && v.busy && text != "":
+				out.Reason = "the terminal was already printing before the act, so its output cannot be tied to it (read the terminal)"
+			case text == "":
 				out.Reason = "no output within the window: a password prompt does not echo, or the program is busy (read the terminal)"
-			} else {
+			default:
 				out.Reason = "output came, but not the echo of the text: a prompt that hides input, or a program that redraws (read the terminal)"
 			}
 			return out

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/rfbserver"
 	"github.com/dvvhq/dvv/pkg/viewer"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -127,7 +128,12 @@ func (g *viewerGlue) describe(l *Limb) viewer.Limb {
 	v := viewer.Limb{ID: l.id, Protocol: o.Protocol, Address: o.Address, Port: o.Port, Kind: l.kind, State: o.State,
 		Lease: viewer.Lease{Holder: o.Lease.Holder, SinceMs: o.Lease.SinceMs, Reason: o.Lease.Reason, Human: o.Lease.HumanTookOver, Mine: o.Lease.Held}}
 	l.mu.Lock()
-	v.Paused = l.pausedLocked()
+	v.Paused, v.PausedAll = l.pausedLocked(), g.d.pausedAll.Load()
+	// While paused, the agents' view says a person holds the limb; the
+	// page offers Hand back only when one really does, with their reason.
+	if v.Paused && l.lease.holder != nil {
+		v.Lease.Human, v.Lease.Reason = l.lease.human, l.lease.reason
+	}
 	l.mu.Unlock()
 	if l.dsk != nil {
 		v.Width, v.Height = l.dsk.buf.Size()
@@ -161,6 +167,9 @@ func (g *viewerGlue) Thumbnail(id string, maxW int) ([]byte, error) {
 type browserInput struct{ *seatInput }
 
 func (b browserInput) End() { b.end("handed back: the person closed the browser view") }
+
+// CursorShape is the limb's live pointer shape (see pkg/viewer's desktop).
+func (b browserInput) CursorShape() *rfbserver.Cursor { return b.st.l.dsk.cursorShape() }
 
 func (g *viewerGlue) Desktop(id string) (*fb.Buffer, viewer.DesktopInput, error) {
 	l := g.limb(id)

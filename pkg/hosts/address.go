@@ -1,6 +1,8 @@
 package hosts
 
 import (
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -35,4 +37,184 @@ func CheckAddress(addr string) error {
 	return &wire.Error{Code: wire.BadRequest,
 		Message: "the address carries a password (user:password@host); dvv never takes a password in an address, and this one was not used, stored or logged",
 		Next:    "save the machine with its password in the keychain instead: printf '%s\\n' \"$PW\" | dvv hosts add NAME --address HOST --protocol P --password-stdin, then open NAME"}
+}
+
+// Endpoint is an address taken apart: an optional user (SSH only), a host
+// and an optional port. URL is the whole address when it is a ws:// or
+// wss:// URL (VNC over WebSocket), which is dialled as written.
+type Endpoint struct {
+	User string
+	Host string
+	Port int
+	URL  string
+}
+
+// addressNext is the advice every refused address carries.
+const addressNext = "give a host name or IP, optionally :PORT (or --port), and for SSH user@ in front (or --user); " +
+	"a password goes to the keychain: printf '%s\\n' \"$PW\" | dvv hosts add NAME --address HOST --protocol P --password-stdin"
+
+// badAddress refuses an address without echoing it: a mistaken paste may
+// be a password.
+func badAddress(why string) error {
+	return &wire.Error{Code: wire.BadRequest, Message: "the address " + why + "; it was not used, stored or logged", Next: addressNext}
+}
+
+// ParseAddress accepts exactly what an address may be: [user@]host[:port]
+// (the user for SSH only), [v6]:port, a bare IPv6 address, the same after
+// vnc://, rdp:// or ssh://, or for VNC a ws:// or wss:// URL with a path.
+// Everything else is refused before it can become a limb's host name that
+// is dialled, logged and shown: percent-encoding, a query or fragment, a
+// port that is not a number, a password anywhere. protocol may be "" when
+// the caller does not know it yet (a user is then allowed).
+func ParseAddress(protocol, addr string) (Endpoint, error) {
+	if err := CheckAddress(addr); err != nil {
+		return Endpoint{}, err
+	}
+	switch {
+	case addr == "":
+		return Endpoint{}, badAddress("is empty")
+	case len(addr) > 255:
+		return Endpoint{}, badAddress("is over 255 bytes")
+	case strings.IndexFunc(addr, func(r rune) bool { return r <= ' ' || r == 0x7f || r > 0x7e }) >= 0:
+		return Endpoint{}, badAddress("has spaces, control or non-ASCII characters")
+	case strings.Contains(addr, "%"):
+		return Endpoint{}, badAddress("is percent-encoded; a host name never is")
+	case strings.ContainsAny(addr, "?#"):
+		return Endpoint{}, badAddress("has a query or fragment (?…, #…), which may carry a secret")
+	}
+	rest := addr
+	if scheme, after, ok := strings.Cut(addr, "://"); ok {
+		scheme = strings.ToLower(scheme)
+		switch {
+		case scheme == "ws" || scheme == "wss":
+			if protocol != "" && protocol != wire.ProtoVNC {
+				return Endpoint{}, badAddress("is a " + scheme + ":// URL, which only VNC dials")
+			}
+			return parseWebSocket(after, addr)
+		case scheme == wire.ProtoVNC || scheme == wire.ProtoRDP || scheme == wire.ProtoSSH:
+			if protocol != "" && protocol != scheme {
+				return Endpoint{}, badAddress("starts with " + scheme + ":// but the protocol is " + protocol)
+			}
+			protocol, rest = scheme, strings.TrimSuffix(after, "/")
+		default:
+			return Endpoint{}, badAddress("has a scheme other than vnc://, rdp://, ssh://, ws:// or wss://")
+		}
+	}
+	if strings.Contains(rest, "/") {
+		return Endpoint{}, badAddress("has a path; only ws:// and wss:// URLs take one")
+	}
+	return parseAuthority(protocol, rest)
+}
+
+// parseAuthority takes apart [user@]host[:port].
+func parseAuthority(protocol, s string) (Endpoint, error) {
+	var ep Endpoint
+	if at := strings.LastIndexByte(s, '@'); at >= 0 {
+		if protocol != "" && protocol != wire.ProtoSSH {
+			return ep, badAddress("names a user, which only an SSH address may; for " + protocol + " save the machine with dvv hosts add --user")
+		}
+		ep.User, s = s[:at], s[at+1:]
+		if err := CheckUser(ep.User); err != nil || ep.User == "" || strings.ContainsAny(ep.User, `@\`) {
+			return Endpoint{}, badAddress("has a user that is not a user name")
+		}
+	}
+	host, portText := s, ""
+	switch {
+	case strings.HasPrefix(s, "["):
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return Endpoint{}, badAddress("opens [ without ]")
+		}
+		host, portText = s[1:end], s[end+1:]
+		if net.ParseIP(host) == nil {
+			return Endpoint{}, badAddress("has [brackets] around something that is not an IPv6 address")
+		}
+		if portText != "" {
+			if !strings.HasPrefix(portText, ":") {
+				return Endpoint{}, badAddress("has something after ] that is not :PORT")
+			}
+			portText = portText[1:]
+			if portText == "" {
+				return Endpoint{}, badAddress("ends in : with no port")
+			}
+		}
+	case strings.Count(s, ":") == 1:
+		host, portText, _ = strings.Cut(s, ":")
+		if portText == "" {
+			return Endpoint{}, badAddress("ends in : with no port")
+		}
+	case strings.Count(s, ":") > 1:
+		if net.ParseIP(s) == nil {
+			return Endpoint{}, badAddress("is neither host:port nor an IPv6 address")
+		}
+	}
+	if !validHost(host) {
+		return Endpoint{}, badAddress("has no host name or IP where the host goes")
+	}
+	ep.Host = host
+	if portText != "" {
+		p, err := strconv.Atoi(portText)
+		if err != nil || p < 1 || p > 65535 || portText[0] == '+' {
+			return Endpoint{}, badAddress("has something after the host's : that is not a port from 1 to 65535")
+		}
+		ep.Port = p
+	}
+	return ep, nil
+}
+
+// parseWebSocket checks a ws:// or wss:// URL: a host, an optional port and
+// path, no user-info (a password goes to the keychain, a user to --user).
+func parseWebSocket(after, whole string) (Endpoint, error) {
+	authority, path, _ := strings.Cut(after, "/")
+	if strings.Contains(authority, "@") {
+		return Endpoint{}, badAddress("is a WebSocket URL with user-info; save the user with dvv hosts add --user")
+	}
+	for _, r := range path {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._~-", r)) {
+			return Endpoint{}, badAddress("has a URL path with characters other than letters, digits and / . _ ~ -")
+		}
+	}
+	ep, err := parseAuthority(wire.ProtoVNC, authority)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	ep.URL = whole
+	return ep, nil
+}
+
+// validHost accepts an IP address or a DNS name (or ~/.ssh/config alias):
+// labels of letters, digits, '-' and '_' separated by dots.
+func validHost(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	for i, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || (i == 0 && label[0] == '-') {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// CheckUser refuses a user name that carries a password ("pat:secret") or
+// anything no account name has: the user is stored, logged and shown.
+func CheckUser(user string) error {
+	switch {
+	case strings.Contains(user, ":"):
+		return &wire.Error{Code: wire.BadRequest,
+			Message: "the user carries a password (user:password); dvv never takes a password there, and this one was not used, stored or logged",
+			Next:    "give the user alone and the password with --password-stdin: printf '%s\\n' \"$PW\" | dvv hosts add NAME --address HOST --protocol P --user USER --password-stdin"}
+	case len(user) > 256 || strings.Contains(user, "%") || strings.IndexFunc(user, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0:
+		return &wire.Error{Code: wire.BadRequest, Message: "the user has spaces, control characters or percent-encoding, or is over 256 bytes; it was not stored",
+			Next: "give the account name as the server knows it (RDP may take DOMAIN\\user or user@domain)"}
+	}
+	return nil
 }

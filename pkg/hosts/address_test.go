@@ -46,3 +46,104 @@ func FuzzPasswordInAddress(f *testing.F) {
 		}
 	})
 }
+
+func TestParseAddress(t *testing.T) {
+	const pw = "Hunter2xyz"
+	for _, tc := range []struct {
+		proto, addr string
+		want        Endpoint
+	}{
+		{"ssh", "pat@build.lan", Endpoint{User: "pat", Host: "build.lan"}},
+		{"ssh", "ssh://pat@build.lan:2222/", Endpoint{User: "pat", Host: "build.lan", Port: 2222}},
+		{"", "ssh://pat@127.0.0.1", Endpoint{User: "pat", Host: "127.0.0.1"}},
+		{"vnc", "127.0.0.1:5975", Endpoint{Host: "127.0.0.1", Port: 5975}},
+		{"vnc", "[::1]:5900", Endpoint{Host: "::1", Port: 5900}},
+		{"vnc", "2001:db8::1", Endpoint{Host: "2001:db8::1"}},
+		{"rdp", "rdp://win_box.local", Endpoint{Host: "win_box.local"}},
+		{"vnc", "ws://127.0.0.1:6080/websockify", Endpoint{Host: "127.0.0.1", Port: 6080, URL: "ws://127.0.0.1:6080/websockify"}},
+	} {
+		got, err := ParseAddress(tc.proto, tc.addr)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseAddress(%q, %q) = %+v, %v; want %+v", tc.proto, tc.addr, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ proto, addr string }{
+		{"vnc", "vnc://pat%3A" + pw + "@127.0.0.1"}, // percent-encoded user-info
+		{"vnc", "127.0.0.1:" + pw},                  // a password where the port goes
+		{"vnc", "vnc://127.0.0.1:" + pw},
+		{"vnc", "ws://127.0.0.1/websockify?password=" + pw}, // in a query
+		{"vnc", "ws://127.0.0.1/websockify#" + pw},
+		{"vnc", "pat@127.0.0.1"}, // a user outside SSH
+		{"ssh", "pat:" + pw + "@127.0.0.1"},
+		{"ssh", "a@b@127.0.0.1"},
+		{"ssh", "ssh://127.0.0.1/" + pw},
+		{"ssh", "127.0.0.1:0"}, {"ssh", "127.0.0.1:70000"}, {"ssh", "127.0.0.1:"}, {"ssh", ""},
+		{"ssh", "bad host"}, {"ssh", "-oProxyCommand=x"}, {"rdp", "vnc://h"},
+		{"vnc", "ws://u@127.0.0.1/x"}, {"ssh", "ws://127.0.0.1"}, {"ssh", "http://h"},
+	} {
+		_, err := ParseAddress(tc.proto, tc.addr)
+		if err == nil || !strings.Contains(err.Error(), "BAD_REQUEST") {
+			t.Errorf("ParseAddress(%q, %q) = %v, want BAD_REQUEST", tc.proto, tc.addr, err)
+			continue
+		}
+		if strings.Contains(err.Error(), pw) {
+			t.Errorf("ParseAddress(%q) echoes the password: %v", tc.addr, err)
+		}
+	}
+	for _, u := range []string{"pat:" + pw, "pat%3A" + pw, "pat " + pw} {
+		if err := CheckUser(u); err == nil || strings.Contains(err.Error(), pw) {
+			t.Errorf("CheckUser(%q) = %v", u, err)
+		}
+	}
+	if err := CheckUser(`DOM\pat`); err != nil {
+		t.Errorf("CheckUser(DOM\\pat) = %v", err)
+	}
+}
+
+// TestAddSplitsPort: a port written in a saved host's address moves to
+// its port (never "[10.0.0.5:5975]:5900"); one that contradicts --port is
+// refused.
+func TestAddSplitsPort(t *testing.T) {
+	s, err := Open(t.TempDir() + "/hosts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Add(Host{Name: "lab", Protocol: "vnc", Address: "127.0.0.1:5975"})
+	if err != nil || h.Address != "127.0.0.1" || h.Port != 5975 {
+		t.Fatalf("Add = %+v, %v", h, err)
+	}
+	h, err = s.Add(Host{Name: "build", Protocol: "ssh", Address: "ci@build.lan"})
+	if err != nil || h.Address != "build.lan" || h.User != "ci" || h.Port != 22 {
+		t.Fatalf("Add = %+v, %v", h, err)
+	}
+	if _, err := s.Add(Host{Name: "lab2", Protocol: "vnc", Address: "127.0.0.1:5975", Port: 5901}); err == nil {
+		t.Fatal("a port in the address that contradicts port was saved")
+	}
+	if _, err := s.Add(Host{Name: "lab3", Protocol: "vnc", Address: "127.0.0.1", User: "pat:secret"}); err == nil {
+		t.Fatal("a user carrying a password was saved")
+	}
+}
+
+// FuzzParseAddress: whatever is accepted has a host that is a host and a
+// port in range, and a refusal never echoes what it refused.
+func FuzzParseAddress(f *testing.F) {
+	for _, s := range []string{"h", "pat@h:22", "[::1]:5900", "ws://h:1/x", "vnc://u%3Ap@h", "h:pw", "ws://h/?pw=x"} {
+		f.Add("ssh", s)
+		f.Add("vnc", s)
+	}
+	f.Fuzz(func(t *testing.T, proto, s string) {
+		ep, err := ParseAddress(proto, s)
+		if err != nil {
+			if len(s) > 8 && strings.Contains(err.Error(), s) {
+				t.Fatalf("the refusal echoes %q", s)
+			}
+			return
+		}
+		if !validHost(ep.Host) || ep.Port < 0 || ep.Port > 65535 || strings.ContainsAny(ep.User, ":%@ ") {
+			t.Fatalf("ParseAddress(%q, %q) accepted %+v", proto, s, ep)
+		}
+		if PasswordInAddress(s) {
+			t.Fatalf("ParseAddress accepted a password: %q", s)
+		}
+	})
+}

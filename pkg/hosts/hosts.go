@@ -57,6 +57,10 @@ type Host struct {
 	SSHPort  int    `json:"sshPort,omitempty"` // SSH sidecar of a desktop host (0: 22)
 	SSHUser  string `json:"sshUser,omitempty"`
 	Record   bool   `json:"record,omitempty"` // record every session (dvv record)
+	// Keychain says whether a password was stored in the keychain with the
+	// host (nil: saved before dvv kept track). A host saved without one
+	// opens without asking the keychain, which may not be reachable.
+	Keychain *bool `json:"keychain,omitempty"`
 	// Source is where the entry came from (SourceSaved, SourceSSHConfig).
 	// It is not written to the file.
 	Source string `json:"-"`
@@ -138,6 +142,7 @@ func (s *Store) load() error {
 	}
 	for i := range f.Hosts {
 		f.Hosts[i].Source = SourceSaved
+		repairAddress(&f.Hosts[i])
 	}
 	s.hosts = f.Hosts
 	return nil
@@ -271,9 +276,8 @@ func normalize(h *Host) error {
 	if h.Address == "" {
 		return badRequest("a host needs an address (--address)")
 	}
-	if len(h.Address) > 2048 || strings.IndexFunc(h.Address, unicode.IsSpace) >= 0 || hasControl(h.Address) {
-		// The value is not echoed: a mistaken paste may be a password.
-		return badRequest("the address has spaces or control characters, or is over 2048 bytes; give a host name, IP or ws:// URL")
+	if err := splitAddress(h); err != nil {
+		return err
 	}
 	if h.Port == 0 {
 		h.Port = DefaultPort(h.Protocol)
@@ -292,6 +296,11 @@ func normalize(h *Host) error {
 	for _, f := range []struct{ what, v string }{{"user", h.User}, {"domain", h.Domain}, {"ssh user", h.SSHUser}} {
 		if len(f.v) > 256 || hasControl(f.v) {
 			return badRequest("%s has control characters or is over 256 bytes", f.what)
+		}
+	}
+	for _, u := range []string{h.User, h.SSHUser} {
+		if err := CheckUser(u); err != nil {
+			return err
 		}
 	}
 	h.ID = IDFor(h.Name)
@@ -329,4 +338,51 @@ func looksLikeID(name string) bool {
 
 func hasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
+}
+
+// splitAddress checks a saved host's address as open does and moves a port
+// or user written in it ("10.0.0.5:5975", "pat@build") to the host's own
+// fields, so the address saved is the host alone.
+func splitAddress(h *Host) error {
+	ep, err := ParseAddress(h.Protocol, h.Address)
+	if err != nil {
+		return err
+	}
+	if ep.URL != "" {
+		return nil
+	}
+	if ep.Port != 0 {
+		if h.Port != 0 && h.Port != ep.Port {
+			return &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("port %d in the address conflicts with --port %d", ep.Port, h.Port),
+				Next: "give the port once: in the address (HOST:PORT) or with --port"}
+		}
+		h.Port = ep.Port
+	}
+	if ep.User != "" {
+		if h.User != "" && h.User != ep.User {
+			return &wire.Error{Code: wire.BadRequest, Message: "the user in the address conflicts with --user",
+				Next: "give the user once: in the address (USER@HOST) or with --user"}
+		}
+		h.User = ep.User
+	}
+	h.Address = ep.Host
+	return nil
+}
+
+// repairAddress mends a host saved before addresses were split: "HOST:PORT"
+// was stored whole beside the protocol's default port, and never connected.
+// The port in the address is what the person meant. Anything else that does
+// not parse is left as it was; open refuses it with the reason.
+func repairAddress(h *Host) {
+	ep, err := ParseAddress(h.Protocol, h.Address)
+	if err != nil || ep.URL != "" || (ep.Port == 0 && ep.User == "") {
+		return
+	}
+	fixed := *h
+	if ep.Port != 0 && fixed.Port == DefaultPort(fixed.Protocol) {
+		fixed.Port = 0
+	}
+	if splitAddress(&fixed) == nil {
+		*h = fixed
+	}
 }

@@ -311,3 +311,30 @@ func lockDir(t *testing.T, dir string) {
 	}
 	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
 }
+
+// A host saved before addresses were split ("127.0.0.1:5975" beside the
+// default port) reads back as the host and the port that was meant.
+func TestOldHostPortAddressIsRepaired(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hosts.json")
+	old := `{"version":1,"hosts":[` +
+		`{"id":"a","name":"lab","protocol":"vnc","address":"127.0.0.1:5975","port":5900},` +
+		`{"id":"b","name":"box","protocol":"ssh","address":"pat@build.lan","port":22},` +
+		`{"id":"c","name":"odd","protocol":"vnc","address":"127.0.0.1:5975","port":5901}]}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := s.Get("lab"); h.Address != "127.0.0.1" || h.Port != 5975 {
+		t.Errorf("lab reads back as %s port %d, want 127.0.0.1 port 5975", h.Address, h.Port)
+	}
+	if h, _ := s.Get("box"); h.Address != "build.lan" || h.User != "pat" || h.Port != 22 {
+		t.Errorf("box reads back as %s user %q port %d", h.Address, h.User, h.Port)
+	}
+	// Two different ports: which one was meant is not known; left alone.
+	if h, _ := s.Get("odd"); h.Address != "127.0.0.1:5975" || h.Port != 5901 {
+		t.Errorf("odd was changed: %s port %d", h.Address, h.Port)
+	}
+}

@@ -8,6 +8,7 @@ package limb
 
 import (
 	"context"
+	"image"
 	"io"
 	"time"
 
@@ -103,6 +104,12 @@ type Desktop interface {
 	// Clipboard is what the remote last copied.
 	Clipboard() (text string, info ClipboardInfo, ok bool)
 	DesktopName() string
+}
+
+// CursorSource is a Desktop that knows the remote pointer's shape (the
+// VNC Cursor pseudo-encoding): img is nil until the server sent one.
+type CursorSource interface {
+	CursorShape() (img *image.RGBA, hotspot image.Point)
 }
 
 // RuneChecker is a Desktop that cannot type every character (an RDP

@@ -70,13 +70,16 @@ func TestProtocolSurface(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Errorf("ping: %v", err)
 	}
-	res, err := cs.ListResources(ctx, nil)
-	if err != nil || res == nil || len(res.Resources) != 0 {
-		t.Errorf("resources/list: %+v, %v", res, err)
+	//lint:ignore SA1019 the bridge must not advertise logging, deprecated or not
+	if caps := init.Capabilities; caps.Tools == nil || caps.Resources != nil || caps.Prompts != nil || caps.Logging != nil || caps.Completions != nil {
+		t.Errorf("capabilities %+v: want tools only", caps)
 	}
-	pr, err := cs.ListPrompts(ctx, nil)
-	if err != nil || pr == nil || len(pr.Prompts) != 0 {
-		t.Errorf("prompts/list: %+v, %v", pr, err)
+	// Not advertised, not served.
+	if res, err := cs.ListResources(ctx, nil); err == nil {
+		t.Errorf("resources/list answered %+v", res)
+	}
+	if pr, err := cs.ListPrompts(ctx, nil); err == nil {
+		t.Errorf("prompts/list answered %+v", pr)
 	}
 }
 
@@ -142,8 +145,14 @@ func TestMappingOverFakeDaemon(t *testing.T) {
 	if err != nil || cfg.Width != 64 || cfg.Height != 48 {
 		t.Errorf("image decodes to %+v, %v", cfg, err)
 	}
-	if line, _ := scr.Content[1].(*sdk.TextContent); line == nil || !strings.HasPrefix(line.Text, "imageSpace:") {
-		t.Errorf("no imageSpace line beside the image: %+v", scr.Content[1])
+	line, _ := scr.Content[1].(*sdk.TextContent)
+	if line == nil || !strings.HasPrefix(line.Text, "imageSpace:") {
+		t.Fatalf("no imageSpace line beside the image: %+v", scr.Content[1])
+	}
+	// Said once, beside the picture; the other copy is the JSON mirror of
+	// structuredContent.
+	if n := strings.Count(texts(scr), line.Text); n != 2 {
+		t.Errorf("the imageSpace line appears %d times in the text (want once beside the image, once in the JSON): %q", n, texts(scr))
 	}
 	sc, _ := structuredOf(t, scr)["screen"].(map[string]any)
 	if sc == nil || sc["dataBase64"] != nil || sc["imageSpaceLine"] == "" {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -97,27 +98,29 @@ const (
 		"window_structure is always absent, stated rather than left out."
 )
 
-// Description is the tool's description as tools/list shows it.
+// Description is the tool's description as tools/list shows it: the doc
+// and the codes the tool raises beyond the ones every tool can (those are
+// named once, in Instructions, rather than 25 times).
 func (t *Tool) Description() string {
-	var b strings.Builder
-	b.WriteString(t.Doc)
-	if raises := t.Raises(); len(raises) > 0 {
-		b.WriteString(" Raises ")
-		for i, c := range raises {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(string(c))
+	var own []string
+	for _, c := range t.Raises() {
+		if !everyTool(c) {
+			own = append(own, string(c))
 		}
-		b.WriteString(".")
 	}
-	if hasTrio(t) {
-		b.WriteString(" Any limb tool may also answer LIMB_GONE, LEASE_REVOKED or NOT_CONNECTED; see the server instructions for the right move.")
+	if len(own) == 0 {
+		return t.Doc
 	}
-	return b.String()
+	return t.Doc + " Raises " + strings.Join(own, ", ") + "."
 }
 
-func hasTrio(t *Tool) bool { _, ok := t.arg("groupId"); _, m := t.arg("member"); return ok && m }
+// everyToolCodes are the codes any tool may answer: the op table's
+// universal ones and the bridge's own DAEMON_UNAVAILABLE.
+func everyToolCodes() []wire.Code {
+	return append(slices.Clone(wire.Universal), wire.DaemonUnavailable)
+}
+
+func everyTool(c wire.Code) bool { return slices.Contains(everyToolCodes(), c) }
 
 // Instructions is what initialize tells the agent: the loop and the four
 // codes that come up on every turn of it, with their right moves.
@@ -133,8 +136,18 @@ func Instructions() string {
 		i := c.Info()
 		b.WriteString("- " + string(c) + ": " + i.Meaning + " Next: " + toolNames(i.Next) + "\n")
 	}
-	b.WriteString("\nDAEMON_UNAVAILABLE means dvvd is not running: tell the user to start it (`dvvd &` or `systemctl --user start dvvd`). " +
-		"If dvvd restarted, the bridge reconnects by itself and says so: every lease was lost, acquire again.")
+	b.WriteString("\nAny tool may also answer ")
+	for i, c := range everyToolCodes() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(c))
+	}
+	b.WriteString("; each answer's next says what to do. DAEMON_UNAVAILABLE means dvvd is not running: tell the user to start it " +
+		"(`dvvd &` or `systemctl --user start dvvd`). If dvvd restarted, the bridge reconnects by itself and says so: every lease was lost, acquire again.\n\n")
+	b.WriteString("structuredContent is dvvd's answer: result (the op) and the fields the tool's outputSchema lists, or on failure " +
+		"result \"error\", error {code, message, next, cause} and, when dvvd sent one, observation. The observation " +
+		"(dvv.observation.v1) is described field by field in docs/tools.md#observation.")
 	return b.String()
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -22,7 +23,8 @@ func WriteToolsDoc(w io.Writer) error {
 	b.WriteString("- **Selector trio.** Limb tools take `limbId`, or `groupId` plus `member`, so a tool reads the same for one machine or a hundred.\n")
 	b.WriteString("- **Generation.** Every coordinate carries the `geometry.generation` it was computed against; a click without it is refused (UNFENCED).\n")
 	b.WriteString("- **Dispatch is not proof.** Acts answer `dispatched`; only a later `dvv_screen` or `dvv_wait` shows their effect.\n")
-	b.WriteString("- **Results.** Every call returns a text block and `structuredContent` (dvvd's answer). `dvv_screen` adds an image block " +
+	b.WriteString("- **Results.** Every call returns a text block and `structuredContent` (dvvd's answer, described by the tool's " +
+		"`outputSchema`: see [Output schemas](#output-schemas)). `dvv_screen` adds an image block " +
 		"(PNG; JPEG when dvvmcp runs with `--jpeg` or `DVV_MCP_IMAGE=jpeg`) with the `imageSpace` line beside it.\n")
 	fmt.Fprintf(&b, "- **Image budget.** MCP clients resize pictures whose long edge is over %d px or that hold more than about "+
 		"%.2f megapixels, which would put the model's coordinates in a space the imageSpace line does not describe. A `dvv_screen` "+
@@ -31,7 +33,7 @@ func WriteToolsDoc(w io.Writer) error {
 		"`DVV_MCP_IMAGE_MAX_PIXELS`) change the budget; 0 turns a limit off. An explicit `scale` is always obeyed.\n",
 		DefaultImageBudget.MaxEdge, float64(DefaultImageBudget.MaxPixels)/1e6)
 	b.WriteString("- **Errors** are tool results with `isError: true`: `CODE: reason`, then `Next: what to do`, and `structuredContent.error` " +
-		"with `code`, `message`, `next` (plus the fresh observation when dvvd sent one). Bad arguments are reported the same way " +
+		"with `code`, `message`, `next` beside `result: \"error\"` (plus the fresh observation when dvvd sent one). Bad arguments are reported the same way " +
 		"(BAD_REQUEST or TOO_LARGE) before anything reaches dvvd; only an unknown tool name is a JSON-RPC error (-32602), as MCP prescribes.\n")
 	b.WriteString("- **Attachment.** One per dvvmcp process, named after the MCP client (`clientInfo.name`), with `DVV_TOKEN` when set. " +
 		"If dvvd is not running every tool answers DAEMON_UNAVAILABLE and dvvmcp stays up; if dvvd restarts, the next call reconnects " +
@@ -39,9 +41,11 @@ func WriteToolsDoc(w io.Writer) error {
 	b.WriteString("- **Closed schemas.** Argument names are exactly the tool reference's (`additionalProperties: false`); an unknown or " +
 		"misspelt name is refused with BAD_REQUEST listing the accepted ones. Numbers that count pixels, items or milliseconds must be " +
 		"whole; `scale` may be fractional. `region` needs all four of x, y, w, h.\n")
-	b.WriteString("- **JSON-RPC.** A stdio line that is not JSON is answered -32700 (id null) and the session goes on; a request " +
-		"before `initialize` is answered -32600. A request the client cancels (`notifications/cancelled`) is not answered, " +
-		"and the dvvd call it started is withdrawn.\n")
+	fmt.Fprintf(&b, "- **JSON-RPC.** A stdio line that is not JSON is answered -32700 (id null) and the session goes on; a request "+
+		"before `initialize` is answered -32600. A request the client cancels (`notifications/cancelled`) is not answered, "+
+		"and the dvvd call it started is withdrawn. When the client closes stdin, every call in flight is still answered "+
+		"before dvvmcp exits (after %.0f s, or at SIGTERM, as a TIMEOUT tool error saying it was cancelled). "+
+		"initialize advertises the tools capability only; resources/* and prompts/* answer -32601.\n", DrainTimeout.Seconds())
 	fmt.Fprintf(&b, "- **Bounds.** Strings up to %d KiB; `text` and `bytesHex` up to %d MiB (hex: %d MiB); `contentBase64` up to %d MiB; "+
 		"arrays up to %d items; all arguments together up to %d MiB. A JSON-RPC frame over %d MiB ends the stdio session.\n\n",
 		DefaultMaxString>>10, MaxText>>20, (2*MaxText)>>20, MaxContentBase64>>20, MaxArrayItems, MaxArgumentBytes>>20, MaxFrameBytes>>20)
@@ -55,6 +59,7 @@ func WriteToolsDoc(w io.Writer) error {
 	for i := range Tools {
 		writeTool(&b, &Tools[i])
 	}
+	writeOutputSchemas(&b)
 	b.WriteString("## The four codes of the loop\n\n")
 	for _, c := range []wire.Code{wire.LimbGone, wire.GeometryChanged, wire.ScreenChanged, wire.LeaseRevoked} {
 		i := c.Info()
@@ -109,3 +114,58 @@ func writeArgRow(b *strings.Builder, prefix string, a *Arg) {
 }
 
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// writeOutputSchemas explains what the tools' output schemas leave out and
+// prints the observation's full schema, which they point to.
+func writeOutputSchemas(b *strings.Builder) {
+	b.WriteString("## Output schemas\n\n")
+	b.WriteString("Each tool's `outputSchema` (in `tools/list`) describes that tool's `structuredContent` only, read off its op's " +
+		"answer fields in pkg/wire's op table: `result` (the op on success, `\"error\"` on failure), the op's answer fields, " +
+		"`error` (on failure), `observation` (on failure, and on success where the op answers it) and `bridgeNote`. Unknown top-level fields are refused (`additionalProperties: false`). " +
+		"To keep `tools/list` small (every byte of it is paid on every turn), an answer object is described by its top-level " +
+		"fields and their types, deeper objects as `object`, and the observation, which most tools carry, by a pointer to its " +
+		"full schema below. The meaning of each field: [protocol.md](protocol.md) (Concepts and the op table).\n\n")
+	b.WriteString("### observation\n\n")
+	fmt.Fprintf(b, "`%s`: everything cheap to know about one limb (`dvv_status` returns it; most answers and errors carry it). "+
+		"Its fields, generated from `wire.Observation` (`*` stands for any key of a map):\n\n", wire.ObservationSchema)
+	b.WriteString("| field | type |\n| --- | --- |\n")
+	writeSchemaRows(b, "", ObservationSchema())
+	b.WriteString("\n")
+}
+
+// writeSchemaRows writes one table row per property of an object schema,
+// nested ones under dotted names.
+func writeSchemaRows(b *strings.Builder, prefix string, s map[string]any) {
+	props, _ := s["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		fmt.Fprintf(b, "| `%s%s` | %s |\n", prefix, n, schemaType(p))
+		writeSchemaRows(b, prefix+n+".", p)
+		if elem, ok := p["additionalProperties"].(map[string]any); ok {
+			writeSchemaRows(b, prefix+n+".*.", elem)
+		}
+	}
+}
+
+// schemaType is a schema's type in words: "integer", "array of string",
+// "object or null".
+func schemaType(s map[string]any) string {
+	var t string
+	switch v := s["type"].(type) {
+	case string:
+		t = v
+	case []string:
+		t = strings.Join(v, " or ")
+	default:
+		return "any"
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		t = strings.Replace(t, "array", "array of "+schemaType(items), 1)
+	}
+	return t
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -161,15 +162,11 @@ func TestTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		npm := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		npm.Dir = dir
-		if out, err := npm.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	}
+	npmCI(t, dir)
+	vnc := testbed.StartXvnc(t, testbed.XvncOptions{})
 	d := startDvvd(t)
 	node := exec.Command("node", "client.mjs", binary(t, "dvvmcp"), "--socket", d.Socket)
+	node.Env = append(os.Environ(), fmt.Sprintf("DVV_TEST_VNC_PORT=%d", vnc.Port))
 	node.Dir = dir
 	var stderr bytes.Buffer
 	node.Stderr = &stderr
@@ -191,7 +188,12 @@ func TestTypeScriptClient(t *testing.T) {
 			IsError bool
 			Text    string
 		}
-		Resources, Prompts []any
+		Capabilities       map[string]any
+		Resources, Prompts struct{ Error any }
+		Invalid            []any
+		Validated          []string
+		Drove              string
+		ListToolsMs        int
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("client output %q: %v", out, err)
@@ -220,7 +222,46 @@ func TestTypeScriptClient(t *testing.T) {
 	if !got.Bad.IsError || !strings.HasPrefix(got.Bad.Text, "BAD_REQUEST: ") {
 		t.Errorf("dvv_click with a string x: %+v", got.Bad)
 	}
-	if got.Resources == nil || len(got.Resources) != 0 || got.Prompts == nil || len(got.Prompts) != 0 {
-		t.Errorf("resources %v, prompts %v: want empty lists", got.Resources, got.Prompts)
+	if len(got.Capabilities) != 1 || got.Capabilities["tools"] == nil {
+		t.Errorf("capabilities as the TypeScript SDK sees them: %v (want tools only)", got.Capabilities)
+	}
+	if got.Resources.Error != float64(-32601) || got.Prompts.Error != float64(-32601) {
+		t.Errorf("resources/list %v, prompts/list %v: want -32601, not served", got.Resources, got.Prompts)
+	}
+	// Ajv in strict mode compiled every outputSchema and every answer met its tool's.
+	if len(got.Invalid) > 0 {
+		t.Errorf("outputSchema problems seen by Ajv (strict): %v", got.Invalid)
+	}
+	if !strings.HasPrefix(got.Drove, "vnc-") {
+		t.Errorf("driving the VNC server through the tools: %q", got.Drove)
+	}
+	seen := map[string]bool{}
+	for _, v := range got.Validated {
+		seen[strings.Fields(v)[0]] = true
+	}
+	if len(seen) != ToolCount {
+		t.Errorf("real answers validated for %d tools only: %v", len(seen), got.Validated)
+	}
+	t.Logf("answers validated against their outputSchema (Ajv strict): %v", got.Validated)
+	t.Logf("the TypeScript SDK's listTools() (which compiles every outputSchema) took %d ms", got.ListToolsMs)
+}
+
+// npmCI installs test/mcp-js's pinned packages when any is missing.
+func npmCI(t *testing.T, dir string) {
+	t.Helper()
+	var pkg struct{ Dependencies map[string]string }
+	raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil || json.Unmarshal(raw, &pkg) != nil {
+		t.Fatalf("%s/package.json: %v", dir, err)
+	}
+	for name := range pkg.Dependencies {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", name, "package.json")); err != nil {
+			npm := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+			npm.Dir = dir
+			if out, err := npm.CombinedOutput(); err != nil {
+				t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+			}
+			return
+		}
 	}
 }

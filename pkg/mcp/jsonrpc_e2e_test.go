@@ -19,13 +19,20 @@ import (
 
 // rpcPeer speaks raw JSON-RPC lines to a dvvmcp process.
 type rpcPeer struct {
-	in    io.WriteCloser
-	lines chan map[string]any
+	in      io.WriteCloser
+	lines   chan map[string]any
+	exited  chan struct{} // closed once stdout has ended and cmd.Wait answered exitErr
+	exitErr error
 }
 
 func startRPCPeer(t *testing.T, socket string) *rpcPeer {
 	t.Helper()
-	cmd := exec.Command(binary(t, "dvvmcp"), "--socket", socket)
+	return startRPCPeerCmd(t, exec.Command(binary(t, "dvvmcp"), "--socket", socket))
+}
+
+// startRPCPeerCmd starts cmd (a dvvmcp command line) and speaks to it.
+func startRPCPeerCmd(t *testing.T, cmd *exec.Cmd) *rpcPeer {
+	t.Helper()
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -38,7 +45,7 @@ func startRPCPeer(t *testing.T, socket string) *rpcPeer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &rpcPeer{in: in, lines: make(chan map[string]any, 64)}
+	p := &rpcPeer{in: in, lines: make(chan map[string]any, 64), exited: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -50,8 +57,17 @@ func startRPCPeer(t *testing.T, socket string) *rpcPeer {
 			p.lines <- m
 		}
 		close(p.lines)
+		p.exitErr = cmd.Wait()
+		close(p.exited)
 	}()
-	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	t.Cleanup(func() {
+		in.Close()
+		select {
+		case <-p.exited:
+		case <-time.After(90 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
 	return p
 }
 
@@ -170,4 +186,51 @@ func TestBridgeJSONRPCRobustness(t *testing.T) {
 	// come before this one.
 	p.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"dvv_limbs","arguments":{}}}`)
 	p.answerTo(t, 7, 5)
+}
+
+// TestStdinClosedWithACallInFlight: a client that sends a slow call and
+// closes dvvmcp's stdin still gets the answer on stdout, and dvvmcp then
+// exits cleanly (the SDK alone would cancel the call unanswered).
+func TestStdinClosedWithACallInFlight(t *testing.T) {
+	t.Parallel()
+	vnc := testbed.StartXvnc(t, testbed.XvncOptions{})
+	d := startDvvd(t)
+	p := startRPCPeer(t, d.Socket)
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"closes-early","version":"1"}}}`)
+	p.answerTo(t, 1, -1)
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"dvv_open","arguments":{"address":"127.0.0.1","port":%d,"protocol":"vnc","perceive":true}}}`, vnc.Port))
+	res, _ := p.answerTo(t, 2, -1)["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	limbID, _ := sc["limbId"].(string)
+	if limbID == "" {
+		t.Fatalf("open: %v", res)
+	}
+	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"dvv_wait","arguments":{"limbId":%q,"until":"connected","timeoutMs":20000}}}`, limbID))
+	p.answerTo(t, 3, -1)
+
+	ops := watchOps(t, d.Socket)
+	// Settles once the screen has been still for 2 s: slow next to closing stdin.
+	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"dvv_wait","arguments":{"limbId":%q,"until":"screen-stable","quietMs":2000,"timeoutMs":20000}}}`, limbID))
+	ops.started(t, limbID, wire.OpWait)
+	p.in.Close()
+
+	var answer map[string]any
+	for m := range p.lines {
+		if m["id"] == float64(4) {
+			answer = m
+		}
+	}
+	if answer == nil {
+		t.Fatal("dvvmcp exited without answering the call in flight when stdin closed")
+	}
+	res, _ = answer["result"].(map[string]any)
+	if res == nil || res["isError"] == true {
+		t.Fatalf("the wait in flight: %v", answer)
+	}
+	checkOutput(t, "dvv_wait", toolResult(t, res))
+	<-p.exited
+	if p.exitErr != nil {
+		t.Errorf("dvvmcp after stdin closed: %v", p.exitErr)
+	}
 }

@@ -70,9 +70,9 @@ func maxBytes(a Arg, n int) Arg        { a.MaxBytes = n; return a }
 // of a group.
 func trio() []Arg {
 	return []Arg{
-		str("limbId", "The limb to act on, from dvv_limbs or dvv_open. Give this, or groupId with member."),
-		str("groupId", "A group from dvv_group_open; with member, addresses one of its limbs."),
-		num("member", "Index of the member within groupId (from dvv_group_list)."),
+		str("limbId", "The limb, from dvv_limbs or dvv_open; or give groupId and member."),
+		str("groupId", "A group from dvv_group_open (with member)."),
+		num("member", "Index within groupId (dvv_group_list)."),
 	}
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 
@@ -75,17 +76,54 @@ func TestEveryToolDeclaresAnOutputSchema(t *testing.T) {
 func TestOutputSchemaRefusesWhatIsNotSent(t *testing.T) {
 	tool, _ := Lookup("dvv_status")
 	rs := outputSchemaOf(t, tool)
-	for _, bad := range []string{`{"result":"status","bogus":1}`, `{"result":"click"}`, `{"error":{"code":"LIMB_GONE"}}`} {
+	for _, bad := range []string{`{"result":"status","bogus":1}`, `{"result":"click"}`, `{"error":{"code":"LIMB_GONE"}}`,
+		`{"result":"status","screen":{"width":1}}`, `{"result":"status","observation":[]}`} {
 		var v any
 		json.Unmarshal([]byte(bad), &v)
 		if rs.Validate(v) == nil {
 			t.Errorf("%s validates against dvv_status's outputSchema", bad)
 		}
 	}
-	var ok any
-	json.Unmarshal([]byte(`{"result":"status","limbId":"vnc-1"}`), &ok)
-	if err := rs.Validate(ok); err != nil {
-		t.Errorf("a plain status answer: %v", err)
+	for _, good := range []string{`{"result":"status","limbId":"vnc-1"}`,
+		`{"result":"error","error":{"code":"LIMB_GONE","message":"gone","next":"dvv_limbs"}}`} {
+		var ok any
+		json.Unmarshal([]byte(good), &ok)
+		if err := rs.Validate(ok); err != nil {
+			t.Errorf("%s: %v", good, err)
+		}
+	}
+}
+
+// TestOutputSchemaIsTheOpsAnswer: each tool's outputSchema lists exactly
+// its op's answer fields from the op table, beside result, error,
+// observation and bridgeNote, and holds no branch for any other answer.
+func TestOutputSchemaIsTheOpsAnswer(t *testing.T) {
+	for i := range Tools {
+		tool := &Tools[i]
+		s := tool.OutputSchema()
+		props, _ := s["properties"].(map[string]any)
+		want := map[string]bool{"result": true, "error": true, "observation": true, "bridgeNote": true}
+		for _, f := range tool.Spec().AnswerFields() {
+			want[f] = true
+		}
+		for name := range props {
+			if !want[name] {
+				t.Errorf("%s: outputSchema has %s, which op %s does not answer", tool.Name, name, tool.Op)
+			}
+		}
+		for name := range want {
+			if props[name] == nil {
+				t.Errorf("%s: outputSchema lacks %s", tool.Name, name)
+			}
+		}
+		for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+			if s[k] != nil {
+				t.Errorf("%s: outputSchema has %s branches", tool.Name, k)
+			}
+		}
+		if res, _ := props["result"].(map[string]any); !slices.Equal(res["enum"].([]string), []string{tool.Op, "error"}) {
+			t.Errorf("%s: result is %v", tool.Name, res)
+		}
 	}
 }
 

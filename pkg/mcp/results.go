@@ -19,8 +19,10 @@ type structured struct {
 	BridgeNote string `json:"bridgeNote,omitempty"`
 }
 
-// errorContent is a failed tool's structuredContent.
+// errorContent is a failed tool's structuredContent. Result is "error", as
+// on dvvd's own answer line, so one schema covers both outcomes.
 type errorContent struct {
+	Result      string            `json:"result"`
 	Error       *wire.Error       `json:"error"`
 	Observation *wire.Observation `json:"observation,omitempty"`
 	BridgeNote  string            `json:"bridgeNote,omitempty"`
@@ -53,7 +55,7 @@ func errorResult(err error, note string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{
 		IsError:           true,
 		Content:           []sdk.Content{&sdk.TextContent{Text: b.String()}},
-		StructuredContent: &errorContent{Error: &e, Observation: obs, BridgeNote: note},
+		StructuredContent: &errorContent{Result: wire.ResultError, Error: &e, Observation: obs, BridgeNote: note},
 	}
 }
 
@@ -91,21 +93,22 @@ func successResult(tool *Tool, resp *wire.Response, note string) *sdk.CallToolRe
 	if err != nil {
 		return errorResult(wire.Errorf(wire.Internal, "encode the answer: %v", err), note)
 	}
-	var text strings.Builder
-	if note != "" {
-		text.WriteString("NOTE: " + note + "\n")
-	}
-	text.WriteString(summary(tool, &r))
-	text.WriteString("\n")
-	text.Write(body)
-
 	content := make([]sdk.Content, 0, 3+len(images))
-	if r.Screen != nil && r.Screen.ImageSpaceLine != "" && len(images) > 0 && len(r.Members) == 0 {
+	lineBeside := r.Screen != nil && r.Screen.ImageSpaceLine != "" && len(images) > 0 && len(r.Members) == 0
+	if lineBeside {
 		// The picture first, its mapping right beside it, then the rest.
 		content = append(content, images[0], &sdk.TextContent{Text: r.Screen.ImageSpaceLine})
 		images = images[1:]
 	}
 	content = append(content, images...)
+
+	var text strings.Builder
+	if note != "" {
+		text.WriteString("NOTE: " + note + "\n")
+	}
+	text.WriteString(summary(tool, &r, !lineBeside))
+	text.WriteString("\n")
+	text.Write(body)
 	content = append(content, &sdk.TextContent{Text: text.String()})
 	// The encoded form is handed over as is, so the answer is encoded once.
 	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
@@ -132,16 +135,19 @@ func splitScreen(s *wire.Screen) (*wire.Screen, sdk.Content) {
 }
 
 // summary is the first line of a success's text: what happened, in words,
-// and what it does not prove.
-func summary(tool *Tool, r *wire.Response) string {
+// and what it does not prove. withLine adds a screen's imageSpace line,
+// when it is not already beside the image.
+func summary(tool *Tool, r *wire.Response, withLine bool) string {
 	o := r.Observation
 	switch {
 	case r.Screen != nil && len(r.Screen.Text) > 0:
 		return fmt.Sprintf("%s: terminal screen, %d rows:\n%s", tool.Name, len(r.Screen.Text), strings.Join(r.Screen.Text, "\n"))
 	case r.Screen != nil && r.Screen.Unchanged:
 		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, r.Screen.Generation, r.Screen.Coverage)
-	case r.Screen != nil:
+	case r.Screen != nil && withLine:
 		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage, r.Screen.ImageSpaceLine)
+	case r.Screen != nil:
+		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f (its imageSpace line is beside it)", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage)
 	case r.Dispatched != "" && tool.Spec().Dispatches && r.Verification != nil && r.Verification.Status != wire.VerifyDispatched:
 		return fmt.Sprintf("%s: dispatched %s; %s", tool.Name, r.Dispatched, r.Verification.Summary())
 	case r.Dispatched != "" && tool.Spec().Dispatches:

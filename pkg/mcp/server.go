@@ -32,20 +32,16 @@ func New(opts Options) *Bridge {
 	b := &Bridge{att: &attachment{opts: opts}, opts: opts}
 	b.Server = sdk.NewServer(&sdk.Implementation{Name: "dvvmcp", Title: "dvv", Version: Version}, &sdk.ServerOptions{
 		Instructions: Instructions(),
-		// Tools are fixed for the life of the process; resources and
-		// prompts are advertised so their lists answer (empty) rather than
-		// leaving a client to guess.
-		Capabilities: &sdk.ServerCapabilities{
-			Tools:     &sdk.ToolCapabilities{},
-			Resources: &sdk.ResourceCapabilities{},
-			Prompts:   &sdk.PromptCapabilities{},
-		},
+		// Tools only, and they are fixed for the life of the process (no
+		// listChanged): dvvmcp serves no resources or prompts, so it does
+		// not advertise them.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	for i := range Tools {
 		t := &Tools[i]
 		b.Server.AddTool(t.sdkTool(), b.handler(t))
 	}
-	b.Server.AddReceivingMiddleware(unknownToolMiddleware)
+	b.Server.AddReceivingMiddleware(unknownToolMiddleware, unservedMiddleware)
 	return b
 }
 
@@ -57,31 +53,34 @@ func (b *Bridge) Run(ctx context.Context, t sdk.Transport) error {
 
 // ServeStdio serves MCP on a reader and writer (the process's stdin and
 // stdout), reading frames up to MaxFrameBytes so that an oversized argument
-// gets a TOO_LARGE answer instead of ending the session.
+// gets a TOO_LARGE answer instead of ending the session. It returns when r
+// ends, once every request read from it has been answered (DrainTimeout),
+// or when ctx ends, answering what is still in flight as cancelled.
 func (b *Bridge) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	return b.Run(ctx, &stdioTransport{r: r, w: w, max: MaxFrameBytes})
+	// The session's own context is not ctx: the SDK would end it at once,
+	// dropping the answers in flight; the transport ends it instead.
+	return b.Run(context.WithoutCancel(ctx), &stdioTransport{r: r, w: w, max: MaxFrameBytes, drain: DrainTimeout, stop: ctx.Done()})
 }
 
 var additive = map[string]bool{"dvv_open": true, "dvv_group_open": true, "dvv_group_grow": true}
 
 func (t *Tool) sdkTool() *sdk.Tool {
-	// Opening adds a connection and takes nothing away; every other act may
-	// overwrite or end something on the remote side.
-	destructive := !t.ReadOnly() && !additive[t.Name]
-	openWorld := true
+	// Hints are sent only where they differ from MCP's defaults (not
+	// read-only, destructive, not idempotent, open world): every byte of
+	// tools/list is paid on every turn. Opening adds a connection and takes
+	// nothing away; every other act may overwrite or end something on the
+	// remote side.
+	ann := &sdk.ToolAnnotations{ReadOnlyHint: t.ReadOnly(), IdempotentHint: t.Idem}
+	if !t.ReadOnly() && additive[t.Name] {
+		ann.DestructiveHint = new(bool)
+	}
 	return &sdk.Tool{
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description(),
 		InputSchema:  t.InputSchema(),
 		OutputSchema: t.OutputSchema(),
-		Annotations: &sdk.ToolAnnotations{
-			Title:           t.Title,
-			ReadOnlyHint:    t.ReadOnly(),
-			DestructiveHint: &destructive,
-			IdempotentHint:  t.Idem,
-			OpenWorldHint:   &openWorld,
-		},
+		Annotations:  ann,
 	}
 }
 
@@ -197,6 +196,24 @@ func unknownToolMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 						Message: fmt.Sprintf("unknown tool %q: dvvmcp has exactly %d tools: %s", ctr.Params.Name, ToolCount, toolList())}
 				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// unservedPrefixes are the method families of the capabilities dvvmcp does
+// not advertise. The SDK would answer their lists (empty) anyway; a client
+// that calls them is told, as JSON-RPC prescribes, that there is no such
+// method here.
+var unservedPrefixes = []string{"resources/", "prompts/", "completion/", "logging/"}
+
+func unservedMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		for _, p := range unservedPrefixes {
+			if strings.HasPrefix(method, p) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+					Message: fmt.Sprintf("dvvmcp serves tools only (see initialize's capabilities); %s is not served", method)}
 			}
 		}
 		return next(ctx, method, req)

@@ -1,8 +1,10 @@
-// Package ocr reads text off a framebuffer mirror with Tesseract. It runs
-// the `tesseract` program (see docs/ocr.md for why a program and not the
-// library), recognises only the areas that changed since it last looked,
-// and keeps what it read per area and damage sequence, so an unchanged
-// screen costs nothing. It knows nothing of leases, fences or the wire.
+// Package ocr reads text off a framebuffer mirror with Tesseract. It sends
+// pictures to dvvocr, a resident worker that keeps the model loaded, and
+// runs the `tesseract` program when there is no worker (docs/ocr.md says
+// why and what each costs). It recognises only the areas that changed
+// since it last looked, and keeps what it read per area and damage
+// sequence, so an unchanged screen costs nothing. It knows nothing of
+// leases, fences or the wire.
 package ocr
 
 import (
@@ -14,10 +16,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/dvvhq/dvv/pkg/ocr/pipe"
 )
 
 // EnvProgram names the environment variable that overrides the engine
@@ -25,7 +28,7 @@ import (
 const EnvProgram = "DVV_TESSERACT"
 
 // InstallHint says how to get the engine.
-const InstallHint = "install Tesseract (Debian/Ubuntu: apt install tesseract-ocr tesseract-ocr-eng; Fedora: dnf install tesseract; macOS: brew install tesseract), or point " + EnvProgram + " at the program"
+const InstallHint = "install Tesseract (Debian/Ubuntu: apt install tesseract-ocr tesseract-ocr-eng, and libtesseract5 for dvvocr, dvv's resident reader; Fedora: dnf install tesseract; macOS: brew install tesseract), or point " + EnvProgram + " at the program"
 
 // ErrUnavailable is returned when the engine program or a language is missing.
 var ErrUnavailable = errors.New("ocr: text recognition is not available")
@@ -38,8 +41,10 @@ func (e *UnavailableError) Error() string { return e.Reason + "; " + InstallHint
 // Unwrap lets errors.Is(err, ErrUnavailable) match.
 func (e *UnavailableError) Unwrap() error { return ErrUnavailable }
 
-// Engine runs the tesseract program.
+// Engine reads pictures with the worker, or else the tesseract program.
 type Engine struct {
+	// Worker is the path of dvvocr ("": read with the program only).
+	Worker string
 	// Program is the path or name of the tesseract program.
 	Program string
 	// Scale is the upscale factor applied before recognition: Tesseract
@@ -51,7 +56,8 @@ type Engine struct {
 // DefaultScale is the upscale factor used when Engine.Scale is 0.
 const DefaultScale = 2
 
-// NewEngine returns an engine using program, or $DVV_TESSERACT, or
+// NewEngine returns an engine using the worker FindWorker finds and, when
+// there is none or it cannot start, program, or $DVV_TESSERACT, or
 // "tesseract" on PATH.
 func NewEngine(program string) *Engine {
 	if program == "" {
@@ -60,21 +66,56 @@ func NewEngine(program string) *Engine {
 	if program == "" {
 		program = "tesseract"
 	}
-	return &Engine{Program: program}
+	return &Engine{Worker: FindWorker(), Program: program}
 }
-
-var langRE = regexp.MustCompile(`^[A-Za-z0-9_]{2,32}(\+[A-Za-z0-9_]{2,32}){0,7}$`)
 
 // ValidLang reports whether lang is a well-formed language list such as
 // "eng" or "eng+deu" (what the engine is told, never a path or a flag).
-func ValidLang(lang string) bool { return langRE.MatchString(lang) }
+func ValidLang(lang string) bool { return pipe.LangOK(lang) }
 
-// Check reports whether the engine program exists, as an UnavailableError.
+// Check reports whether the worker or the program is there, as an
+// UnavailableError.
 func (e *Engine) Check() error {
+	if e.workerUsable() {
+		return nil
+	}
 	if _, err := exec.LookPath(e.Program); err != nil {
-		return &UnavailableError{Reason: fmt.Sprintf("the text recognition program %q was not found", e.Program)}
+		return e.missing()
 	}
 	return nil
+}
+
+// Resident reports whether reads go to the resident worker (a read costs
+// its recognition only, no program start).
+func (e *Engine) Resident() bool { return e.workerUsable() }
+
+// missing says that neither the worker nor the program can read.
+func (e *Engine) missing() error {
+	reason := fmt.Sprintf("the text recognition program %q was not found", e.Program)
+	if e.Worker != "" {
+		if _, err := exec.LookPath(e.Worker); err != nil {
+			return &UnavailableError{Reason: fmt.Sprintf("the recognition worker %q was not found and %s", e.Worker, reason)}
+		}
+		p := poolFor(e.Worker)
+		p.mu.Lock()
+		if p.broken != nil {
+			reason = fmt.Sprintf("the recognition worker could not start (%v) and %s", p.broken, reason)
+		}
+		p.mu.Unlock()
+	}
+	return &UnavailableError{Reason: reason}
+}
+
+// workerUsable reports whether reads go to the worker: it is there and
+// has not failed to start lately.
+func (e *Engine) workerUsable() bool {
+	if e.Worker == "" {
+		return false
+	}
+	if _, err := exec.LookPath(e.Worker); err != nil {
+		return false
+	}
+	return poolFor(e.Worker).usable()
 }
 
 // maxOutput bounds the engine's output.
@@ -103,41 +144,71 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // corner is at origin in framebuffer pixels; boxes come back in
 // framebuffer pixels.
 func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
-	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang)
-	return lines, err
+	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil)
+	readingOrder(lines)
+	return joinRows(lines), err
 }
 
 // canvasRows bounds one engine run's picture height (upscaled pixels):
 // more content is split over several runs, run side by side.
 const canvasRows = 2400
 
+// splitRows is the content (upscaled rows) above which a read is spread
+// over as many canvases as there are run slots, so every core reads.
+const splitRows = 400
+
 // recognizeBlocks lays the blocks out one under the other on white canvases
 // (each block upscaled, dark text on light paper whatever its colours),
-// runs the engine once per canvas and maps every word back to the screen.
-func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string) ([]Line, int, error) {
+// runs the engine once per canvas, side by side, and maps every word back
+// to the screen. Blocks the cache (if any) knows are not read again.
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, int, error) {
 	if !ValidLang(lang) {
 		return nil, 0, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
 	}
 	if err := e.Check(); err != nil {
 		return nil, 0, err
 	}
-	if len(blocks) == 0 {
-		return nil, 0, nil
-	}
 	scale := e.Scale
 	if scale <= 0 {
 		scale = DefaultScale
 	}
-	var canvases []*canvas
-	var cur *canvas
+	var out []Line
+	var todo []block
+	var keys []blockKey
+	total := 0
 	for _, b := range blocks {
-		if cur == nil || cur.rows+b.r.Dy()*scale > canvasRows {
+		if cache != nil {
+			k := cache.key(b, scale)
+			if lines, ok := cache.get(k, b); ok {
+				out = append(out, lines...)
+				continue
+			}
+			keys = append(keys, k)
+		}
+		todo = append(todo, b)
+		total += (b.r.Dy() + pad) * scale
+	}
+	if len(todo) == 0 {
+		return out, 0, nil
+	}
+	n := (total + canvasRows - 1) / canvasRows
+	if slots := cap(runSlots); n < slots && total > splitRows {
+		n = min(slots, len(todo))
+	}
+	share := (total + n - 1) / n
+	var canvases []*canvas
+	var first []int // index in todo of each canvas's first block
+	var cur *canvas
+	for i, b := range todo {
+		rows := (b.r.Dy() + pad) * scale
+		if cur == nil || (cur.rows > 0 && (cur.rows+rows > canvasRows || (cur.rows+rows > share && len(canvases) < n))) {
 			cur = &canvas{scale: scale}
 			canvases = append(canvases, cur)
+			first = append(first, i)
 		}
 		cur.add(b)
 	}
-	results := make([][]Line, len(canvases))
+	results := make([][][]Line, len(canvases))
 	errs := make([]error, len(canvases))
 	var wg sync.WaitGroup
 	for i, c := range canvases {
@@ -150,25 +221,30 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		go func() {
 			defer func() { releaseRun(); wg.Done() }()
 			var tsv []byte
-			if tsv, errs[i] = e.run(ctx, c.pgm(), lang); errs[i] == nil {
+			if tsv, errs[i] = e.read(ctx, c, lang); errs[i] == nil {
 				results[i] = c.mapBack(parseTSV(tsv))
 			}
 		}()
 	}
 	wg.Wait()
-	var out []Line
-	for i := range canvases {
+	for i, c := range canvases {
 		if errs[i] != nil {
 			return nil, 0, errs[i]
 		}
-		out = append(out, results[i]...)
+		for j, lines := range results[i] {
+			if cache != nil {
+				cache.put(keys[first[i]+j], c.blocks[j], lines)
+			}
+			out = append(out, lines...)
+		}
 	}
 	return out, len(canvases), nil
 }
 
-// runSlots bounds the engine programs running at once in this process,
-// whatever the number of limbs, readers and calls: each run takes a core,
-// and a burst of calls must queue rather than fork a tesseract per area.
+// runSlots bounds the recognitions (worker reads or program runs) going on
+// at once in this process, whatever the number of limbs, readers and
+// calls: each takes a core, and a burst of calls must queue rather than
+// start a recogniser per area. It also bounds the workers started.
 var runSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // acquireRun waits for a run slot, or for ctx to end.
@@ -186,7 +262,23 @@ func acquireRun(ctx context.Context) error {
 
 func releaseRun() { <-runSlots }
 
-// run feeds one PGM picture to the engine and returns its TSV.
+// read recognises one canvas with the worker, or with the program when
+// there is no worker or it cannot start.
+func (e *Engine) read(ctx context.Context, c *canvas, lang string) ([]byte, error) {
+	pix, w, h := c.draw()
+	if e.workerUsable() {
+		tsv, err := poolFor(e.Worker).recognize(ctx, pix, w, h, lang)
+		if !errors.Is(err, errStartFailed) {
+			return tsv, err
+		}
+	}
+	if _, err := exec.LookPath(e.Program); err != nil {
+		return nil, e.missing()
+	}
+	return e.run(ctx, pgm(pix, w, h), lang)
+}
+
+// run feeds one PGM picture to the engine program and returns its TSV.
 func (e *Engine) run(ctx context.Context, pgm []byte, lang string) ([]byte, error) {
 	// One thread per run: OpenMP's spinning threads cost more than they
 	// give on small pictures, and dvvd runs canvases side by side instead.
@@ -202,11 +294,16 @@ func (e *Engine) run(ctx context.Context, pgm []byte, lang string) ([]byte, erro
 		}
 		msg := strings.TrimSpace(stderr.String())
 		if strings.Contains(msg, "Failed loading language") || strings.Contains(msg, "Error opening data file") {
-			return nil, &UnavailableError{Reason: fmt.Sprintf("the language data for %q is not installed (Debian: apt install tesseract-ocr-%s)", lang, strings.SplitN(lang, "+", 2)[0])}
+			return nil, langMissing(lang)
 		}
 		return nil, fmt.Errorf("ocr: %s failed: %v: %s", filepath.Base(e.Program), err, msg)
 	}
 	return out.Bytes(), nil
+}
+
+// langMissing says which language data to install.
+func langMissing(lang string) error {
+	return &UnavailableError{Reason: fmt.Sprintf("the language data for %q is not installed (Debian: apt install tesseract-ocr-%s)", lang, strings.SplitN(lang, "+", 2)[0])}
 }
 
 // pad is the white space around each block on a canvas, in source pixels.
@@ -231,14 +328,16 @@ func (c *canvas) add(b block) {
 	c.cols = max(c.cols, r.Max.X+pad*s)
 }
 
-// pgm draws the canvas: white paper, each block upscaled (bilinear) and
-// inverted when its paper is dark, as binary PGM.
-func (c *canvas) pgm() []byte {
-	w, h := c.cols, c.rows+pad*c.scale
-	hdr := fmt.Sprintf("P5\n%d %d\n255\n", w, h)
-	out := make([]byte, len(hdr)+w*h)
-	copy(out, hdr)
-	dst := out[len(hdr):]
+// pgm wraps grey pixels in a binary PGM header.
+func pgm(pix []byte, w, h int) []byte {
+	return append([]byte(fmt.Sprintf("P5\n%d %d\n255\n", w, h)), pix...)
+}
+
+// draw draws the canvas: white paper, each block upscaled (bilinear) and
+// inverted when its paper is dark, as w x h grey bytes.
+func (c *canvas) draw() (dst []byte, w, h int) {
+	w, h = c.cols, c.rows+pad*c.scale
+	dst = make([]byte, w*h)
 	for i := range dst {
 		dst[i] = 0xff
 	}
@@ -252,15 +351,17 @@ func (c *canvas) pgm() []byte {
 		}
 		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, white)
 	}
-	return out
+	return dst, w, h
 }
 
-// mapBack turns words on the canvas into words on the screen. Words whose
-// centre is on no block (noise in the padding) are dropped.
-func (c *canvas) mapBack(lines []Line) []Line {
-	var out []Line
+// mapBack turns words on the canvas into words on the screen, block by
+// block (one list of lines for each of c.blocks). Words whose centre is
+// on no block (noise in the padding) are dropped.
+func (c *canvas) mapBack(lines []Line) [][]Line {
+	out := make([][]Line, len(c.blocks))
 	for _, l := range lines {
-		var nl Line
+		per := map[int]*Line{}
+		var order []int
 		for _, w := range l.Words {
 			ctr := image.Pt((w.Box.Min.X+w.Box.Max.X)/2, (w.Box.Min.Y+w.Box.Max.Y)/2)
 			for i, at := range c.at {
@@ -270,6 +371,12 @@ func (c *canvas) mapBack(lines []Line) []Line {
 				b := c.blocks[i]
 				box := unscale(w.Box.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
 				if !box.Empty() {
+					nl := per[i]
+					if nl == nil {
+						nl = &Line{}
+						per[i] = nl
+						order = append(order, i)
+					}
 					w.Box = box
 					nl.Words = append(nl.Words, w)
 					nl.Box = nl.Box.Union(box)
@@ -277,8 +384,8 @@ func (c *canvas) mapBack(lines []Line) []Line {
 				break
 			}
 		}
-		if len(nl.Words) > 0 {
-			out = append(out, nl)
+		for _, i := range order {
+			out[i] = append(out[i], *per[i])
 		}
 	}
 	return out

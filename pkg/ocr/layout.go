@@ -8,6 +8,54 @@ import (
 type gray struct {
 	pix  []uint8
 	w, h int
+	// detail marks the pixels that are part of neither a horizontal run
+	// of one value at least colGap long nor a vertical one at least
+	// tallRun long: glyphs and the paper right around them, but not a
+	// window's paper, borders, a root window or a rule across a terminal.
+	// A row or column with no detail is blank, whatever colours it
+	// crosses, so overlapping windows of different colours still part.
+	detail []bool
+}
+
+// tallRun is the vertical run that is a border, not a glyph's stroke (UI
+// glyphs are at most about 20 pixels high).
+const tallRun = 28
+
+func (g *gray) markDetail() {
+	w, h := g.w, g.h
+	d := make([]bool, w*h)
+	for y := 0; y < h; y++ {
+		row := g.pix[y*w : (y+1)*w]
+		for x := 0; x < w; {
+			e := x + 1
+			for e < w && row[e] == row[x] {
+				e++
+			}
+			if e-x < colGap {
+				for i := x; i < e; i++ {
+					d[y*w+i] = true
+				}
+			}
+			x = e
+		}
+	}
+	start := make([]int32, w) // where each column's current vertical run began
+	clear := func(x, y0, y1 int) {
+		if y1-y0 >= tallRun {
+			for y := y0; y < y1; y++ {
+				d[y*w+x] = false
+			}
+		}
+	}
+	for y := 1; y <= h; y++ {
+		for x := 0; x < w; x++ {
+			if y == h || g.pix[y*w+x] != g.pix[(y-1)*w+x] {
+				clear(x, int(start[x]), y)
+				start[x] = int32(y)
+			}
+		}
+	}
+	g.detail = d
 }
 
 func toGray(img *image.RGBA) *gray {
@@ -20,7 +68,40 @@ func toGray(img *image.RGBA) *gray {
 			g.pix[y*g.w+x] = uint8((299*int(p[0]) + 587*int(p[1]) + 114*int(p[2]) + 500) / 1000)
 		}
 	}
+	g.markDetail()
 	return g
+}
+
+// rowBlank reports whether row y holds no detail over [x0, x1).
+func (g *gray) rowBlank(y, x0, x1 int) bool {
+	if g.rowUniform(y, x0, x1) {
+		return true
+	}
+	if g.detail == nil {
+		return false
+	}
+	for _, d := range g.detail[y*g.w+x0 : y*g.w+x1] {
+		if d {
+			return false
+		}
+	}
+	return true
+}
+
+// colBlank reports whether column x holds no detail over [y0, y1).
+func (g *gray) colBlank(x, y0, y1 int) bool {
+	if g.colUniform(x, y0, y1) {
+		return true
+	}
+	if g.detail == nil {
+		return false
+	}
+	for y := y0; y < y1; y++ {
+		if g.detail[y*g.w+x] {
+			return false
+		}
+	}
+	return true
 }
 
 // rowUniform reports whether row y is one value over [x0, x1).
@@ -60,8 +141,8 @@ const colGap = 14
 // maxBlocks bounds the segmentation of a hostile picture (noise).
 const maxBlocks = 4096
 
-// blocks cuts r into blocks of content separated by blank (single-value)
-// rows, or by runs of at least colGap blank columns, recursively (an
+// blocks cuts r into blocks of content separated by blank rows (no detail:
+// see gray.detail), or by runs of at least colGap blank columns, recursively (an
 // XY cut). Each block comes back trimmed of its blank margins; wholly
 // blank parts are dropped. The engine is then shown each block on its own
 // with its own polarity, which is what makes it read a desktop (windows of
@@ -78,7 +159,7 @@ func (g *gray) blocks(r image.Rectangle, out []image.Rectangle, depth int) []ima
 	start := r.Min.Y
 	split := false
 	for y := r.Min.Y; y < r.Max.Y; y++ {
-		if g.rowUniform(y, r.Min.X, r.Max.X) {
+		if g.rowBlank(y, r.Min.X, r.Max.X) {
 			if y > start {
 				split = true
 				out = g.blocks(image.Rect(r.Min.X, start, r.Max.X, y), out, depth+1)
@@ -95,7 +176,7 @@ func (g *gray) blocks(r image.Rectangle, out []image.Rectangle, depth int) []ima
 	// Vertical cuts: runs of colGap blank columns.
 	start, run := r.Min.X, 0
 	for x := r.Min.X; x < r.Max.X; x++ {
-		if g.colUniform(x, r.Min.Y, r.Max.Y) {
+		if g.colBlank(x, r.Min.Y, r.Max.Y) {
 			run++
 			continue
 		}
@@ -114,16 +195,16 @@ func (g *gray) blocks(r image.Rectangle, out []image.Rectangle, depth int) []ima
 
 // trim drops blank rows and columns at r's edges.
 func (g *gray) trim(r image.Rectangle) image.Rectangle {
-	for r.Min.Y < r.Max.Y && g.rowUniform(r.Min.Y, r.Min.X, r.Max.X) {
+	for r.Min.Y < r.Max.Y && g.rowBlank(r.Min.Y, r.Min.X, r.Max.X) {
 		r.Min.Y++
 	}
-	for r.Max.Y > r.Min.Y && g.rowUniform(r.Max.Y-1, r.Min.X, r.Max.X) {
+	for r.Max.Y > r.Min.Y && g.rowBlank(r.Max.Y-1, r.Min.X, r.Max.X) {
 		r.Max.Y--
 	}
-	for r.Min.X < r.Max.X && g.colUniform(r.Min.X, r.Min.Y, r.Max.Y) {
+	for r.Min.X < r.Max.X && g.colBlank(r.Min.X, r.Min.Y, r.Max.Y) {
 		r.Min.X++
 	}
-	for r.Max.X > r.Min.X && g.colUniform(r.Max.X-1, r.Min.Y, r.Max.Y) {
+	for r.Max.X > r.Min.X && g.colBlank(r.Max.X-1, r.Min.Y, r.Max.Y) {
 		r.Max.X--
 	}
 	if r.Dx() < 3 || r.Dy() < 5 { // too small to hold a glyph

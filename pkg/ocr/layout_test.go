@@ -18,6 +18,7 @@ func grayOf(rows ...string) *gray {
 			}
 		}
 	}
+	g.markDetail()
 	return g
 }
 
@@ -107,7 +108,7 @@ func FuzzSegment(f *testing.F) {
 			c.add(b)
 		}
 		if len(blocks) > 0 {
-			c.pgm() // draws without going out of bounds
+			c.draw() // draws without going out of bounds
 		}
 	})
 }

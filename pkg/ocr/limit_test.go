@@ -38,7 +38,9 @@ exit $rc
 	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return NewEngine(prog), filepath.Join(dir, "log")
+	eng := NewEngine(prog)
+	eng.Worker = "" // these tests are of the program's runs
+	return eng, filepath.Join(dir, "log")
 }
 
 // withRunSlots sets the process-wide bound for one test.

@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"image"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -83,4 +84,49 @@ func matchAt(l Line, text string, starts []int, s, e int) Match {
 	}
 	m.Text = strings.Join(words, " ")
 	return m
+}
+
+// maxJoin bounds joinRows' quadratic work.
+const maxJoin = 4096
+
+// joinRows puts pieces of one text row back into one line: blocks are cut
+// at wide blank gaps (two spaces in a terminal, a tab stop), so the engine
+// reads "4096 May 20" and "2026 libegl1" apart. Pieces of about the same
+// height on the same row, less than three line heights apart, are one
+// line again, so a query may span the gap. lines must be in reading order.
+func joinRows(lines []Line) []Line {
+	if len(lines) > maxJoin {
+		return lines
+	}
+	var out []Line
+	for _, l := range lines {
+		joined := false
+		for i := len(out) - 1; i >= 0 && !joined; i-- {
+			o := &out[i]
+			h := min(o.Box.Dy(), l.Box.Dy())
+			overlap := min(o.Box.Max.Y, l.Box.Max.Y) - max(o.Box.Min.Y, l.Box.Min.Y)
+			gap := l.Box.Min.X - o.Box.Max.X
+			if h <= 0 || overlap*10 < h*6 || max(o.Box.Dy(), l.Box.Dy())*2 > h*3 || gap < -2 || gap > 3*h {
+				continue
+			}
+			o.Words = append(o.Words, l.Words...)
+			o.Box = o.Box.Union(l.Box)
+			joined = true
+		}
+		if !joined {
+			out = append(out, Line{Words: append([]Word(nil), l.Words...), Box: l.Box})
+		}
+	}
+	return out
+}
+
+// readingOrder sorts lines top to bottom, and left to right on one row.
+func readingOrder(lines []Line) {
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i].Box, lines[j].Box
+		if a.Max.Y <= b.Min.Y || b.Max.Y <= a.Min.Y {
+			return a.Min.Y < b.Min.Y
+		}
+		return a.Min.X < b.Min.X
+	})
 }

@@ -107,3 +107,23 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+func TestJoinRows(t *testing.T) {
+	w := func(s string, x0, y0, x1, y1 int) Line {
+		r := image.Rect(x0, y0, x1, y1)
+		return Line{Words: []Word{{Text: s, Box: r, Conf: 1}}, Box: r}
+	}
+	lines := []Line{
+		w("4096 May 20", 10, 10, 100, 24), // cut at a terminal's double space
+		w("2026 libegl1", 116, 11, 200, 24),
+		w("# a comment", 400, 10, 480, 24), // far to the right: a column of its own
+		w("next row", 10, 30, 80, 44),
+	}
+	got := joinRows(lines)
+	if len(got) != 3 || got[0].Text() != "4096 May 20 2026 libegl1" || got[1].Text() != "# a comment" {
+		t.Fatalf("%v", got)
+	}
+	if m := Find(got, "May 20 2026"); len(m) != 1 {
+		t.Fatalf("a query across the gap: %v", m)
+	}
+}

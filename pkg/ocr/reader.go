@@ -3,7 +3,6 @@ package ocr
 import (
 	"context"
 	"image"
-	"sort"
 	"sync"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -24,6 +23,7 @@ type Reader struct {
 	primed  bool // the whole frame was read once since start or resize
 	seq     uint64
 	lastRun Stats
+	cache   *blockCache
 }
 
 // Stats describes the work the latest Read did.
@@ -36,7 +36,7 @@ type Stats struct {
 
 // NewReader starts following buf's damage.
 func NewReader(eng *Engine, buf *fb.Buffer, lang string) *Reader {
-	return &Reader{eng: eng, buf: buf, lang: lang, tr: buf.NewTracker()}
+	return &Reader{eng: eng, buf: buf, lang: lang, tr: buf.NewTracker(), cache: newBlockCache()}
 }
 
 // Close stops following the mirror.
@@ -89,13 +89,8 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 	}
 	read = only(read, relevant)
 	r.lines = append(kept, read...)
-	sort.SliceStable(r.lines, func(i, j int) bool {
-		a, b := r.lines[i].Box, r.lines[j].Box
-		if a.Max.Y <= b.Min.Y || b.Max.Y <= a.Min.Y {
-			return a.Min.Y < b.Min.Y
-		}
-		return a.Min.X < b.Min.X
-	})
+	readingOrder(r.lines)
+	r.lines = joinRows(r.lines)
 	r.primed, r.seq = true, seq
 	st := Stats{Areas: len(areas), Seq: seq, Runs: runs}
 	for _, a := range areas {
@@ -218,7 +213,7 @@ func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line
 		img, _ := r.buf.Snapshot(a)
 		blocks = append(blocks, segment(img, a.Min)...)
 	}
-	return r.eng.recognizeBlocks(ctx, blocks, r.lang)
+	return r.eng.recognizeBlocks(ctx, blocks, r.lang, r.cache)
 }
 
 // maxGrow bounds how far growToQuiet pushes one side of an area.

@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"image/png"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/dvvhq/dvv/internal/testbed"
@@ -15,7 +16,7 @@ import (
 
 // label renders text with ImageMagick (DejaVu Sans, black on white), the
 // way a toolkit draws a UI string.
-func label(t *testing.T, text string, points int) *image.RGBA {
+func label(t testing.TB, text string, points int) *image.RGBA {
 	t.Helper()
 	testbed.Need(t, "convert")
 	out, err := exec.Command("convert", "-background", "white", "-fill", "black", "-font", "DejaVu-Sans",
@@ -114,12 +115,17 @@ func TestReaderReadsOnlyWhatChanged(t *testing.T) {
 func TestMissingProgramIsUnavailable(t *testing.T) {
 	b := fb.New()
 	b.Resize(64, 64)
-	r := NewReader(NewEngine("/nonexistent/tesseract"), b, "eng")
-	defer r.Close()
-	_, _, err := r.Read(context.Background())
-	var ue *UnavailableError
-	if err == nil || !asUnavailable(err, &ue) {
-		t.Fatalf("err %v", err)
+	for _, worker := range []string{"", "/nonexistent/dvvocr"} {
+		r := NewReader(&Engine{Worker: worker, Program: "/nonexistent/tesseract"}, b, "eng")
+		_, _, err := r.Read(context.Background())
+		r.Close()
+		var ue *UnavailableError
+		if err == nil || !asUnavailable(err, &ue) || !strings.Contains(err.Error(), "apt install") {
+			t.Fatalf("worker %q: err %v", worker, err)
+		}
+		if worker != "" && !strings.Contains(err.Error(), "worker \"/nonexistent/dvvocr\" was not found") {
+			t.Fatalf("the answer does not say the worker failed: %v", err)
+		}
 	}
 }
 
@@ -170,5 +176,49 @@ func TestReaderDialogOverText(t *testing.T) {
 		if n := len(Find(lines, w)); n != 1 {
 			t.Errorf("%q read %d times: %v", w, n, lines)
 		}
+	}
+}
+
+// TestRepaintIsAnsweredFromTheCache: the same pixels painted again (an
+// expose, a window raised again) and the same line moved elsewhere (a
+// scroll) are read without an engine run; a changed line is read.
+func TestRepaintIsAnsweredFromTheCache(t *testing.T) {
+	testbed.Need(t, "tesseract")
+	b := fb.New()
+	b.Resize(640, 300)
+	fill(b, image.Rect(0, 0, 640, 300), 0xff)
+	r := NewReader(NewEngine(""), b, "eng")
+	defer r.Close()
+	ctx := context.Background()
+	line := label(t, "Invoice total due", 13)
+	paint(b, line, image.Pt(20, 40))
+	paint(b, label(t, "Shipping address", 13), image.Pt(20, 120))
+	if _, _, err := r.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fill(b, image.Rect(0, 0, 640, 300), 0xff) // a full repaint of the same picture
+	paint(b, line, image.Pt(20, 40))
+	paint(b, label(t, "Shipping address", 13), image.Pt(20, 120))
+	lines, st, err := r.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Areas == 0 || st.Runs != 0 || len(Find(lines, "Invoice total")) != 1 || len(Find(lines, "Shipping")) != 1 {
+		t.Fatalf("repaint: %+v %v", st, lines)
+	}
+	fill(b, image.Rect(0, 0, 640, 300), 0xff) // scrolled: the line moved up
+	paint(b, line, image.Pt(20, 10))
+	lines, st, err = r.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Find(lines, "Invoice total")
+	if st.Runs != 0 || len(m) != 1 || !m[0].Box.In(line.Bounds().Add(image.Pt(20, 10)).Inset(-2)) || len(Find(lines, "Shipping")) != 0 {
+		t.Fatalf("scrolled: %+v %+v %v", st, m, lines)
+	}
+	paint(b, label(t, "Payment received", 13), image.Pt(20, 200))
+	lines, st, err = r.Read(ctx)
+	if err != nil || st.Runs != 1 || len(Find(lines, "Payment received")) != 1 {
+		t.Fatalf("new text: %+v %v %v", st, lines, err)
 	}
 }

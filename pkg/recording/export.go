@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -19,99 +20,141 @@ import (
 	"github.com/dvvhq/dvv/pkg/rfb"
 )
 
-// ErrNoFFmpeg is returned by ExportMP4 when ffmpeg is not installed.
-var ErrNoFFmpeg = errors.New("recording: ffmpeg is not installed (apt install ffmpeg, brew install ffmpeg); an FBS file plays without it in noVNC's player")
+// ErrNoFFmpeg is returned by Export when ffmpeg is not installed.
+var ErrNoFFmpeg = errors.New("recording: ffmpeg is not installed (apt install ffmpeg, brew install ffmpeg); an FBS file plays without it in noVNC's player, a .cast file with asciinema play")
 
-// ExportMP4 renders an FBS desktop recording to an H.264 MP4 at fps frames
-// a second: the recording's bytes are played into dvv's RFB client, and its
-// framebuffer is sampled on the recording's own clock (a frame shows what
-// the screen was at that instant) and piped to ffmpeg.
-func ExportMP4(ctx context.Context, fbsPath, out string, fps int) error {
-	ffmpeg, err := exec.LookPath("ffmpeg")
-	if err != nil {
+// ExportOptions say how a recording becomes a video.
+type ExportOptions struct {
+	FPS int // frames a second (default 10)
+	// Acts draws the act log's acts into the frames they happened on: a
+	// ring at the point of a pointer act, a label for keys and typed text
+	// (its length only), refused acts in red.
+	Acts bool
+}
+
+// Export renders a recording to an H.264 MP4 through ffmpeg: a desktop's
+// FBS file through dvv's RFB client, a terminal's asciicast through the
+// terminal emulator dvv reads screens with (pkg/vtscreen) and a built-in
+// font. Frame k shows the recording at k/FPS seconds.
+func Export(ctx context.Context, path, out string, o ExportOptions) error {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		return ErrNoFFmpeg
 	}
-	if fps <= 0 {
-		fps = 10
+	if o.FPS <= 0 {
+		o.FPS = 10
 	}
-	f, err := os.Open(fbsPath)
+	var acts []Act
+	if o.Acts {
+		var err error
+		if acts, err = ReadActs(ActsPath(path)); err != nil {
+			return err
+		}
+	}
+	switch filepath.Ext(path) {
+	case ".fbs":
+		return exportDesktop(ctx, path, out, o.FPS, acts)
+	case ".cast":
+		return exportTerminal(ctx, path, out, o.FPS, acts)
+	}
+	return fmt.Errorf("%s is not a recording dvv made (.fbs for a desktop, .cast for a terminal)", path)
+}
+
+// ExportMP4 renders a desktop recording without its acts (Export with FPS
+// fps).
+func ExportMP4(ctx context.Context, fbsPath, out string, fps int) error {
+	return Export(ctx, fbsPath, out, ExportOptions{FPS: fps})
+}
+
+func exportDesktop(ctx context.Context, path, out string, fps int, acts []Act) error {
+	pl, err := OpenPlayer(ctx, path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	type block struct {
-		ms   uint32
-		data []byte
-	}
-	var blocks []block
-	if err := ReadFBS(bufio.NewReader(f), func(ms uint32, b []byte) error {
-		blocks = append(blocks, block{ms, bytes.Clone(b)})
-		return nil
-	}); err != nil {
-		return fmt.Errorf("reading %s: %w", fbsPath, err)
-	}
-	var stream []byte
-	for _, b := range blocks {
-		stream = append(stream, b.data...)
-	}
-	p, err := startPlayer(ctx, stream)
+	defer pl.Close()
+	first, err := pl.Frame(0)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	srv, buf, hs := p.srv, p.buf, p.hs
-	w, h := buf.Size()
-	if w == 0 || h == 0 {
-		return fmt.Errorf("the recording holds no frame")
-	}
-	cmd := exec.CommandContext(ctx, ffmpeg, "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
-		"-s", fmt.Sprintf("%dx%d", w, h), "-r", strconv.Itoa(fps), "-i", "-",
-		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", out)
-	stdin, err := cmd.StdinPipe()
+	w, h := first.Rect.Dx(), first.Rect.Dy()
+	enc, err := startEncoder(ctx, w, h, fps, out)
 	if err != nil {
-		return err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	step := uint32(1000 / fps)
-	next := uint32(0)
-	frame := func() error {
-		img, _ := buf.Snapshot(image.Rect(0, 0, w, h))
-		_, err := stdin.Write(img.Pix)
 		return err
 	}
 	var werr error
-	off := 0
-	for _, b := range blocks {
-		from, to := max(off, hs), off+len(b.data)
-		off = to
-		if from >= to {
-			continue // part of the handshake
-		}
-		// Writing returns once the client took the bytes, which it does
-		// only after decoding everything before them: frames up to this
-		// block's time show the state before it.
-		for next < b.ms && werr == nil {
-			werr = frame()
-			next += step
-		}
-		if werr != nil {
+	for k := 0; werr == nil; k++ {
+		ms := uint32(k * 1000 / fps)
+		img, err := pl.Frame(ms)
+		if err != nil {
+			werr = err
 			break
 		}
-		if _, err := srv.Write(stream[from:to]); err != nil {
-			werr = err
+		if img.Rect.Dx() != w || img.Rect.Dy() != h {
+			// The video keeps its first size: a resized desktop is drawn
+			// into it from the top left.
+			img = refit(img, w, h)
+		}
+		drawActs(img, actsAt(acts, float64(ms)/1000), false)
+		werr = enc.frame(img)
+		if ms >= pl.DurationMs() {
+			break
 		}
 	}
-	settle(buf)
-	if werr == nil {
-		werr = frame()
+	return enc.finish(werr)
+}
+
+func refit(img *image.RGBA, w, h int) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < min(h, img.Rect.Dy()); y++ {
+		copy(out.Pix[y*out.Stride:y*out.Stride+4*min(w, img.Rect.Dx())], img.Pix[y*img.Stride:])
 	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("ffmpeg: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	return out
+}
+
+// encoder is ffmpeg reading raw RGBA frames on its stdin.
+type encoder struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr bytes.Buffer
+}
+
+func startEncoder(ctx context.Context, w, h, fps int, out string) (*encoder, error) {
+	// The video shows what the recording shows: it is made 0600, as the
+	// recording is, before ffmpeg writes it (ffmpeg truncates an existing
+	// file and keeps its mode; left to itself it would follow the umask).
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	err = f.Chmod(0o600)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	e := &encoder{}
+	e.cmd = exec.CommandContext(ctx, "ffmpeg", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
+		"-s", fmt.Sprintf("%dx%d", w, h), "-r", strconv.Itoa(fps), "-i", "-",
+		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", out)
+	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	e.cmd.Stderr = &e.stderr
+	if err := e.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *encoder) frame(img *image.RGBA) error {
+	_, err := e.stdin.Write(img.Pix)
+	return err
+}
+
+// finish closes ffmpeg's input and waits for the file; werr, the frames'
+// error, wins over ffmpeg's.
+func (e *encoder) finish(werr error) error {
+	e.stdin.Close()
+	if err := e.cmd.Wait(); err != nil && werr == nil {
+		return fmt.Errorf("ffmpeg: %v: %s", err, bytes.TrimSpace(e.stderr.Bytes()))
 	}
 	return werr
 }

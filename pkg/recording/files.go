@@ -2,10 +2,12 @@ package recording
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -45,11 +47,16 @@ func Started(media string) (time.Time, bool) {
 // CountActs is how many acts an act log holds: its complete lines (a line
 // being written is not one yet).
 func CountActs(path string) (int, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a named pipe in its place must not hold the caller (the
+	// viewer's listing) until a writer comes.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s is not a regular file", path)
+	}
 	n := 0
 	buf := make([]byte, 64<<10)
 	for {

@@ -25,6 +25,11 @@ type pattern struct {
 	kind string
 	re   *regexp.Regexp
 	sub  int // submatch holding the secret (0: the whole match)
+	// need is a literal every match contains ("" when none): text
+	// without it is not scanned with re at all, which keeps a large log
+	// cheap to scrub (a regexp without a literal prefix runs its slowest
+	// engine over every byte).
+	need string
 }
 
 // patterns are the shapes of secrets that need no list to be recognised.
@@ -33,11 +38,24 @@ type pattern struct {
 // report`, and every other dvv call would pay for the compiling.
 var patterns = sync.OnceValue(func() []pattern {
 	return []pattern{
-		{"dvv-token", regexp.MustCompile(`dvv_[A-Za-z0-9_-]{43}`), 0},
-		{"private-key", regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), 0},
-		{"url-password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`), 1},
-		{"password-field", regexp.MustCompile(`(?i)"?(?:password|passwd|secret|token)"?\s*[:=]\s*"([^"\s]+)"`), 1},
-		{"password-field", regexp.MustCompile(`(?i)\b(?:password|passwd|secret|token)=([^\s"&]+)`), 1},
+		{"dvv-token", regexp.MustCompile(`dvv_[A-Za-z0-9_-]{43}`), 0, "dvv_"},
+		{"private-key", regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----`), 0, "PRIVATE KEY-----"},
+		{"url-password", regexp.MustCompile(`://[^/\s:@]*:([^/\s@]+)@`), 1, "://"},
+		{"password-field", regexp.MustCompile(`(?i)"?(?:password|passwd|secret|token)"?\s*[:=]\s*"([^"\s]+)"`), 1, ""},
+		{"password-field", regexp.MustCompile(`(?i)\b(?:password|passwd|secret|token)=([^\s"&]+)`), 1, "="},
+		// What dvvd refuses in addresses, for logs and files written before
+		// it did (or by another program): percent-encoded user-info
+		// ("pat%3Apw@host"), a password where the port goes ("host:pw"),
+		// user:pw@host without a scheme, a query ("?pw=…"), and a user
+		// that carries ":password".
+		{"url-password", regexp.MustCompile(`%3[aA]([^\s/@"'<>]+)@`), 1, "%3"},
+		{"url-password", regexp.MustCompile(`://[A-Za-z0-9._-]+:([^/\s@"'?#:]*[^0-9/\s@"'?#:][^/\s@"'?#:]*)(?:[/"'\s?#]|$)`), 1, "://"},
+		{"address-password", regexp.MustCompile(`address(?:es)?"?\s*[:=]\s*\[?"?[A-Za-z0-9._-]+:([^"\s/@:]*[^0-9"\s/@:][^"\s/@:]*)(?:["\s,\]]|$)`), 1, "address"},
+		{"address-password", regexp.MustCompile(`address(?:es)?"?\s*[:=]\s*\[?"?[^"\s:@/]*:([^"\s@/]+)@`), 1, "address"},
+		{"address-password", regexp.MustCompile(`address(?:es)?"?\s*[:=]\s*\[?"?[^"\s?]*\?([^"\s#]+)`), 1, "address"},
+		{"query-password", regexp.MustCompile(`(?i)[?&](?:pw|pwd|pass|passwd|password|passphrase|secret|token|key|k|auth|apikey|api_key)=([^\s"'&#]+)`), 1, "?"},
+		{"user-password", regexp.MustCompile(`user(?:name)?"?\s*[:=]\s*"?[^"\s:@/]+:([^"\s@/]+)`), 1, "user"},
+		{"user-password", regexp.MustCompile(`User"?\s*[:=]\s*"?[^"\s:@/]+:([^"\s@/]+)`), 1, "User"},
 	}
 })
 
@@ -65,10 +83,14 @@ type span struct {
 
 func (s *Scanner) spans(b []byte) []span {
 	var out []span
+	masked := maskSpans(b)
 	for _, p := range patterns() {
+		if p.need != "" && !bytes.Contains(b, []byte(p.need)) {
+			continue
+		}
 		for _, m := range p.re.FindAllSubmatchIndex(b, -1) {
 			start, end := m[2*p.sub], m[2*p.sub+1]
-			if start < 0 || string(b[start:end]) == Mask { // already scrubbed
+			if start < 0 || start == end || within(masked, start, end) { // already scrubbed
 				continue
 			}
 			out = append(out, span{start, end, p.kind})
@@ -86,6 +108,30 @@ func (s *Scanner) spans(b []byte) []span {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
 	return out
+}
+
+// maskSpans are where b already holds Mask.
+func maskSpans(b []byte) []span {
+	var out []span
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(Mask))
+		if i < 0 {
+			return out
+		}
+		out = append(out, span{start: off + i, end: off + i + len(Mask)})
+		off += i + len(Mask)
+	}
+}
+
+// within reports whether [start, end) lies inside one of the masks: a
+// pattern that matches part of an earlier scrub finds nothing new.
+func within(masks []span, start, end int) bool {
+	for _, m := range masks {
+		if start >= m.start && end <= m.end {
+			return true
+		}
+	}
+	return false
 }
 
 // Scrub returns b with every secret replaced by Mask, and what was found.

@@ -50,13 +50,25 @@ func DefaultCursor() *Cursor {
 	return &Cursor{Image: img}
 }
 
+var defaultCursor = DefaultCursor()
+
+// cursor is the shape to show: the machine's live one, else the
+// configured one, else the arrow.
+func (s *session) cursor() *Cursor {
+	if s.cfg.CursorShape != nil {
+		if c := s.cfg.CursorShape(); c != nil && c.Image != nil {
+			return c
+		}
+	}
+	if c := s.cfg.Cursor; c != nil && c.Image != nil {
+		return c
+	}
+	return defaultCursor
+}
+
 // cursorRect is the Cursor pseudo-rectangle: pixels in the viewer's
 // format, then a one-bit mask, rows padded to a byte.
-func (s *session) cursorRect(pf PixelFormat) rectOut {
-	c := s.cfg.Cursor
-	if c == nil || c.Image == nil {
-		c = DefaultCursor()
-	}
+func cursorRect(c *Cursor, pf PixelFormat) rectOut {
 	b := c.Image.Bounds()
 	w, h := b.Dx(), b.Dy()
 	data := pf.appendRect(nil, c.Image.Pix, c.Image.Stride, 0, 0, w, h, pf.pixelSize(), 0)

@@ -21,6 +21,12 @@ func FuzzViewerBytes(f *testing.F) {
 	f.Add([]byte{5, 1, 255, 255, 255, 255, 4, 1, 0, 0, 0, 0, 0, 97})
 	f.Add([]byte{6, 0, 0, 0, 255, 255, 255, 255})
 	f.Add([]byte{0, 0, 0, 0, 8, 8, 0, 1, 0, 7, 0, 7, 0, 3, 5, 3, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 8, 0, 8})
+	// SetEncodings with ContinuousUpdates and Fence, then enabling them, a
+	// fence answer, a SetDesktopSize with one screen, and a bad fence length.
+	f.Add([]byte{2, 0, 0, 3, 255, 255, 254, 199, 255, 255, 254, 200, 255, 255, 254, 204, 150, 1, 0, 0, 0, 0, 0, 48, 0, 40,
+		248, 0, 0, 0, 0, 0, 0, 0, 1, 'u', 251, 0, 0, 32, 0, 32, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 32, 0, 0, 0, 0,
+		248, 0, 0, 0, 0, 0, 0, 0, 200})
+	f.Add([]byte{150, 1, 0, 0, 0, 0, 0, 48, 0, 40}) // enabling continuous updates nobody offered
 	f.Fuzz(func(t *testing.T, msgs []byte) {
 		buf := fb.New()
 		buf.Resize(48, 40)

@@ -35,7 +35,7 @@ func TestSessionMemoryIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	paint(buf, image.Rect(0, 0, w, h), 1)
-	for _, encs := range [][]int32{{encRaw}, {encCopyRect, encZRLE}} {
+	for _, encs := range [][]int32{{encRaw}, {encCopyRect, encZRLE}, {encTight, encCompress0 + 2}, {encTight, encQuality0 + 6}} {
 		server, client := net.Pipe()
 		go io.Copy(io.Discard, client)
 		s := &session{cfg: Config{Buffer: buf, WriteTimeout: time.Minute}, conn: server, pf: defaultFormat, encodings: encs}

@@ -43,8 +43,12 @@ func (s *session) readLoop() error {
 				encs[i] = int32(binary.BigEndian.Uint32(raw[4*i:]))
 			}
 			s.mu.Lock()
-			s.encodings, s.cursorSent = encs, false
+			s.encodings, s.cursorSent, s.extSent = encs, false, false
+			if s.wants(encs, encContinuous) && s.wants(encs, encFence) && !s.cuAnnounced {
+				s.cuAnnounced, s.cuOffered = true, true
+			}
 			s.mu.Unlock()
+			s.poke()
 		case 3: // FramebufferUpdateRequest
 			if _, err := io.ReadFull(s.r, buf[:9]); err != nil {
 				return err
@@ -85,6 +89,47 @@ func (s *session) readLoop() error {
 			if !s.cfg.ViewOnly && s.cfg.Input != nil {
 				s.cfg.Input.CutText(latin1(text))
 			}
+		case 251: // SetDesktopSize
+			if _, err := io.ReadFull(s.r, buf[:7]); err != nil {
+				return err
+			}
+			if _, err := io.ReadFull(s.r, make([]byte, 16*int(buf[5]))); err != nil {
+				return err
+			}
+			s.mu.Lock()
+			s.resizeAsked++
+			s.want = true
+			s.mu.Unlock()
+			s.poke()
+		case 150: // EnableContinuousUpdates
+			if _, err := io.ReadFull(s.r, buf[:9]); err != nil {
+				return err
+			}
+			s.mu.Lock()
+			if !s.cuAnnounced {
+				s.mu.Unlock()
+				return fmt.Errorf("rfbserver: viewer enabled continuous updates before asking for them")
+			}
+			on := buf[0] != 0
+			s.cuEnded = s.cuEnded || (s.cont && !on)
+			s.cont = on
+			s.mu.Unlock()
+			s.poke()
+		case 248: // ClientFence: the answer to one of ours
+			if _, err := io.ReadFull(s.r, buf[:8]); err != nil {
+				return err
+			}
+			n := int(buf[7])
+			if n > 64 {
+				return fmt.Errorf("rfbserver: fence payload of %d bytes is over RFB's 64", n)
+			}
+			if _, err := io.ReadFull(s.r, make([]byte, n)); err != nil {
+				return err
+			}
+			s.mu.Lock()
+			s.inFlight = max(s.inFlight-1, 0)
+			s.mu.Unlock()
+			s.poke()
 		default:
 			return fmt.Errorf("rfbserver: viewer sent message type %d, which this server never offered", t)
 		}

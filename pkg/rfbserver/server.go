@@ -1,6 +1,7 @@
 // Package rfbserver serves a framebuffer mirror (pkg/fb) to any VNC viewer
 // as an RFB 3.8 server: None or VNC authentication, Raw, CopyRect (scrolls
-// found by comparing with what the viewer already has), ZRLE, DesktopSize
+// found by comparing with what the viewer already has), ZRLE, Tight (with
+// JPEG for photographic areas when the viewer names a quality), DesktopSize
 // and a Cursor shape. Updates are pull-based: one per viewer request,
 // covering everything that changed since the last one, so a slow viewer
 // sees fewer frames and never makes the writer of the mirror wait.
@@ -18,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"math/bits"
 	"net"
@@ -60,6 +62,9 @@ type Config struct {
 	// Cursor is the pointer shape sent to viewers that ask for one; nil
 	// sends a plain arrow.
 	Cursor *Cursor
+	// CursorShape, when set, is the machine's live pointer shape (nil
+	// while it has none): viewers get each new shape as it changes.
+	CursorShape func() *Cursor
 	// OnUpdate, when set, is told the bytes of every update written
 	// (measurements).
 	OnUpdate func(bytes int)
@@ -69,10 +74,58 @@ type Config struct {
 const (
 	encRaw         int32 = 0
 	encCopyRect    int32 = 1
+	encTight       int32 = 7
 	encZRLE        int32 = 16
+	encQuality0    int32 = -32  // Tight JPEG quality level 0 (..9 is -23)
+	encCompress0   int32 = -256 // Tight zlib level 0 (..9 is -247)
 	encDesktopSize int32 = -223
 	encCursor      int32 = -239
+	encExtDesktop  int32 = -308
+	encFence       int32 = -312
+	encContinuous  int32 = -313
 )
+
+// Frame pacing: 60 updates a second on average (Xvnc's default cap, what
+// a screen shows), with a burst of a few at once, so a change that reaches
+// the mirror in two pieces (a first small update, then the rest) is not
+// held back a frame.
+const (
+	minUpdateInterval = time.Second / 60
+	updateBurst       = 3
+)
+
+// pacer is a token bucket of updates.
+type pacer struct {
+	tokens float64
+	at     time.Time
+}
+
+func (p *pacer) refill(now time.Time, interval time.Duration) {
+	if p.at.IsZero() {
+		p.tokens = updateBurst
+	} else {
+		p.tokens = min(updateBurst, p.tokens+float64(now.Sub(p.at))/float64(interval))
+	}
+	p.at = now
+}
+
+func (p *pacer) spend(now time.Time, interval time.Duration) {
+	p.refill(now, interval)
+	p.tokens--
+}
+
+// wait is how long until the next update may go, at one update per
+// interval.
+func (p *pacer) wait(now time.Time, interval time.Duration) time.Duration {
+	p.refill(now, interval)
+	if p.tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - p.tokens) * float64(interval))
+}
+
+// cursorPollEvery is how often a live cursor shape is checked for a new one.
+const cursorPollEvery = 100 * time.Millisecond
 
 // maxCutText bounds a viewer's clipboard message.
 const maxCutText = 1 << 20
@@ -111,11 +164,44 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 	// Input is never delivered after Serve returns: the caller may then
 	// account for the session as ended.
 	defer func() { conn.Close(); <-readDone }()
+	var cursorPoll <-chan time.Time
+	if cfg.CursorShape != nil {
+		// A new pointer shape alone (hovering a link) damages no pixel.
+		t := time.NewTicker(cursorPollEvery)
+		defer t.Stop()
+		cursorPoll = t.C
+	}
+	pace := time.NewTimer(0)
+	defer pace.Stop()
+	var bucket pacer
 	for {
+		before := s.updates
 		if err := s.maybeUpdate(); err != nil {
 			return err
 		}
+		now := time.Now()
+		interval := updateInterval(now)
+		if s.updates != before {
+			bucket.spend(now, interval)
+		}
+		if wait := bucket.wait(now, interval); wait > 0 {
+			// What changes meanwhile goes in the next update; input is
+			// read all the while.
+			pace.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case err := <-readErr:
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			case <-pace.C:
+			}
+			continue
+		}
 		select {
+		case <-cursorPoll:
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-readErr:
@@ -145,9 +231,26 @@ type session struct {
 	want       bool // a FramebufferUpdateRequest is waiting
 	full       bool // a non-incremental one: send everything
 	cursorSent bool
+	cursorImg  *image.RGBA // the shape last sent, to notice a new one
+	// Continuous updates (for viewers that speak them and fences): updates
+	// are pushed as the mirror changes, each followed by a fence; at most
+	// maxInFlight updates go unanswered, so a slow viewer still gets fewer,
+	// larger updates and nothing queues.
+	cuAnnounced bool
+	cuOffered   bool // EndOfContinuousUpdates is due (support announced)
+	cuEnded     bool // the viewer turned them off: EndOfContinuousUpdates is due
+	cont        bool
+	inFlight    int
+	// ExtendedDesktopSize: the screen layout is announced once (so the
+	// viewer knows it is supported) and on every resize, and each
+	// SetDesktopSize is answered "prohibited": the desktop's size belongs to
+	// the machine, not to one viewer.
+	extSent     bool
+	resizeAsked int
 
-	enc encoder       // the writer's only
-	w   *bufio.Writer // the writer's, made at the first update
+	updates int           // updates written, the writer's
+	enc     encoder       // the writer's only
+	w       *bufio.Writer // the writer's, made at the first update
 }
 
 func (s *session) poke() {

@@ -122,6 +122,8 @@ func TestViewerSeesMirror(t *testing.T) {
 		{"zrle", []int32{rfb.EncZRLE}},
 		{"raw", []int32{rfb.EncRaw}},
 		{"copyrect+zrle", []int32{rfb.EncCopyRect, rfb.EncZRLE}},
+		{"tight lossless", []int32{rfb.EncTight}},
+		{"copyrect+tight", []int32{rfb.EncCopyRect, rfb.EncTight}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := fb.New()
@@ -198,4 +200,66 @@ func TestVNCAuth(t *testing.T) {
 	}
 	c := dial(t, addr, &rfb.Config{Password: "s3cret"})
 	waitSame(t, src, c.Framebuffer(), "after auth")
+}
+
+// TestContinuousUpdates: a viewer that speaks ContinuousUpdates and Fence
+// gets updates pushed (paced by fences); one that does not still gets
+// them on request.
+func TestContinuousUpdates(t *testing.T) {
+	for _, noCU := range []bool{false, true} {
+		src := fb.New()
+		src.Resize(320, 200)
+		paint(src, image.Rect(0, 0, 320, 200), 1)
+		c := dial(t, serve(t, Config{Buffer: src}), &rfb.Config{Encodings: []int32{rfb.EncTight}, NoContinuousUpdates: noCU})
+		waitSame(t, src, c.Framebuffer(), "first frame")
+		for i := 0; i < 20; i++ { // more changes than updates allowed in flight
+			paint(src, image.Rect(0, 0, 320, 200), 2+i)
+		}
+		waitSame(t, src, c.Framebuffer(), "after 20 changes")
+		// The fence follows the pushed update: give it time to be read.
+		deadline := time.Now().Add(2 * time.Second)
+		for caps := c.Capabilities(); !caps.ContinuousUpdates || caps.Fence == noCU; caps = c.Capabilities() {
+			if noCU && caps.Fence || time.Now().After(deadline) {
+				t.Fatalf("NoContinuousUpdates=%v: capabilities seen %+v", noCU, caps)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// TestLiveCursorShape: the viewer gets the machine's pointer shape, and a
+// new shape when it changes, with no pixel of the desktop changing.
+func TestLiveCursorShape(t *testing.T) {
+	src := fb.New()
+	src.Resize(64, 64)
+	shape := func(size int, hot image.Point) *Cursor {
+		img := image.NewRGBA(image.Rect(0, 0, size, size))
+		for i := range img.Pix {
+			img.Pix[i] = byte(i * 7)
+		}
+		for i := 3; i < len(img.Pix); i += 4 {
+			img.Pix[i] = byte(i%3) * 255 / 2 // opaque, half and clear pixels
+		}
+		return &Cursor{Image: img, Hotspot: hot}
+	}
+	var mu sync.Mutex
+	cur := shape(16, image.Pt(3, 4))
+	live := func() *Cursor { mu.Lock(); defer mu.Unlock(); return cur }
+	c := dial(t, serve(t, Config{Buffer: src, CursorShape: live}), &rfb.Config{Encodings: []int32{rfb.EncTight}})
+	for i, want := range []*Cursor{cur, shape(24, image.Pt(10, 2))} {
+		mu.Lock()
+		cur = want
+		mu.Unlock()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			got := c.Cursor()
+			if got.Image != nil && got.Hotspot == want.Hotspot && sameCursor(want.Image, got.Image) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("shape %d never reached the viewer", i)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }

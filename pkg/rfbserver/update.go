@@ -38,6 +38,9 @@ type encoder struct {
 	raw        []byte   // ZRLE's tiles before zlib
 	zbuf       bytes.Buffer
 	zw         *zlib.Writer
+	colours    *colourSet  // Tight's palette of the rectangle
+	tightZ     tightStream // Tight's zlib stream
+	jbuf       flushBuffer // Tight's JPEG
 }
 
 var seed = maphash.MakeSeed()
@@ -57,26 +60,43 @@ func (e *encoder) segment(pix []byte, stride, y, c int) []byte {
 // rectOut is one rectangle of an update: its payload is ready (data) or,
 // for pixels (enc 0), encoded when it is written.
 type rectOut struct {
-	r    image.Rectangle
-	enc  int32
-	data []byte
+	r     image.Rectangle
+	enc   int32
+	data  []byte
+	photo bool // Tight: photographic, send as JPEG when the viewer allows
 }
 
 // maybeUpdate sends one FramebufferUpdate when the viewer asked for one
 // and there is something to send.
 func (s *session) maybeUpdate() error {
 	s.mu.Lock()
-	if !s.want {
+	if s.cuOffered || s.cuEnded { // EndOfContinuousUpdates: support, or "now off"
+		s.cuOffered, s.cuEnded = false, false
+		s.mu.Unlock()
+		if err := s.writeMsg([]byte{150}); err != nil {
+			return err
+		}
+		s.mu.Lock()
+	}
+	cont := s.cont && s.inFlight < maxInFlight
+	if !s.want && !cont {
 		s.mu.Unlock()
 		return nil
 	}
-	pf, encs, full, cursorDue := s.pf, s.encodings, s.full || s.pfChanged, !s.cursorSent && s.wants(s.encodings, encCursor)
+	cur := s.cursor()
+	pf, encs, full := s.pf, s.encodings, s.full || s.pfChanged
+	cursorDue := (!s.cursorSent || cur.Image != s.cursorImg) && s.wants(s.encodings, encCursor)
+	ext := s.wants(encs, encExtDesktop)
+	extDue, refusals := ext && !s.extSent, s.resizeAsked
+	s.resizeAsked = 0
 	s.mu.Unlock()
+	yieldToAgent()
 	d := s.tracker.Take()
-	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && s.enc.w > 0 {
+	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && !extDue && refusals == 0 && s.enc.w > 0 {
 		return nil // an incremental request waits for a change
 	}
 	e := &s.enc
+	pe := pixelEncodingOf(encs)
 	var rects []rectOut
 	resized := false
 	s.cfg.Buffer.Read(func(pix []byte, stride, w, h int, _ uint64) {
@@ -87,25 +107,34 @@ func (s *session) maybeUpdate() error {
 		}
 		if full {
 			rects = appendPieces(rects, image.Rect(0, 0, w, h))
-			return
-		}
-		area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
-		if s.wants(encs, encCopyRect) {
-			if cr, ok := e.findScroll(pix, stride, area); ok {
-				rects = append(rects, cr)
+		} else {
+			area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
+			if s.wants(encs, encCopyRect) {
+				if cr, ok := e.findScroll(pix, stride, area); ok {
+					rects = append(rects, cr)
+				}
 			}
+			rects = e.diff(rects, pix, stride, area)
 		}
-		rects = e.diff(rects, pix, stride, area)
+		if pe.enc == encTight && pe.tight.quality >= 0 {
+			rects = e.splitPhoto(rects, pix, stride)
+		}
 	})
-	if resized && !s.wants(encs, encDesktopSize) {
+	if resized && !ext && !s.wants(encs, encDesktopSize) {
 		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
 	}
 	var out []rectOut
-	if resized {
+	for range refusals { // reason 1 (a viewer asked), status 1 (prohibited)
+		out = append(out, rectOut{r: image.Rect(1, 1, 1+e.w, 1+e.h), enc: encExtDesktop, data: screenLayout(e.w, e.h)})
+	}
+	switch {
+	case ext && (resized || extDue):
+		out = append(out, rectOut{r: image.Rect(0, 0, e.w, e.h), enc: encExtDesktop, data: screenLayout(e.w, e.h)})
+	case resized:
 		out = append(out, rectOut{r: image.Rect(0, 0, e.w, e.h), enc: encDesktopSize})
 	}
 	if cursorDue {
-		out = append(out, s.cursorRect(pf))
+		out = append(out, cursorRect(cur, pf))
 	}
 	out = append(out, rects...)
 	if len(out) == 0 {
@@ -114,15 +143,52 @@ func (s *session) maybeUpdate() error {
 	s.mu.Lock()
 	s.want, s.full, s.pfChanged = false, false, false
 	if cursorDue {
-		s.cursorSent = true
+		s.cursorSent, s.cursorImg = true, cur.Image
+	}
+	s.extSent = s.extSent || ext
+	fence := s.cont
+	if fence {
+		s.inFlight++
 	}
 	s.mu.Unlock()
-	return s.write(out, pf, preferZRLE(encs))
+	if pe.enc == encTight {
+		out = splitForTight(out)
+	}
+	if err := s.write(out, pf, pe); err != nil || !fence {
+		return err
+	}
+	// The viewer answers once it has read the update: until then this
+	// update counts as in flight.
+	return s.writeMsg([]byte{248, 0, 0, 0, 0x80, 0, 0, 0, 1, 'u'})
+}
+
+// screenLayout is ExtendedDesktopSize's payload: one screen covering the
+// w×h desktop.
+func screenLayout(w, h int) []byte {
+	b := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	b = binary.BigEndian.AppendUint16(b, uint16(w))
+	b = binary.BigEndian.AppendUint16(b, uint16(h))
+	return append(b, 0, 0, 0, 0)
+}
+
+// maxInFlight is how many pushed updates may go unanswered: one, as with
+// requests, so a viewer slower than the desktop gets fewer frames rather
+// than a queue, without the round trip a request costs.
+const maxInFlight = 1
+
+// writeMsg sends one whole server message.
+func (s *session) writeMsg(b []byte) error {
+	if s.w == nil {
+		s.w = bufio.NewWriterSize(s.conn, 64<<10)
+	}
+	s.conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	s.w.Write(b)
+	return s.w.Flush()
 }
 
 // write sends the rectangles, encoding each pixel rectangle only when its
 // turn comes, so one rectangle's pixels are in memory at a time.
-func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
+func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error {
 	if s.w == nil {
 		s.w = bufio.NewWriterSize(s.conn, 64<<10)
 	}
@@ -135,7 +201,8 @@ func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
 		for _, r := range rects[:n] {
 			data := r.data
 			if r.enc == 0 {
-				r.enc, data = s.enc.encode(s.cfg.Buffer, r.r, pf, useZRLE)
+				yieldToAgent() // also between the rectangles of a big update
+				r.enc, data = s.enc.encode(s.cfg.Buffer, r, pf, pe)
 			}
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
 			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
@@ -157,6 +224,7 @@ func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
 		sent += 4
 		rects = rects[n:]
 	}
+	s.updates++
 	if s.cfg.OnUpdate != nil {
 		s.cfg.OnUpdate(sent)
 	}
@@ -169,7 +237,8 @@ func (s *session) write(rects []rectOut, pf PixelFormat, useZRLE bool) error {
 // DesktopSize and a full frame.
 func (e *encoder) encode(buf interface {
 	Read(func(pix []byte, stride, w, h int, seq uint64))
-}, r image.Rectangle, pf PixelFormat, useZRLE bool) (int32, []byte) {
+}, ro rectOut, pf PixelFormat, pe pixelEncoding) (int32, []byte) {
+	r := ro.r
 	e.stride = r.Dx() * 4
 	e.band = grow(e.band, e.stride*r.Dy())
 	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
@@ -186,8 +255,12 @@ func (e *encoder) encode(buf interface {
 		}
 	})
 	local := image.Rect(0, 0, r.Dx(), r.Dy())
-	if useZRLE {
+	switch pe.enc {
+	case encZRLE:
 		return encZRLE, e.zrle(pf, local)
+	case encTight:
+		e.out = e.tight(pf, r.Dx(), r.Dy(), pe.tight, ro.photo)
+		return encTight, e.out
 	}
 	e.out = pf.appendRect(e.out[:0], e.band, e.stride, 0, 0, r.Dx(), r.Dy(), pf.pixelSize(), 0)
 	return encRaw, e.out
@@ -212,18 +285,24 @@ func appendPieces(out []rectOut, r image.Rectangle) []rectOut {
 	return out
 }
 
-// preferZRLE follows the viewer's order between the two pixel encodings
-// served; a viewer naming neither gets Raw, which every viewer reads.
-func preferZRLE(encs []int32) bool {
+// pixelEncoding is how pixel rectangles are sent to a viewer.
+type pixelEncoding struct {
+	enc   int32
+	tight tightOptions
+}
+
+// pixelEncodingOf follows the viewer's order among the pixel encodings
+// served; a viewer naming none gets Raw, which every viewer reads.
+func pixelEncodingOf(encs []int32) pixelEncoding {
 	for _, e := range encs {
 		switch e {
-		case encZRLE:
-			return true
-		case encRaw:
-			return false
+		case encZRLE, encRaw:
+			return pixelEncoding{enc: e}
+		case encTight:
+			return pixelEncoding{enc: e, tight: tightOptionsOf(encs)}
 		}
 	}
-	return false
+	return pixelEncoding{enc: encRaw}
 }
 
 func alignTiles(r image.Rectangle) image.Rectangle {

@@ -17,19 +17,20 @@ import (
 
 // Limb is one row of the index and the head of a limb page.
 type Limb struct {
-	ID       string   `json:"id"`
-	Protocol string   `json:"protocol"`
-	Address  string   `json:"address"`
-	Port     int      `json:"port"`
-	Kind     string   `json:"kind"` // desktop or terminal
-	State    string   `json:"state"`
-	Width    int      `json:"width"`
-	Height   int      `json:"height"`
-	Lease    Lease    `json:"lease"`
-	Paused   bool     `json:"paused"`
-	Preview  []string `json:"preview,omitempty"` // a terminal's last rows
-	Cols     int      `json:"cols,omitempty"`
-	Rows     int      `json:"rows,omitempty"`
+	ID        string   `json:"id"`
+	Protocol  string   `json:"protocol"`
+	Address   string   `json:"address"`
+	Port      int      `json:"port"`
+	Kind      string   `json:"kind"` // desktop or terminal
+	State     string   `json:"state"`
+	Width     int      `json:"width"`
+	Height    int      `json:"height"`
+	Lease     Lease    `json:"lease"`
+	Paused    bool     `json:"paused"`            // agent input refused here, by this limb's pause or every limb's
+	PausedAll bool     `json:"pausedAll"`         // by every limb's: only resuming all lifts it
+	Preview   []string `json:"preview,omitempty"` // a terminal's last rows
+	Cols      int      `json:"cols,omitempty"`
+	Rows      int      `json:"rows,omitempty"`
 }
 
 // Lease is who holds a limb's control lease.
@@ -37,8 +38,8 @@ type Lease struct {
 	Holder  string `json:"holder,omitempty"`
 	SinceMs int64  `json:"sinceMs,omitempty"`
 	Reason  string `json:"reason,omitempty"`
-	Human   bool   `json:"human"`
-	Mine    bool   `json:"mine"` // held by the person in this viewer
+	Human   bool   `json:"human"` // the holder is a person (also while paused, unlike the agents' view)
+	Mine    bool   `json:"mine"`  // held by the person in this viewer
 }
 
 // Backend is what the daemon gives the viewer.

@@ -3,9 +3,12 @@ package viewer
 import (
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dvvhq/dvv/pkg/peeruid"
 )
 
 // The viewer's port is open to every local user, secret or not. These
@@ -36,8 +39,12 @@ func connCap() int {
 // most connCap connections. When they are all taken, the oldest one that
 // is not serving a request (none sent yet, or idle between two) is closed
 // for the newcomer, so a flood of silent connections cannot lock out the
-// browser, whose connections send their request at once; when every one
-// is busy, the newcomer is closed.
+// browser, whose connections send their request at once. When every one
+// is busy (another user can keep a connection busy for ever by asking for
+// pages and never reading them), a newcomer of dvvd's own user, the
+// person's browser, takes the place of the oldest connection of another
+// user; anyone else's newcomer is closed. Another user's newcomer never
+// closes a connection of dvvd's own user.
 func limit(srv *http.Server, ln net.Listener) net.Listener {
 	srv.ReadHeaderTimeout, srv.IdleTimeout, srv.MaxHeaderBytes = headerTimeout, idleTimeout, maxHeader
 	next := srv.Handler
@@ -45,7 +52,7 @@ func limit(srv *http.Server, ln net.Listener) net.Listener {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		next.ServeHTTP(w, r)
 	})
-	l := &capListener{Listener: ln, cap: connCap, open: map[*cappedConn]struct{}{}}
+	l := &capListener{Listener: ln, cap: connCap, open: map[*cappedConn]struct{}{}, peerUID: loopbackUID, own: os.Getuid()}
 	srv.ConnState = func(c net.Conn, st http.ConnState) {
 		if cc, ok := c.(*cappedConn); ok {
 			l.mu.Lock()
@@ -58,15 +65,27 @@ func limit(srv *http.Server, ln net.Listener) net.Listener {
 
 type capListener struct {
 	net.Listener
-	cap  func() int
-	mu   sync.Mutex
-	open map[*cappedConn]struct{}
+	cap     func() int
+	peerUID func(net.Conn) int // the connecting user (unknownUID when it cannot be read)
+	own     int                // dvvd's user: the person's browser
+	mu      sync.Mutex
+	open    map[*cappedConn]struct{}
+}
+
+const unknownUID = -1
+
+func loopbackUID(c net.Conn) int {
+	if uid, ok := peeruid.Loopback(c); ok {
+		return uid
+	}
+	return unknownUID
 }
 
 type cappedConn struct {
 	net.Conn
 	l        *capListener
 	accepted time.Time
+	uid      int
 	state    http.ConnState // guarded by l.mu
 	once     sync.Once
 }
@@ -88,12 +107,24 @@ func (l *capListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		uid := l.peerUID(c)
 		l.mu.Lock()
 		var victim *cappedConn
 		if len(l.open) >= l.cap() {
 			for o := range l.open {
-				if (o.state == http.StateNew || o.state == http.StateIdle) && (victim == nil || o.accepted.Before(victim.accepted)) {
+				// Another user's newcomer never makes room at the
+				// person's expense, not even of a connection that has
+				// just been accepted and has yet to send its request.
+				mayClose := uid == l.own || o.uid != l.own
+				if mayClose && (o.state == http.StateNew || o.state == http.StateIdle) && (victim == nil || o.accepted.Before(victim.accepted)) {
 					victim = o
+				}
+			}
+			if victim == nil && uid == l.own {
+				for o := range l.open {
+					if o.uid != l.own && (victim == nil || o.accepted.Before(victim.accepted)) {
+						victim = o
+					}
 				}
 			}
 			if victim == nil {
@@ -103,7 +134,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 			}
 			delete(l.open, victim)
 		}
-		cc := &cappedConn{Conn: c, l: l, accepted: time.Now()}
+		cc := &cappedConn{Conn: c, l: l, accepted: time.Now(), uid: uid}
 		l.open[cc] = struct{}{}
 		l.mu.Unlock()
 		if victim != nil {

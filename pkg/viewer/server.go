@@ -28,6 +28,8 @@ type Server struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	pages    pages // the limb pages open now, for Take over and its hand back
+	// players are the desktop recordings being played (recordings.go).
+	players players
 }
 
 // Start listens on 127.0.0.1 (port 0 picks one) with fresh secrets.
@@ -81,6 +83,7 @@ func (s *Server) routes() http.Handler {
 	public := http.NewServeMux()
 	public.HandleFunc("GET /{$}", s.page("index.html"))
 	public.HandleFunc("GET /limb/{id}", s.page("limb.html"))
+	public.HandleFunc("GET /favicon.ico", serveFavicon)
 	public.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(s.assets)))
 	mux := http.NewServeMux()
 	public.Handle("/", s.authorized(mux))
@@ -100,6 +103,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ws/desktop/{id}", s.desktop)
 	mux.HandleFunc("GET /ws/term/{id}", s.terminal)
 	mux.HandleFunc("GET /ws/events/{id}", s.events)
+	s.recordingRoutes(public, mux)
 	return s.sameOrigin(public)
 }
 

@@ -53,7 +53,11 @@ func (s *Server) desktop(w http.ResponseWriter, r *http.Request) {
 	nc := websocket.NetConn(ctx, c, websocket.MessageBinary)
 	viewOnly := modeOf(r) != driving || r.URL.Query().Get("view") == "1"
 	input := pageInput{DesktopInput: in, s: s, page: r.URL.Query().Get("page"), limb: id}
-	err = rfbserver.Serve(ctx, nc, rfbserver.Config{Buffer: buf, Name: id, ViewOnly: viewOnly, Input: input, WriteTimeout: writeTimeout})
+	cfg := rfbserver.Config{Buffer: buf, Name: id, ViewOnly: viewOnly, Input: input, WriteTimeout: writeTimeout}
+	if cs, ok := in.(interface{ CursorShape() *rfbserver.Cursor }); ok {
+		cfg.CursorShape = cs.CursorShape // the machine's pointer, as it changes
+	}
+	err = rfbserver.Serve(ctx, nc, cfg)
 	if err != nil && ctx.Err() == nil {
 		s.log.Debug("viewer: desktop session ended", "limb", id, "err", err)
 	}

@@ -15,20 +15,57 @@ const (
 	VerifyUnverified = "unverified"
 )
 
-// Verification is what an act's answer proves beyond "sent".
+// Verification is what an act's answer proves beyond "sent". On a
+// desktop only a change tied to the act verifies it: near a pointer act's
+// point (or a drag's ends), or where typed input goes; a change in an area
+// that was already changing before the act (a clock, a blinking caret, a
+// log window) is set aside and listed in Discounted.
 type Verification struct {
 	Status string `json:"status"` // dispatched, verified, unverified
 	Reason string `json:"reason,omitempty"`
-	// Where the screen changed: "near" the act's point, "elsewhere", or
-	// "screen" for acts without a point (type, key).
+	// Where the evidence was: "near" a pointer act's point, "input" where
+	// typed input goes (the caret, the previous input's effect, the last
+	// click), "screen" for a resize, "terminal", "clipboard"; on an
+	// unverified desktop act, "elsewhere" when the screen changed only
+	// where the act cannot be tied to.
 	Where string `json:"where,omitempty"`
-	// Region bounds what changed in the window, native pixels.
+	// Region bounds the evidence (verified) or what changed away from the
+	// act (unverified), native pixels.
 	Region *Region `json:"region,omitempty"`
+	// Changes lists the areas that changed in the window but could not be
+	// tied to the act (unverified answers; at most MaxVerifyAreas, largest
+	// first), so the caller knows where to look.
+	Changes []Region `json:"changes,omitempty"`
+	// Discounted lists the areas that changed in the window but were
+	// already changing before the act, so they were not taken for its
+	// effect (at most MaxVerifyAreas, largest first).
+	Discounted []Discounted `json:"discounted,omitempty"`
 	// AfterMs is when the evidence came, counted from the end of the act;
 	// WindowMs the longest the answer would have waited.
 	AfterMs  int64 `json:"afterMs"`
 	WindowMs int64 `json:"windowMs"`
 }
+
+// Discounted is an area whose change an act's verification set aside.
+type Discounted struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
+	// Why: "moving" (it kept changing on its own before the act: a clock,
+	// a log, a progress bar) or "blinking" (it went back to a look it had
+	// shown on its own before: a caret, a blinking cursor).
+	Why string `json:"why"`
+}
+
+// Why an area was discounted.
+const (
+	DiscountMoving   = "moving"
+	DiscountBlinking = "blinking"
+)
+
+// MaxVerifyAreas bounds Changes and Discounted.
+const MaxVerifyAreas = 8
 
 // DefaultVerifyMs is how long an act's answer waits for evidence when the
 // request does not say. It is measured (docs/benchmarks.md, "act
@@ -56,7 +93,11 @@ func (v *Verification) Summary() string {
 			s += " (at " + itoa(int64(r.X)) + "," + itoa(int64(r.Y)) + " " + itoa(int64(r.W)) + "x" + itoa(int64(r.H)) + ")"
 		}
 	} else if v.Status == VerifyUnverified {
-		s += " (watched " + itoa(v.WindowMs) + " ms)"
+		s += " (watched " + itoa(v.WindowMs) + " ms"
+		if r := v.Region; r != nil {
+			s += "; changed at " + itoa(int64(r.X)) + "," + itoa(int64(r.Y)) + " " + itoa(int64(r.W)) + "x" + itoa(int64(r.H))
+		}
+		s += ")"
 	}
 	return s
 }

@@ -21,6 +21,7 @@ import (
 // first pixels of the dialog reached the mirror), at two desktop sizes.
 func TestTextWait(t *testing.T) {
 	testbed.Need(t, "tesseract", "xmessage")
+	ensureWorker(t) // dvvd reads with dvvocr, as installed
 	for _, size := range [][2]int{{1024, 768}, {1920, 1080}} {
 		x := testbed.StartXvnc(t, testbed.XvncOptions{Width: size[0], Height: size[1]})
 		desktopScene(t, x.Display)

@@ -45,10 +45,13 @@ func TestVerifiedActsOnDesktop(t *testing.T) {
 		return v.Command("xdotool", "windowfocus", "--sync", strings.Fields(string(o))[0]).Run() == nil
 	})
 	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
+	// A click into the xterm, as an agent focuses a window: typing then
+	// shows within reach of it, where input goes.
+	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "click", X: intp(200), Y: intp(100), Generation: u64p(1)})
 	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: floatp(0.25)})
 	r = must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("verify me\n")})
 	vf := r.Verification
-	if vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "screen" || vf.Region == nil || vf.WindowMs != wire.DefaultVerifyMs {
+	if vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "input" || vf.Region == nil || vf.WindowMs != wire.DefaultVerifyMs {
 		t.Fatalf("typing into the xterm: %+v", vf)
 	}
 	testbed.Eventually(t, 10*time.Second, "the typed text in the xterm's file", func() bool {

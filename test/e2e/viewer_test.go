@@ -148,7 +148,11 @@ func waitJS(t *testing.T, ctx context.Context, what, cond string) {
 	})
 }
 
+// clickButton waits for the page to offer the button (it follows the
+// lease, as the page last heard of it), then clicks it.
 func clickButton(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	waitJS(t, ctx, id+" is offered", fmt.Sprintf(`!document.getElementById(%q).disabled`, id))
 	run(t, ctx, "click "+id, chromedp.Click("#"+id, chromedp.ByQuery))
 }
 

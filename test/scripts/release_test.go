@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,11 +273,20 @@ func checkViewerAssets(t *testing.T, link, src string) {
 	if !strings.HasPrefix(link, "http://127.0.0.1:") {
 		t.Fatalf("dvv viewer printed %q, not a 127.0.0.1 link", link)
 	}
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	// The secret rides in the link's fragment; the page sends it as a bearer.
+	_, secret, _ := strings.Cut(link, "#k=")
+	if secret == "" {
+		t.Fatalf("dvv viewer printed %q, with no #k= secret", link)
+	}
+	c := &http.Client{Timeout: 30 * time.Second}
 	get := func(u string) []byte {
 		t.Helper()
-		resp, err := c.Get(u)
+		req, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := c.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,7 @@ func TestEmptyDaemon(t *testing.T) {
 	// A limb to a port where nothing listens: open succeeds, the wait does
 	// not settle (exit 11), status says why, close is idempotent.
 	port := testbed.FreePort(t)
-	r = d.must("open", "127.0.0.1:"+strconv.Itoa(port), "--protocol", "vnc")
+	r = d.must("open", "127.0.0.1:"+strconv.Itoa(port), "--protocol", "vnc", "--wait=false")
 	limb := strings.TrimSpace(r.stdout)
 	if !strings.HasPrefix(limb, "vnc-") || strings.Contains(limb, "\n") {
 		t.Fatalf("open printed %q, want only a limb id", r.stdout)
@@ -198,7 +198,7 @@ func TestHostsWithKeychain(t *testing.T) {
 
 	// A saved host opens by name (nothing listens there: the limb exists
 	// and reports the failure).
-	r = d.must("open", "lab")
+	r = d.must("open", "lab", "--wait=false")
 	if !strings.HasPrefix(strings.TrimSpace(r.stdout), "vnc-") {
 		t.Errorf("open lab: %v", r)
 	}

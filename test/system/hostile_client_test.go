@@ -238,7 +238,7 @@ func TestHalfOpenClientsCannotLockTheOwnerOut(t *testing.T) {
 func TestInFlightRequestsAreCapped(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, "")
-	r := d.must("open", "127.0.0.1", "--protocol", "vnc", "--port", strconv.Itoa(testbed.FreePort(t)))
+	r := d.must("open", "127.0.0.1", "--protocol", "vnc", "--port", strconv.Itoa(testbed.FreePort(t)), "--wait=false")
 	limb := strings.TrimSpace(r.stdout)
 	d.must("control", "acquire", limb)
 	c := dialRawClient(t, d)

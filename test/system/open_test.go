@@ -34,15 +34,15 @@ func TestOpenWait(t *testing.T) {
 	ln.Close()
 	r = d.dvv("open", dead, "--protocol", "vnc", "--wait")
 	wantExit(t, r, wire.ExitConnection, wire.Unreachable)
-	if r.stdout != "" || !strings.Contains(r.stderr, "dvv close ") {
+	if r.stdout != "" || !strings.Contains(r.stderr, "was closed") {
 		t.Errorf("a failed --wait: %v", r)
 	}
 	resp := response(t, d.dvv("open", dead, "--protocol", "vnc", "--wait", "--json"))
 	if resp.Code != wire.Unreachable {
 		t.Errorf("--json of a failed --wait: %+v", resp)
 	}
-	// Without --wait (stdout is a pipe here) open returns at once.
-	if r := d.must("open", dead, "--protocol", "vnc"); strings.TrimSpace(r.stdout) == "" {
+	// With --wait=false open returns at once.
+	if r := d.must("open", dead, "--protocol", "vnc", "--wait=false"); strings.TrimSpace(r.stdout) == "" {
 		t.Errorf("open without --wait: %v", r)
 	}
 }

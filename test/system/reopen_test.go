@@ -33,7 +33,9 @@ func TestReopenAfterAuthFailedUsesTheNewPassword(t *testing.T) {
 	}
 
 	save(wrong)
-	r := d.dvv("open", "lab", "--perceive", "--wait", "--wait-timeout", "20s")
+	// --keep: a failed open closes its limb otherwise, and the point here is
+	// reopening the failed one.
+	r := d.dvv("open", "lab", "--perceive", "--wait", "--wait-timeout", "20s", "--keep")
 	wantExit(t, r, wire.ExitDenied, wire.AuthFailed)
 	limbs := response(t, d.must("limbs", "--json"))
 	if len(limbs.Limbs) != 1 || limbs.Limbs[0].State != wire.StateFailed {

@@ -150,7 +150,7 @@ func TestSSHTrust(t *testing.T) {
 	t.Parallel()
 	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
 	d := startDaemonIn(t, "", s.Home)
-	limb := strings.TrimSpace(d.must("open", "ssh://"+s.Addr).stdout)
+	limb := strings.TrimSpace(d.must("open", "ssh://"+s.Addr, "--wait=false").stdout)
 	wantExit(t, d.dvv("wait", limb, "--until", "connected", "--timeout-ms", "10000"), wire.ExitTrust, wire.HostKeyUnknown)
 	if r := d.must("hosts", "trust", s.Addr); !strings.Contains(r.stdout, "SHA256:") {
 		t.Errorf("hosts trust: %v", r)

@@ -137,7 +137,7 @@ func startDialog(t *testing.T, x *testbed.VNC, text, buttons string) *testbed.Pr
 // the text ops UNSUPPORTED with how to install it; pixels still work.
 func TestDesktopTextWithoutEngine(t *testing.T) {
 	t.Parallel()
-	d := startDaemonIn(t, "", t.TempDir(), "DVV_TESSERACT=/nonexistent/tesseract")
+	d := startDaemonIn(t, "", t.TempDir(), "DVV_TESSERACT=/nonexistent/tesseract", "DVV_OCR_WORKER=off")
 	_, limb := openVNC(t, d)
 	for _, args := range [][]string{
 		{"find", limb, "OK"},

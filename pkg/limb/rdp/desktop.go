@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +92,16 @@ type desktop struct {
 }
 
 func (d *desktop) Done() <-chan struct{} { return d.c.Done() }
+
+// CursorShape is the pointer shape the server last sent (nil for a system
+// or hidden pointer).
+func (d *desktop) CursorShape() (*image.RGBA, image.Point) {
+	cur, _ := d.c.Cursor()
+	if cur == nil {
+		return nil, image.Point{}
+	}
+	return cur.Image, image.Pt(cur.HotX, cur.HotY)
+}
 
 func (d *desktop) Err() error {
 	err := d.c.Err()

@@ -5,6 +5,7 @@ package vnc
 import (
 	"context"
 	"errors"
+	"image"
 	"net"
 	"strconv"
 	"strings"
@@ -159,6 +160,12 @@ func (d *desktop) Close() error {
 }
 
 func (d *desktop) DesktopName() string { return d.c.DesktopName() }
+
+// CursorShape is the pointer shape the server last sent.
+func (d *desktop) CursorShape() (*image.RGBA, image.Point) {
+	c := d.c.Cursor()
+	return c.Image, c.Hotspot
+}
 
 // Stalled reports a server that stopped answering (limb.Liveness).
 func (d *desktop) Stalled() (bool, time.Duration) { return d.c.Stalled() }

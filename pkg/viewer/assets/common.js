@@ -74,13 +74,49 @@ export function since(ms) {
   return new Date(ms).toLocaleTimeString();
 }
 
+// leaseText is the lease in one short line (see leaseLine).
 export function leaseText(l) {
-  if (l.paused) return 'agents paused by a person';
+  return leaseLine(l).short;
+}
+
+// clock is a time of day, short: "14:02".
+function clock(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+function ago(ms) {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  return `${Math.floor(s / 3600)} h ${Math.floor(s / 60) % 60} min ago`;
+}
+
+// leaseLine says who drives a limb, since when and why, in one short
+// line (short) for the banner and the cards, and in full (full) for their
+// title; kind names the state for the page's colours.
+export function leaseLine(l) {
   const le = l.lease || {};
-  if (!le.holder) return 'lease: free';
-  let t = `lease: ${le.holder}${le.human ? ' (a person)' : ''}${le.mine ? ' — you' : ''}, since ${since(le.sinceMs)}`;
-  if (le.reason) t += ` — “${le.reason}”`;
-  return t;
+  const who = le.mine ? 'You' : le.human ? `${le.holder} (a person)` : le.holder;
+  const since = le.sinceMs ? `since ${clock(le.sinceMs)}` : '';
+  const reason = le.mine ? '' : (le.reason || '');
+  let short, full, kind;
+  if (!le.holder) {
+    short = 'Nobody drives: the lease is free';
+    full = 'No agent or person holds this limb\'s lease; an agent may acquire it.';
+    kind = 'free';
+  } else {
+    short = [`${who} ${le.mine ? 'drive' : 'drives'}`, since, reason && `“${reason}”`].filter(Boolean).join(' · ');
+    full = `${le.mine ? 'You (this viewer) hold' : `${le.holder}${le.human ? ', a person,' : ''} holds`} the lease since ` +
+      `${new Date(le.sinceMs).toLocaleString()} (${ago(le.sinceMs)})` + (le.reason ? `; reason: “${le.reason}”.` : '.');
+    kind = le.human ? 'human' : 'agent';
+  }
+  if (l.paused) {
+    const where = l.pausedAll ? 'every limb' : 'this limb';
+    short = `Agents paused on ${where}` + (le.holder ? ` · ${who} ${le.mine ? 'hold' : 'holds'} the lease` : '');
+    full = `A person paused agent input on ${where}: agents' acts are refused until Resume. ` + full;
+    kind = 'paused';
+  }
+  return { short, full, kind };
 }
 
 // setupMode reads what this build can show and hides controls a
@@ -103,4 +139,13 @@ export async function setupMode() {
     if (b) b.onclick = () => api(path, 'POST').catch(e => alert(e));
   }
   return info;
+}
+
+// offer enables a button or disables it; its title says what it does, or
+// why it cannot be used now.
+export function offer(id, ok, title) {
+  const b = document.getElementById(id);
+  if (!b) return;
+  b.disabled = !ok;
+  b.title = title;
 }

@@ -1,0 +1,149 @@
+package recording
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"math"
+	"os"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/vtscreen"
+)
+
+// CastEvent is one event of an asciicast v2 file.
+type CastEvent struct {
+	T    float64
+	Code string // "o" output, "m" marker, "r" resize ("COLSxROWS")
+	Data string
+}
+
+// CastHeader is an asciicast v2 file's first line.
+type CastHeader struct {
+	Version int `json:"version"`
+	Width   int `json:"width"`
+	Height  int `json:"height"`
+}
+
+// ReadCast reads an asciicast v2 file: its header and events. A last line
+// being written is left out.
+func ReadCast(path string) (CastHeader, []CastEvent, error) {
+	var hdr CastHeader
+	f, err := os.Open(path)
+	if err != nil {
+		return hdr, nil, err
+	}
+	defer f.Close()
+	hdr, evs, err := DecodeCast(f)
+	if err != nil {
+		return hdr, evs, fmt.Errorf("%s: %w", path, err)
+	}
+	return hdr, evs, nil
+}
+
+// What a cast may claim. A terminal dvv records is at most 1000x1000 (the
+// SSH limb's bound), and its events' times fit the 32-bit millisecond
+// clock FBS files use too (49 days). A file beyond them would have an
+// export size an emulator and frames after it, or render frames for ever.
+const (
+	maxCastGrid    = 1000
+	maxCastSeconds = math.MaxUint32 / 1000
+)
+
+// DecodeCast reads an asciicast v2 recording from r (see ReadCast).
+func DecodeCast(r io.Reader) (CastHeader, []CastEvent, error) {
+	var hdr CastHeader
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	if !sc.Scan() {
+		return hdr, nil, fmt.Errorf("empty: not an asciicast file")
+	}
+	if err := json.Unmarshal(sc.Bytes(), &hdr); err != nil || hdr.Version != 2 || hdr.Width <= 0 || hdr.Height <= 0 {
+		return hdr, nil, fmt.Errorf("not an asciicast v2 file: its first line is not a v2 header")
+	}
+	if hdr.Width > maxCastGrid || hdr.Height > maxCastGrid {
+		return hdr, nil, fmt.Errorf("the header's terminal is %dx%d, beyond any terminal dvv records (1..%d each way): not a recording dvv can play", hdr.Width, hdr.Height, maxCastGrid)
+	}
+	var evs []CastEvent
+	for line := 2; sc.Scan(); line++ {
+		var raw []json.RawMessage
+		if json.Unmarshal(sc.Bytes(), &raw) != nil || len(raw) != 3 {
+			break // a line being written
+		}
+		var e CastEvent
+		if json.Unmarshal(raw[0], &e.T) != nil || json.Unmarshal(raw[1], &e.Code) != nil || json.Unmarshal(raw[2], &e.Data) != nil {
+			break
+		}
+		if !(e.T >= 0 && e.T <= maxCastSeconds) {
+			return hdr, evs, fmt.Errorf("line %d: event time %g s is outside 0..%d s: not a recording dvv can play", line, e.T, maxCastSeconds)
+		}
+		evs = append(evs, e)
+	}
+	return hdr, evs, sc.Err()
+}
+
+var (
+	termBg     = color.RGBA{0x1d, 0x1f, 0x21, 0xff}
+	termFg     = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
+	termCursor = color.RGBA{0x8a, 0xb4, 0xf8, 0xff}
+)
+
+// exportTerminal plays the cast's output into a terminal emulator and
+// draws its grid, one frame per 1/fps seconds.
+func exportTerminal(ctx context.Context, path, out string, fps int, acts []Act) error {
+	hdr, evs, err := ReadCast(path)
+	if err != nil {
+		return err
+	}
+	w, h := hdr.Width*glyphW, hdr.Height*glyphH
+	if err := fb.New().CheckSize(w, h); err != nil {
+		return fmt.Errorf("a %dx%d terminal makes %dx%d frames, more than an export renders (%v)", hdr.Width, hdr.Height, w, h, err)
+	}
+	scr := vtscreen.New(hdr.Width, hdr.Height, nil)
+	defer scr.Close()
+	enc, err := startEncoder(ctx, w, h, fps, out)
+	if err != nil {
+		return err
+	}
+	end := 0.0
+	if len(evs) > 0 {
+		end = evs[len(evs)-1].T
+	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	next := 0
+	var werr error
+	for k := 0; werr == nil; k++ {
+		at := float64(k) / float64(fps)
+		for ; next < len(evs) && evs[next].T <= at; next++ {
+			if evs[next].Code == "o" {
+				scr.Write([]byte(evs[next].Data))
+			}
+		}
+		drawGrid(img, scr)
+		drawActs(img, actsAt(acts, at), true)
+		werr = enc.frame(img)
+		if at >= end {
+			break
+		}
+	}
+	return enc.finish(werr)
+}
+
+// drawGrid draws the screen's text (without colours: the emulator's text
+// is what dvv keeps) and its cursor as an underline.
+func drawGrid(img *image.RGBA, scr *vtscreen.Screen) {
+	fillRect(img, img.Rect, termBg)
+	rows, cx, cy := scr.Text()
+	for y, row := range rows {
+		x := 0
+		for _, r := range row {
+			drawText(img, x*glyphW, y*glyphH, string(r), termFg, nil)
+			x++
+		}
+	}
+	fillRect(img, image.Rect(cx*glyphW, cy*glyphH+glyphH-3, cx*glyphW+glyphW, cy*glyphH+glyphH), termCursor)
+}

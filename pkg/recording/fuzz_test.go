@@ -1,0 +1,39 @@
+package recording
+
+import (
+	"bytes"
+	"testing"
+)
+
+// The decoders of what a recordings directory may hold never panic, and
+// what they accept stays inside the bounds the players size things by.
+func FuzzDecodeCast(f *testing.F) {
+	f.Add([]byte(`{"version":2,"width":80,"height":24}` + "\n" + `[0.5,"o","hi"]` + "\n"))
+	f.Add([]byte(`{"version":2,"width":1000,"height":1}` + "\n" + `[4294967,"m","x"]` + "\n[1,2]\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		hdr, evs, err := DecodeCast(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if hdr.Width < 1 || hdr.Width > maxCastGrid || hdr.Height < 1 || hdr.Height > maxCastGrid {
+			t.Fatalf("accepted a %dx%d grid", hdr.Width, hdr.Height)
+		}
+		for _, e := range evs {
+			if !(e.T >= 0 && e.T <= maxCastSeconds) {
+				t.Fatalf("accepted an event at %g s", e.T)
+			}
+		}
+	})
+}
+
+func FuzzDecodeActs(f *testing.F) {
+	f.Add([]byte(`{"t":0.5,"op":"click","action":"left","x":3,"y":4,"outcome":"ok"}` + "\n"))
+	f.Add([]byte(`{"t":1,"op":"type","textLen":5,"outcome":"TIMEOUT"}` + "\n{"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		acts, _ := DecodeActs(bytes.NewReader(b))
+		for _, a := range acts {
+			_ = a.Label()
+		}
+		actsAt(acts, 1)
+	})
+}

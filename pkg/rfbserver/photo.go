@@ -1,0 +1,96 @@
+package rfbserver
+
+import "image"
+
+// Telling photographs from text, for Tight: JPEG where the viewer allows
+// it and the area is photographic, lossless everywhere else.
+
+// colourSet counts the distinct colours of a rectangle up to 256 and
+// numbers them in order of appearance: a small open-addressing table, as a
+// map would cost more than the encoding.
+type colourSet struct {
+	keys  [1024]uint32
+	index [1024]int16 // 0: empty, else palette index + 1
+	list  []uint32
+}
+
+func (s *colourSet) reset() {
+	clear(s.index[:])
+	s.list = s.list[:0]
+}
+
+// add returns c's palette index, or -1 once there are more than 256.
+func (s *colourSet) add(c uint32) int {
+	h := (c * 0x9e3779b1) >> 22
+	for {
+		switch {
+		case s.index[h] == 0:
+			if len(s.list) == 256 {
+				return -1
+			}
+			s.list = append(s.list, c)
+			s.keys[h], s.index[h] = c, int16(len(s.list))
+			return len(s.list) - 1
+		case s.keys[h] == c:
+			return int(s.index[h]) - 1
+		}
+		h = (h + 1) & 1023
+	}
+}
+
+// looksPhotographic: many colours, seldom repeated along a row (a
+// photograph, video, noise). Text, even anti-aliased, has few colours and
+// long runs of background.
+func looksPhotographic(colours int, overflow bool, runs, pixels int) bool {
+	return (overflow || colours > 64) && runs*4 > pixels
+}
+
+// splitPhoto cuts pixel rectangles where their 64-pixel tile columns turn
+// from photographic to not, and marks the photographic parts, so a
+// photograph beside text goes as JPEG and the text stays lossless.
+func (e *encoder) splitPhoto(rects []rectOut, pix []byte, stride int) []rectOut {
+	if e.colours == nil {
+		e.colours = &colourSet{}
+	}
+	out := rects[:0:0]
+	for _, r := range rects {
+		if r.enc != 0 {
+			out = append(out, r)
+			continue
+		}
+		start, startPhoto := r.r.Min.X, false
+		for x := r.r.Min.X; x < r.r.Max.X; x += tile {
+			t := image.Rect(x, r.r.Min.Y, min(x+tile, r.r.Max.X), r.r.Max.Y)
+			p := e.tilePhotographic(pix, stride, t)
+			if x == r.r.Min.X {
+				startPhoto = p
+			} else if p != startPhoto {
+				out = append(out, rectOut{r: image.Rect(start, r.r.Min.Y, x, r.r.Max.Y), photo: startPhoto})
+				start, startPhoto = x, p
+			}
+		}
+		out = append(out, rectOut{r: image.Rect(start, r.r.Min.Y, r.r.Max.X, r.r.Max.Y), photo: startPhoto})
+	}
+	return out
+}
+
+// tilePhotographic classifies a tile from every other row: half the
+// reading, and a photograph or text shows as such on either half.
+func (e *encoder) tilePhotographic(pix []byte, stride int, t image.Rectangle) bool {
+	set := e.colours
+	set.reset()
+	runs, many, rows := 0, false, 0
+	for y := t.Min.Y; y < t.Max.Y; y += 2 {
+		rows++
+		row := pix[y*stride+t.Min.X*4 : y*stride+t.Max.X*4]
+		prev := ^uint32(0)
+		for i := 0; i < len(row); i += 4 {
+			if c := rgbAt(row, i); c != prev {
+				runs++
+				prev = c
+				many = many || set.add(c) < 0
+			}
+		}
+	}
+	return looksPhotographic(len(set.list), many, runs, t.Dx()*rows)
+}
