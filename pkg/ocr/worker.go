@@ -121,6 +121,7 @@ type worker struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	out     *bufio.Reader
+	outFile *os.File // out's read end: ours to close, never Wait's
 	stderr  *tailBuffer
 	exited  chan struct{} // closed when the process has been waited for
 	version string
@@ -143,6 +144,7 @@ func (w *worker) kill() {
 	w.cmd.Process.Kill()
 	w.in.Close()
 	<-w.exited
+	w.outFile.Close()
 }
 
 // why says how the worker ended, for an error message.
@@ -173,13 +175,20 @@ func (p *pool) start() (*worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
+	// Our own pipe rather than StdoutPipe: Wait closes a StdoutPipe as
+	// soon as the process ends, which can lose what a worker wrote just
+	// before it died (its hello, an answer) while it is still being read.
+	out, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<16), stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
+	cmd.Stdout = outW
+	w := &worker{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<16), outFile: out, stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	outW.Close() // the child holds its own copy; EOF comes when it exits
+	if err != nil {
+		out.Close()
 		return nil, err
 	}
 	go func() { cmd.Wait(); close(w.exited) }()
@@ -214,6 +223,7 @@ func (p *pool) get() (*worker, error) {
 			p.mu.Unlock()
 			return w, nil
 		}
+		w.kill() // gone on its own: reap what it holds
 	}
 	p.mu.Unlock()
 	w, err := p.start()
