@@ -59,6 +59,7 @@ systemd-analyze systemd
 chattr e2fsprogs
 setpriv util-linux
 pkg-config pkg-config
+groff groff-base
 '
 # Files that no program probe finds: fonts, language data, X modules.
 files='

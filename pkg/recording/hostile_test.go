@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"github.com/dvvhq/dvv/internal/testbed"
 	"image"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -146,9 +146,7 @@ func TestHostileCastTimes(t *testing.T) {
 
 // Export of a hostile cast ends with an error, promptly.
 func TestHostileCastExport(t *testing.T) {
-	if _, err := execLookPath("ffmpeg"); err != nil {
-		t.Skip("ffmpeg not installed")
-	}
+	testbed.Need(t, "ffmpeg")
 	p := writeCast(t, `{"version":2,"width":80,"height":24}`+"\n"+`[1e300,"o","x"]`+"\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -159,14 +157,10 @@ func TestHostileCastExport(t *testing.T) {
 	t.Logf("refused: %v", err)
 }
 
-var execLookPath = exec.LookPath
-
 // The largest grid a cast may claim still makes frames too big to render
 // (10000x20000 pixels, 800 MiB each): the export refuses it up front.
 func TestHostileCastExportOfTheLargestGrid(t *testing.T) {
-	if _, err := execLookPath("ffmpeg"); err != nil {
-		t.Skip("ffmpeg not installed")
-	}
+	testbed.Need(t, "ffmpeg")
 	p := writeCast(t, `{"version":2,"width":1000,"height":1000}`+"\n"+`[0.5,"o","x"]`+"\n")
 	before := heapAfterGC()
 	err := Export(context.Background(), p, filepath.Join(t.TempDir(), "out.mp4"), ExportOptions{FPS: 10})
@@ -212,9 +206,7 @@ func TestHostileActsAreDrawnWithinTheFrame(t *testing.T) {
 // An exported video is as private as its recording: 0600, wherever --out
 // puts it and whatever the umask, an existing file's mode included.
 func TestExportedVideoIsPrivate(t *testing.T) {
-	if _, err := execLookPath("ffmpeg"); err != nil {
-		t.Skip("ffmpeg not installed")
-	}
+	testbed.Need(t, "ffmpeg")
 	p := writeCast(t, `{"version":2,"width":20,"height":5}`+"\n"+`[0.2,"o","secret text"]`+"\n")
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)

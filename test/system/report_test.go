@@ -90,9 +90,7 @@ func TestReportLeavesPathsAndAddressesOut(t *testing.T) {
 // this machine. It needs root (CI runs as root).
 func unroutable(t *testing.T, addr string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to add an unreachable route for a documentation address")
-	}
+	testbed.NeedRoot(t, "an unreachable route for a documentation address")
 	if out, err := exec.Command("ip", "route", "replace", "unreachable", addr+"/32").CombinedOutput(); err != nil {
 		t.Fatalf("ip route replace unreachable %s: %v: %s", addr, err, out)
 	}

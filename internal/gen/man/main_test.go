@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/dvvhq/dvv/internal/testbed"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,12 +39,7 @@ func TestWritesPages(t *testing.T) {
 // SYNOPSIS wraps, and fails on any groff warning (a malformed request).
 func render(t *testing.T, page string) string {
 	t.Helper()
-	if _, err := exec.LookPath("groff"); err != nil {
-		if os.Getenv("DVV_REQUIRE_SERVERS") != "" {
-			t.Fatal("groff is missing (scripts/testdeps.sh installs it)")
-		}
-		t.Skip("groff is missing")
-	}
+	testbed.Need(t, "groff")
 	var warn strings.Builder
 	check := exec.Command("groff", "-man", "-ww", "-z", page)
 	check.Stderr = &warn

@@ -1,6 +1,7 @@
 package manpage
 
 import (
+	"github.com/dvvhq/dvv/internal/testbed"
 	"os/exec"
 	"strings"
 	"testing"
@@ -10,9 +11,7 @@ import (
 
 // Text that troff would take for requests or escapes comes out as written.
 func TestTextComesOutAsWritten(t *testing.T) {
-	if _, err := exec.LookPath("groff"); err != nil {
-		t.Skip("groff is missing")
-	}
+	testbed.Need(t, "groff")
 	c := &cobra.Command{Use: "tool <file> [more...]", Short: "does — things", Long: "first line\n.so /etc/passwd\n'quoted start\nback\\slash \\fB and `code`\n\n  literal  spaced\n\nterm\tmeaning"}
 	c.Flags().String("path", "/tmp/x<uid>", "where `dir` is")
 	page := Page(c, Header{Source: "tool 1", Manual: "m", Sections: []Section{{Title: "Files", Text: "/tmp/a<b>\tc"}}})
