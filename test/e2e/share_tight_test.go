@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/draw"
 	"image/jpeg"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,10 +15,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dvvhq/dvv/internal/testbed"
-	"github.com/dvvhq/dvv/pkg/daemon"
-	"github.com/dvvhq/dvv/pkg/hosts"
-	"github.com/dvvhq/dvv/pkg/keychain"
-	rdplimb "github.com/dvvhq/dvv/pkg/limb/rdp"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -94,23 +89,7 @@ func TestShareTightToVncsnapshot(t *testing.T) {
 // TestShareSendsRDPPointer: a share of an xrdp limb sends the pointer
 // shape xrdp forwards (the limb's cursor_shape signal), not a stock arrow.
 func TestShareSendsRDPPointer(t *testing.T) {
-	testbed.StartKeyring(t)
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	srv := testbed.StartXrdp(t, testbed.XrdpOptions{})
-	kc := keychain.OpenLazy()
-	hs, err := hosts.Open(hosts.DefaultPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust := func(proto, addr string, port int, fp string) (string, error) {
-		return rdplimb.TrustCert(t.Context(), addr, port)
-	}
-	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
-	c := dial(t, d, "agent")
-	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
-	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "x", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
-	id := must(t, c, wire.OpenArgs{HostID: "x", Perceive: boolp(true)}).LimbID
-	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(30000)})
+	srv, c, id := openXrdpLimb(t)
 	srv.WaitDisplay(t)
 	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	gen := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: id}}).Observation.Geometry.Generation
