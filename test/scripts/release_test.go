@@ -122,10 +122,14 @@ func checkSums(t *testing.T, dist, tarball string) string {
 
 // offlineEnv is a build environment with neither npm nor node, no module
 // proxy and an empty module cache: only what the tarball carries builds.
+// Beside the shell's tools it has what the formula's depends_on and the
+// system compiler give a Homebrew build: pkg-config and a C toolchain, for
+// dvvocr's cgo.
 func offlineEnv(t *testing.T) []string {
 	t.Helper()
 	tools := t.TempDir()
-	for _, tool := range []string{"make", "sh", "bash", "rm", "mkdir", "gzip", "cat", "sed", "date", "dirname", "printf"} {
+	for _, tool := range []string{"make", "sh", "bash", "rm", "mkdir", "gzip", "cat", "sed", "date", "dirname", "printf",
+		"pkg-config", "cc", "gcc", "as", "ld"} {
 		real, err := exec.LookPath(tool)
 		if err != nil {
 			continue
