@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/user"
 	"runtime"
 	"time"
 
@@ -29,7 +30,8 @@ func reportCmd(e *env) *cobra.Command {
 			"passwords), every limb's observation, signals (negotiated protocol details) and operation history.\n" +
 			"Every file passes through the same secret scanner dvv's tests use; what it masks is counted in\n" +
 			"SUMMARY.txt. The bundle is meant to be shared, so by default (--redact-paths) local paths become\n" +
-			"<path-N> and addresses and host names other than loopback <addr-N>, the same N for the same one in\n" +
+			"<path-N>, addresses and host names other than loopback <addr-N>, and your login and saved hosts'\n" +
+			"user names <user-N>, the same N for the same one in\n" +
 			"every file; --redact-paths=false keeps them, for a bundle you keep private. README.txt in the\n" +
 			"bundle says which was chosen. Read the bundle before you post it publicly.",
 		Args: cobra.NoArgs,
@@ -56,19 +58,20 @@ func reportCmd(e *env) *cobra.Command {
 					RedactPaths bool   `json:"redactPaths"`
 					Paths       int    `json:"paths"`     // distinct paths masked
 					Addresses   int    `json:"addresses"` // distinct addresses masked
-				}{"report", out, len(b.files), len(data), masked, redactPaths, b.places.counts["path"], b.places.counts["addr"]})
+					Users       int    `json:"users"`     // distinct user names masked
+				}{"report", out, len(b.files), len(data), masked, redactPaths, b.places.counts["path"], b.places.counts["addr"], b.places.counts["user"]})
 				return nil
 			}
 			places := "paths and addresses kept (--redact-paths=false)"
 			if redactPaths {
-				places = fmt.Sprintf("%d paths and %d addresses masked", b.places.counts["path"], b.places.counts["addr"])
+				places = fmt.Sprintf("%d paths, %d addresses and %d user names masked", b.places.counts["path"], b.places.counts["addr"], b.places.counts["user"])
 			}
 			fmt.Fprintf(e.stdout, "wrote %s (%d files, %d bytes; %d secret-looking strings masked; %s)\n", out, len(b.files), len(data), masked, places)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the bundle's path (default dvv-report-<time>.tar.gz here)")
-	cmd.Flags().BoolVar(&redactPaths, "redact-paths", true, "mask local paths and non-loopback addresses and host names (false: keep them, for a bundle you keep private)")
+	cmd.Flags().BoolVar(&redactPaths, "redact-paths", true, "mask local paths, non-loopback addresses, host names and user names (false: keep them, for a bundle you keep private)")
 	return cmd
 }
 
@@ -110,6 +113,9 @@ func failure(err error) map[string]string {
 // still says what broke.
 func (e *env) gatherReport() *bundle {
 	b := &bundle{places: newPlaceMasker()}
+	if u, err := user.Current(); err == nil {
+		b.places.knowUser(u.Username) // the login name, wherever a log line or status says it
+	}
 	ctx, cancel := context.WithTimeout(e.ctx, 60*time.Second)
 	defer cancel()
 	versions := map[string]any{"dvv": Version, "protocol": wire.ProtocolVersion, "go": runtime.Version(),
@@ -138,6 +144,8 @@ func (e *env) gatherReport() *bundle {
 	ask("hosts.json", wire.HostsArgs{}, func(r *wire.Response) any {
 		for _, h := range r.Hosts {
 			b.places.knowAddress(h.Address)
+			b.places.knowUser(h.User)
+			b.places.knowUser(h.SSHUser)
 			if h.Source == hosts.SourceSSHConfig {
 				b.places.knowAddress(h.Name) // an alias names a machine as well as its address does
 			}
@@ -221,13 +229,15 @@ func (b *bundle) readme() string {
 	if b.redactPlaces {
 		s += fmt.Sprintf("  paths: masked (%d local file and socket paths are <path-N>)\n", b.places.counts["path"]) +
 			fmt.Sprintf("  addresses: masked (%d IP addresses and host names are <addr-N>; loopback and ports stay)\n", b.places.counts["addr"]) +
+			fmt.Sprintf("  user names: masked (%d: your login and saved hosts' users are <user-N>; root stays)\n", b.places.counts["user"]) +
 			"The same N is the same path or address in every file. This is the default (--redact-paths),\n" +
 			"for a bundle meant to be shared. `dvv report --redact-paths=false` keeps paths and addresses,\n" +
 			"for a bundle you keep private or give only to someone you trust.\n"
 	} else {
 		s += "  paths: kept (--redact-paths=false was given)\n" +
 			"  addresses: kept (--redact-paths=false was given)\n" +
-			"This bundle names local paths, addresses and host names: keep it private. Without\n" +
+			"  user names: kept (--redact-paths=false was given)\n" +
+			"This bundle names local paths, addresses, host names and users: keep it private. Without\n" +
 			"--redact-paths=false, `dvv report` masks them, for a bundle meant to be shared.\n"
 	}
 	return s + "\nNever in a bundle: screenshots, and the passwords saved in the keychain (hosts.json says\n" +

@@ -9,35 +9,61 @@ import (
 	"strings"
 )
 
-// placeMasker replaces local paths and network addresses in a bug-report
-// bundle with numbered labels (<path-1>, <addr-1>): the same path or
-// address gets the same label in every file, so the bundle still shows
-// that two log lines are about one machine without saying which.
+// placeMasker replaces local paths, network addresses and user names in a
+// bug-report bundle with numbered labels (<path-1>, <addr-1>, <user-1>):
+// the same one gets the same label in every file, so the bundle still
+// shows that two log lines are about one machine without saying which.
 // Loopback addresses stay: they name no one's network.
 type placeMasker struct {
-	known  []string // host names and addresses read from hosts and limbs
+	known  []knownName // host names, addresses and users read from hosts and limbs
 	labels map[string]string
-	counts map[string]int // by kind: "path", "addr"
+	counts map[string]int // by kind: "path", "addr", "user"
 	masked map[string]int // replacements, by kind
 }
+
+// knownName is a name masked wherever it stands as a word, and its kind.
+type knownName struct{ name, kind string }
 
 func newPlaceMasker() *placeMasker {
 	return &placeMasker{labels: map[string]string{}, counts: map[string]int{}, masked: map[string]int{}}
 }
 
 // knowAddress adds a host name or address that is masked wherever it
-// stands as a word. An address may be a ws:// URL: its host is masked. One
-// or two characters are left alone (an alias "a" would mangle every
-// sentence); loopback names stay.
+// stands as a word. An address may be a ws:// URL: its host is masked; or
+// user@host[:port]: the user is masked as a user. One or two characters are
+// left alone (an alias "a" would mangle every sentence); loopback names stay.
 func (m *placeMasker) knowAddress(a string) {
 	if u, err := url.Parse(a); err == nil && u.Host != "" {
+		if u.User != nil {
+			m.knowUser(u.User.Username())
+		}
 		a = u.Hostname()
+	} else if user, host, ok := strings.Cut(a, "@"); ok {
+		m.knowUser(user)
+		a = host
+	}
+	if host, _, err := net.SplitHostPort(a); err == nil {
+		a = host
 	}
 	a = strings.Trim(a, "[]")
 	if len(a) < 3 || loopback(a) {
 		return
 	}
-	m.known = append(m.known, a)
+	m.known = append(m.known, knownName{a, "addr"})
+}
+
+// knowUser adds a user name (the local login, a saved host's user) that is
+// masked wherever it stands as a word. Names every system has (root) say
+// nothing of whose machine it is and stay, as do one or two characters.
+func (m *placeMasker) knowUser(u string) {
+	switch u {
+	case "root", "admin", "administrator", "user", "nobody", "dvv", "dvvd":
+		return
+	}
+	if len(u) < 3 {
+		return
+	}
+	m.known = append(m.known, knownName{u, "user"})
 }
 
 func loopback(a string) bool {
@@ -98,10 +124,10 @@ func (m *placeMasker) mask(b []byte) []byte {
 // maskKnown replaces each known name where it stands as a name: not inside
 // a longer one (build.corp.example is not masked as corp), longest first.
 func (m *placeMasker) maskKnown(s string) string {
-	names := append([]string(nil), m.known...)
-	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
-	for _, name := range names {
-		lower, want := asciiLower(s), asciiLower(name)
+	names := append([]knownName(nil), m.known...)
+	sort.SliceStable(names, func(i, j int) bool { return len(names[i].name) > len(names[j].name) })
+	for _, known := range names {
+		lower, want := asciiLower(s), asciiLower(known.name)
 		var out strings.Builder
 		from := 0
 		for at := 0; ; {
@@ -116,7 +142,7 @@ func (m *placeMasker) maskKnown(s string) string {
 				continue
 			}
 			out.WriteString(s[from:i])
-			out.WriteString(m.label("addr", want))
+			out.WriteString(m.label(known.kind, want))
 			from = end
 		}
 		out.WriteString(s[from:])

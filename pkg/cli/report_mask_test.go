@@ -34,3 +34,28 @@ linux/amd64 1/2 image/png db-server the db ~/.config/dvv/credentials`
 		t.Errorf("paths: %d distinct, %d masked\n%s", m.counts["path"], m.masked["path"], got)
 	}
 }
+
+func TestPlaceMaskerMasksUserNames(t *testing.T) {
+	m := newPlaceMasker()
+	m.knowUser("alice")
+	m.knowUser("root")
+	m.knowAddress("bob@build.corp.example:22")
+	m.knowAddress("ssh://carol@kvm.lab.example")
+	in := `msg="ssh: handshake" user=bob host=build.corp.example
+alice opened a limb; Alice again; malice and alice2 are other words
+"address": "carol@kvm.lab.example", "user": "root", bob@build.corp.example`
+	got := string(m.mask([]byte(in)))
+	for _, gone := range []string{"bob", "alice opened", "Alice again", "carol", "build.corp", "kvm.lab"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("%q is still there:\n%s", gone, got)
+		}
+	}
+	for _, kept := range []string{"malice", "alice2", `"user": "root"`, "user=<user-", "<user-1> opened", "<user-1> again"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%q was lost:\n%s", kept, got)
+		}
+	}
+	if m.counts["user"] != 3 {
+		t.Errorf("%d distinct user names masked, want 3 (alice, bob, carol)\n%s", m.counts["user"], got)
+	}
+}

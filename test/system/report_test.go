@@ -15,7 +15,7 @@ import (
 // with a live limb to a real Xvnc, a saved host on a routable address (its
 // dial failures in the log), a saved host by DNS name and an ssh_config
 // alias carries none of the local paths (socket, home, ssh config) nor those
-// addresses by default; the log lines stay, masked; the README says what
+// addresses, nor the users saved with them, by default; the log lines stay, masked; the README says what
 // was masked and how to keep it. --redact-paths=false keeps them.
 func TestReportLeavesPathsAndAddressesOut(t *testing.T) {
 	t.Parallel()
@@ -25,20 +25,20 @@ func TestReportLeavesPathsAndAddressesOut(t *testing.T) {
 	os.MkdirAll(sshDir, 0o700)
 	sshConfig := filepath.Join(sshDir, "config")
 	const aliasHost = "gw.corp.example"
-	if err := os.WriteFile(sshConfig, []byte("Host gateway\n  HostName "+aliasHost+"\n  User ops\n"), 0o600); err != nil {
+	if err := os.WriteFile(sshConfig, []byte("Host gateway\n  HostName "+aliasHost+"\n  User opsteam\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d := startDaemonIn(t, "", home)
 	const routable, named = "198.51.100.7", "build.corp.example"
 	d.must("hosts", "add", "far", "--address", routable, "--protocol", "vnc")
-	d.must("hosts", "add", "corp", "--address", named, "--protocol", "vnc")
+	d.must("hosts", "add", "corp", "--address", "deployer@"+named, "--protocol", "ssh")
 	unroutable(t, routable)
 	d.must("open", routable, "--protocol", "vnc", "--wait=false") // keeps dialling: its address goes into the log
 	live := strings.TrimSpace(d.must("open", "127.0.0.1", "--protocol", "vnc", "--port", strconv.Itoa(x.Port),
 		"--wait", "--wait-timeout", "20s").stdout)
 	testbed.Eventually(t, 20e9, "the far host's address in dvvd's log", func() bool { return strings.Contains(d.log(), routable) })
 
-	private := []string{home, d.socket, sshConfig, routable, named, aliasHost, os.TempDir() + "/"}
+	private := []string{home, d.socket, sshConfig, routable, named, aliasHost, os.TempDir() + "/", "deployer", "opsteam"}
 	out := filepath.Join(t.TempDir(), "shared.tar.gz")
 	d.must("report", "--out", out)
 	files := untar(t, out)
@@ -61,7 +61,7 @@ func TestReportLeavesPathsAndAddressesOut(t *testing.T) {
 		t.Errorf("the loopback limb's address was masked: %s", files["dvv-report/limbs/"+live+"/status.json"])
 	}
 	readme := string(files["dvv-report/README.txt"])
-	for _, want := range []string{"--redact-paths=false", "paths: masked", "addresses: masked"} {
+	for _, want := range []string{"--redact-paths=false", "paths: masked", "addresses: masked", "user names: masked"} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.txt does not say %q:\n%s", want, readme)
 		}
@@ -75,7 +75,7 @@ func TestReportLeavesPathsAndAddressesOut(t *testing.T) {
 	for _, b := range files {
 		kept += string(b)
 	}
-	for _, p := range []string{d.socket, sshConfig, routable, named} {
+	for _, p := range []string{d.socket, sshConfig, routable, named, "deployer", "opsteam"} {
 		if !strings.Contains(kept, p) {
 			t.Errorf("with --redact-paths=false the bundle lacks %q", p)
 		}
