@@ -139,9 +139,14 @@ func (c *call) openMembers(hostIDs, addresses []string, protocol string, perceiv
 	return out, nil
 }
 
-// firstAttempt waits until the limb connected or its first dial failed.
+// firstAttempt waits until the limb connected or a dial made since the call
+// failed. The error a reconnecting limb already had is not that dial's: it
+// waits for the next one.
 func (l *Limb) firstAttempt(ctx context.Context, timeout time.Duration) error {
 	deadline := time.After(timeout)
+	l.mu.Lock()
+	before := l.lastErr
+	l.mu.Unlock()
 	for {
 		l.mu.Lock()
 		st, le, ch := l.state, l.lastErr, l.stateCh
@@ -149,12 +154,15 @@ func (l *Limb) firstAttempt(ctx context.Context, timeout time.Duration) error {
 		if st == wire.StateConnected {
 			return nil
 		}
-		if le != nil {
+		if le != nil && (le != before || st == wire.StateFailed || st == wire.StateExited) {
 			return &wire.Error{Code: le.Code, Message: le.Message, Next: le.Code.Info().Next}
 		}
 		select {
 		case <-ch:
 		case <-deadline:
+			if before != nil {
+				return wire.Errorf(wire.Timeout, "no connection within %v (the last try: %s)", timeout, before.Message)
+			}
 			return wire.Errorf(wire.Timeout, "no connection within %v", timeout)
 		case <-ctx.Done():
 			return wire.Errorf(wire.Timeout, "the client went away")

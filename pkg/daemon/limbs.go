@@ -184,9 +184,14 @@ func (l *Limb) rejoin(t limb.Target) error {
 		l.stateCh = make(chan struct{})
 	}
 	l.mu.Unlock()
-	if again {
+	switch {
+	case again:
 		l.d.log.Info("limb opened again", "limb", l.id, "was", was)
 		l.d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: wire.StateConnecting})
+		l.requestRedial()
+	case was == wire.StateReconnecting:
+		// Someone asks for it now: the next try need not wait out the
+		// backoff (a reconnecting limb is between dials, not in a session).
 		l.requestRedial()
 	}
 	return nil
