@@ -1,7 +1,6 @@
 package recording
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -57,12 +56,6 @@ func Export(ctx context.Context, path, out string, o ExportOptions) error {
 		return exportTerminal(ctx, path, out, o.FPS, acts)
 	}
 	return fmt.Errorf("%s is not a recording dvv made (.fbs for a desktop, .cast for a terminal)", path)
-}
-
-// ExportMP4 renders a desktop recording without its acts (Export with FPS
-// fps).
-func ExportMP4(ctx context.Context, fbsPath, out string, fps int) error {
-	return Export(ctx, fbsPath, out, ExportOptions{FPS: fps})
 }
 
 func exportDesktop(ctx context.Context, path, out string, fps int, acts []Act) error {
@@ -230,23 +223,4 @@ func startPlayer(ctx context.Context, stream []byte) (*player, error) {
 func (p *player) close() {
 	p.client.Close()
 	p.srv.Close()
-}
-
-// LastFrame plays an FBS recording into dvv's RFB client and returns the
-// frame it ends on (what a player shows at the end).
-func LastFrame(ctx context.Context, r io.Reader) (*fb.Buffer, error) {
-	var stream []byte
-	if err := ReadFBS(bufio.NewReader(r), func(_ uint32, b []byte) error { stream = append(stream, b...); return nil }); err != nil {
-		return nil, err
-	}
-	p, err := startPlayer(ctx, stream)
-	if err != nil {
-		return nil, err
-	}
-	defer p.close()
-	if _, err := p.srv.Write(stream[p.hs:]); err != nil {
-		return nil, err
-	}
-	settle(p.buf)
-	return p.buf, nil
 }

@@ -55,7 +55,7 @@ func TestExportMP4(t *testing.T) {
 	file.Close()
 
 	out := filepath.Join(t.TempDir(), "rec.mp4")
-	if err := ExportMP4(context.Background(), path, out, 10); err != nil {
+	if err := Export(context.Background(), path, out, ExportOptions{FPS: 10}); err != nil {
 		t.Fatal(err)
 	}
 	probe, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
@@ -90,7 +90,7 @@ func countFile(t *testing.T, path string) int {
 
 func TestExportWithoutFFmpeg(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	if err := ExportMP4(context.Background(), "nothing.fbs", "out.mp4", 10); err != ErrNoFFmpeg {
+	if err := Export(context.Background(), "nothing.fbs", "out.mp4", ExportOptions{FPS: 10}); err != ErrNoFFmpeg {
 		t.Fatalf("without ffmpeg: %v", err)
 	}
 }

@@ -100,7 +100,7 @@ func countBlocks(t *testing.T, f *FBS) int {
 // replay plays a recording's bytes into pkg/rfb's client (LastFrame).
 func replay(t *testing.T, data []byte) *fb.Buffer {
 	t.Helper()
-	buf, err := LastFrame(context.Background(), bytes.NewReader(data))
+	buf, err := lastFrame(context.Background(), bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
-	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/recording"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -53,19 +52,10 @@ func TestRecordDesktop(t *testing.T) {
 	// it grows; a torn last block just means "not yet") plays to the capture.
 	want := v.Capture(t)
 	testbed.Eventually(t, 10*time.Second, "the recording to hold the last change", func() bool {
-		f, err := os.Open(rec.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		got, err := recording.LastFrame(context.Background(), f)
-		if err != nil {
+		img, err := lastFrame(rec.Path)
+		if err != nil || img.Rect.Dx() != 640 || img.Rect.Dy() != 480 {
 			return false
 		}
-		if w, h := got.Size(); w != 640 || h != 480 {
-			return false
-		}
-		img, _ := got.Snapshot(image.Rect(0, 0, 640, 480))
 		return diffPixels(img, want, 0) == 0
 	})
 	rec = must(t, c, wire.RecordArgs{Target: wire.Target{LimbID: id}, Action: "stop"}).Recordings[0]
@@ -73,9 +63,11 @@ func TestRecordDesktop(t *testing.T) {
 		t.Fatalf("record stop: %+v", rec)
 	}
 
-	got := replayFBS(t, rec.Path)
-	gw, gh := got.Size()
-	img, _ := got.Snapshot(image.Rect(0, 0, gw, gh))
+	img, err := lastFrame(rec.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, gh := img.Rect.Dx(), img.Rect.Dy()
 	if gw != 640 || gh != 480 {
 		t.Fatalf("replayed size %dx%d", gw, gh)
 	}
@@ -160,18 +152,13 @@ func readActs(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-// replayFBS plays a recording file into pkg/rfb's client and returns the
-// frame it ends on.
-func replayFBS(t *testing.T, path string) *fb.Buffer {
-	t.Helper()
-	f, err := os.Open(path)
+// lastFrame plays a recording file with the player the recordings page
+// and export use, and returns the frame it ends on.
+func lastFrame(path string) (*image.RGBA, error) {
+	pl, err := recording.OpenPlayer(context.Background(), path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	defer f.Close()
-	buf, err := recording.LastFrame(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf
+	defer pl.Close()
+	return pl.Frame(pl.DurationMs())
 }
