@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/vtscreen"
 )
@@ -133,17 +135,51 @@ func exportTerminal(ctx context.Context, path, out string, fps int, acts []Act) 
 	return enc.finish(werr)
 }
 
-// drawGrid draws the screen's text (without colours: the emulator's text
-// is what dvv keeps) and its cursor as an underline.
+// drawGrid draws the screen's cells in their colours (bold brightens the
+// eight basic ones, as xterm does), characters beyond the built-in ASCII
+// font as a box of their width, and the cursor as an underline.
 func drawGrid(img *image.RGBA, scr *vtscreen.Screen) {
 	fillRect(img, img.Rect, termBg)
-	rows, cx, cy := scr.Text()
-	for y, row := range rows {
-		x := 0
-		for _, r := range row {
-			drawText(img, x*glyphW, y*glyphH, string(r), termFg, nil)
-			x++
+	scr.Cells(func(x, y int, c vtscreen.Cell) {
+		fg, bg := cellColour(c.Fg, termFg, c.Bold), cellColour(c.Bg, termBg, false)
+		box := image.Rect(x*glyphW, y*glyphH, (x+c.Width)*glyphW, (y+1)*glyphH)
+		if bg != termBg {
+			fillRect(img, box, bg)
 		}
-	}
+		switch r := []rune(c.Text); {
+		case len(r) == 0 || r[0] == ' ':
+		case len(r) == 1 && r[0] > ' ' && r[0] <= '~':
+			drawText(img, box.Min.X, box.Min.Y, c.Text, fg, nil)
+		default:
+			drawBox(img, box.Inset(2), fg)
+		}
+	})
+	cx, cy := scr.Cursor()
 	fillRect(img, image.Rect(cx*glyphW, cy*glyphH+glyphH-3, cx*glyphW+glyphW, cy*glyphH+glyphH), termCursor)
+}
+
+// cellColour maps a cell's colour to a pixel: nil or the default marker is
+// def, bold turns the eight basic colours into their bright halves.
+func cellColour(c color.Color, def color.RGBA, bold bool) color.RGBA {
+	switch c {
+	case nil:
+		return def
+	case vtscreen.DefaultFg:
+		return termFg
+	case vtscreen.DefaultBg:
+		return termBg
+	}
+	if b, ok := c.(ansi.BasicColor); ok && bold && b < 8 {
+		c = b + 8
+	}
+	r, g, b, _ := c.RGBA()
+	return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0xff}
+}
+
+// drawBox outlines r one pixel wide.
+func drawBox(img *image.RGBA, r image.Rectangle, c color.RGBA) {
+	fillRect(img, image.Rect(r.Min.X, r.Min.Y, r.Max.X, r.Min.Y+1), c)
+	fillRect(img, image.Rect(r.Min.X, r.Max.Y-1, r.Max.X, r.Max.Y), c)
+	fillRect(img, image.Rect(r.Min.X, r.Min.Y, r.Min.X+1, r.Max.Y), c)
+	fillRect(img, image.Rect(r.Max.X-1, r.Min.Y, r.Max.X, r.Max.Y), c)
 }

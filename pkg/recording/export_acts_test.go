@@ -148,6 +148,58 @@ func TestExportTerminal(t *testing.T) {
 	}
 }
 
+// TestExportTerminalColours: an exported terminal keeps its colours (SGR
+// foreground, bold's bright half, reverse video) and its columns after a
+// wide character, which is drawn as a box two cells wide.
+func TestExportTerminalColours(t *testing.T) {
+	testbed.Need(t, "ffmpeg")
+	path := filepath.Join(t.TempDir(), "ssh-1-20261201T130000.000.cast")
+	os.WriteFile(path, []byte(`{"version":2,"width":20,"height":2}
+[0.1, "o", "\u001b[31mRRR\u001b[0m \u001b[7mVVV\u001b[0m \u4e16X\u001b[1;32mGG\u001b[0m \u001b[32mGG\u001b[0m"]
+[0.5, "o", ""]
+`), 0o600)
+	out := filepath.Join(t.TempDir(), "colours.mp4")
+	if err := Export(context.Background(), path, out, ExportOptions{FPS: 10}); err != nil {
+		t.Fatal(err)
+	}
+	img := frameAt(t, out, 2)
+	// mean is the average colour of a cell's pixels that stand out from
+	// the background (glyph strokes), or of all its pixels.
+	mean := func(col, cols int, strokes bool) (r, g, b, n int) {
+		for y := 2; y < glyphH-2; y++ {
+			for x := col*glyphW + 1; x < (col+cols)*glyphW-1; x++ {
+				cr, cg, cb, _ := img.At(x, y).RGBA()
+				if d := abs(int(cr>>8)-int(termBg.R)) + abs(int(cg>>8)-int(termBg.G)) + abs(int(cb>>8)-int(termBg.B)); strokes && d < 90 {
+					continue
+				}
+				r, g, b, n = r+int(cr>>8), g+int(cg>>8), b+int(cb>>8), n+1
+			}
+		}
+		if n > 0 {
+			r, g, b = r/n, g/n, b/n
+		}
+		return
+	}
+	if r, g, b, n := mean(0, 3, true); n < 20 || r < g+50 || r < b+50 {
+		t.Errorf("red text: mean (%d,%d,%d) over %d stroke pixels", r, g, b, n)
+	}
+	if r, g, b, _ := mean(4, 3, false); r < 0x90 || g < 0x90 || b < 0x90 {
+		t.Errorf("reverse video: the cells' mean is (%d,%d,%d), want the light foreground as background", r, g, b)
+	}
+	if _, _, _, n := mean(8, 2, true); n < 20 {
+		t.Errorf("the wide character's box: %d lit pixels over its two cells", n)
+	}
+	if _, _, _, n := mean(10, 1, true); n < 15 {
+		t.Errorf("X after the wide character is not in column 10: %d lit pixels", n)
+	}
+	_, plain, _, _ := mean(14, 2, true)
+	if r, g, b, n := mean(11, 2, true); n < 20 || g < r+50 || g < b+50 || g < plain+30 {
+		t.Errorf("bold green: mean (%d,%d,%d) over %d stroke pixels, want green brighter than plain green's %d", r, g, b, n, plain)
+	}
+}
+
+func abs(n int) int { return max(n, -n) }
+
 // TestPlayerSeeksBothWays shows a recording at a time after another and
 // then before it: each frame is what the screen was then.
 func TestPlayerSeeksBothWays(t *testing.T) {
