@@ -439,7 +439,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		}
 		go func() {
 			defer finished.Done()
-			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatch(ctx, c.c, c.att, &req)}
+			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatchMember(ctx, c, &req)}
 		}()
 	}
 	finished.Wait()
@@ -463,4 +463,20 @@ func waitBarrier(ctx context.Context) {
 		b.Done()
 		b.Wait()
 	}
+}
+
+// dispatchMember sends one member's request through dispatch, as dvvd
+// would read it from a line of its own: decoded into its op's Args, so a
+// field the inner op does not take is refused for that member. A member
+// refused before dispatch still passes the start barrier.
+func (d *Daemon) dispatchMember(ctx context.Context, c *call, req *wire.Request) *wire.Response {
+	line, err := json.Marshal(req)
+	if err == nil {
+		var r *request
+		if r, err = decodeRequest(d.cfg.Ops, line); err == nil {
+			return d.dispatch(ctx, c.c, c.att, r)
+		}
+	}
+	waitBarrier(ctx)
+	return errorResponse(nil, err)
 }

@@ -52,11 +52,11 @@ func (d *Daemon) grantFor(token string) (Grant, error) {
 
 // authorize is the one access check every op passes: the attachment's grant
 // must carry what the request needs, and its token must still be valid.
-func (d *Daemon) authorize(a *attachment, req *wire.Request) error {
+func (d *Daemon) authorize(a *attachment, req *request) error {
 	if a.grant.TokenID != "" && d.cfg.Services.Tokens != nil && !d.cfg.Services.Tokens.Valid(a.grant.TokenID) {
 		return wire.Errorf(wire.PolicyDenied, "token %s was revoked", a.grant.TokenID)
 	}
-	if e := a.grant.Allow(d.cfg.Ops, req); e != nil {
+	if e := a.grant.Allow(d.cfg.Ops, req.args); e != nil {
 		return e
 	}
 	return nil
@@ -295,10 +295,13 @@ func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, er
 // checkAddresses refuses, before anything else sees them, addresses that
 // carry a password (vnc://:pw@host): such an address would otherwise
 // become a limb's host name and be logged and shown everywhere.
-func checkAddresses(req *wire.Request) error {
-	addrs := append([]string{req.Address}, req.Addresses...)
-	if req.Host != nil {
-		addrs = append(addrs, req.Host.Address)
+func checkAddresses(req *request) error {
+	addrs := []string{req.str("address")}
+	if f, ok := wire.FieldOf(req.args, "addresses"); ok {
+		addrs = append(addrs, f.Interface().([]string)...)
+	}
+	if f, ok := wire.FieldOf(req.args, "host"); ok && !f.IsNil() {
+		addrs = append(addrs, f.Interface().(*wire.HostSpec).Address)
 	}
 	for _, a := range addrs {
 		if err := hosts.CheckAddress(a); err != nil {

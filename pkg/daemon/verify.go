@@ -43,12 +43,12 @@ type verifier struct {
 // only `dispatched`).
 func (c *call) startVerify() *verifier {
 	req := c.req
-	if spec, ok := c.d.cfg.Ops.Spec(req.Op); !ok || !spec.Dispatches || c.l == nil { // the acts
+	if spec, ok := c.d.cfg.Ops.Spec(req.OpName); !ok || !spec.Dispatches || c.l == nil { // the acts
 		return nil
 	}
 	ms := wire.DefaultVerifyMs
-	if req.VerifyMs != nil {
-		ms = *req.VerifyMs
+	if verifyMs := req.intp("verifyMs"); verifyMs != nil {
+		ms = *verifyMs
 	}
 	v := &verifier{window: time.Duration(ms) * time.Millisecond}
 	if ms == 0 {
@@ -58,10 +58,10 @@ func (c *call) startVerify() *verifier {
 	case c.l.dsk != nil:
 		v.buf = c.l.dsk.buf
 		v.tracker = c.l.dsk.buf.NewTracker()
-		if req.Op == wire.OpClick && req.X != nil && req.Y != nil {
-			v.point = &image.Point{X: *req.X, Y: *req.Y}
-			if req.Action == "drag" && req.ToX != nil && req.ToY != nil {
-				v.point = &image.Point{X: *req.ToX, Y: *req.ToY} // the drop end
+		if x, y := req.intp("x"), req.intp("y"); req.OpName == wire.OpClick && x != nil && y != nil {
+			v.point = &image.Point{X: *x, Y: *y}
+			if toX, toY := req.intp("toX"), req.intp("toY"); req.str("action") == "drag" && toX != nil && toY != nil {
+				v.point = &image.Point{X: *toX, Y: *toY} // the drop end
 			}
 		}
 	case c.l.tty != nil:
@@ -70,8 +70,8 @@ func (c *call) startVerify() *verifier {
 			return v
 		}
 		v.term, v.since = t, t.End()
-		if req.Text != nil {
-			v.echo = echoProbe(*req.Text)
+		if text := req.text("text"); text != nil {
+			v.echo = echoProbe(*text)
 		}
 	}
 	return v

@@ -111,11 +111,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 	for i := range wire.Ops() {
 		s := &wire.Ops()[i]
 		fmt.Fprintf(&w, "// %s are the arguments of op %s.\n", TypeName(s.Name), s.Name)
-		if len(s.Fields) == 0 {
-			fmt.Fprintf(&w, "type %s struct{}\n\n", TypeName(s.Name))
-		} else {
-			fmt.Fprintf(&w, "type %s struct {\n", TypeName(s.Name))
-		}
+		fmt.Fprintf(&w, "type %s struct {\nEnvelope\n", TypeName(s.Name))
 		sel := hasSelector(s)
 		if sel {
 			w.WriteString("Target\n")
@@ -136,9 +132,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 			}
 			w.WriteString("\n")
 		}
-		if len(s.Fields) > 0 {
-			w.WriteString("}\n\n")
-		}
+		w.WriteString("}\n\n")
 		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, TypeName(s.Name))
 	}
 	w.WriteString("// argTypeMap names each op's Args type; the op table puts it in the op's spec.\nfunc argTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
