@@ -49,7 +49,7 @@ func typed[A wire.Args, R wire.Answer](fn func(*call, A) (R, error)) handler {
 				return nil, err
 			}
 		}
-		a, ok := c.req.args.(*A)
+		a, ok := any(c.req.args).(*A)
 		if !ok {
 			return nil, wire.Errorf(wire.Internal, "op %s was decoded as %T, its handler takes %T", c.req.OpName, c.req.args, a)
 		}

@@ -41,13 +41,10 @@ func (s *OpSpec) Check(m any) *Error {
 	}
 	// Walk the struct in field order so the first offending field named is
 	// stable from one run to the next.
-	for _, sf := range reflect.VisibleFields(v.Type()) {
-		if sf.Anonymous || !sf.IsExported() {
-			continue
-		}
-		name := jsonName(sf)
-		fv := v.FieldByIndex(sf.Index)
-		if name == "" || envelope[name] || fv.IsZero() {
+	fs := fieldsOf(v.Type())
+	for i, name := range fs.names {
+		fv := v.FieldByIndex(fs.paths[i])
+		if envelope[name] || fv.IsZero() {
 			continue
 		}
 		f, ok := s.Field(name)

@@ -90,28 +90,37 @@ func (s *OpSpec) trimPath(p string) string {
 	return p
 }
 
-var fieldIndexes sync.Map // reflect.Type → map[string][]int
+// jsonFields are a struct type's JSON fields: in order, and by name, with
+// their index paths (the embedded selector's and envelope's included).
+type jsonFields struct {
+	names []string
+	paths [][]int
+	index map[string][]int
+}
 
-// indexOf maps a struct type's JSON field names to their index paths,
-// the embedded selector's fields included.
-func indexOf(t reflect.Type) map[string][]int {
-	if m, ok := fieldIndexes.Load(t); ok {
-		return m.(map[string][]int)
+var fieldIndexes sync.Map // reflect.Type → *jsonFields
+
+func fieldsOf(t reflect.Type) *jsonFields {
+	if fs, ok := fieldIndexes.Load(t); ok {
+		return fs.(*jsonFields)
 	}
-	m := map[string][]int{}
+	fs := &jsonFields{index: map[string][]int{}}
 	for _, f := range reflect.VisibleFields(t) {
 		if f.Anonymous || !f.IsExported() {
 			continue
 		}
 		if name := jsonName(f); name != "" {
-			if _, seen := m[name]; !seen {
-				m[name] = f.Index
+			if _, seen := fs.index[name]; !seen {
+				fs.names, fs.paths = append(fs.names, name), append(fs.paths, f.Index)
+				fs.index[name] = f.Index
 			}
 		}
 	}
-	fieldIndexes.Store(t, m)
-	return m
+	fieldIndexes.Store(t, fs)
+	return fs
 }
+
+func indexOf(t reflect.Type) map[string][]int { return fieldsOf(t).index }
 
 // FieldOf is the field with that JSON name of a message: a pointer to a
 // Request or to an op's Args. ok is false when the message has no such
