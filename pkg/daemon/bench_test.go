@@ -54,7 +54,7 @@ func BenchmarkDispatch(b *testing.B) {
 			req := asRequest(b, &wire.Request{Op: op, LimbID: r.LimbID})
 			b.ReportAllocs()
 			for b.Loop() {
-				if resp := d.dispatch(context.Background(), nil, att, req); resp.Result != op {
+				if resp := d.dispatch(context.Background(), nil, att, req).response(); resp.Result != op {
 					b.Fatalf("%+v", resp)
 				}
 			}

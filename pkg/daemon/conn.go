@@ -195,6 +195,11 @@ func (c *conn) send(r *wire.Response) {
 		line, _ = json.Marshal(&wire.Response{Result: wire.ResultError, ID: r.ID, Code: wire.Internal,
 			Message: "answer could not be encoded"})
 	}
+	c.writeLine(line)
+}
+
+// writeLine writes one whole line, unless the connection broke.
+func (c *conn) writeLine(line []byte) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.broken {

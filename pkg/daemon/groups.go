@@ -474,7 +474,7 @@ func (d *Daemon) dispatchMember(ctx context.Context, c *call, req *wire.Request)
 	if err == nil {
 		var r *request
 		if r, err = decodeRequest(d.cfg.Ops, line); err == nil {
-			return d.dispatch(ctx, c.c, c.att, r)
+			return d.dispatch(ctx, c.c, c.att, r).response()
 		}
 	}
 	waitBarrier(ctx)
