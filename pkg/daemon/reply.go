@@ -24,7 +24,7 @@ func (r reply) response() *wire.Response {
 	if r.resp != nil {
 		return r.resp
 	}
-	return r.ans.Response()
+	return wire.ResponseOf(r.ans)
 }
 
 // answerLine is an op's answer as its line: result (the op), the

@@ -27,7 +27,7 @@ func TestAnswerLineIsTheResponseLine(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := ans.Response()
+				r := wire.ResponseOf(ans)
 				r.ID = id
 				want, err := json.Marshal(r)
 				if err != nil {
