@@ -11,287 +11,287 @@ import (
 // Hello sends op hello (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Hello(ctx context.Context, a wire.HelloArgs) (*wire.HelloAnswer, error) {
-	return answer(ctx, c, a, wire.HelloAnswerFrom)
+	return answer[wire.HelloArgs, wire.HelloAnswer](ctx, c, a)
 }
 
 // Attach sends op attach (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Attach(ctx context.Context, a wire.AttachArgs) (*wire.AttachAnswer, error) {
-	return answer(ctx, c, a, wire.AttachAnswerFrom)
+	return answer[wire.AttachArgs, wire.AttachAnswer](ctx, c, a)
 }
 
 // Ping sends op ping (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Ping(ctx context.Context, a wire.PingArgs) (*wire.PingAnswer, error) {
-	return answer(ctx, c, a, wire.PingAnswerFrom)
+	return answer[wire.PingArgs, wire.PingAnswer](ctx, c, a)
 }
 
 // Limbs sends op limbs (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Limbs(ctx context.Context, a wire.LimbsArgs) (*wire.LimbsAnswer, error) {
-	return answer(ctx, c, a, wire.LimbsAnswerFrom)
+	return answer[wire.LimbsArgs, wire.LimbsAnswer](ctx, c, a)
 }
 
 // Open sends op open (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Open(ctx context.Context, a wire.OpenArgs) (*wire.OpenAnswer, error) {
-	return answer(ctx, c, a, wire.OpenAnswerFrom)
+	return answer[wire.OpenArgs, wire.OpenAnswer](ctx, c, a)
 }
 
 // CloseLimb sends op close (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) CloseLimb(ctx context.Context, a wire.CloseArgs) (*wire.CloseAnswer, error) {
-	return answer(ctx, c, a, wire.CloseAnswerFrom)
+	return answer[wire.CloseArgs, wire.CloseAnswer](ctx, c, a)
 }
 
 // Reconnect sends op reconnect (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Reconnect(ctx context.Context, a wire.ReconnectArgs) (*wire.ReconnectAnswer, error) {
-	return answer(ctx, c, a, wire.ReconnectAnswerFrom)
+	return answer[wire.ReconnectArgs, wire.ReconnectAnswer](ctx, c, a)
 }
 
 // Status sends op status (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Status(ctx context.Context, a wire.StatusArgs) (*wire.StatusAnswer, error) {
-	return answer(ctx, c, a, wire.StatusAnswerFrom)
+	return answer[wire.StatusArgs, wire.StatusAnswer](ctx, c, a)
 }
 
 // Signals sends op signals (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Signals(ctx context.Context, a wire.SignalsArgs) (*wire.SignalsAnswer, error) {
-	return answer(ctx, c, a, wire.SignalsAnswerFrom)
+	return answer[wire.SignalsArgs, wire.SignalsAnswer](ctx, c, a)
 }
 
 // Control sends op control (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Control(ctx context.Context, a wire.ControlArgs) (*wire.ControlAnswer, error) {
-	return answer(ctx, c, a, wire.ControlAnswerFrom)
+	return answer[wire.ControlArgs, wire.ControlAnswer](ctx, c, a)
 }
 
 // Takeover sends op takeover (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Takeover(ctx context.Context, a wire.TakeoverArgs) (*wire.TakeoverAnswer, error) {
-	return answer(ctx, c, a, wire.TakeoverAnswerFrom)
+	return answer[wire.TakeoverArgs, wire.TakeoverAnswer](ctx, c, a)
 }
 
 // Handback sends op handback (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Handback(ctx context.Context, a wire.HandbackArgs) (*wire.HandbackAnswer, error) {
-	return answer(ctx, c, a, wire.HandbackAnswerFrom)
+	return answer[wire.HandbackArgs, wire.HandbackAnswer](ctx, c, a)
 }
 
 // Pause sends op pause (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Pause(ctx context.Context, a wire.PauseArgs) (*wire.PauseAnswer, error) {
-	return answer(ctx, c, a, wire.PauseAnswerFrom)
+	return answer[wire.PauseArgs, wire.PauseAnswer](ctx, c, a)
 }
 
 // Share sends op share (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Share(ctx context.Context, a wire.ShareArgs) (*wire.ShareAnswer, error) {
-	return answer(ctx, c, a, wire.ShareAnswerFrom)
+	return answer[wire.ShareArgs, wire.ShareAnswer](ctx, c, a)
 }
 
 // Viewer sends op viewer (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Viewer(ctx context.Context, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {
-	return answer(ctx, c, a, wire.ViewerAnswerFrom)
+	return answer[wire.ViewerArgs, wire.ViewerAnswer](ctx, c, a)
 }
 
 // Click sends op click (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Click(ctx context.Context, a wire.ClickArgs) (*wire.ClickAnswer, error) {
-	return answer(ctx, c, a, wire.ClickAnswerFrom)
+	return answer[wire.ClickArgs, wire.ClickAnswer](ctx, c, a)
 }
 
 // Type sends op type (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Type(ctx context.Context, a wire.TypeArgs) (*wire.TypeAnswer, error) {
-	return answer(ctx, c, a, wire.TypeAnswerFrom)
+	return answer[wire.TypeArgs, wire.TypeAnswer](ctx, c, a)
 }
 
 // Key sends op key (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Key(ctx context.Context, a wire.KeyArgs) (*wire.KeyAnswer, error) {
-	return answer(ctx, c, a, wire.KeyAnswerFrom)
+	return answer[wire.KeyArgs, wire.KeyAnswer](ctx, c, a)
 }
 
 // Screen sends op screen (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Screen(ctx context.Context, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
-	return answer(ctx, c, a, wire.ScreenAnswerFrom)
+	return answer[wire.ScreenArgs, wire.ScreenAnswer](ctx, c, a)
 }
 
 // Wait sends op wait (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Wait(ctx context.Context, a wire.WaitArgs) (*wire.WaitAnswer, error) {
-	return answer(ctx, c, a, wire.WaitAnswerFrom)
+	return answer[wire.WaitArgs, wire.WaitAnswer](ctx, c, a)
 }
 
 // Expect sends op expect (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Expect(ctx context.Context, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
-	return answer(ctx, c, a, wire.ExpectAnswerFrom)
+	return answer[wire.ExpectArgs, wire.ExpectAnswer](ctx, c, a)
 }
 
 // Find sends op find (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Find(ctx context.Context, a wire.FindArgs) (*wire.FindAnswer, error) {
-	return answer(ctx, c, a, wire.FindAnswerFrom)
+	return answer[wire.FindArgs, wire.FindAnswer](ctx, c, a)
 }
 
 // Clipboard sends op clipboard (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Clipboard(ctx context.Context, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
-	return answer(ctx, c, a, wire.ClipboardAnswerFrom)
+	return answer[wire.ClipboardArgs, wire.ClipboardAnswer](ctx, c, a)
 }
 
 // Run sends op run (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Run(ctx context.Context, a wire.RunArgs) (*wire.RunAnswer, error) {
-	return answer(ctx, c, a, wire.RunAnswerFrom)
+	return answer[wire.RunArgs, wire.RunAnswer](ctx, c, a)
 }
 
 // TermRead sends op term_read (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) TermRead(ctx context.Context, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
-	return answer(ctx, c, a, wire.TermReadAnswerFrom)
+	return answer[wire.TermReadArgs, wire.TermReadAnswer](ctx, c, a)
 }
 
 // TermSend sends op term_send (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) TermSend(ctx context.Context, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
-	return answer(ctx, c, a, wire.TermSendAnswerFrom)
+	return answer[wire.TermSendArgs, wire.TermSendAnswer](ctx, c, a)
 }
 
 // Files sends op files (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Files(ctx context.Context, a wire.FilesArgs) (*wire.FilesAnswer, error) {
-	return answer(ctx, c, a, wire.FilesAnswerFrom)
+	return answer[wire.FilesArgs, wire.FilesAnswer](ctx, c, a)
 }
 
 // Transfer sends op transfer (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Transfer(ctx context.Context, a wire.TransferArgs) (*wire.TransferAnswer, error) {
-	return answer(ctx, c, a, wire.TransferAnswerFrom)
+	return answer[wire.TransferArgs, wire.TransferAnswer](ctx, c, a)
 }
 
 // History sends op history (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) History(ctx context.Context, a wire.HistoryArgs) (*wire.HistoryAnswer, error) {
-	return answer(ctx, c, a, wire.HistoryAnswerFrom)
+	return answer[wire.HistoryArgs, wire.HistoryAnswer](ctx, c, a)
 }
 
 // Hosts sends op hosts (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Hosts(ctx context.Context, a wire.HostsArgs) (*wire.HostsAnswer, error) {
-	return answer(ctx, c, a, wire.HostsAnswerFrom)
+	return answer[wire.HostsArgs, wire.HostsAnswer](ctx, c, a)
 }
 
 // HostAdd sends op host_add (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) HostAdd(ctx context.Context, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
-	return answer(ctx, c, a, wire.HostAddAnswerFrom)
+	return answer[wire.HostAddArgs, wire.HostAddAnswer](ctx, c, a)
 }
 
 // HostRemove sends op host_remove (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) HostRemove(ctx context.Context, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error) {
-	return answer(ctx, c, a, wire.HostRemoveAnswerFrom)
+	return answer[wire.HostRemoveArgs, wire.HostRemoveAnswer](ctx, c, a)
 }
 
 // HostTrust sends op host_trust (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) HostTrust(ctx context.Context, a wire.HostTrustArgs) (*wire.HostTrustAnswer, error) {
-	return answer(ctx, c, a, wire.HostTrustAnswerFrom)
+	return answer[wire.HostTrustArgs, wire.HostTrustAnswer](ctx, c, a)
 }
 
 // GroupOpen sends op group_open (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) GroupOpen(ctx context.Context, a wire.GroupOpenArgs) (*wire.GroupOpenAnswer, error) {
-	return answer(ctx, c, a, wire.GroupOpenAnswerFrom)
+	return answer[wire.GroupOpenArgs, wire.GroupOpenAnswer](ctx, c, a)
 }
 
 // GroupList sends op group_list (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) GroupList(ctx context.Context, a wire.GroupListArgs) (*wire.GroupListAnswer, error) {
-	return answer(ctx, c, a, wire.GroupListAnswerFrom)
+	return answer[wire.GroupListArgs, wire.GroupListAnswer](ctx, c, a)
 }
 
 // GroupGrow sends op group_grow (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) GroupGrow(ctx context.Context, a wire.GroupGrowArgs) (*wire.GroupGrowAnswer, error) {
-	return answer(ctx, c, a, wire.GroupGrowAnswerFrom)
+	return answer[wire.GroupGrowArgs, wire.GroupGrowAnswer](ctx, c, a)
 }
 
 // GroupShrink sends op group_shrink (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) GroupShrink(ctx context.Context, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, error) {
-	return answer(ctx, c, a, wire.GroupShrinkAnswerFrom)
+	return answer[wire.GroupShrinkArgs, wire.GroupShrinkAnswer](ctx, c, a)
 }
 
 // GroupClose sends op group_close (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) GroupClose(ctx context.Context, a wire.GroupCloseArgs) (*wire.GroupCloseAnswer, error) {
-	return answer(ctx, c, a, wire.GroupCloseAnswerFrom)
+	return answer[wire.GroupCloseArgs, wire.GroupCloseAnswer](ctx, c, a)
 }
 
 // GroupRun sends op group_run (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) GroupRun(ctx context.Context, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
-	return answer(ctx, c, a, wire.GroupRunAnswerFrom)
+	return answer[wire.GroupRunArgs, wire.GroupRunAnswer](ctx, c, a)
 }
 
 // TokenCreate sends op token_create (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) TokenCreate(ctx context.Context, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, error) {
-	return answer(ctx, c, a, wire.TokenCreateAnswerFrom)
+	return answer[wire.TokenCreateArgs, wire.TokenCreateAnswer](ctx, c, a)
 }
 
 // TokenList sends op token_list (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) TokenList(ctx context.Context, a wire.TokenListArgs) (*wire.TokenListAnswer, error) {
-	return answer(ctx, c, a, wire.TokenListAnswerFrom)
+	return answer[wire.TokenListArgs, wire.TokenListAnswer](ctx, c, a)
 }
 
 // TokenRevoke sends op token_revoke (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) TokenRevoke(ctx context.Context, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, error) {
-	return answer(ctx, c, a, wire.TokenRevokeAnswerFrom)
+	return answer[wire.TokenRevokeArgs, wire.TokenRevokeAnswer](ctx, c, a)
 }
 
 // Subscribe sends op subscribe (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Subscribe(ctx context.Context, a wire.SubscribeArgs) (*wire.SubscribeAnswer, error) {
-	return answer(ctx, c, a, wire.SubscribeAnswerFrom)
+	return answer[wire.SubscribeArgs, wire.SubscribeAnswer](ctx, c, a)
 }
 
 // Cancel sends op cancel (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Cancel(ctx context.Context, a wire.CancelArgs) (*wire.CancelAnswer, error) {
-	return answer(ctx, c, a, wire.CancelAnswerFrom)
+	return answer[wire.CancelArgs, wire.CancelAnswer](ctx, c, a)
 }
 
 // Shutdown sends op shutdown (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Shutdown(ctx context.Context, a wire.ShutdownArgs) (*wire.ShutdownAnswer, error) {
-	return answer(ctx, c, a, wire.ShutdownAnswerFrom)
+	return answer[wire.ShutdownArgs, wire.ShutdownAnswer](ctx, c, a)
 }
 
 // Record sends op record (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Record(ctx context.Context, a wire.RecordArgs) (*wire.RecordAnswer, error) {
-	return answer(ctx, c, a, wire.RecordAnswerFrom)
+	return answer[wire.RecordArgs, wire.RecordAnswer](ctx, c, a)
 }
 
 // Health sends op health (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Health(ctx context.Context, a wire.HealthArgs) (*wire.HealthAnswer, error) {
-	return answer(ctx, c, a, wire.HealthAnswerFrom)
+	return answer[wire.HealthArgs, wire.HealthAnswer](ctx, c, a)
 }
 
 // Report sends op report (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Report(ctx context.Context, a wire.ReportArgs) (*wire.ReportAnswer, error) {
-	return answer(ctx, c, a, wire.ReportAnswerFrom)
+	return answer[wire.ReportArgs, wire.ReportAnswer](ctx, c, a)
 }

@@ -18,12 +18,12 @@ func Call[A wire.Args](ctx context.Context, c *Client, a A) (*wire.Response, err
 	return c.Do(ctx, wire.RequestOf(a))
 }
 
-// answer is Call read as the op's typed answer (from is the op's
-// wire.*AnswerFrom); a failure's fields come back beside its error.
-func answer[A wire.Args, R any](ctx context.Context, c *Client, a A, from func(*wire.Response) *R) (*R, error) {
+// answer is Call read as the op's typed answer (wire.AnswerFrom); a
+// failure's fields come back beside its error.
+func answer[A wire.Args, R any](ctx context.Context, c *Client, a A) (*R, error) {
 	r, err := Call(ctx, c, a)
 	if r == nil {
 		return nil, err
 	}
-	return from(r), err
+	return wire.AnswerFrom[R](r), err
 }

@@ -35,16 +35,16 @@ type actLog struct {
 	n    uint64
 }
 
-func (g *actLog) add(req *wire.Request, by, outcome string, at time.Time) {
-	a := Act{TimeMs: at.UnixMilli(), Op: req.Op, Action: req.Action, By: by, Keys: req.Keys, Outcome: outcome,
-		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY}
-	if req.Text != nil {
-		a.TextLen = len([]rune(*req.Text))
+func (g *actLog) add(req *request, by, outcome string, at time.Time) {
+	a := Act{TimeMs: at.UnixMilli(), Op: req.OpName, Action: req.str("action"), By: by, Keys: req.str("keys"), Outcome: outcome,
+		X: req.intp("x"), Y: req.intp("y"), ToX: req.intp("toX"), ToY: req.intp("toY")}
+	if text := req.text("text"); text != nil {
+		a.TextLen = len([]rune(*text))
 	}
-	if req.BytesHex != "" {
-		a.TextLen = len(req.BytesHex) / 2
+	if hex := req.str("bytesHex"); hex != "" {
+		a.TextLen = len(hex) / 2
 	}
-	if req.Op == wire.OpClick && a.Action == "" {
+	if req.OpName == wire.OpClick && a.Action == "" {
 		a.Action = "click"
 	}
 	g.mu.Lock()

@@ -3,7 +3,6 @@ package daemon
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -399,15 +398,30 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		return nil, err
 	}
 	action := a.Action // one of the spec's variants
-	var args wire.Request
-	if len(bytes.TrimSpace(a.Arguments)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(a.Arguments))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %v", action, err)
-		}
+	inner, ok := c.d.cfg.Ops.Spec(action)
+	if !ok {
+		return nil, wire.Errorf(wire.BadRequest, "group_run cannot run %q", action)
 	}
-	if args.Op != "" || args.LimbID != "" || args.GroupID != "" || args.Member != nil {
+	// Each member gets its own Args, decoded from the arguments as a line
+	// of the inner op would be; this first decode refuses bad arguments
+	// once for all.
+	decode := func() (wire.Enveloped, error) {
+		raw := bytes.TrimSpace(a.Arguments)
+		if len(raw) == 0 {
+			raw = []byte("{}")
+		}
+		args, werr := inner.DecodeLine(raw)
+		if werr != nil {
+			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %s", action, werr.Message)
+		}
+		return args, nil
+	}
+	probe, err := decode()
+	if err != nil {
+		return nil, err
+	}
+	if env := probe.Head(); env.OpName != "" || env.ID != nil || env.Name != "" || env.Token != "" || env.Session != "" ||
+		wire.Has(probe, "limbId") || wire.Has(probe, "groupId") || wire.Has(probe, "member") {
 		return nil, wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
 	}
 	outDir := a.OutDir
@@ -432,14 +446,16 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	finished.Add(len(members))
 	ctx := context.WithValue(c.ctx, barrierKey{}, &started)
 	for i, m := range members {
-		req := args
-		req.Op, req.LimbID = action, m.limbID
+		args, _ := decode() // decoded once already: the same bytes decode again
+		args.Head().OpName = action
+		setArg(args, "limbId", m.limbID)
 		if outDir != "" {
-			req.Out = filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[req.Format == "jpeg"]))
+			setArg(args, "out", filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[wire.StringOf(args, "format") == "jpeg"])))
 		}
 		go func() {
 			defer finished.Done()
-			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatch(ctx, c.c, c.att, &req)}
+			req := &request{Envelope: *args.Head(), args: args}
+			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatch(ctx, c.c, c.att, req).response()}
 		}()
 	}
 	finished.Wait()
@@ -462,5 +478,12 @@ func waitBarrier(ctx context.Context) {
 	if b, ok := ctx.Value(barrierKey{}).(*sync.WaitGroup); ok {
 		b.Done()
 		b.Wait()
+	}
+}
+
+// setArg sets a text field of a member's Args by its JSON name.
+func setArg(args wire.Enveloped, name, value string) {
+	if f, ok := wire.FieldOf(args, name); ok {
+		f.SetString(value)
 	}
 }

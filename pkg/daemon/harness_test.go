@@ -137,3 +137,18 @@ func cause(err error) wire.Code {
 	}
 	return client.Code(err)
 }
+
+// asRequest is r as dvvd reads it from a line: its envelope, and its
+// op's Args decoded from the same bytes.
+func asRequest(t testing.TB, r *wire.Request) *request {
+	t.Helper()
+	line, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := decodeRequest(wire.Builtin(), line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}

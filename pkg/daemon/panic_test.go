@@ -35,6 +35,7 @@ func (l *lockedBuffer) String() string {
 }
 
 type panicProbeArgs struct {
+	wire.Envelope
 	Text *string `json:"text,omitempty"`
 }
 

@@ -240,17 +240,17 @@ func (l *Limb) recordTerminal(ctx context.Context, cast *recording.Cast, rec *re
 // recording, if one runs. It never blocks: a full queue counts the act as
 // dropped. The act is stamped with when it was sent (sent), which is where
 // its effect starts on the recording's clock, and when it was answered.
-func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification, sent time.Time) {
+func (l *Limb) noteAct(req *request, att string, outcome string, v *wire.Verification, sent time.Time) {
 	l.mu.Lock()
 	rec := l.rec
 	l.mu.Unlock()
 	if rec == nil {
 		return
 	}
-	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.Op, Action: req.Action, Attachment: att,
-		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY, Keys: req.Keys, Outcome: outcome}
-	if req.Text != nil {
-		n := len([]rune(*req.Text))
+	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.OpName, Action: req.str("action"), Attachment: att,
+		X: req.intp("x"), Y: req.intp("y"), ToX: req.intp("toX"), ToY: req.intp("toY"), Keys: req.str("keys"), Outcome: outcome}
+	if text := req.text("text"); text != nil {
+		n := len([]rune(*text))
 		a.TextLen = &n
 	}
 	if v != nil {

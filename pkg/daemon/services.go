@@ -53,11 +53,11 @@ func (d *Daemon) grantFor(token string) (Grant, error) {
 
 // authorize is the one access check every op passes: the attachment's grant
 // must carry what the request needs, and its token must still be valid.
-func (d *Daemon) authorize(a *attachment, req *wire.Request) error {
+func (d *Daemon) authorize(a *attachment, req *request) error {
 	if a.grant.TokenID != "" && d.cfg.Services.Tokens != nil && !d.cfg.Services.Tokens.Valid(a.grant.TokenID) {
 		return wire.Errorf(wire.PolicyDenied, "token %s was revoked", a.grant.TokenID)
 	}
-	if e := a.grant.Allow(d.cfg.Ops, req); e != nil {
+	if e := a.grant.Allow(d.cfg.Ops, req.args); e != nil {
 		return e
 	}
 	return nil
@@ -314,9 +314,9 @@ func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, er
 // are not [user@]host[:port] (hosts.ParseAddress) and users that carry a
 // password: such an address would otherwise become a limb's host name and
 // be logged and shown everywhere.
-func checkAddresses(req *wire.Request) error {
-	proto := req.Protocol
-	if req.Op == wire.OpHostTrust && proto == "" {
+func checkAddresses(req *request) error {
+	proto := req.str("protocol")
+	if req.OpName == wire.OpHostTrust && proto == "" {
 		proto = wire.ProtoSSH
 	}
 	check := func(protocol, a string) error {
@@ -326,12 +326,17 @@ func checkAddresses(req *wire.Request) error {
 		_, err := hosts.ParseAddress(protocol, a)
 		return err
 	}
-	for _, a := range append([]string{req.Address}, req.Addresses...) {
+	addrs := []string{req.str("address")}
+	if f, ok := wire.FieldOf(req.args, "addresses"); ok {
+		addrs = append(addrs, f.Interface().([]string)...)
+	}
+	for _, a := range addrs {
 		if err := check(proto, a); err != nil {
 			return err
 		}
 	}
-	if h := req.Host; h != nil {
+	if f, ok := wire.FieldOf(req.args, "host"); ok && !f.IsNil() {
+		h := f.Interface().(*wire.HostSpec)
 		if err := check(strings.ToLower(h.Protocol), h.Address); err != nil {
 			return err
 		}

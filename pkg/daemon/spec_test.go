@@ -66,6 +66,7 @@ func withOp(s wire.OpSpec) *wire.Table {
 
 // limbCountArgs are the trivial op's arguments.
 type limbCountArgs struct {
+	wire.Envelope
 	N *int `json:"n,omitempty"`
 }
 

@@ -49,12 +49,12 @@ const termBusy = 500 * time.Millisecond
 // only `dispatched`).
 func (c *call) startVerify() *verifier {
 	req := c.req
-	if spec, ok := c.d.cfg.Ops.Spec(req.Op); !ok || !spec.Dispatches || c.l == nil { // the acts
+	if spec, ok := c.d.cfg.Ops.Spec(req.OpName); !ok || !spec.Dispatches || c.l == nil { // the acts
 		return nil
 	}
 	ms := wire.DefaultVerifyMs
-	if req.VerifyMs != nil {
-		ms = *req.VerifyMs
+	if verifyMs := req.intp("verifyMs"); verifyMs != nil {
+		ms = *verifyMs
 	}
 	v := &verifier{window: time.Duration(ms) * time.Millisecond}
 	var points []image.Point
@@ -67,7 +67,7 @@ func (c *call) startVerify() *verifier {
 	}
 	switch {
 	case c.l.dsk != nil:
-		v.watch = v.motion.watch(points, req.Op != wire.OpClick)
+		v.watch = v.motion.watch(points, req.OpName != wire.OpClick)
 	case c.l.tty != nil:
 		t, err := c.l.terminal()
 		if err != nil {
@@ -75,8 +75,8 @@ func (c *call) startVerify() *verifier {
 		}
 		v.term, v.since = t, t.End()
 		v.busy = time.Since(t.LastOutput()) < termBusy
-		if req.Text != nil {
-			v.echo = echoProbe(*req.Text)
+		if text := req.text("text"); text != nil {
+			v.echo = echoProbe(*text)
 		}
 	}
 	return v
@@ -116,17 +116,19 @@ func (v *verifier) finish(ctx context.Context) *wire.Verification {
 
 // actPoints: a pointer act's point (both ends of a drag), and where it
 // presses, which typing afterwards goes near; none for type and key.
-func actPoints(req *wire.Request) (points []image.Point, press *image.Point) {
-	if req.Op != wire.OpClick || req.X == nil || req.Y == nil {
+func actPoints(req *request) (points []image.Point, press *image.Point) {
+	x, y := req.intp("x"), req.intp("y")
+	if req.OpName != wire.OpClick || x == nil || y == nil {
 		return nil, nil
 	}
-	p := image.Point{X: *req.X, Y: *req.Y}
+	p := image.Point{X: *x, Y: *y}
 	points = []image.Point{p}
-	if req.Action == "drag" && req.ToX != nil && req.ToY != nil {
-		p = image.Point{X: *req.ToX, Y: *req.ToY} // the drop end
+	action := req.str("action")
+	if toX, toY := req.intp("toX"), req.intp("toY"); action == "drag" && toX != nil && toY != nil {
+		p = image.Point{X: *toX, Y: *toY} // the drop end
 		points = append(points, p)
 	}
-	if req.Action != "move" && req.Action != "scroll" {
+	if action != "move" && action != "scroll" {
 		press = &p
 	}
 	return points, press

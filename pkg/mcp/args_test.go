@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -161,22 +159,9 @@ func TestToolArgsAreTheOpsArgs(t *testing.T) {
 		}
 		fields := argsFields(spec.Args)
 		for _, a := range tool.Args {
-			if !slices.Contains(fields, a.Name) {
+			if _, ok := fields[a.Name]; !ok {
 				t.Errorf("%s: argument %q is not a field of %v (%v)", tool.Name, a.Name, spec.Args, fields)
 			}
 		}
 	}
-}
-
-// argsFields lists the JSON names of an Args type's fields, in order (the
-// embedded selector's first).
-func argsFields(t reflect.Type) []string {
-	var out []string
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.Anonymous && f.IsExported() && name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	return out
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"reflect"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -70,40 +71,63 @@ func fansOut(t *wire.Table, op string) bool {
 
 // RequiredFor returns what a whole request needs: its op and action, plus
 // local.files when it names a path on dvvd's own machine, plus, for
-// group_run, what its inner arguments need.
-func RequiredFor(t *wire.Table, req *wire.Request) []Capability {
-	if req == nil {
+// group_run, what its inner arguments need. m is the request: a pointer to
+// a wire.Request, or to the op's Args as dvvd decoded it.
+func RequiredFor(t *wire.Table, m any) []Capability {
+	if m == nil || m == (*wire.Request)(nil) {
 		return append([]Capability{}, unknownOp...)
 	}
+	op, action := wire.OpOf(m), wire.StringOf(m, "action")
 	var need []Capability
-	if fansOut(t, req.Op) {
-		inner := wire.Request{}
-		if len(req.Arguments) > 0 {
-			if err := json.Unmarshal(req.Arguments, &inner); err != nil {
-				// The daemon refuses malformed arguments; policy asks the most.
-				return append([]Capability{}, unknownOp...)
-			}
-		}
-		inner.Op = req.Action
-		if inner.Op == "" || fansOut(t, inner.Op) {
+	if fansOut(t, op) {
+		inner := action
+		if inner == "" || fansOut(t, inner) {
 			return append([]Capability{}, unknownOp...)
 		}
-		need = RequiredFor(t, &inner)
-		if namesLocalPath(t, req) {
+		args, ok := innerArgs(t, inner, m)
+		if !ok {
+			// The daemon refuses malformed arguments; policy asks the most.
+			return append([]Capability{}, unknownOp...)
+		}
+		need = RequiredFor(t, args)
+		if namesLocalPath(t, op, m) {
 			need = addCap(need, LocalFiles)
 		}
 		return need
 	}
-	need = Required(t, req.Op, req.Action)
-	if namesLocalPath(t, req) {
+	need = Required(t, op, action)
+	if namesLocalPath(t, op, m) {
 		need = addCap(need, LocalFiles)
 	}
-	if req.Op == wire.OpOpen && req.HostID != "" && req.Port != nil {
+	if op == wire.OpOpen && wire.Has(m, "hostId") && wire.Has(m, "port") {
 		// A saved host's credential goes where the host says. Sending it to
 		// another port is changing the host.
 		need = addCap(need, HostsWrite)
 	}
 	return need
+}
+
+// innerArgs reads a fan-out's arguments as a request of its inner op: into
+// that op's Args when the table knows it, else as a wire.Request (which
+// then names an op no table has).
+func innerArgs(t *wire.Table, op string, m any) (any, bool) {
+	var raw json.RawMessage
+	if f, ok := wire.FieldOf(m, "arguments"); ok {
+		raw, _ = f.Interface().(json.RawMessage)
+	}
+	if s, ok := table(t).Spec(op); ok && s.Args != nil {
+		a := reflect.New(s.Args)
+		if len(raw) > 0 && json.Unmarshal(raw, a.Interface()) != nil {
+			return nil, false
+		}
+		return a.Interface(), true
+	}
+	inner := &wire.Request{}
+	if len(raw) > 0 && json.Unmarshal(raw, inner) != nil {
+		return nil, false
+	}
+	inner.Op = op
+	return inner, true
 }
 
 // TerminalInput is what type and key need on a terminal limb, where they
@@ -113,14 +137,14 @@ var TerminalInput = []Capability{Control, Exec}
 // namesLocalPath reports whether a request reads or writes a file on the
 // machine dvvd runs on: it carries a field its op's Args tag
 // `dvv:"localpath"` (for its variant, when the tag names some).
-func namesLocalPath(t *wire.Table, req *wire.Request) bool {
-	s, ok := table(t).Spec(req.Op)
+func namesLocalPath(t *wire.Table, op string, m any) bool {
+	s, ok := table(t).Spec(op)
 	if !ok {
 		return false
 	}
-	variant := s.VariantOf(req)
+	variant := s.VariantOf(m)
 	for _, p := range wire.LocalPaths(s.Args) {
-		if p.In(variant) && req.Has(p.Field) {
+		if p.In(variant) && wire.Has(m, p.Field) {
 			return true
 		}
 	}

@@ -10,9 +10,10 @@ import (
 )
 
 // Args is one op's typed arguments: ClickArgs, ScreenArgs, … (args_gen.go,
-// written by internal/gen/args from Ops and Request). Each carries exactly
-// the fields its spec lists, under the same JSON names and Go types as
-// Request's, so the socket format is the same whichever side is typed.
+// written by internal/gen/args from Ops and Request). Each embeds the
+// Envelope and carries exactly the fields its spec lists, under the same
+// JSON names and Go types as Request's, so the socket format is the same
+// whichever side is typed; dvvd decodes a line straight into it.
 type Args interface {
 	Op() string
 }
@@ -64,8 +65,8 @@ func makePlan(t reflect.Type) (*argsPlan, error) {
 			continue
 		}
 		name := jsonName(f)
-		if name == "" {
-			continue
+		if name == "" || inEnvelope(t, f) {
+			continue // the envelope is the request's own, not an op field
 		}
 		i, ok := requestFields()[name]
 		if !ok {
@@ -107,40 +108,13 @@ func RequestOf(a Args) *Request {
 	return req
 }
 
-// ArgsFrom copies a request's fields into A, the op's Args. The request is
-// expected to have passed its spec's Check: fields A does not have are
-// absent from it.
-func ArgsFrom[A Args](req *Request) (A, error) {
-	var a A
-	err := copyArgs(reflect.ValueOf(&a).Elem(), req)
-	return a, err
-}
-
-// ArgsOf is ArgsFrom for an op known by its spec: the request's fields in
-// a new value of s.Args.
-func (s *OpSpec) ArgsOf(req *Request) (Args, error) {
-	if s.Args == nil {
-		return nil, fmt.Errorf("wire: op %s names no Args type", s.Name)
+// inEnvelope reports whether f, a visible field of the Args type t, is
+// one of its embedded Envelope's.
+func inEnvelope(t reflect.Type, f reflect.StructField) bool {
+	for _, i := range f.Index[:len(f.Index)-1] {
+		if t = t.Field(i).Type; t == reflect.TypeFor[Envelope]() {
+			return true
+		}
 	}
-	v := reflect.New(s.Args).Elem()
-	if err := copyArgs(v, req); err != nil {
-		return nil, err
-	}
-	a, ok := v.Interface().(Args)
-	if !ok {
-		return nil, fmt.Errorf("wire: %v has no Op method", s.Args)
-	}
-	return a, nil
-}
-
-func copyArgs(av reflect.Value, req *Request) error {
-	p, err := planFor(av.Type())
-	if err != nil {
-		return err
-	}
-	rv := reflect.ValueOf(req).Elem()
-	for i := range p.args {
-		av.FieldByIndex(p.args[i]).Set(rv.FieldByIndex(p.req[i]))
-	}
-	return nil
+	return false
 }

@@ -8,31 +8,40 @@ import (
 )
 
 // HelloArgs are the arguments of op hello.
-type HelloArgs struct{}
+type HelloArgs struct {
+	Envelope
+}
 
 // Op is "hello".
 func (HelloArgs) Op() string { return "hello" }
 
 // AttachArgs are the arguments of op attach.
-type AttachArgs struct{}
+type AttachArgs struct {
+	Envelope
+}
 
 // Op is "attach".
 func (AttachArgs) Op() string { return "attach" }
 
 // PingArgs are the arguments of op ping.
-type PingArgs struct{}
+type PingArgs struct {
+	Envelope
+}
 
 // Op is "ping".
 func (PingArgs) Op() string { return "ping" }
 
 // LimbsArgs are the arguments of op limbs.
-type LimbsArgs struct{}
+type LimbsArgs struct {
+	Envelope
+}
 
 // Op is "limbs".
 func (LimbsArgs) Op() string { return "limbs" }
 
 // OpenArgs are the arguments of op open.
 type OpenArgs struct {
+	Envelope
 	HostID   string `json:"hostId,omitempty"`
 	Address  string `json:"address,omitempty"`
 	Port     *int   `json:"port,omitempty"`     // 1..65535; 5900 vnc, 3389 rdp, 22 ssh; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`
@@ -46,6 +55,7 @@ func (OpenArgs) Op() string { return "open" }
 
 // CloseArgs are the arguments of op close.
 type CloseArgs struct {
+	Envelope
 	LimbID string `json:"limbId,omitempty"` // required
 }
 
@@ -54,6 +64,7 @@ func (CloseArgs) Op() string { return "close" }
 
 // ReconnectArgs are the arguments of op reconnect.
 type ReconnectArgs struct {
+	Envelope
 	Target
 	TimeoutMs *int `json:"timeoutMs,omitempty"` // at least 0; 20000, clamped to 60000
 }
@@ -63,6 +74,7 @@ func (ReconnectArgs) Op() string { return "reconnect" }
 
 // StatusArgs are the arguments of op status.
 type StatusArgs struct {
+	Envelope
 	Target
 }
 
@@ -71,6 +83,7 @@ func (StatusArgs) Op() string { return "status" }
 
 // SignalsArgs are the arguments of op signals.
 type SignalsArgs struct {
+	Envelope
 	Target
 }
 
@@ -79,6 +92,7 @@ func (SignalsArgs) Op() string { return "signals" }
 
 // ControlArgs are the arguments of op control.
 type ControlArgs struct {
+	Envelope
 	Target
 	Action string `json:"action,omitempty"` // acquire, release, status, yield, yield_status; required
 	Reason string `json:"reason,omitempty"` // acquire/release/yield only
@@ -90,6 +104,7 @@ func (ControlArgs) Op() string { return "control" }
 
 // TakeoverArgs are the arguments of op takeover.
 type TakeoverArgs struct {
+	Envelope
 	Target
 	Reason string `json:"reason,omitempty"`
 }
@@ -99,6 +114,7 @@ func (TakeoverArgs) Op() string { return "takeover" }
 
 // HandbackArgs are the arguments of op handback.
 type HandbackArgs struct {
+	Envelope
 	Target
 }
 
@@ -107,6 +123,7 @@ func (HandbackArgs) Op() string { return "handback" }
 
 // PauseArgs are the arguments of op pause.
 type PauseArgs struct {
+	Envelope
 	Target
 	Action string `json:"action,omitempty"` // pause, resume; required
 	All    bool   `json:"all,omitempty"`    // pause only; every limb, also limbs opened later
@@ -117,6 +134,7 @@ func (PauseArgs) Op() string { return "pause" }
 
 // ShareArgs are the arguments of op share.
 type ShareArgs struct {
+	Envelope
 	Target
 	Action   string `json:"action,omitempty"`   // start, stop; start when absent
 	ViewOnly bool   `json:"viewOnly,omitempty"` // start only
@@ -129,6 +147,7 @@ func (ShareArgs) Op() string { return "share" }
 
 // ViewerArgs are the arguments of op viewer.
 type ViewerArgs struct {
+	Envelope
 	Action string `json:"action,omitempty"` // open, watch; open when absent; watch gives a read-only link
 	LimbID string `json:"limbId,omitempty"` // the page to open
 }
@@ -138,6 +157,7 @@ func (ViewerArgs) Op() string { return "viewer" }
 
 // ClickArgs are the arguments of op click.
 type ClickArgs struct {
+	Envelope
 	Target
 	Action         string   `json:"action,omitempty"` // move, click, double, right, middle, drag, scroll; required
 	Generation     *uint64  `json:"generation,omitempty"`
@@ -158,6 +178,7 @@ func (ClickArgs) Op() string { return "click" }
 
 // TypeArgs are the arguments of op type.
 type TypeArgs struct {
+	Envelope
 	Target
 	Text     *string `json:"text,omitempty"`     // required
 	Wpm      *int    `json:"wpm,omitempty"`      // 1..100000
@@ -169,6 +190,7 @@ func (TypeArgs) Op() string { return "type" }
 
 // KeyArgs are the arguments of op key.
 type KeyArgs struct {
+	Envelope
 	Target
 	Keys     string `json:"keys,omitempty"`     // required
 	VerifyMs *int   `json:"verifyMs,omitempty"` // 0..5000; 300; 0 answers at once, `dispatched`
@@ -179,6 +201,7 @@ func (KeyArgs) Op() string { return "key" }
 
 // ScreenArgs are the arguments of op screen.
 type ScreenArgs struct {
+	Envelope
 	Target
 	Form      string   `json:"form,omitempty"`                // full, region, damage-crop
 	Region    *Region  `json:"region,omitempty"`              // region only; required; {x,y,w,h}
@@ -194,6 +217,7 @@ func (ScreenArgs) Op() string { return "screen" }
 
 // WaitArgs are the arguments of op wait.
 type WaitArgs struct {
+	Envelope
 	Target
 	Until     string  `json:"until,omitempty"`     // connected, screen-stable, screen-changed, text, text-gone, idle, exit; required
 	Text      *string `json:"text,omitempty"`      // text/text-gone only; required
@@ -207,6 +231,7 @@ func (WaitArgs) Op() string { return "wait" }
 
 // ExpectArgs are the arguments of op expect.
 type ExpectArgs struct {
+	Envelope
 	Target
 	TemplateBase64 string   `json:"templateBase64,omitempty"` // required; PNG, at most 1024x1024
 	Region         *Region  `json:"region,omitempty"`         // {x,y,w,h}: where to look
@@ -219,6 +244,7 @@ func (ExpectArgs) Op() string { return "expect" }
 
 // FindArgs are the arguments of op find.
 type FindArgs struct {
+	Envelope
 	Target
 	Text   *string `json:"text,omitempty"`   // none: every line
 	Region *Region `json:"region,omitempty"` // {x,y,w,h}
@@ -230,6 +256,7 @@ func (FindArgs) Op() string { return "find" }
 
 // ClipboardArgs are the arguments of op clipboard.
 type ClipboardArgs struct {
+	Envelope
 	Target
 	Action string  `json:"action,omitempty"` // get, set; required
 	Text   *string `json:"text,omitempty"`   // set only; required; ≤ 1 MiB
@@ -240,6 +267,7 @@ func (ClipboardArgs) Op() string { return "clipboard" }
 
 // RunArgs are the arguments of op run.
 type RunArgs struct {
+	Envelope
 	Target
 	Command        string `json:"command,omitempty"` // required
 	Cwd            string `json:"cwd,omitempty"`
@@ -252,6 +280,7 @@ func (RunArgs) Op() string { return "run" }
 
 // TermReadArgs are the arguments of op term_read.
 type TermReadArgs struct {
+	Envelope
 	Target
 	Since string `json:"since,omitempty"`
 }
@@ -261,6 +290,7 @@ func (TermReadArgs) Op() string { return "term_read" }
 
 // TermSendArgs are the arguments of op term_send.
 type TermSendArgs struct {
+	Envelope
 	Target
 	Text     *string `json:"text,omitempty"`     // ≤ 1 MiB
 	BytesHex string  `json:"bytesHex,omitempty"` // ≤ 1 MiB of bytes
@@ -272,6 +302,7 @@ func (TermSendArgs) Op() string { return "term_send" }
 
 // FilesArgs are the arguments of op files.
 type FilesArgs struct {
+	Envelope
 	Target
 	Action        string `json:"action,omitempty"`                   // list, get, put, mkdir, remove, rename, home; required
 	Path          string `json:"path,omitempty"`                     // list/get/put/mkdir/remove/rename only; required for get/put/mkdir/remove/rename
@@ -288,6 +319,7 @@ func (FilesArgs) Op() string { return "files" }
 
 // TransferArgs are the arguments of op transfer.
 type TransferArgs struct {
+	Envelope
 	Target
 	Action     string `json:"action,omitempty"`     // status, cancel; required
 	TransferID string `json:"transferId,omitempty"` // required for cancel
@@ -298,6 +330,7 @@ func (TransferArgs) Op() string { return "transfer" }
 
 // HistoryArgs are the arguments of op history.
 type HistoryArgs struct {
+	Envelope
 	Target
 }
 
@@ -306,6 +339,7 @@ func (HistoryArgs) Op() string { return "history" }
 
 // HostsArgs are the arguments of op hosts.
 type HostsArgs struct {
+	Envelope
 	Discovered bool `json:"discovered,omitempty"`
 }
 
@@ -314,6 +348,7 @@ func (HostsArgs) Op() string { return "hosts" }
 
 // HostAddArgs are the arguments of op host_add.
 type HostAddArgs struct {
+	Envelope
 	Host     *HostSpec `json:"host,omitempty"`     // required; {name, protocol, address, port, user, domain, sshPort, sshUser, record}
 	Password string    `json:"password,omitempty"` // to the keychain only
 }
@@ -323,6 +358,7 @@ func (HostAddArgs) Op() string { return "host_add" }
 
 // HostRemoveArgs are the arguments of op host_remove.
 type HostRemoveArgs struct {
+	Envelope
 	HostID string `json:"hostId,omitempty"` // or the envelope's `name`
 }
 
@@ -331,6 +367,7 @@ func (HostRemoveArgs) Op() string { return "host_remove" }
 
 // HostTrustArgs are the arguments of op host_trust.
 type HostTrustArgs struct {
+	Envelope
 	Address     string `json:"address,omitempty"` // required
 	Port        *int   `json:"port,omitempty"`    // 1..65535
 	Protocol    string `json:"protocol,omitempty"`
@@ -342,6 +379,7 @@ func (HostTrustArgs) Op() string { return "host_trust" }
 
 // GroupOpenArgs are the arguments of op group_open.
 type GroupOpenArgs struct {
+	Envelope
 	HostIDs   []string `json:"hostIds,omitempty"`
 	Addresses []string `json:"addresses,omitempty"` // host:port
 	Protocol  string   `json:"protocol,omitempty"`  // needed with addresses
@@ -353,6 +391,7 @@ func (GroupOpenArgs) Op() string { return "group_open" }
 
 // GroupListArgs are the arguments of op group_list.
 type GroupListArgs struct {
+	Envelope
 	GroupID string `json:"groupId,omitempty"`
 }
 
@@ -361,6 +400,7 @@ func (GroupListArgs) Op() string { return "group_list" }
 
 // GroupGrowArgs are the arguments of op group_grow.
 type GroupGrowArgs struct {
+	Envelope
 	GroupID   string   `json:"groupId,omitempty"` // required
 	HostIDs   []string `json:"hostIds,omitempty"`
 	Addresses []string `json:"addresses,omitempty"`
@@ -373,6 +413,7 @@ func (GroupGrowArgs) Op() string { return "group_grow" }
 
 // GroupShrinkArgs are the arguments of op group_shrink.
 type GroupShrinkArgs struct {
+	Envelope
 	GroupID string `json:"groupId,omitempty"` // required
 	N       *int   `json:"n,omitempty"`       // required; at least 1
 }
@@ -382,6 +423,7 @@ func (GroupShrinkArgs) Op() string { return "group_shrink" }
 
 // GroupCloseArgs are the arguments of op group_close.
 type GroupCloseArgs struct {
+	Envelope
 	GroupID string `json:"groupId,omitempty"` // required
 }
 
@@ -390,6 +432,7 @@ func (GroupCloseArgs) Op() string { return "group_close" }
 
 // GroupRunArgs are the arguments of op group_run.
 type GroupRunArgs struct {
+	Envelope
 	GroupID   string          `json:"groupId,omitempty"`                // required
 	Action    string          `json:"action,omitempty"`                 // wait, screen, status, signals, type, key, click, run; required
 	Arguments json.RawMessage `json:"arguments,omitempty"`              // the tool's arguments minus the selector
@@ -401,6 +444,7 @@ func (GroupRunArgs) Op() string { return "group_run" }
 
 // TokenCreateArgs are the arguments of op token_create.
 type TokenCreateArgs struct {
+	Envelope
 	Role string   `json:"role,omitempty"`
 	Caps []string `json:"caps,omitempty"`
 }
@@ -409,13 +453,16 @@ type TokenCreateArgs struct {
 func (TokenCreateArgs) Op() string { return "token_create" }
 
 // TokenListArgs are the arguments of op token_list.
-type TokenListArgs struct{}
+type TokenListArgs struct {
+	Envelope
+}
 
 // Op is "token_list".
 func (TokenListArgs) Op() string { return "token_list" }
 
 // TokenRevokeArgs are the arguments of op token_revoke.
 type TokenRevokeArgs struct {
+	Envelope
 	TokenID string `json:"tokenId,omitempty"` // required
 }
 
@@ -424,6 +471,7 @@ func (TokenRevokeArgs) Op() string { return "token_revoke" }
 
 // SubscribeArgs are the arguments of op subscribe.
 type SubscribeArgs struct {
+	Envelope
 	Events []string `json:"events,omitempty"`
 }
 
@@ -432,6 +480,7 @@ func (SubscribeArgs) Op() string { return "subscribe" }
 
 // CancelArgs are the arguments of op cancel.
 type CancelArgs struct {
+	Envelope
 	Cancels json.RawMessage `json:"cancels,omitempty"` // required
 }
 
@@ -439,13 +488,16 @@ type CancelArgs struct {
 func (CancelArgs) Op() string { return "cancel" }
 
 // ShutdownArgs are the arguments of op shutdown.
-type ShutdownArgs struct{}
+type ShutdownArgs struct {
+	Envelope
+}
 
 // Op is "shutdown".
 func (ShutdownArgs) Op() string { return "shutdown" }
 
 // RecordArgs are the arguments of op record.
 type RecordArgs struct {
+	Envelope
 	Target
 	Action string `json:"action,omitempty"` // start, stop, list
 }
@@ -454,13 +506,17 @@ type RecordArgs struct {
 func (RecordArgs) Op() string { return "record" }
 
 // HealthArgs are the arguments of op health.
-type HealthArgs struct{}
+type HealthArgs struct {
+	Envelope
+}
 
 // Op is "health".
 func (HealthArgs) Op() string { return "health" }
 
 // ReportArgs are the arguments of op report.
-type ReportArgs struct{}
+type ReportArgs struct {
+	Envelope
+}
 
 // Op is "report".
 func (ReportArgs) Op() string { return "report" }

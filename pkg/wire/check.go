@@ -31,9 +31,9 @@ var requestFields = sync.OnceValue(func() map[string]int {
 // outside its field's bounds. Handlers rely on it and on CheckRequired and
 // do not check these again. Presence is a non-zero value: every optional
 // field of Request is a pointer, a slice or omitted when empty.
-func (s *OpSpec) Check(req *Request) *Error {
-	v := reflect.ValueOf(req).Elem()
-	variant := s.VariantOf(req)
+func (s *OpSpec) Check(m any) *Error {
+	v := reflect.ValueOf(m).Elem()
+	variant := s.VariantOf(m)
 	if s.Variant != "" {
 		if variant != "" && !s.HasVariant(variant) {
 			return Errorf(BadRequest, "%s %q is not one of %s", s.Variant, variant, strings.Join(s.Variants, ", "))
@@ -41,10 +41,9 @@ func (s *OpSpec) Check(req *Request) *Error {
 	}
 	// Walk the struct in field order so the first offending field named is
 	// stable from one run to the next.
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		fv := v.Field(i)
+	fs := fieldsOf(v.Type())
+	for i, name := range fs.names {
+		fv := v.FieldByIndex(fs.paths[i])
 		if envelope[name] || fv.IsZero() {
 			continue
 		}
@@ -67,32 +66,23 @@ func (s *OpSpec) Check(req *Request) *Error {
 	return nil
 }
 
-// VariantOf is the value of the op's variant field in req ("" when the op
-// has none or the request leaves it out).
-func (s *OpSpec) VariantOf(req *Request) string {
+// VariantOf is the value of the op's variant field in m, a pointer to a
+// Request or to the op's Args ("" when the op has none or m leaves it out).
+func (s *OpSpec) VariantOf(m any) string {
 	if s.Variant == "" {
 		return ""
 	}
-	i, ok := requestFields()[s.Variant]
-	if !ok {
-		return ""
-	}
-	variant, _ := reflect.ValueOf(req).Elem().Field(i).Interface().(string)
-	return variant
+	return StringOf(m, s.Variant)
 }
 
 // CheckRequired refuses, as BAD_REQUEST naming it, a request that lacks a
 // field required for its variant. dvvd runs it after Check, once the limb
 // is known to be of the op's kind (a wrong kind is the better answer).
-func (s *OpSpec) CheckRequired(req *Request) *Error {
-	v := reflect.ValueOf(req).Elem()
-	variant := ""
-	if s.Variant != "" {
-		variant, _ = v.Field(requestFields()[s.Variant]).Interface().(string)
-	}
+func (s *OpSpec) CheckRequired(m any) *Error {
+	variant := s.VariantOf(m)
 	for i := range s.Fields {
 		f := &s.Fields[i]
-		if f.RequiredFor(variant) && v.Field(requestFields()[f.Name]).IsZero() {
+		if f.RequiredFor(variant) && !Has(m, f.Name) {
 			return s.missing(f, variant)
 		}
 	}
@@ -129,7 +119,4 @@ func orList(vs []string) string {
 
 // Has reports whether the request carries the field of that JSON name
 // (a non-zero value, as Check counts presence).
-func (r *Request) Has(field string) bool {
-	i, ok := requestFields()[field]
-	return ok && !reflect.ValueOf(r).Elem().Field(i).IsZero()
-}
+func (r *Request) Has(field string) bool { return Has(r, field) }

@@ -5,11 +5,11 @@ import (
 )
 
 // ArgsFields lists the JSON names of an Args type's fields, in order
-// (the embedded selector's first).
+// (the embedded selector's first), without the envelope every Args embeds.
 func ArgsFields(t reflect.Type) []string {
 	var out []string
 	for _, f := range reflect.VisibleFields(t) {
-		if !f.Anonymous && f.IsExported() && jsonName(f) != "" {
+		if !f.Anonymous && f.IsExported() && jsonName(f) != "" && !inEnvelope(t, f) {
 			out = append(out, jsonName(f))
 		}
 	}

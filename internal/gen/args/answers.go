@@ -20,10 +20,9 @@ var envelopeFields = []string{"result", "id", "code", "message", "next", "cause"
 
 // RenderAnswers returns answers_gen.go, per op a struct with exactly the
 // spec's AnswerFields under Response's Go names, types and JSON tags (in
-// Response's order), and answer_lines_gen.go, per op its Response method
-// (the line dvvd sends) and its From function (what a client reads of a
-// line).
-func RenderAnswers() (types, lines []byte, err error) {
+// Response's order): dvvd writes an answer's line straight from it, and a
+// client reads it from a line with wire.AnswerFrom.
+func RenderAnswers() (types []byte, err error) {
 	byJSON := map[string]reflect.StructField{}
 	var order []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[wire.Response]()) {
@@ -31,18 +30,17 @@ func RenderAnswers() (types, lines []byte, err error) {
 		byJSON[name] = f
 		order = append(order, name)
 	}
-	var w, l bytes.Buffer
+	var w bytes.Buffer
 	w.WriteString(answerHeader + "package wire\n\nimport \"reflect\"\n\n")
-	l.WriteString(answerHeader + "package wire\n\n")
 	for i := range wire.Ops() {
 		s := &wire.Ops()[i]
 		want := s.AnswerFields()
 		for _, n := range want {
 			if _, ok := byJSON[n]; !ok {
-				return nil, nil, fmt.Errorf("op %s: answer field %q is not a field of wire.Response", s.Name, n)
+				return nil, fmt.Errorf("op %s: answer field %q is not a field of wire.Response", s.Name, n)
 			}
 			if slices.Contains(envelopeFields, n) {
-				return nil, nil, fmt.Errorf("op %s: %q is on every answer line; it is not an op's answer field", s.Name, n)
+				return nil, fmt.Errorf("op %s: %q is on every answer line; it is not an op's answer field", s.Name, n)
 			}
 		}
 		var fields []reflect.StructField
@@ -63,19 +61,6 @@ func RenderAnswers() (types, lines []byte, err error) {
 			w.WriteString("}\n\n")
 		}
 		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, name)
-		fmt.Fprintf(&l, "// Response is the answer's line: result %q and the answer's fields.\nfunc (a *%s) Response() *Response {\nreturn &Response{Result: %[1]q", s.Name, name)
-		for _, f := range fields {
-			fmt.Fprintf(&l, ", %s: a.%[1]s", f.Name)
-		}
-		l.WriteString("}\n}\n\n")
-		fmt.Fprintf(&l, "// %sFrom reads op %s's answer from a line, without the fields it does not declare.\nfunc %[1]sFrom(r *Response) *%[1]s {\nreturn &%[1]s{", name, s.Name)
-		for j, f := range fields {
-			if j > 0 {
-				l.WriteString(", ")
-			}
-			fmt.Fprintf(&l, "%s: r.%[1]s", f.Name)
-		}
-		l.WriteString("}\n}\n\n")
 	}
 	w.WriteString("// answerTypeMap names each op's answer type; the op table puts it in the op's spec.\nfunc answerTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
 	for _, s := range wire.Ops() {
@@ -83,10 +68,7 @@ func RenderAnswers() (types, lines []byte, err error) {
 	}
 	w.WriteString("}\n}\n")
 	if types, err = format.Source(w.Bytes()); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", AnswerFile, err)
+		return nil, fmt.Errorf("%s: %v", AnswerFile, err)
 	}
-	if lines, err = format.Source(l.Bytes()); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", AnswerLineFile, err)
-	}
-	return types, lines, nil
+	return types, nil
 }
