@@ -36,13 +36,14 @@ type actLog struct {
 }
 
 func (g *actLog) add(req *request, by, outcome string, at time.Time) {
-	a := Act{TimeMs: at.UnixMilli(), Op: req.OpName, Action: req.str("action"), By: by, Keys: req.str("keys"), Outcome: outcome,
-		X: req.intp("x"), Y: req.intp("y"), ToX: req.intp("toX"), ToY: req.intp("toY")}
-	if text := req.text("text"); text != nil {
-		a.TextLen = len([]rune(*text))
+	in := req.gist()
+	a := Act{TimeMs: at.UnixMilli(), Op: req.OpName, Action: in.Action, By: by, Keys: in.Keys, Outcome: outcome,
+		X: in.X, Y: in.Y, ToX: in.ToX, ToY: in.ToY}
+	if in.Text != nil {
+		a.TextLen = len([]rune(*in.Text))
 	}
-	if hex := req.str("bytesHex"); hex != "" {
-		a.TextLen = len(hex) / 2
+	if in.BytesHex != "" {
+		a.TextLen = len(in.BytesHex) / 2
 	}
 	if req.OpName == wire.OpClick && a.Action == "" {
 		a.Action = "click"

@@ -279,7 +279,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 		var we *wire.Error
 		if spec.GoneIsDone && errors.As(err, &we) && we.Code == wire.LimbGone {
 			// idempotent: already gone is success
-			return reply{resp: &wire.Response{Result: req.OpName, LimbID: req.str("limbId"), Dispatched: "the limb was already gone"}}
+			return reply{resp: &wire.Response{Result: req.OpName, LimbID: req.target().LimbID, Dispatched: "the limb was already gone"}}
 		}
 		return failed(err)
 	}
@@ -300,8 +300,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 	} else {
 		v := cl.startVerify()
 		r, err = fn(cl)
-		if err == nil && v != nil {
-			setField(r, "verification", v.finish(ctx))
+		if va, ok := r.(wire.Verifiable); ok && err == nil && v != nil {
+			va.SetVerification(v.finish(ctx))
 		} else {
 			v.stop()
 		}
@@ -316,8 +316,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 		l.history.add(req.OpName, att.name, outcome, historyDetail(req), start)
 	}
 	var verified *wire.Verification
-	if f, ok := wire.FieldOf(r, "verification"); ok && err == nil {
-		verified, _ = f.Interface().(*wire.Verification)
+	if va, ok := r.(wire.Verifiable); ok && err == nil {
+		verified = va.Verified()
 	}
 	if spec.Recorded {
 		l.noteAct(req, att.name, outcome, verified, start)
@@ -332,8 +332,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 		}
 		return failed(err)
 	}
-	if f, ok := wire.FieldOf(r, "limbId"); ok && f.String() == "" {
-		f.SetString(l.id)
+	if la, ok := r.(wire.LimbAnswered); ok {
+		la.FillLimbID(l.id)
 	}
 	return reply{ans: r}
 }
@@ -341,14 +341,15 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 // historyDetail is a short, secret-free description of a request: the
 // action and counts, never text, pixels or paths' contents.
 func historyDetail(req *request) string {
-	s := req.str("action")
-	if text := req.text("text"); text != nil {
-		s += fmt.Sprintf(" (%d chars)", len([]rune(*text)))
+	g := req.gist()
+	s := g.Action
+	if g.Text != nil {
+		s += fmt.Sprintf(" (%d chars)", len([]rune(*g.Text)))
 	}
-	if until := req.str("until"); until != "" {
-		s += " until=" + until
+	if g.Until != "" {
+		s += " until=" + g.Until
 	}
-	if req.str("keys") != "" {
+	if g.Keys != "" {
 		s += " keys"
 	}
 	return s

@@ -421,7 +421,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		return nil, err
 	}
 	if env := probe.Head(); env.OpName != "" || env.ID != nil || env.Name != "" || env.Token != "" || env.Session != "" ||
-		wire.Has(probe, "limbId") || wire.Has(probe, "groupId") || wire.Has(probe, "member") {
+		wire.SelectionOf(probe) != (wire.Target{}) {
 		return nil, wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
 	}
 	outDir := a.OutDir
@@ -448,9 +448,11 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	for i, m := range members {
 		args, _ := decode() // decoded once already: the same bytes decode again
 		args.Head().OpName = action
-		setArg(args, "limbId", m.limbID)
-		if outDir != "" {
-			setArg(args, "out", filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[wire.StringOf(args, "format") == "jpeg"])))
+		if t, ok := args.(interface{ Aim(string) }); ok {
+			t.Aim(m.limbID) // every op group_run runs takes the selector
+		}
+		if s, ok := args.(*wire.ScreenArgs); ok && outDir != "" {
+			s.Out = filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[s.Format == "jpeg"]))
 		}
 		go func() {
 			defer finished.Done()
@@ -478,12 +480,5 @@ func waitBarrier(ctx context.Context) {
 	if b, ok := ctx.Value(barrierKey{}).(*sync.WaitGroup); ok {
 		b.Done()
 		b.Wait()
-	}
-}
-
-// setArg sets a text field of a member's Args by its JSON name.
-func setArg(args wire.Enveloped, name, value string) {
-	if f, ok := wire.FieldOf(args, name); ok {
-		f.SetString(value)
 	}
 }

@@ -247,10 +247,11 @@ func (l *Limb) noteAct(req *request, att string, outcome string, v *wire.Verific
 	if rec == nil {
 		return
 	}
-	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.OpName, Action: req.str("action"), Attachment: att,
-		X: req.intp("x"), Y: req.intp("y"), ToX: req.intp("toX"), ToY: req.intp("toY"), Keys: req.str("keys"), Outcome: outcome}
-	if text := req.text("text"); text != nil {
-		n := len([]rune(*text))
+	g := req.gist()
+	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.OpName, Action: g.Action, Attachment: att,
+		X: g.X, Y: g.Y, ToX: g.ToX, ToY: g.ToY, Keys: g.Keys, Outcome: outcome}
+	if g.Text != nil {
+		n := len([]rune(*g.Text))
 		a.TextLen = &n
 	}
 	if v != nil {

@@ -3,7 +3,6 @@ package daemon
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -55,13 +54,6 @@ func answerLine(id json.RawMessage, a wire.Answer) ([]byte, error) {
 		return append(append(line, ','), body[1:]...), nil
 	}
 	return append(line, '}'), nil
-}
-
-// setField sets the answer field of that JSON name, when the answer has it.
-func setField(a wire.Answer, name string, v any) {
-	if f, ok := wire.FieldOf(a, name); ok && f.CanSet() {
-		f.Set(reflect.ValueOf(v))
-	}
 }
 
 // reply writes a request's reply with its id.

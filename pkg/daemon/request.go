@@ -83,14 +83,10 @@ func decodeEnvelope(line []byte, env *wire.Envelope) error {
 	return nil
 }
 
-// str, intp and text read a field of the request's Args by its JSON name,
-// for what every op shares (history, acts, verification, policy): the
-// handler reads its typed Args instead.
-func (r *request) str(name string) string   { return wire.StringOf(r.args, name) }
-func (r *request) intp(name string) *int    { return wire.IntOf(r.args, name) }
-func (r *request) text(name string) *string { return wire.TextOf(r.args, name) }
+// gist is what every op shares (history, acts, verification, address
+// checks), read from the request's Args; the handler reads its typed Args
+// instead.
+func (r *request) gist() wire.Gist { return wire.GistOf(r.args) }
 
 // target is the request's selector trio.
-func (r *request) target() wire.Target {
-	return wire.Target{LimbID: r.str("limbId"), GroupID: r.str("groupId"), Member: r.intp("member")}
-}
+func (r *request) target() wire.Target { return wire.SelectionOf(r.args) }

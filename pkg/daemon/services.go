@@ -315,7 +315,8 @@ func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, er
 // password: such an address would otherwise become a limb's host name and
 // be logged and shown everywhere.
 func checkAddresses(req *request) error {
-	proto := req.str("protocol")
+	g := req.gist()
+	proto := g.Protocol
 	if req.OpName == wire.OpHostTrust && proto == "" {
 		proto = wire.ProtoSSH
 	}
@@ -326,17 +327,12 @@ func checkAddresses(req *request) error {
 		_, err := hosts.ParseAddress(protocol, a)
 		return err
 	}
-	addrs := []string{req.str("address")}
-	if f, ok := wire.FieldOf(req.args, "addresses"); ok {
-		addrs = append(addrs, f.Interface().([]string)...)
-	}
-	for _, a := range addrs {
+	for _, a := range append([]string{g.Address}, g.Addresses...) {
 		if err := check(proto, a); err != nil {
 			return err
 		}
 	}
-	if f, ok := wire.FieldOf(req.args, "host"); ok && !f.IsNil() {
-		h := f.Interface().(*wire.HostSpec)
+	if h := g.Host; h != nil {
 		if err := check(strings.ToLower(h.Protocol), h.Address); err != nil {
 			return err
 		}

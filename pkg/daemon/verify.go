@@ -52,15 +52,16 @@ func (c *call) startVerify() *verifier {
 	if spec, ok := c.d.cfg.Ops.Spec(req.OpName); !ok || !spec.Dispatches || c.l == nil { // the acts
 		return nil
 	}
+	g := req.gist()
 	ms := wire.DefaultVerifyMs
-	if verifyMs := req.intp("verifyMs"); verifyMs != nil {
-		ms = *verifyMs
+	if g.VerifyMs != nil {
+		ms = *g.VerifyMs
 	}
 	v := &verifier{window: time.Duration(ms) * time.Millisecond}
 	var points []image.Point
 	if c.l.dsk != nil {
 		v.motion = c.l.dsk.motion
-		points, v.press = actPoints(req)
+		points, v.press = actPoints(req.OpName, g)
 	}
 	if ms == 0 {
 		return v
@@ -75,8 +76,8 @@ func (c *call) startVerify() *verifier {
 		}
 		v.term, v.since = t, t.End()
 		v.busy = time.Since(t.LastOutput()) < termBusy
-		if text := req.text("text"); text != nil {
-			v.echo = echoProbe(*text)
+		if g.Text != nil {
+			v.echo = echoProbe(*g.Text)
 		}
 	}
 	return v
@@ -116,19 +117,17 @@ func (v *verifier) finish(ctx context.Context) *wire.Verification {
 
 // actPoints: a pointer act's point (both ends of a drag), and where it
 // presses, which typing afterwards goes near; none for type and key.
-func actPoints(req *request) (points []image.Point, press *image.Point) {
-	x, y := req.intp("x"), req.intp("y")
-	if req.OpName != wire.OpClick || x == nil || y == nil {
+func actPoints(op string, g wire.Gist) (points []image.Point, press *image.Point) {
+	if op != wire.OpClick || g.X == nil || g.Y == nil {
 		return nil, nil
 	}
-	p := image.Point{X: *x, Y: *y}
+	p := image.Point{X: *g.X, Y: *g.Y}
 	points = []image.Point{p}
-	action := req.str("action")
-	if toX, toY := req.intp("toX"), req.intp("toY"); action == "drag" && toX != nil && toY != nil {
-		p = image.Point{X: *toX, Y: *toY} // the drop end
+	if g.Action == "drag" && g.ToX != nil && g.ToY != nil {
+		p = image.Point{X: *g.ToX, Y: *g.ToY} // the drop end
 		points = append(points, p)
 	}
-	if action != "move" && action != "scroll" {
+	if g.Action != "move" && g.Action != "scroll" {
 		press = &p
 	}
 	return points, press

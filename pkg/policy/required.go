@@ -77,7 +77,7 @@ func RequiredFor(t *wire.Table, m any) []Capability {
 	if m == nil || m == (*wire.Request)(nil) {
 		return append([]Capability{}, unknownOp...)
 	}
-	op, action := wire.OpOf(m), wire.StringOf(m, "action")
+	op, action := wire.OpOf(m), actionOf(m)
 	var need []Capability
 	if fansOut(t, op) {
 		inner := action
@@ -99,7 +99,7 @@ func RequiredFor(t *wire.Table, m any) []Capability {
 	if namesLocalPath(t, op, m) {
 		need = addCap(need, LocalFiles)
 	}
-	if op == wire.OpOpen && wire.Has(m, "hostId") && wire.Has(m, "port") {
+	if op == wire.OpOpen && savedHostElsewhere(m) {
 		// A saved host's credential goes where the host says. Sending it to
 		// another port is changing the host.
 		need = addCap(need, HostsWrite)
@@ -112,8 +112,11 @@ func RequiredFor(t *wire.Table, m any) []Capability {
 // then names an op no table has).
 func innerArgs(t *wire.Table, op string, m any) (any, bool) {
 	var raw json.RawMessage
-	if f, ok := wire.FieldOf(m, "arguments"); ok {
-		raw, _ = f.Interface().(json.RawMessage)
+	switch m := m.(type) {
+	case *wire.Request:
+		raw = m.Arguments
+	case wire.Args:
+		raw = wire.GistOf(m).Arguments
 	}
 	if s, ok := table(t).Spec(op); ok && s.Args != nil {
 		a := reflect.New(s.Args)
@@ -128,6 +131,29 @@ func innerArgs(t *wire.Table, op string, m any) (any, bool) {
 	}
 	inner.Op = op
 	return inner, true
+}
+
+// actionOf is a request's action field ("" when its op has none).
+func actionOf(m any) string {
+	switch m := m.(type) {
+	case *wire.Request:
+		return m.Action
+	case wire.Args:
+		return wire.GistOf(m).Action
+	}
+	return ""
+}
+
+// savedHostElsewhere reports whether an open names a saved host and a
+// port of its own.
+func savedHostElsewhere(m any) bool {
+	switch m := m.(type) {
+	case *wire.Request:
+		return m.HostID != "" && m.Port != nil
+	case *wire.OpenArgs:
+		return m.HostID != "" && m.Port != nil
+	}
+	return false
 }
 
 // TerminalInput is what type and key need on a terminal limb, where they

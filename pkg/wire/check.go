@@ -69,10 +69,15 @@ func (s *OpSpec) Check(m any) *Error {
 // VariantOf is the value of the op's variant field in m, a pointer to a
 // Request or to the op's Args ("" when the op has none or m leaves it out).
 func (s *OpSpec) VariantOf(m any) string {
-	if s.Variant == "" {
-		return ""
+	switch m := m.(type) {
+	case Varied:
+		return m.Variant()
+	default: // a Request, or Args written by hand: read by the spec's name
+		if f, ok := FieldOf(m, s.Variant); ok && f.Kind() == reflect.String {
+			return f.String()
+		}
 	}
-	return StringOf(m, s.Variant)
+	return ""
 }
 
 // CheckRequired refuses, as BAD_REQUEST naming it, a request that lacks a

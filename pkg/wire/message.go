@@ -149,35 +149,6 @@ func Has(m any, name string) bool {
 	return ok && !f.IsZero()
 }
 
-// StringOf is a text field of m ("" when absent).
-func StringOf(m any, name string) string {
-	f, ok := FieldOf(m, name)
-	if !ok || f.Kind() != reflect.String {
-		return ""
-	}
-	return f.String()
-}
-
-// IntOf is a whole-number field of m given as *int (nil when absent).
-func IntOf(m any, name string) *int {
-	f, ok := FieldOf(m, name)
-	if !ok || f.IsNil() {
-		return nil
-	}
-	p, _ := f.Interface().(*int)
-	return p
-}
-
-// TextOf is a text field of m given as *string (nil when absent).
-func TextOf(m any, name string) *string {
-	f, ok := FieldOf(m, name)
-	if !ok || f.Kind() != reflect.Pointer || f.IsNil() {
-		return nil
-	}
-	p, _ := f.Interface().(*string)
-	return p
-}
-
 // OpOf is a message's op: a Request's Op field, an Args' Op method.
 func OpOf(m any) string {
 	switch m := m.(type) {

@@ -61,6 +61,7 @@ func RenderAnswers() (types []byte, err error) {
 			w.WriteString("}\n\n")
 		}
 		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, name)
+		answerAccessors(&w, s, fields)
 	}
 	w.WriteString("// answerTypeMap names each op's answer type; the op table puts it in the op's spec.\nfunc answerTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
 	for _, s := range wire.Ops() {

@@ -109,6 +109,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 		fmt.Fprintf(&w, "// %s are the arguments of op %s.\n", TypeName(s.Name), s.Name)
 		fmt.Fprintf(&w, "type %s struct {\nEnvelope\n", TypeName(s.Name))
 		sel := hasSelector(s)
+		var emitted []goField
 		if sel {
 			w.WriteString("Target\n")
 		}
@@ -122,6 +123,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 				return nil, nil, fmt.Errorf("op %s: field %q is not a field of wire.Request", s.Name, f.Name)
 			}
 			typ := strings.ReplaceAll(rf.Type.String(), "wire.", "")
+			emitted = append(emitted, goField{json: f.Name, name: rf.Name, typ: rf.Type})
 			fmt.Fprintf(&w, "%s %s `%s%s`", rf.Name, typ, rf.Tag, localTag(f))
 			if d := describe(s, f); d != "" {
 				fmt.Fprintf(&w, " // %s", d)
@@ -130,6 +132,9 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 		}
 		w.WriteString("}\n\n")
 		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, TypeName(s.Name))
+		if err := accessors(&w, s, sel, emitted); err != nil {
+			return nil, nil, err
+		}
 	}
 	w.WriteString("// argTypeMap names each op's Args type; the op table puts it in the op's spec.\nfunc argTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
 	for _, s := range wire.Ops() {
