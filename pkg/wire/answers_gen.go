@@ -45,6 +45,13 @@ type OpenAnswer struct {
 // Op is "open".
 func (OpenAnswer) Op() string { return "open" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *OpenAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // CloseAnswer is what a success of op close carries.
 type CloseAnswer struct {
 	LimbID     string `json:"limbId,omitempty"`
@@ -53,6 +60,13 @@ type CloseAnswer struct {
 
 // Op is "close".
 func (CloseAnswer) Op() string { return "close" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *CloseAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // ReconnectAnswer is what a success of op reconnect carries.
 type ReconnectAnswer struct {
@@ -63,6 +77,13 @@ type ReconnectAnswer struct {
 // Op is "reconnect".
 func (ReconnectAnswer) Op() string { return "reconnect" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *ReconnectAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // StatusAnswer is what a success of op status carries.
 type StatusAnswer struct {
 	LimbID      string       `json:"limbId,omitempty"`
@@ -72,6 +93,13 @@ type StatusAnswer struct {
 // Op is "status".
 func (StatusAnswer) Op() string { return "status" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *StatusAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // SignalsAnswer is what a success of op signals carries.
 type SignalsAnswer struct {
 	LimbID  string  `json:"limbId,omitempty"`
@@ -80,6 +108,13 @@ type SignalsAnswer struct {
 
 // Op is "signals".
 func (SignalsAnswer) Op() string { return "signals" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *SignalsAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // ControlAnswer is what a success of op control carries.
 type ControlAnswer struct {
@@ -92,6 +127,13 @@ type ControlAnswer struct {
 // Op is "control".
 func (ControlAnswer) Op() string { return "control" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *ControlAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // TakeoverAnswer is what a success of op takeover carries.
 type TakeoverAnswer struct {
 	LimbID      string       `json:"limbId,omitempty"`
@@ -103,6 +145,13 @@ type TakeoverAnswer struct {
 // Op is "takeover".
 func (TakeoverAnswer) Op() string { return "takeover" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *TakeoverAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // HandbackAnswer is what a success of op handback carries.
 type HandbackAnswer struct {
 	LimbID     string `json:"limbId,omitempty"`
@@ -112,6 +161,13 @@ type HandbackAnswer struct {
 
 // Op is "handback".
 func (HandbackAnswer) Op() string { return "handback" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *HandbackAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // PauseAnswer is what a success of op pause carries.
 type PauseAnswer struct {
@@ -132,6 +188,13 @@ type ShareAnswer struct {
 // Op is "share".
 func (ShareAnswer) Op() string { return "share" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *ShareAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // ViewerAnswer is what a success of op viewer carries.
 type ViewerAnswer struct {
 	Dispatched string      `json:"dispatched,omitempty"`
@@ -151,6 +214,19 @@ type ClickAnswer struct {
 // Op is "click".
 func (ClickAnswer) Op() string { return "click" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *ClickAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
+// SetVerification sets what was seen of the act's effect.
+func (a *ClickAnswer) SetVerification(v *Verification) { a.Verification = v }
+
+// Verified is what was seen of the act's effect.
+func (a *ClickAnswer) Verified() *Verification { return a.Verification }
+
 // TypeAnswer is what a success of op type carries.
 type TypeAnswer struct {
 	LimbID       string        `json:"limbId,omitempty"`
@@ -160,6 +236,19 @@ type TypeAnswer struct {
 
 // Op is "type".
 func (TypeAnswer) Op() string { return "type" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *TypeAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
+// SetVerification sets what was seen of the act's effect.
+func (a *TypeAnswer) SetVerification(v *Verification) { a.Verification = v }
+
+// Verified is what was seen of the act's effect.
+func (a *TypeAnswer) Verified() *Verification { return a.Verification }
 
 // KeyAnswer is what a success of op key carries.
 type KeyAnswer struct {
@@ -171,6 +260,19 @@ type KeyAnswer struct {
 // Op is "key".
 func (KeyAnswer) Op() string { return "key" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *KeyAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
+// SetVerification sets what was seen of the act's effect.
+func (a *KeyAnswer) SetVerification(v *Verification) { a.Verification = v }
+
+// Verified is what was seen of the act's effect.
+func (a *KeyAnswer) Verified() *Verification { return a.Verification }
+
 // ScreenAnswer is what a success of op screen carries.
 type ScreenAnswer struct {
 	LimbID      string       `json:"limbId,omitempty"`
@@ -180,6 +282,13 @@ type ScreenAnswer struct {
 
 // Op is "screen".
 func (ScreenAnswer) Op() string { return "screen" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *ScreenAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // WaitAnswer is what a success of op wait carries.
 type WaitAnswer struct {
@@ -191,6 +300,13 @@ type WaitAnswer struct {
 // Op is "wait".
 func (WaitAnswer) Op() string { return "wait" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *WaitAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // ExpectAnswer is what a success of op expect carries.
 type ExpectAnswer struct {
 	LimbID      string        `json:"limbId,omitempty"`
@@ -201,6 +317,13 @@ type ExpectAnswer struct {
 // Op is "expect".
 func (ExpectAnswer) Op() string { return "expect" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *ExpectAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // FindAnswer is what a success of op find carries.
 type FindAnswer struct {
 	LimbID      string       `json:"limbId,omitempty"`
@@ -210,6 +333,13 @@ type FindAnswer struct {
 
 // Op is "find".
 func (FindAnswer) Op() string { return "find" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *FindAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // ClipboardAnswer is what a success of op clipboard carries.
 type ClipboardAnswer struct {
@@ -222,6 +352,19 @@ type ClipboardAnswer struct {
 // Op is "clipboard".
 func (ClipboardAnswer) Op() string { return "clipboard" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *ClipboardAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
+// SetVerification sets what was seen of the act's effect.
+func (a *ClipboardAnswer) SetVerification(v *Verification) { a.Verification = v }
+
+// Verified is what was seen of the act's effect.
+func (a *ClipboardAnswer) Verified() *Verification { return a.Verification }
+
 // RunAnswer is what a success of op run carries.
 type RunAnswer struct {
 	LimbID string     `json:"limbId,omitempty"`
@@ -231,6 +374,13 @@ type RunAnswer struct {
 // Op is "run".
 func (RunAnswer) Op() string { return "run" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *RunAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // TermReadAnswer is what a success of op term_read carries.
 type TermReadAnswer struct {
 	LimbID string    `json:"limbId,omitempty"`
@@ -239,6 +389,13 @@ type TermReadAnswer struct {
 
 // Op is "term_read".
 func (TermReadAnswer) Op() string { return "term_read" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *TermReadAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // TermSendAnswer is what a success of op term_send carries.
 type TermSendAnswer struct {
@@ -250,6 +407,19 @@ type TermSendAnswer struct {
 // Op is "term_send".
 func (TermSendAnswer) Op() string { return "term_send" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *TermSendAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
+// SetVerification sets what was seen of the act's effect.
+func (a *TermSendAnswer) SetVerification(v *Verification) { a.Verification = v }
+
+// Verified is what was seen of the act's effect.
+func (a *TermSendAnswer) Verified() *Verification { return a.Verification }
+
 // FilesAnswer is what a success of op files carries.
 type FilesAnswer struct {
 	LimbID string       `json:"limbId,omitempty"`
@@ -258,6 +428,13 @@ type FilesAnswer struct {
 
 // Op is "files".
 func (FilesAnswer) Op() string { return "files" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *FilesAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // TransferAnswer is what a success of op transfer carries.
 type TransferAnswer struct {
@@ -268,6 +445,13 @@ type TransferAnswer struct {
 // Op is "transfer".
 func (TransferAnswer) Op() string { return "transfer" }
 
+// FillLimbID sets the limb's id unless the handler did.
+func (a *TransferAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
+
 // HistoryAnswer is what a success of op history carries.
 type HistoryAnswer struct {
 	LimbID  string         `json:"limbId,omitempty"`
@@ -276,6 +460,13 @@ type HistoryAnswer struct {
 
 // Op is "history".
 func (HistoryAnswer) Op() string { return "history" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *HistoryAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // HostsAnswer is what a success of op hosts carries.
 type HostsAnswer struct {
@@ -413,6 +604,13 @@ type RecordAnswer struct {
 
 // Op is "record".
 func (RecordAnswer) Op() string { return "record" }
+
+// FillLimbID sets the limb's id unless the handler did.
+func (a *RecordAnswer) FillLimbID(id string) {
+	if a.LimbID == "" {
+		a.LimbID = id
+	}
+}
 
 // HealthAnswer is what a success of op health carries.
 type HealthAnswer struct {

@@ -53,6 +53,11 @@ type OpenArgs struct {
 // Op is "open".
 func (OpenArgs) Op() string { return "open" }
 
+// Gist is what generic code reads of it.
+func (a *OpenArgs) Gist() Gist {
+	return Gist{Address: a.Address, Protocol: a.Protocol}
+}
+
 // CloseArgs are the arguments of op close.
 type CloseArgs struct {
 	Envelope
@@ -61,6 +66,9 @@ type CloseArgs struct {
 
 // Op is "close".
 func (CloseArgs) Op() string { return "close" }
+
+// Selection is its limb.
+func (a *CloseArgs) Selection() Target { return Target{LimbID: a.LimbID} }
 
 // ReconnectArgs are the arguments of op reconnect.
 type ReconnectArgs struct {
@@ -102,6 +110,14 @@ type ControlArgs struct {
 // Op is "control".
 func (ControlArgs) Op() string { return "control" }
 
+// Variant is its action.
+func (a *ControlArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *ControlArgs) Gist() Gist {
+	return Gist{Action: a.Action}
+}
+
 // TakeoverArgs are the arguments of op takeover.
 type TakeoverArgs struct {
 	Envelope
@@ -132,6 +148,14 @@ type PauseArgs struct {
 // Op is "pause".
 func (PauseArgs) Op() string { return "pause" }
 
+// Variant is its action.
+func (a *PauseArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *PauseArgs) Gist() Gist {
+	return Gist{Action: a.Action}
+}
+
 // ShareArgs are the arguments of op share.
 type ShareArgs struct {
 	Envelope
@@ -145,6 +169,14 @@ type ShareArgs struct {
 // Op is "share".
 func (ShareArgs) Op() string { return "share" }
 
+// Variant is its action.
+func (a *ShareArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *ShareArgs) Gist() Gist {
+	return Gist{Action: a.Action}
+}
+
 // ViewerArgs are the arguments of op viewer.
 type ViewerArgs struct {
 	Envelope
@@ -154,6 +186,17 @@ type ViewerArgs struct {
 
 // Op is "viewer".
 func (ViewerArgs) Op() string { return "viewer" }
+
+// Variant is its action.
+func (a *ViewerArgs) Variant() string { return a.Action }
+
+// Selection is its limb.
+func (a *ViewerArgs) Selection() Target { return Target{LimbID: a.LimbID} }
+
+// Gist is what generic code reads of it.
+func (a *ViewerArgs) Gist() Gist {
+	return Gist{Action: a.Action}
+}
 
 // ClickArgs are the arguments of op click.
 type ClickArgs struct {
@@ -176,6 +219,14 @@ type ClickArgs struct {
 // Op is "click".
 func (ClickArgs) Op() string { return "click" }
 
+// Variant is its action.
+func (a *ClickArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *ClickArgs) Gist() Gist {
+	return Gist{Action: a.Action, X: a.X, Y: a.Y, ToX: a.ToX, ToY: a.ToY, VerifyMs: a.VerifyMs}
+}
+
 // TypeArgs are the arguments of op type.
 type TypeArgs struct {
 	Envelope
@@ -188,6 +239,11 @@ type TypeArgs struct {
 // Op is "type".
 func (TypeArgs) Op() string { return "type" }
 
+// Gist is what generic code reads of it.
+func (a *TypeArgs) Gist() Gist {
+	return Gist{Text: a.Text, VerifyMs: a.VerifyMs}
+}
+
 // KeyArgs are the arguments of op key.
 type KeyArgs struct {
 	Envelope
@@ -198,6 +254,11 @@ type KeyArgs struct {
 
 // Op is "key".
 func (KeyArgs) Op() string { return "key" }
+
+// Gist is what generic code reads of it.
+func (a *KeyArgs) Gist() Gist {
+	return Gist{Keys: a.Keys, VerifyMs: a.VerifyMs}
+}
 
 // ScreenArgs are the arguments of op screen.
 type ScreenArgs struct {
@@ -215,6 +276,9 @@ type ScreenArgs struct {
 // Op is "screen".
 func (ScreenArgs) Op() string { return "screen" }
 
+// Variant is its form.
+func (a *ScreenArgs) Variant() string { return a.Form }
+
 // WaitArgs are the arguments of op wait.
 type WaitArgs struct {
 	Envelope
@@ -228,6 +292,14 @@ type WaitArgs struct {
 
 // Op is "wait".
 func (WaitArgs) Op() string { return "wait" }
+
+// Variant is its until.
+func (a *WaitArgs) Variant() string { return a.Until }
+
+// Gist is what generic code reads of it.
+func (a *WaitArgs) Gist() Gist {
+	return Gist{Until: a.Until, Text: a.Text}
+}
 
 // ExpectArgs are the arguments of op expect.
 type ExpectArgs struct {
@@ -254,6 +326,11 @@ type FindArgs struct {
 // Op is "find".
 func (FindArgs) Op() string { return "find" }
 
+// Gist is what generic code reads of it.
+func (a *FindArgs) Gist() Gist {
+	return Gist{Text: a.Text}
+}
+
 // ClipboardArgs are the arguments of op clipboard.
 type ClipboardArgs struct {
 	Envelope
@@ -264,6 +341,14 @@ type ClipboardArgs struct {
 
 // Op is "clipboard".
 func (ClipboardArgs) Op() string { return "clipboard" }
+
+// Variant is its action.
+func (a *ClipboardArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *ClipboardArgs) Gist() Gist {
+	return Gist{Action: a.Action, Text: a.Text}
+}
 
 // RunArgs are the arguments of op run.
 type RunArgs struct {
@@ -300,6 +385,11 @@ type TermSendArgs struct {
 // Op is "term_send".
 func (TermSendArgs) Op() string { return "term_send" }
 
+// Gist is what generic code reads of it.
+func (a *TermSendArgs) Gist() Gist {
+	return Gist{Text: a.Text, BytesHex: a.BytesHex, VerifyMs: a.VerifyMs}
+}
+
 // FilesArgs are the arguments of op files.
 type FilesArgs struct {
 	Envelope
@@ -317,6 +407,14 @@ type FilesArgs struct {
 // Op is "files".
 func (FilesArgs) Op() string { return "files" }
 
+// Variant is its action.
+func (a *FilesArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *FilesArgs) Gist() Gist {
+	return Gist{Action: a.Action}
+}
+
 // TransferArgs are the arguments of op transfer.
 type TransferArgs struct {
 	Envelope
@@ -327,6 +425,14 @@ type TransferArgs struct {
 
 // Op is "transfer".
 func (TransferArgs) Op() string { return "transfer" }
+
+// Variant is its action.
+func (a *TransferArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *TransferArgs) Gist() Gist {
+	return Gist{Action: a.Action}
+}
 
 // HistoryArgs are the arguments of op history.
 type HistoryArgs struct {
@@ -356,6 +462,11 @@ type HostAddArgs struct {
 // Op is "host_add".
 func (HostAddArgs) Op() string { return "host_add" }
 
+// Gist is what generic code reads of it.
+func (a *HostAddArgs) Gist() Gist {
+	return Gist{Host: a.Host}
+}
+
 // HostRemoveArgs are the arguments of op host_remove.
 type HostRemoveArgs struct {
 	Envelope
@@ -377,6 +488,11 @@ type HostTrustArgs struct {
 // Op is "host_trust".
 func (HostTrustArgs) Op() string { return "host_trust" }
 
+// Gist is what generic code reads of it.
+func (a *HostTrustArgs) Gist() Gist {
+	return Gist{Address: a.Address, Protocol: a.Protocol}
+}
+
 // GroupOpenArgs are the arguments of op group_open.
 type GroupOpenArgs struct {
 	Envelope
@@ -388,6 +504,11 @@ type GroupOpenArgs struct {
 
 // Op is "group_open".
 func (GroupOpenArgs) Op() string { return "group_open" }
+
+// Gist is what generic code reads of it.
+func (a *GroupOpenArgs) Gist() Gist {
+	return Gist{Addresses: a.Addresses, Protocol: a.Protocol}
+}
 
 // GroupListArgs are the arguments of op group_list.
 type GroupListArgs struct {
@@ -410,6 +531,11 @@ type GroupGrowArgs struct {
 
 // Op is "group_grow".
 func (GroupGrowArgs) Op() string { return "group_grow" }
+
+// Gist is what generic code reads of it.
+func (a *GroupGrowArgs) Gist() Gist {
+	return Gist{Addresses: a.Addresses, Protocol: a.Protocol}
+}
 
 // GroupShrinkArgs are the arguments of op group_shrink.
 type GroupShrinkArgs struct {
@@ -441,6 +567,14 @@ type GroupRunArgs struct {
 
 // Op is "group_run".
 func (GroupRunArgs) Op() string { return "group_run" }
+
+// Variant is its action.
+func (a *GroupRunArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *GroupRunArgs) Gist() Gist {
+	return Gist{Action: a.Action, Arguments: a.Arguments}
+}
 
 // TokenCreateArgs are the arguments of op token_create.
 type TokenCreateArgs struct {
@@ -504,6 +638,14 @@ type RecordArgs struct {
 
 // Op is "record".
 func (RecordArgs) Op() string { return "record" }
+
+// Variant is its action.
+func (a *RecordArgs) Variant() string { return a.Action }
+
+// Gist is what generic code reads of it.
+func (a *RecordArgs) Gist() Gist {
+	return Gist{Action: a.Action}
+}
 
 // HealthArgs are the arguments of op health.
 type HealthArgs struct {
