@@ -71,13 +71,13 @@ func fansOut(t *wire.Table, op string) bool {
 
 // RequiredFor returns what a whole request needs: its op and action, plus
 // local.files when it names a path on dvvd's own machine, plus, for
-// group_run, what its inner arguments need. m is the request: a pointer to
-// a wire.Request, or to the op's Args as dvvd decoded it.
-func RequiredFor(t *wire.Table, m any) []Capability {
-	if m == nil || m == (*wire.Request)(nil) {
+// group_run, what its inner arguments need. m is the request: the op's
+// Args as dvvd decoded them (a pointer) or as a client builds them.
+func RequiredFor(t *wire.Table, m wire.Args) []Capability {
+	if isNil(m) {
 		return append([]Capability{}, unknownOp...)
 	}
-	op, action := wire.OpOf(m), actionOf(m)
+	op, action := m.Op(), wire.GistOf(m).Action
 	var need []Capability
 	if fansOut(t, op) {
 		inner := action
@@ -107,50 +107,38 @@ func RequiredFor(t *wire.Table, m any) []Capability {
 	return need
 }
 
-// innerArgs reads a fan-out's arguments as a request of its inner op: into
-// that op's Args when the table knows it, else as a wire.Request (which
-// then names an op no table has).
-func innerArgs(t *wire.Table, op string, m any) (any, bool) {
-	var raw json.RawMessage
-	switch m := m.(type) {
-	case *wire.Request:
-		raw = m.Arguments
-	case wire.Args:
-		raw = wire.GistOf(m).Arguments
-	}
-	if s, ok := table(t).Spec(op); ok && s.Args != nil {
-		a := reflect.New(s.Args)
-		if len(raw) > 0 && json.Unmarshal(raw, a.Interface()) != nil {
-			return nil, false
-		}
-		return a.Interface(), true
-	}
-	inner := &wire.Request{}
-	if len(raw) > 0 && json.Unmarshal(raw, inner) != nil {
+// innerArgs reads a fan-out's arguments as a request of its inner op, into
+// that op's Args; not ok for an op the table lacks (which then asks the
+// most) or arguments that do not decode.
+func innerArgs(t *wire.Table, op string, m wire.Args) (wire.Args, bool) {
+	raw := wire.GistOf(m).Arguments
+	s, ok := table(t).Spec(op)
+	if !ok || s.Args == nil {
 		return nil, false
 	}
-	inner.Op = op
-	return inner, true
+	a, ok := reflect.New(s.Args).Interface().(wire.Args)
+	if !ok || len(raw) > 0 && json.Unmarshal(raw, a) != nil {
+		return nil, false
+	}
+	return a, true
 }
 
-// actionOf is a request's action field ("" when its op has none).
-func actionOf(m any) string {
-	switch m := m.(type) {
-	case *wire.Request:
-		return m.Action
-	case wire.Args:
-		return wire.GistOf(m).Action
+// isNil reports a missing request: nil, or a nil pointer to Args.
+func isNil(m wire.Args) bool {
+	if m == nil {
+		return true
 	}
-	return ""
+	v := reflect.ValueOf(m)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // savedHostElsewhere reports whether an open names a saved host and a
 // port of its own.
-func savedHostElsewhere(m any) bool {
+func savedHostElsewhere(m wire.Args) bool {
 	switch m := m.(type) {
-	case *wire.Request:
-		return m.HostID != "" && m.Port != nil
 	case *wire.OpenArgs:
+		return m.HostID != "" && m.Port != nil
+	case wire.OpenArgs:
 		return m.HostID != "" && m.Port != nil
 	}
 	return false
@@ -163,7 +151,7 @@ var TerminalInput = []Capability{Control, Exec}
 // namesLocalPath reports whether a request reads or writes a file on the
 // machine dvvd runs on: it carries a field its op's Args tag
 // `dvv:"localpath"` (for its variant, when the tag names some).
-func namesLocalPath(t *wire.Table, op string, m any) bool {
+func namesLocalPath(t *wire.Table, op string, m wire.Args) bool {
 	s, ok := table(t).Spec(op)
 	if !ok {
 		return false

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // envelope fields may come with any op: op and id frame the request, and
@@ -12,25 +11,12 @@ import (
 // and session.
 var envelope = map[string]bool{"op": true, "id": true, "name": true, "token": true, "session": true}
 
-// requestFields maps each JSON field name of Request to its struct index.
-var requestFields = sync.OnceValue(func() map[string]int {
-	m := map[string]int{}
-	t := reflect.TypeOf(Request{})
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			m[name] = i
-		}
-	}
-	return m
-})
-
 // Check refuses, as BAD_REQUEST naming the field, a request that carries a
 // field its op does not take, a field that does not apply to the variant
 // asked (clipboard get with text), an unknown variant, or a whole number
 // outside its field's bounds. Handlers rely on it and on CheckRequired and
 // do not check these again. Presence is a non-zero value: every optional
-// field of Request is a pointer, a slice or omitted when empty.
+// field of an Args struct is a pointer, a slice or omitted when empty.
 func (s *OpSpec) Check(m any) *Error {
 	v := reflect.ValueOf(m).Elem()
 	variant := s.VariantOf(m)
@@ -66,13 +52,13 @@ func (s *OpSpec) Check(m any) *Error {
 	return nil
 }
 
-// VariantOf is the value of the op's variant field in m, a pointer to a
-// Request or to the op's Args ("" when the op has none or m leaves it out).
+// VariantOf is the value of the op's variant field in m, a pointer to the
+// op's Args ("" when the op has none or m leaves it out).
 func (s *OpSpec) VariantOf(m any) string {
 	switch m := m.(type) {
 	case Varied:
 		return m.Variant()
-	default: // a Request, or Args written by hand: read by the spec's name
+	default: // Args written by hand: read by the spec's name
 		if f, ok := FieldOf(m, s.Variant); ok && f.Kind() == reflect.String {
 			return f.String()
 		}
@@ -121,7 +107,3 @@ func orList(vs []string) string {
 	}
 	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
 }
-
-// Has reports whether the request carries the field of that JSON name
-// (a non-zero value, as Check counts presence).
-func (r *Request) Has(field string) bool { return Has(r, field) }

@@ -16,5 +16,13 @@ func ArgsFields(t reflect.Type) []string {
 	return out
 }
 
-// RequestField reports whether name is a field of Request.
-func RequestField(name string) bool { _, ok := requestFields()[name]; return ok }
+// inEnvelope reports whether f, a visible field of the Args type t, is
+// one of its embedded Envelope's.
+func inEnvelope(t reflect.Type, f reflect.StructField) bool {
+	for _, i := range f.Index[:len(f.Index)-1] {
+		if t = t.Field(i).Type; t == reflect.TypeFor[Envelope]() {
+			return true
+		}
+	}
+	return false
+}

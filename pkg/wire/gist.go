@@ -14,6 +14,8 @@ type Gist struct {
 	Text           *string
 	Keys, BytesHex string
 	VerifyMs       *int
+	// how long the op may wait on dvvd's side: a client's deadline adds it
+	TimeoutMs, WaitMs *int
 
 	Protocol, Address string
 	Addresses         []string

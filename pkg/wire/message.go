@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -74,7 +73,7 @@ func (s *OpSpec) explain(err error) *Error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
-		if _, known := requestFields()[name]; known {
+		if knownFields()[name] {
 			return Errorf(BadRequest, "%s does not take %q; its fields are: %s", s.Name, name, s.FieldNames())
 		}
 	}
@@ -122,8 +121,8 @@ func fieldsOf(t reflect.Type) *jsonFields {
 
 func indexOf(t reflect.Type) map[string][]int { return fieldsOf(t).index }
 
-// FieldOf is the field with that JSON name of a message: a pointer to a
-// Request or to an op's Args. ok is false when the message has no such
+// FieldOf is the field with that JSON name of a message: a pointer to an
+// op's Args (the generic checks read by the spec's names, policy by tag). ok is false when the message has no such
 // field.
 func FieldOf(m any, name string) (f reflect.Value, ok bool) {
 	v := reflect.ValueOf(m)
@@ -149,13 +148,15 @@ func Has(m any, name string) bool {
 	return ok && !f.IsZero()
 }
 
-// OpOf is a message's op: a Request's Op field, an Args' Op method.
-func OpOf(m any) string {
-	switch m := m.(type) {
-	case *Request:
-		return m.Op
-	case Args:
-		return m.Op()
+// knownFields are the fields some op of dvv's table takes: a request
+// carrying one its op does not is told the op's fields, one no op has is
+// malformed.
+var knownFields = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range Ops() {
+		for _, f := range s.Fields {
+			m[f.Name] = true
+		}
 	}
-	panic(fmt.Sprintf("wire: %T is not a request", m))
-}
+	return m
+})

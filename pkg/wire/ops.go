@@ -88,8 +88,9 @@ type OpSpec struct {
 	// (a struct with Op and Response methods).
 	AnswerType reflect.Type
 	// Args is the op's argument struct (ClickArgs, …): exactly its Fields,
-	// under Request's JSON names. dvv's own ops get theirs from
-	// args_gen.go; an op of a test's own table names its own.
+	// and the request's wire format. dvv's own ops get theirs from
+	// args_gen.go (internal/gen/args and its field catalog); an op of a
+	// test's own table names its own, embedding wire.Envelope.
 	Args reflect.Type
 }
 

@@ -20,14 +20,14 @@ var gistFields = map[string]string{
 	"action": "Action", "until": "Until", "x": "X", "y": "Y", "toX": "ToX", "toY": "ToY",
 	"text": "Text", "keys": "Keys", "bytesHex": "BytesHex", "verifyMs": "VerifyMs",
 	"protocol": "Protocol", "address": "Address", "addresses": "Addresses", "host": "Host",
-	"arguments": "Arguments",
+	"arguments": "Arguments", "timeoutMs": "TimeoutMs", "waitMs": "WaitMs",
 }
 
 // accessors writes the methods generic code reads an op's Args through:
 // Variant (the variant field's value), Selection (close's limbId, where
 // the trio is not embedded) and Gist (the shared fields the op takes).
 func accessors(w *bytes.Buffer, s *wire.OpSpec, sel bool, fields []goField) error {
-	recv := "a *" + TypeName(s.Name)
+	recv := "a " + TypeName(s.Name) // value receivers: a client's Args are values, dvvd's pointers
 	byJSON := map[string]goField{}
 	for _, f := range fields {
 		byJSON[f.json] = f
