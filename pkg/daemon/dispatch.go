@@ -164,10 +164,6 @@ func checkHandlers(ops *wire.Table) error {
 	return nil
 }
 
-// envelopeName is the request envelope's name, which is not an op field:
-// host_remove reads it as the host, token_create as the token's label.
-func (c *call) envelopeName() string { return c.req.Name }
-
 // requestID is the request's id (none inside group_run or for dvvd's own
 // calls): files tags its progress lines with it.
 func (c *call) requestID() json.RawMessage {

@@ -249,7 +249,7 @@ func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, er
 	if err != nil {
 		return nil, err
 	}
-	n := *a.N // required, at least 1
+	n := a.N // required, at least 1
 	c.d.mu.Lock()
 	size := len(g.members)
 	if n > size {

@@ -45,9 +45,9 @@ func TestGroupLifecycle(t *testing.T) {
 	if gr.Size != 4 || gr.Members[3].Index != 3 || gr.Members[0].LimbID != g.Members[0].LimbID {
 		t.Fatalf("grow %+v", gr)
 	}
-	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(5)})
+	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: 5})
 	wantCode(t, err, wire.BadRequest)
-	sh := mustDo(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(2)}).Group
+	sh := mustDo(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: 2}).Group
 	if sh.Size != 2 {
 		t.Fatalf("shrink %+v", sh)
 	}

@@ -147,10 +147,11 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 	case "remove":
 		return res, f.Remove(path, req.Recursive)
 	case "rename":
-		res.To = req.To
-		return res, f.Rename(path, req.To)
+		res.To = req.NewPath()
+		return res, f.Rename(path, req.NewPath())
 	case "get":
-		if req.To == "" {
+		to := req.LocalTo()
+		if to == "" {
 			var buf bytes.Buffer
 			n, err := f.Get(path, ctxWriter{ctx, &buf}, inlineFileMax)
 			if err != nil {
@@ -159,11 +160,11 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 			res.Bytes, res.ContentBase64 = n, base64.StdEncoding.EncodeToString(buf.Bytes())
 			return res, nil
 		}
-		if !filepath.IsAbs(req.To) {
+		if !filepath.IsAbs(to) {
 			return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
 		}
-		n, err := getToFile(ctx, f, path, req.To)
-		res.Bytes, res.To = n, req.To
+		n, err := getToFile(ctx, f, path, to)
+		res.Bytes, res.To = n, to
 		return res, err
 	case "put":
 		mode := uint32(0o644)

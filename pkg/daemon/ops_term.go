@@ -31,7 +31,7 @@ func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, clampMs(*a.TimeoutMs, runMaxTimeout))
+	ctx, cancel := context.WithTimeout(c.ctx, clampMs(a.TimeoutMs, runMaxTimeout))
 	defer cancel()
 	res, err := term.Run(ctx, a.Command, a.Cwd, max)
 	if err != nil {

@@ -166,7 +166,7 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := hosts.FromSpec(*a.Host)
+	h := hosts.FromSpec(a.Host)
 	kc := c.d.cfg.Services.Keychain
 	if a.Password != "" && kc == nil {
 		return nil, wire.Errorf(wire.KeychainMissing, "no keychain is configured, and dvv never stores a password anywhere else")
@@ -203,7 +203,7 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error
 	}
 	id := a.HostID
 	if id == "" {
-		id = c.envelopeName()
+		id = a.HostName()
 	}
 	h, err := s.RemoveHost(id)
 	if errors.Is(err, hosts.ErrNotFound) {
@@ -273,7 +273,7 @@ func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, er
 	if e := policy.CheckDelegation(c.att.grant, role, caps); e != nil {
 		return nil, e
 	}
-	secret, info, err := ts.Create(role, caps, c.envelopeName())
+	secret, info, err := ts.Create(role, caps, a.Label())
 	if err != nil {
 		return nil, asBadRequest(err)
 	}

@@ -87,6 +87,10 @@ type OpSpec struct {
 	// get theirs from answers_gen.go; an op of a test's own table names its own
 	// (a struct with Op and Response methods).
 	AnswerType reflect.Type
+	// NameMeans is the Go accessor a handler reads the envelope's name by,
+	// for an op that gives it a meaning of its own (host_remove: the host;
+	// token_create: the token's label); generated beside the op's Args.
+	NameMeans string
 	// Args is the op's argument struct (ClickArgs, …): exactly its Fields,
 	// and the request's wire format. dvv's own ops get theirs from
 	// args_gen.go (internal/gen/args and its field catalog); an op of a
@@ -118,6 +122,10 @@ type Field struct {
 	// `dvv:"localpath=get"`, which policy reads (LocalPaths).
 	LocalPath bool
 	LocalIn   []string
+	// Means names, per variant, the Go accessor a handler reads the field
+	// by where one JSON name means different things (files' to: LocalTo
+	// for get, NewPath for rename); generated beside the op's Args.
+	Means map[string]string
 }
 
 // Universal codes may come from any op: the request was malformed or too
@@ -148,6 +156,16 @@ func oneOf(values ...string) func(*Field) { return func(f *Field) { f.Values = v
 // variants given (every one when none is).
 func localPath(variants ...string) func(*Field) {
 	return func(f *Field) { f.LocalPath, f.LocalIn = true, variants }
+}
+
+// means names the field's accessor for a variant (Field.Means).
+func means(variant, goName string) func(*Field) {
+	return func(f *Field) {
+		if f.Means == nil {
+			f.Means = map[string]string{}
+		}
+		f.Means[variant] = goName
+	}
 }
 
 // requiredIn makes the field necessary for those variants only.
@@ -337,7 +355,7 @@ func opLiteral() []OpSpec {
 			ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
 				"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
 			Fields: limbFields(fld("action", required()), fld("path", only("list", "get", "put", "mkdir", "remove", "rename"), requiredIn("get", "put", "mkdir", "remove", "rename")),
-				fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path"), localPath("get")), fld("from", only("put"), localPath("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
+				fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path"), localPath("get"), means("get", "LocalTo"), means("rename", "NewPath")), fld("from", only("put"), localPath("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
 				fld("mode", only("put"), within(0, 0o7777)), fld("recursive", only("remove")),
 				fld("progress", only("get", "put"), note("interim `progress` lines; needs an id"))),
 			Raises: codes(FilesUnavailable, NotFound, Timeout, HostKeyUnknown),
@@ -352,7 +370,7 @@ func opLiteral() []OpSpec {
 			Answer: "`hosts` (saved + ~/.ssh/config) with `hasCredential`; with `discovered`, also `discovered` + `discoveryNote`"},
 		{Name: OpHostAdd, Answers: answers("hosts"), Caps: []string{"hosts.write"}, Fields: []Field{fld("host", required("{name, protocol, address, …}"), note("{name, protocol, address, port, user, domain, sshPort, sshUser, record}")), fld("password", note("to the keychain only"))},
 			Raises: codes(KeychainMissing, Unsupported), Answer: "`hosts`"},
-		{Name: OpHostRemove, Answers: answers("hosts"), Caps: []string{"hosts.write"}, Fields: []Field{fld("hostId", note("or the envelope's `name`"))},
+		{Name: OpHostRemove, NameMeans: "HostName", Answers: answers("hosts"), Caps: []string{"hosts.write"}, Fields: []Field{fld("hostId", note("or the envelope's `name`"))},
 			Raises: codes(NotFound, KeychainMissing, Unsupported), Answer: "`hosts`; the keychain item is deleted too"},
 		{Name: OpHostTrust, Answers: answers("dispatched"), Caps: []string{"hosts.write"},
 			Fields: []Field{fld("address", required("and port, protocol")), fld("port", within(1, 65535)), fld("protocol"), fld("fingerprint")},
@@ -377,7 +395,7 @@ func opLiteral() []OpSpec {
 			Fields: []Field{fld("groupId", required()), fld("action", required()), fld("arguments", note("the tool's arguments minus the selector")), fld("outDir", only("screen"), localPath())},
 			Raises: codes(NotFound),
 			Answer: "`members`: index, limbId, response — each member's own answer or error"},
-		{Name: OpTokenNew, Answers: answers("token", "tokens"), Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name
+		{Name: OpTokenNew, NameMeans: "Label", Answers: answers("token", "tokens"), Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name
 			Raises: codes(KeychainMissing, Unsupported), Answer: "`token` (shown once; labelled by `name`), `tokens`"},
 		{Name: OpTokenList, Answers: answers("tokens"), Inline: true, ReadOnly: true, Caps: []string{"tokens.admin"}, Raises: codes(Unsupported), Answer: "`tokens`"},
 		{Name: OpTokenRevok, Answers: answers(), Caps: []string{"tokens.admin"}, Fields: []Field{fld("tokenId", required())}, Raises: codes(NotFound, Unsupported),

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -38,6 +40,23 @@ func accessors(w *bytes.Buffer, s *wire.OpSpec, sel bool, fields []goField) erro
 			return fmt.Errorf("op %s: variant field %q is not a text field", s.Name, s.Variant)
 		}
 		fmt.Fprintf(w, "// Variant is its %s.\nfunc (%s) Variant() string { return a.%s }\n\n", s.Variant, recv, f.name)
+	}
+	if s.NameMeans != "" {
+		fmt.Fprintf(w, "// %s is the envelope's name, which op %s reads as its own.\nfunc (%s) %[1]s() string { return a.Name }\n\n", s.NameMeans, s.Name, recv)
+	}
+	for _, f := range fields {
+		spec, _ := s.Field(f.json)
+		variants := make([]string, 0, len(spec.Means))
+		for v := range spec.Means {
+			variants = append(variants, v)
+		}
+		slices.Sort(variants)
+		for _, v := range variants {
+			typ := strings.ReplaceAll(f.typ.String(), "wire.", "")
+			fmt.Fprintf(w, "// %[1]s is its %[2]s for %[3]s %[4]s (else the zero value): another %[3]s reads %[2]s as something else.\n"+
+				"func (%[5]s) %[1]s() (v %[6]s) {\nif a.Variant() == %[4]q {\nv = a.%[7]s\n}\nreturn v\n}\n\n",
+				spec.Means[v], f.json, s.Variant, v, recv, typ, f.name)
+		}
 	}
 	if f, ok := byJSON["limbId"]; ok && !sel {
 		fmt.Fprintf(w, "// Selection is its limb.\nfunc (%s) Selection() Target { return Target{LimbID: a.%s} }\n\n", recv, f.name)

@@ -131,9 +131,16 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 			if !ok {
 				return nil, nil, fmt.Errorf("op %s: field %q is not in the field catalog (internal/gen/args/catalog.go)", s.Name, f.Name)
 			}
-			typ := strings.ReplaceAll(rf.Type.String(), "wire.", "")
-			emitted = append(emitted, goField{json: f.Name, name: rf.Name, typ: rf.Type})
-			fmt.Fprintf(&w, "%s %s `%s%s`", rf.Name, typ, rf.Tag, localTag(f))
+			ft, tag := rf.Type, string(rf.Tag)
+			if alwaysGiven(f, ft) {
+				ft = ft.Elem() // present means non-zero: no pointer needed
+				if ft.Kind() == reflect.Struct {
+					tag = strings.Replace(tag, ",omitempty", ",omitzero", 1)
+				}
+			}
+			typ := strings.ReplaceAll(ft.String(), "wire.", "")
+			emitted = append(emitted, goField{json: f.Name, name: rf.Name, typ: ft})
+			fmt.Fprintf(&w, "%s %s `%s%s`", rf.Name, typ, tag, localTag(f))
 			if d := describe(s, f); d != "" {
 				fmt.Fprintf(&w, " // %s", d)
 			}
@@ -213,6 +220,23 @@ func describe(s *wire.OpSpec, f *wire.Field) string {
 		q = append(q, f.Note)
 	}
 	return strings.Join(q, "; ")
+}
+
+// alwaysGiven reports a field the catalog types as a pointer that its op
+// requires in every variant and whose zero value is not one it takes (a
+// whole number of at least 1, a struct such as host_add's host): present
+// is then non-zero, and the Args field is the value itself.
+func alwaysGiven(f *wire.Field, t reflect.Type) bool {
+	if !f.Required || len(f.Only) > 0 || len(f.RequiredIn) > 0 || t.Kind() != reflect.Pointer {
+		return false
+	}
+	switch e := t.Elem(); {
+	case e.Kind() == reflect.Struct:
+		return true
+	case e.Kind() == reflect.Int:
+		return f.Min != nil && *f.Min >= 1
+	}
+	return false
 }
 
 // localTag is the struct tag that tells policy a field names a path on
