@@ -364,7 +364,7 @@ func (a ClipboardArgs) Gist() Gist {
 type RunArgs struct {
 	Envelope
 	Target
-	TimeoutMs      *int   `json:"timeoutMs,omitempty"` // required; at least 1
+	TimeoutMs      int    `json:"timeoutMs,omitempty"` // required; at least 1
 	Command        string `json:"command,omitempty"`   // required
 	Cwd            string `json:"cwd,omitempty"`
 	MaxOutputBytes *int   `json:"maxOutputBytes,omitempty"` // at least 0
@@ -375,7 +375,7 @@ func (RunArgs) Op() string { return "run" }
 
 // Gist is what generic code reads of it.
 func (a RunArgs) Gist() Gist {
-	return Gist{TimeoutMs: a.TimeoutMs}
+	return Gist{TimeoutMs: &a.TimeoutMs}
 }
 
 // TermReadArgs are the arguments of op term_read.
@@ -425,6 +425,22 @@ func (FilesArgs) Op() string { return "files" }
 // Variant is its action.
 func (a FilesArgs) Variant() string { return a.Action }
 
+// LocalTo is its to for action get (else the zero value): another action reads to as something else.
+func (a FilesArgs) LocalTo() (v string) {
+	if a.Variant() == "get" {
+		v = a.To
+	}
+	return v
+}
+
+// NewPath is its to for action rename (else the zero value): another action reads to as something else.
+func (a FilesArgs) NewPath() (v string) {
+	if a.Variant() == "rename" {
+		v = a.To
+	}
+	return v
+}
+
 // Gist is what generic code reads of it.
 func (a FilesArgs) Gist() Gist {
 	return Gist{Action: a.Action}
@@ -470,8 +486,8 @@ func (HostsArgs) Op() string { return "hosts" }
 // HostAddArgs are the arguments of op host_add.
 type HostAddArgs struct {
 	Envelope
-	Host     *HostSpec `json:"host,omitempty"`     // required; {name, protocol, address, port, user, domain, sshPort, sshUser, record}
-	Password string    `json:"password,omitempty"` // to the keychain only
+	Host     HostSpec `json:"host,omitzero"`      // required; {name, protocol, address, port, user, domain, sshPort, sshUser, record}
+	Password string   `json:"password,omitempty"` // to the keychain only
 }
 
 // Op is "host_add".
@@ -479,7 +495,7 @@ func (HostAddArgs) Op() string { return "host_add" }
 
 // Gist is what generic code reads of it.
 func (a HostAddArgs) Gist() Gist {
-	return Gist{Host: a.Host}
+	return Gist{Host: &a.Host}
 }
 
 // HostRemoveArgs are the arguments of op host_remove.
@@ -490,6 +506,9 @@ type HostRemoveArgs struct {
 
 // Op is "host_remove".
 func (HostRemoveArgs) Op() string { return "host_remove" }
+
+// HostName is the envelope's name, which op host_remove reads as its own.
+func (a HostRemoveArgs) HostName() string { return a.Name }
 
 // HostTrustArgs are the arguments of op host_trust.
 type HostTrustArgs struct {
@@ -556,7 +575,7 @@ func (a GroupGrowArgs) Gist() Gist {
 type GroupShrinkArgs struct {
 	Envelope
 	GroupID string `json:"groupId,omitempty"` // required
-	N       *int   `json:"n,omitempty"`       // required; at least 1
+	N       int    `json:"n,omitempty"`       // required; at least 1
 }
 
 // Op is "group_shrink".
@@ -600,6 +619,9 @@ type TokenCreateArgs struct {
 
 // Op is "token_create".
 func (TokenCreateArgs) Op() string { return "token_create" }
+
+// Label is the envelope's name, which op token_create reads as its own.
+func (a TokenCreateArgs) Label() string { return a.Name }
 
 // TokenListArgs are the arguments of op token_list.
 type TokenListArgs struct {
