@@ -7,7 +7,8 @@ import (
 )
 
 // Answer is one op's typed success: ClickAnswer, ScreenAnswer, …
-// (answers_gen.go, written by internal/gen/args from Ops and Response).
+// (each in its op_<name>_gen.go, written by internal/gen/args from the
+// op's spec and Response).
 // Each carries exactly the answer fields its spec lists, under Response's
 // Go names and JSON names, so a handler cannot fill a field its op does
 // not declare. dvvd writes the line straight from it: result, id, then

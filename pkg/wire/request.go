@@ -13,58 +13,6 @@ const MaxLine = 32 << 20
 // ProtocolVersion is reported by hello.
 const ProtocolVersion = 1
 
-// Op names. Limb ops are the MCP tool names without "dvv_".
-const (
-	OpHello      = "hello"
-	OpAttach     = "attach"
-	OpPing       = "ping"
-	OpShutdown   = "shutdown"
-	OpSubscribe  = "subscribe"
-	OpLimbs      = "limbs"
-	OpOpen       = "open"
-	OpClose      = "close"
-	OpReconnect  = "reconnect"
-	OpStatus     = "status"
-	OpControl    = "control"
-	OpClick      = "click"
-	OpType       = "type"
-	OpKey        = "key"
-	OpScreen     = "screen"
-	OpWait       = "wait"
-	OpSignals    = "signals"
-	OpClipboard  = "clipboard"
-	OpRun        = "run"
-	OpTermRead   = "term_read"
-	OpTermSend   = "term_send"
-	OpFiles      = "files"
-	OpTransfer   = "transfer"
-	OpHosts      = "hosts"
-	OpHostAdd    = "host_add"
-	OpHostRemove = "host_remove"
-	OpHostTrust  = "host_trust"
-	OpGroupOpen  = "group_open"
-	OpGroupList  = "group_list"
-	OpGroupGrow  = "group_grow"
-	OpGroupShrnk = "group_shrink"
-	OpGroupClose = "group_close"
-	OpGroupRun   = "group_run"
-	OpTokenNew   = "token_create"
-	OpTokenList  = "token_list"
-	OpTokenRevok = "token_revoke"
-	OpHistory    = "history"
-	OpTakeover   = "takeover"
-	OpShare      = "share"
-	OpHandback   = "handback"
-	OpPause      = "pause"
-	OpViewer     = "viewer"
-	OpCancel     = "cancel"
-	OpFind       = "find"
-	OpHealth     = "health"
-	OpRecord     = "record"
-	OpReport     = "report"
-	OpExpect     = "expect"
-)
-
 // Region is a rectangle in native framebuffer pixels.
 type Region struct {
 	X int `json:"x"`

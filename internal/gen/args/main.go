@@ -1,7 +1,8 @@
-// Command genargs writes the typed side of the op table: one Args struct
-// per op in pkg/wire (args_gen.go), one Answer struct per op beside it
-// (answers_gen.go) and one client method per op in pkg/client
-// (ops_gen.go). Each Args struct takes exactly the fields its spec lists,
+// Command genargs writes the typed side of the op table: per op, its Args
+// and Answer structs and their methods beside its spec in pkg/wire
+// (op_<name>_gen.go, next to the hand-written op_<name>.go), the tables
+// naming them (args_gen.go, answers_gen.go) and one client method per op
+// in pkg/client (ops_gen.go). Each Args struct takes exactly the fields its spec lists,
 // with the Go types and JSON names of the field catalog; each Answer struct exactly the
 // answer fields, with Response's. So the typed structs and the socket
 // format cannot drift from wire.Ops. `make docs` runs it.
@@ -45,19 +46,10 @@ func main() {
 			os.Exit(1)
 		}
 	}
-}
-
-// Files renders every generated file, by path from the repository root.
-func Files() (map[string][]byte, error) {
-	w, c, err := Render()
-	if err != nil {
-		return nil, err
+	if err := removeStale(root, files); err != nil {
+		fmt.Fprintln(os.Stderr, "genargs:", err)
+		os.Exit(1)
 	}
-	a, err := RenderAnswers()
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{WireFile: w, ClientFile: c, AnswerFile: a}, nil
 }
 
 // TypeName is the Go name of an op's Args: click → ClickArgs,
@@ -97,7 +89,7 @@ func hasSelector(s *wire.OpSpec) bool {
 }
 
 // Render returns the two generated files, gofmt'ed.
-func Render() (wireSrc, clientSrc []byte, err error) {
+func Render() (perOp map[string][]byte, wireSrc, clientSrc []byte, err error) {
 	req := reflect.TypeFor[catalog]()
 	byJSON := map[string]reflect.StructField{}
 	order := map[string]int{}
@@ -106,9 +98,11 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 		byJSON[name] = f
 		order[name] = i
 	}
-	var w, c bytes.Buffer
+	var c bytes.Buffer
+	perOp = map[string][]byte{}
 	for i := range wire.Ops() {
 		s := &wire.Ops()[i]
+		var w bytes.Buffer
 		fmt.Fprintf(&w, "// %s are the arguments of op %s.\n", TypeName(s.Name), s.Name)
 		fmt.Fprintf(&w, "type %s struct {\nEnvelope\n", TypeName(s.Name))
 		sel := hasSelector(s)
@@ -129,7 +123,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 			}
 			rf, ok := byJSON[f.Name]
 			if !ok {
-				return nil, nil, fmt.Errorf("op %s: field %q is not in the field catalog (internal/gen/args/catalog.go)", s.Name, f.Name)
+				return nil, nil, nil, fmt.Errorf("op %s: field %q is not in the field catalog (internal/gen/args/catalog.go)", s.Name, f.Name)
 			}
 			ft, tag := rf.Type, string(rf.Tag)
 			if alwaysGiven(f, ft) {
@@ -149,9 +143,11 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 		w.WriteString("}\n\n")
 		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, TypeName(s.Name))
 		if err := accessors(&w, s, sel, emitted); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
+		perOp[s.Name] = w.Bytes()
 	}
+	var w bytes.Buffer
 	w.WriteString("// argTypeMap names each op's Args type; the op table puts it in the op's spec.\nfunc argTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
 	for _, s := range wire.Ops() {
 		fmt.Fprintf(&w, "%q: reflect.TypeFor[%s](),\n", s.Name, TypeName(s.Name))
@@ -168,11 +164,7 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 		fmt.Fprintf(&w, "case %s:\nreturn true\n", strings.Join(noAttach, ", "))
 	}
 	w.WriteString("}\nreturn false\n}\n")
-	imports := "import \"reflect\"\n\n"
-	if bytes.Contains(w.Bytes(), []byte("json.")) {
-		imports = "import (\n\"encoding/json\"\n\"reflect\"\n)\n\n"
-	}
-	wireAll := append([]byte(header+"package wire\n\n"+imports), w.Bytes()...)
+	wireAll := append([]byte(header+"package wire\n\nimport \"reflect\"\n\n"), w.Bytes()...)
 
 	c.WriteString(header + "package client\n\nimport (\n\"context\"\n\n\"github.com/dvvhq/dvv/pkg/wire\"\n)\n\n")
 	for _, s := range wire.Ops() {
@@ -181,12 +173,12 @@ func Render() (wireSrc, clientSrc []byte, err error) {
 			MethodName(s.Name), s.Name, TypeName(s.Name), AnswerName(s.Name))
 	}
 	if wireSrc, err = format.Source(wireAll); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", WireFile, err)
+		return nil, nil, nil, fmt.Errorf("%s: %v", WireFile, err)
 	}
 	if clientSrc, err = format.Source(c.Bytes()); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", ClientFile, err)
+		return nil, nil, nil, fmt.Errorf("%s: %v", ClientFile, err)
 	}
-	return wireSrc, clientSrc, nil
+	return perOp, wireSrc, clientSrc, nil
 }
 
 // describe is a field's comment: the variants it applies to, its bounds,
