@@ -161,6 +161,8 @@ func (l *Limb) firstAttempt(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+var _ = register(wire.OpGroupOpen, typed(opGroupOpen))
+
 func opGroupOpen(c *call, a wire.GroupOpenArgs) (*wire.GroupOpenAnswer, error) {
 	members, err := c.openMembers(a.HostIDs, a.Addresses, a.Protocol, a.Perceive)
 	if err != nil {
@@ -207,6 +209,8 @@ func (d *Daemon) group(gid string) (*group, error) {
 	return g, nil
 }
 
+var _ = register(wire.OpGroupList, typed(opGroupList))
+
 func opGroupList(c *call, a wire.GroupListArgs) (*wire.GroupListAnswer, error) {
 	r := &wire.GroupListAnswer{}
 	if a.GroupID != "" {
@@ -227,6 +231,8 @@ func opGroupList(c *call, a wire.GroupListArgs) (*wire.GroupListAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpGroupGrow, typed(opGroupGrow))
+
 func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.GroupGrowAnswer, error) {
 	g, err := c.d.group(a.GroupID)
 	if err != nil {
@@ -243,6 +249,8 @@ func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.GroupGrowAnswer, error) {
 	r.Group = c.d.groupView(g)
 	return r, nil
 }
+
+var _ = register(wire.OpGroupShrnk, typed(opGroupShrink))
 
 func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, error) {
 	g, err := c.d.group(a.GroupID)
@@ -282,6 +290,8 @@ func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, er
 	}
 	return r, nil
 }
+
+var _ = register(wire.OpGroupClose, typed(opGroupClose))
 
 func opGroupClose(c *call, a wire.GroupCloseArgs) (*wire.GroupCloseAnswer, error) {
 	g, err := c.d.group(a.GroupID)
@@ -383,6 +393,8 @@ func (d *Daemon) usedElsewhereLocked(id string, by *attachment) string {
 }
 
 type barrierKey struct{}
+
+var _ = register(wire.OpGroupRun, typed(opGroupRun))
 
 // opGroupRun runs one action on every member concurrently. Every member
 // starts (its op.start event is published) before any member's action runs,

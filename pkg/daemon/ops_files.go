@@ -52,6 +52,8 @@ func (l *Limb) dropFiles(err error) {
 	}
 }
 
+var _ = register(wire.OpFiles, typed(opFiles))
+
 func opFiles(c *call, a wire.FilesArgs) (*wire.FilesAnswer, error) {
 	f, via, err := c.l.filesFor(c)
 	if err != nil {
@@ -229,6 +231,8 @@ func getToFile(ctx context.Context, f limb.Files, path, to string) (int64, error
 	}
 	return n, nil
 }
+
+var _ = register(wire.OpTransfer, typed(opTransfer))
 
 // opTransfer: files moves everything inside its own call, so there is never
 // a transfer in flight. These are ordinary answers, not errors.

@@ -64,6 +64,8 @@ func recordingsDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o700)
 }
 
+var _ = register(wire.OpRecord, typed(opRecord))
+
 func opRecord(c *call, a wire.RecordArgs) (*wire.RecordAnswer, error) {
 	l := c.l
 	r := &wire.RecordAnswer{}

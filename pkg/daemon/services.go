@@ -131,6 +131,8 @@ func credentialsFileError(err error) bool {
 	return strings.Contains(msg, keychain.CredentialsPath())
 }
 
+var _ = register(wire.OpHosts, typed(opHosts))
+
 func opHosts(c *call, a wire.HostsArgs) (*wire.HostsAnswer, error) {
 	d := c.d
 	r := &wire.HostsAnswer{}
@@ -160,6 +162,8 @@ func opHosts(c *call, a wire.HostsArgs) (*wire.HostsAnswer, error) {
 	}
 	return r, nil
 }
+
+var _ = register(wire.OpHostAdd, typed(opHostAdd))
 
 func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	s, err := c.d.hostsStore()
@@ -196,6 +200,8 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpHostRemove, typed(opHostRemove))
+
 func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error) {
 	s, err := c.d.hostsStore()
 	if err != nil {
@@ -221,6 +227,8 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error
 	r.Hosts = []wire.Host{h.Wire(false)}
 	return r, nil
 }
+
+var _ = register(wire.OpHostTrust, typed(opHostTrust))
 
 // opHostTrust trusts a machine's SSH host key (or TLS certificate), after
 // the user has checked the fingerprint an earlier HOSTKEY_UNKNOWN showed.
@@ -257,6 +265,8 @@ func asBadRequest(err error) error {
 	return wire.Errorf(wire.BadRequest, "%v", err)
 }
 
+var _ = register(wire.OpTokenNew, typed(opTokenCreate))
+
 func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
 	if ts == nil {
@@ -283,6 +293,8 @@ func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, er
 	return r, nil
 }
 
+var _ = register(wire.OpTokenList, typed(opTokenList))
+
 func opTokenList(c *call, _ wire.TokenListArgs) (*wire.TokenListAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
 	r := &wire.TokenListAnswer{}
@@ -294,6 +306,8 @@ func opTokenList(c *call, _ wire.TokenListArgs) (*wire.TokenListAnswer, error) {
 	}
 	return r, nil
 }
+
+var _ = register(wire.OpTokenRevok, typed(opTokenRevoke))
 
 func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
