@@ -195,9 +195,6 @@ func (c *conn) serve(ctx context.Context, req *request) (rep reply) {
 	return c.d.dispatch(ctx, c, att, req)
 }
 
-// agentActs are the short acts viewers yield to (pkg/rfbserver Priority).
-var agentActs = map[string]bool{wire.OpScreen: true, wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpFind: true}
-
 // dispatch runs one request for an attachment: access check, selector,
 // history, handler. group_run uses it for every member.
 func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *request) reply {
@@ -244,7 +241,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 		return failed(err)
 	}
 	cl.l = l
-	if agentActs[req.OpName] {
+	if spec.Brief {
 		defer rfbserver.Priority()()
 	}
 	start := time.Now()

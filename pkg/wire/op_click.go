@@ -6,7 +6,7 @@ const OpClick = "click"
 // clickOp is the op's entry in the op table (ops.go lists the entries);
 // its Args, Answer and client method are generated from it (op_click_gen.go).
 func clickOp() OpSpec {
-	return OpSpec{Name: OpClick, ListedOn: desktops, Answers: answers("dispatched", "verification"), Limb: true, Recorded: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
+	return OpSpec{Name: OpClick, Brief: true, ListedOn: desktops, Answers: answers("dispatched", "verification"), Limb: true, Recorded: true, Kind: KindDesktop, Dispatches: true, Caps: []string{"control"}, Variant: "action",
 		Variants: []string{"move", "click", "double", "right", "middle", "drag", "scroll"},
 		Fields: limbFields(fld("action", required()), fld("generation"), fld("generationFrom", oneOf("last-read")), fld("x", required()), fld("y", required()),
 			fld("toX", only("drag"), required()), fld("toY", only("drag"), required()), fld("button", only("drag"), oneOf("left", "middle", "right")),

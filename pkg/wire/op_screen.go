@@ -6,7 +6,7 @@ const OpScreen = "screen"
 // screenOp is the op's entry in the op table (ops.go lists the entries);
 // its Args, Answer and client method are generated from it (op_screen_gen.go).
 func screenOp() OpSpec {
-	return OpSpec{Name: OpScreen, ListedOn: bothKinds, Perceives: true, Answers: answers("screen", "observation"), Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
+	return OpSpec{Name: OpScreen, Brief: true, ListedOn: bothKinds, Perceives: true, Answers: answers("screen", "observation"), Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
 		Variants: []string{"full", "region", "damage-crop"},
 		Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
 			fld("format", oneOf("png", "jpeg")),

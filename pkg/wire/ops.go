@@ -59,6 +59,10 @@ type OpSpec struct {
 	// Unlogged ops are left out of the limb's history (reading the history
 	// is not an event of it).
 	Unlogged bool
+	// Brief ops are the short acts an agent makes in a loop (read the
+	// screen, click, type): viewers sharing the limb yield the CPU to them
+	// while they run (pkg/rfbserver Priority).
+	Brief bool
 	// Caps are the policy capabilities the op needs; ActionCaps, when set,
 	// replaces Caps per action (an action it does not name needs the union).
 	Caps       []string
