@@ -2,12 +2,14 @@ package wire
 
 import "encoding/json"
 
-// Gist is what dvvd's generic code reads of a request, whatever its op:
-// history's detail, the viewer's act log, a recording's acts, an act's
-// verification and the address checks. Each op's Args answer it from
-// their own fields (Gist(), generated beside them), so generic code reads
-// typed fields and a misspelt one does not compile; a field the op does
-// not take stays zero.
+// Gist is what generic code reads of a request, whatever its op: dvvd's
+// history detail, the viewer's act log, a recording's acts, an act's
+// verification and the address checks; policy's action and a fan-out's
+// arguments; a client's deadline. Each op's Args answer it from their own
+// fields (Gist(), generated beside them), so generic code reads typed
+// fields and a misspelt one does not compile; a field the op does not take
+// stays zero (as does every field of an Args written by hand without a
+// Gist method).
 type Gist struct {
 	Action, Until  string
 	X, Y, ToX, ToY *int
