@@ -69,7 +69,7 @@ func shellSession(getenv func(string) string) string {
 
 // deadline is the client-side deadline for one request (nil: for a dial or
 // a request that asks dvvd to wait for nothing).
-func (e *env) deadline(req *wire.Request) time.Duration {
+func (e *env) deadline(req wire.Args) time.Duration {
 	if e.timeout.d > 0 {
 		return e.timeout.d
 	}
@@ -77,11 +77,12 @@ func (e *env) deadline(req *wire.Request) time.Duration {
 	if req == nil {
 		return d
 	}
-	if req.TimeoutMs != nil && *req.TimeoutMs > 0 {
-		d += time.Duration(*req.TimeoutMs) * time.Millisecond
+	g := wire.GistOf(req)
+	if g.TimeoutMs != nil && *g.TimeoutMs > 0 {
+		d += time.Duration(*g.TimeoutMs) * time.Millisecond
 	}
-	if req.WaitMs != nil && *req.WaitMs > 0 {
-		d += time.Duration(*req.WaitMs) * time.Millisecond
+	if g.WaitMs != nil && *g.WaitMs > 0 {
+		d += time.Duration(*g.WaitMs) * time.Millisecond
 	}
 	return d
 }
@@ -99,7 +100,7 @@ func (e *env) call(a wire.Args) (*wire.Response, error) { return e.callWith(a, n
 // limits make the request name the path instead, for a dvvd on this
 // machine to stream (see docs/security.md).
 type localFallback struct {
-	strip  func(*wire.Request) error  // carry the data inline instead of naming the path
+	strip  func(wire.Enveloped) error // carry the data inline instead of naming the path
 	finish func(*wire.Response) error // write what came back inline to the path
 	// consumed is set by a strip that read data it cannot read again (a
 	// pipe): naming the path then would send only what is left.
@@ -107,7 +108,7 @@ type localFallback struct {
 }
 
 func (e *env) callWith(a wire.Args, fb *localFallback) (*wire.Response, error) {
-	resp, err := e.exchange(wire.RequestOf(a), fb)
+	resp, err := e.exchange(wire.Envelop(a), fb)
 	if e.json {
 		switch {
 		case resp != nil:
@@ -123,11 +124,11 @@ func (e *env) callWith(a wire.Args, fb *localFallback) (*wire.Response, error) {
 
 // exchange sends req with its local bytes inline (fb), or as it is when
 // there is no local file to move.
-func (e *env) exchange(req *wire.Request, fb *localFallback) (*wire.Response, error) {
+func (e *env) exchange(req wire.Enveloped, fb *localFallback) (*wire.Response, error) {
 	if fb == nil {
 		return e.send1(req)
 	}
-	named := *req // the request naming the local path, before strip
+	named := wire.Envelop(req) // the request naming the local path, before strip
 	err := fb.strip(req)
 	var resp *wire.Response
 	if err == nil {
@@ -139,7 +140,7 @@ func (e *env) exchange(req *wire.Request, fb *localFallback) (*wire.Response, er
 		}
 	}
 	if isCode(err, wire.TooLarge) && !e.remote() && !fb.consumed {
-		return e.send1(&named)
+		return e.send1(named)
 	}
 	return resp, err
 }
@@ -152,18 +153,18 @@ func isCode(err error, c wire.Code) bool {
 
 // roundTrip sends one op's arguments and returns dvvd's answer, printing
 // nothing (call is the printing form).
-func (e *env) roundTrip(a wire.Args) (*wire.Response, error) { return e.send1(wire.RequestOf(a)) }
+func (e *env) roundTrip(a wire.Args) (*wire.Response, error) { return e.send1(wire.Envelop(a)) }
 
 // send1 is the one socket round trip every command makes: its own shell
 // session's attachment, for one request. The local-files fallback edits
 // the request itself, so this level stays on the socket's form.
-func (e *env) send1(req *wire.Request) (*wire.Response, error) {
-	e.op = req.Op
+func (e *env) send1(req wire.Enveloped) (*wire.Response, error) {
+	e.op = req.Op()
 	if e.send != nil {
 		return e.send(req)
 	}
-	if e.onProgress != nil && movesFile(req) {
-		return e.transferTrip(req)
+	if f, ok := req.(*wire.FilesArgs); ok && e.onProgress != nil && movesFile(f) {
+		return e.transferTrip(f)
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, e.deadline(req))
 	defer cancel()

@@ -49,7 +49,7 @@ type env struct {
 	// ctx is cancelled on Ctrl+C.
 	ctx context.Context
 	// send replaces the socket round trip (unit tests of request building).
-	send func(*wire.Request) (*wire.Response, error)
+	send func(wire.Enveloped) (*wire.Response, error)
 	// onProgress, when set, receives a files get or put's progress from
 	// dvvd while it runs (transfer.go).
 	onProgress func(wire.TransferInfo)

@@ -140,7 +140,7 @@ func TestUsageErrors(t *testing.T) {
 // the failure as one object.
 func TestExitStatus(t *testing.T) {
 	for _, ci := range wire.Codes {
-		fail := func(r *wire.Request) (*wire.Response, error) {
+		fail := func(r *sentReq) (*wire.Response, error) {
 			we := wire.Errorf(ci.Code, "test failure")
 			return errorResponse(we), we
 		}
@@ -160,8 +160,8 @@ func TestExitStatus(t *testing.T) {
 }
 
 func TestWaitNotSettled(t *testing.T) {
-	answer := func(settled bool) func(*wire.Request) (*wire.Response, error) {
-		return func(r *wire.Request) (*wire.Response, error) {
+	answer := func(settled bool) func(*sentReq) (*wire.Response, error) {
+		return func(r *sentReq) (*wire.Response, error) {
 			return &wire.Response{Result: "wait", Wait: &wire.WaitResult{Until: r.Until, Settled: settled, ElapsedMs: 10, Detail: "d"}}, nil
 		}
 	}
@@ -180,7 +180,7 @@ func TestWaitNotSettled(t *testing.T) {
 
 func TestRunOutput(t *testing.T) {
 	seven := 7
-	answer := func(r *wire.Request) (*wire.Response, error) {
+	answer := func(r *sentReq) (*wire.Response, error) {
 		return &wire.Response{Result: "run", Run: &wire.RunResult{ExitCode: &seven, Stdout: "out\n", StderrBase64: "/2Vycg=="}}, nil
 	}
 	_, code, out, stderr := answered(t, "", answer, "run", "ssh-1", "--timeout-ms", "100", "false")
@@ -191,7 +191,7 @@ func TestRunOutput(t *testing.T) {
 
 // TestPasswordNeverPrinted: the password reaches the request and nothing else.
 func TestPasswordNeverPrinted(t *testing.T) {
-	answer := func(r *wire.Request) (*wire.Response, error) {
+	answer := func(r *sentReq) (*wire.Response, error) {
 		return &wire.Response{Result: "host_add", Hosts: []wire.Host{{ID: "h-1", Name: "lab", Protocol: "vnc", Address: "a", Port: 5900, HasCredential: true, Source: "saved"}}}, nil
 	}
 	for _, extra := range [][]string{nil, {"--json"}} {
@@ -207,7 +207,7 @@ func TestPasswordNeverPrinted(t *testing.T) {
 }
 
 func TestOpenPrintsOnlyTheID(t *testing.T) {
-	answer := func(r *wire.Request) (*wire.Response, error) {
+	answer := func(r *sentReq) (*wire.Response, error) {
 		return &wire.Response{Result: "open", LimbID: "vnc-1a2b3c4d", Observation: &wire.Observation{LimbID: "vnc-1a2b3c4d", Protocol: "vnc", Address: "127.0.0.1", Port: 5951, State: "connecting"}}, nil
 	}
 	_, code, out, stderr := answered(t, "", answer, "open", "127.0.0.1:5951", "--protocol", "vnc", "--perceive", "--wait=false")
@@ -221,7 +221,7 @@ func TestOpenPrintsOnlyTheID(t *testing.T) {
 // read at and carrying --verify-ms.
 func TestClickText(t *testing.T) {
 	var sentOps []string
-	answer := func(r *wire.Request) (*wire.Response, error) {
+	answer := func(r *sentReq) (*wire.Response, error) {
 		sentOps = append(sentOps, requestJSON(t, r))
 		if r.Op == wire.OpFind {
 			m := wire.TextMatch{Text: "OK", Generation: 4}

@@ -98,7 +98,7 @@ func firstArg(e *env, list func(*env) []string) cobra.CompletionFunc {
 // ask sends one read-only request for completion: a short deadline, and
 // nothing printed when dvvd is not there.
 func (e *env) ask(a wire.Args) *wire.Response {
-	req := wire.RequestOf(a)
+	req := wire.Envelop(a)
 	if e.send != nil {
 		resp, _ := e.send(req)
 		return resp

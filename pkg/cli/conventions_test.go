@@ -46,7 +46,7 @@ func TestAliasesAndDashes(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
-	answer := func(r *wire.Request) (*wire.Response, error) {
+	answer := func(r *sentReq) (*wire.Response, error) {
 		switch r.Op {
 		case wire.OpLimbs:
 			return &wire.Response{Result: r.Op, Limbs: []wire.LimbSummary{{LimbID: "vnc-1a2b", Protocol: "vnc", Address: "10.0.0.5", Port: 5900}},
@@ -85,12 +85,12 @@ func TestCLIHints(t *testing.T) {
 		wire.LeaseNotHeld: "next: run `dvv control acquire LIMB`",
 		wire.NotFound:     "`dvv files ls LIMB PATH`",
 	} {
-		_, _, _, errs := answered(t, "", func(r *wire.Request) (*wire.Response, error) { return nil, wire.Errorf(code, "no") }, "status", "vnc-1")
+		_, _, _, errs := answered(t, "", func(r *sentReq) (*wire.Response, error) { return nil, wire.Errorf(code, "no") }, "status", "vnc-1")
 		if !strings.Contains(errs, want) || strings.Contains(errs, "Call `") {
 			t.Errorf("%s: %q", code, errs)
 		}
 	}
-	_, _, _, errs := answered(t, "", func(r *wire.Request) (*wire.Response, error) {
+	_, _, _, errs := answered(t, "", func(r *sentReq) (*wire.Response, error) {
 		return nil, &wire.Error{Code: wire.HostKeyUnknown, Message: "unknown key", Next: "dvv hosts trust 10.0.0.5:22 --fingerprint SHA256:x"}
 	}, "status", "vnc-1")
 	if !strings.Contains(errs, "next: dvv hosts trust 10.0.0.5:22") {

@@ -151,7 +151,7 @@ func groupShrinkCmd(e *env) *cobra.Command {
 
 				return usageErr("n %q must be a whole number, 1 or more", args[1])
 			}
-			resp, err := e.call(wire.GroupShrinkArgs{GroupID: args[0], N: &n})
+			resp, err := e.call(wire.GroupShrinkArgs{GroupID: args[0], N: n})
 			if err != nil || !e.human() {
 				return err
 			}

@@ -160,7 +160,7 @@ func (o *hostAddOptions) request(name string) (wire.HostAddArgs, error) {
 		}
 	}
 	return wire.HostAddArgs{
-		Host: &wire.HostSpec{Name: name, Protocol: o.protocol, Address: addr,
+		Host: wire.HostSpec{Name: name, Protocol: o.protocol, Address: addr,
 			Port: port, User: user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record},
 	}, nil
 }

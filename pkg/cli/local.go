@@ -33,7 +33,7 @@ func writeLocal(path string, data []byte) error {
 // screenFallback has the image come back inline and writes it to out.
 func screenFallback(out string) *localFallback {
 	return &localFallback{
-		strip: func(req *wire.Request) error { req.Out = ""; return nil },
+		strip: func(req wire.Enveloped) error { req.(*wire.ScreenArgs).Out = ""; return nil },
 		finish: func(resp *wire.Response) error {
 			s := resp.Screen
 			if s == nil || s.DataBase64 == "" {
@@ -56,7 +56,7 @@ func screenFallback(out string) *localFallback {
 // applies) and writes it to the local path.
 func filesGetFallback(to string) *localFallback {
 	return &localFallback{
-		strip: func(req *wire.Request) error { req.To = ""; return nil },
+		strip: func(req wire.Enveloped) error { req.(*wire.FilesArgs).To = ""; return nil },
 		finish: func(resp *wire.Response) error {
 			f := resp.Files
 			if f == nil {
@@ -82,7 +82,8 @@ func filesGetFallback(to string) *localFallback {
 // what is left of it.
 func filesPutFallback() *localFallback {
 	fb := &localFallback{}
-	fb.strip = func(req *wire.Request) error {
+	fb.strip = func(r wire.Enveloped) error {
+		req := r.(*wire.FilesArgs)
 		f, err := os.Open(req.From)
 		if err != nil {
 			return localErr(wire.NotFound, "open %s: %v", req.From, err)
@@ -120,8 +121,8 @@ func tooLargeInline(path string) error {
 // them into outDir under the names dvvd itself would use.
 func groupScreenFallback(outDir string) *localFallback {
 	return &localFallback{
-		strip: func(req *wire.Request) error {
-			req.OutDir = ""
+		strip: func(req wire.Enveloped) error {
+			req.(*wire.GroupRunArgs).OutDir = ""
 			if err := os.MkdirAll(outDir, 0o700); err != nil {
 				return localErr(wire.BadRequest, "create %s: %v", outDir, err)
 			}

@@ -17,8 +17,8 @@ func TestLocalBytesTravelInline(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	png := []byte("\x89PNG fake image bytes")
-	var seen []*wire.Request
-	answer := func(r *wire.Request) (*wire.Response, error) {
+	var seen []*sentReq
+	answer := func(r *sentReq) (*wire.Response, error) {
 		c := *r
 		seen = append(seen, &c)
 		switch {

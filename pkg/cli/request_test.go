@@ -11,21 +11,60 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+// sentReq is a request line as these tests read it: the fields they look
+// at, by JSON name, and the line itself.
+type sentReq struct {
+	Op            string          `json:"op"`
+	Action        string          `json:"action"`
+	Until         string          `json:"until"`
+	Path          string          `json:"path"`
+	To            string          `json:"to"`
+	From          string          `json:"from"`
+	ContentBase64 string          `json:"contentBase64"`
+	Mode          *int            `json:"mode"`
+	Out           string          `json:"out"`
+	OutDir        string          `json:"outDir"`
+	Form          string          `json:"form"`
+	Format        string          `json:"format"`
+	Scale         *float64        `json:"scale"`
+	Region        *wire.Region    `json:"region"`
+	Password      string          `json:"password"`
+	Protocol      string          `json:"protocol"`
+	Arguments     json.RawMessage `json:"arguments"`
+
+	line []byte
+}
+
+// lineOf reads what the CLI sent as its line.
+func lineOf(t *testing.T, a wire.Enveloped) *sentReq {
+	t.Helper()
+	line, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &sentReq{line: line}
+	if err := json.Unmarshal(line, r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // sent runs a command line through the real command tree and returns the
 // request it would send (answered with an empty success), its exit status
 // and its output.
-func sent(t *testing.T, args ...string) (req *wire.Request, code int, stdout, stderr string) {
+func sent(t *testing.T, args ...string) (req *sentReq, code int, stdout, stderr string) {
 	t.Helper()
 	return answered(t, "", nil, args...)
 }
 
 // answered is sent with stdin and dvvd's answer given (nil: an empty success).
-func answered(t *testing.T, stdin string, answer func(*wire.Request) (*wire.Response, error), args ...string) (req *wire.Request, code int, stdout, stderr string) {
+func answered(t *testing.T, stdin string, answer func(*sentReq) (*wire.Response, error), args ...string) (req *sentReq, code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut strings.Builder
 	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, ctx: context.Background(),
 		getenv: func(string) string { return "" }, completing: len(args) > 0 && args[0] == "__complete",
-		send: func(r *wire.Request) (*wire.Response, error) {
+		send: func(a wire.Enveloped) (*wire.Response, error) {
+			r := lineOf(t, a)
 			req = r
 			if answer != nil {
 				return answer(r)
@@ -38,25 +77,19 @@ func answered(t *testing.T, stdin string, answer func(*wire.Request) (*wire.Resp
 	return req, code, out.String(), errOut.String()
 }
 
-// requestJSON is the socket line of what a command sent (a *wire.Request
-// from the send hook) or built (an op's wire.*Args).
+// requestJSON is the socket line of what a command sent (a *sentReq from
+// the send hook) or built (an op's wire.*Args).
 func requestJSON(t *testing.T, v any) string {
 	t.Helper()
-	var req *wire.Request
 	switch v := v.(type) {
-	case *wire.Request:
-		req = v
+	case *sentReq:
+		if v != nil {
+			return string(v.line)
+		}
 	case wire.Args:
-		req = wire.RequestOf(v)
+		return string(lineOf(t, wire.Envelop(v)).line)
 	}
-	if req == nil {
-		return "<nothing sent>"
-	}
-	b, err := json.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return "<nothing sent>"
 }
 
 func TestOpenRequest(t *testing.T) {
@@ -163,7 +196,7 @@ func TestClickRequest(t *testing.T) {
 }
 
 func TestScreenRequest(t *testing.T) {
-	build := func(args ...string) (*wire.Request, error) {
+	build := func(args ...string) (*sentReq, error) {
 		req, code, _, stderr := sent(t, append([]string{"screen"}, args...)...)
 		if code != 0 {
 			return nil, fmt.Errorf("exit %d: %s", code, stderr)

@@ -38,7 +38,7 @@ func runCmd(e *env) *cobra.Command {
 			if !timeout.set {
 				return usageErr("run needs --timeout, e.g. --timeout 30s (there is no default deadline)")
 			}
-			req.Command, req.TimeoutMs, req.Cwd = args[1], timeout.ms(), cwd
+			req.Command, req.TimeoutMs, req.Cwd = args[1], *timeout.ms(), cwd
 			if cmd.Flags().Changed("max-output-bytes") {
 				req.MaxOutputBytes = intp(maxOutput)
 			}

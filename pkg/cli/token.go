@@ -37,7 +37,7 @@ func tokenCmd(e *env) *cobra.Command {
 					list = append(list, c)
 				}
 			}
-			resp, err := e.call(labelledTokenCreate{TokenCreateArgs: wire.TokenCreateArgs{Role: role, Caps: list}, Name: label})
+			resp, err := e.call(wire.TokenCreateArgs{Envelope: wire.Envelope{Name: label}, Role: role, Caps: list}) // the label is the envelope's name (docs/protocol.md)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -89,11 +89,4 @@ func tokenCmd(e *env) *cobra.Command {
 	}
 	cmd.AddCommand(create, ls, revoke)
 	return cmd
-}
-
-// labelledTokenCreate is token_create with its label, which travels as the
-// request envelope's name (docs/protocol.md) and so is in no op's Args.
-type labelledTokenCreate struct {
-	wire.TokenCreateArgs
-	Name string `json:"name,omitempty"`
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // movesFile reports a files get or put: the requests that report progress.
-func movesFile(req *wire.Request) bool {
-	return req.Op == wire.OpFiles && (req.Action == "get" || req.Action == "put")
+func movesFile(req wire.Args) bool {
+	f, ok := req.(*wire.FilesArgs)
+	return ok && (f.Action == "get" || f.Action == "put")
 }
 
 // withProgress has the files get or put that run sends report its progress,
@@ -33,7 +34,7 @@ func (e *env) withProgress(verb, name string, quiet bool, run func() error) erro
 // Without --timeout its deadline is for a stall, not for the whole
 // transfer: it runs as long as bytes keep moving, and ends TIMEOUT once
 // none moved for the usual deadline. --timeout bounds the whole call.
-func (e *env) transferTrip(req *wire.Request) (*wire.Response, error) {
+func (e *env) transferTrip(req *wire.FilesArgs) (*wire.Response, error) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	idle := e.deadline(req)
@@ -51,7 +52,7 @@ func (e *env) transferTrip(req *wire.Request) (*wire.Response, error) {
 		return nil, err
 	}
 	defer c.Close()
-	resp, err := c.DoProgress(ctx, req, func(p wire.TransferInfo) {
+	resp, err := c.DoProgress(ctx, *req, func(p wire.TransferInfo) {
 		if stall != nil {
 			stall.Reset(idle)
 		}

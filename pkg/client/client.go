@@ -62,10 +62,10 @@ func Dial(ctx context.Context, path string, o Options) (*Client, error) {
 // round trip, not two. It returns the ping's answer; the client's Info is
 // the attachment's.
 func Ping(ctx context.Context, path string, o Options) (*Client, *wire.Response, error) {
-	return dial(ctx, path, o, &wire.Request{Op: wire.OpPing})
+	return dial(ctx, path, o, wire.PingArgs{})
 }
 
-func dial(ctx context.Context, path string, o Options, then *wire.Request) (*Client, *wire.Response, error) {
+func dial(ctx context.Context, path string, o Options, then wire.Args) (*Client, *wire.Response, error) {
 	if path == "" {
 		path = DefaultSocket()
 	}
@@ -112,16 +112,16 @@ func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 // attach starts the client on conn and makes its attachment. A then
 // request (one that needs no attachment: dvvd serves it whatever the
 // attach's fate) goes out in the same write, and its answer is returned.
-func attach(ctx context.Context, conn net.Conn, o Options, then *wire.Request) (*Client, *wire.Response, error) {
+func attach(ctx context.Context, conn net.Conn, o Options, then wire.Args) (*Client, *wire.Response, error) {
 	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Response{},
 		onProg: map[string]func(*wire.TransferInfo){},
 		events: make(chan *wire.Event, 256), done: make(chan struct{})}
 	go c.readLoop()
-	reqs := []*wire.Request{{Op: wire.OpAttach, Name: o.Name, Token: o.Token, Session: o.Session}}
+	reqs := []wire.Args{wire.AttachArgs{Envelope: wire.Envelope{Name: o.Name, Token: o.Token, Session: o.Session}}}
 	if then != nil {
-		if !wire.NoAttach(then.Op) {
+		if !wire.NoAttach(then.Op()) {
 			c.Close()
-			return nil, nil, wire.Errorf(wire.BadRequest, "%q cannot go out with the attach: it needs the attachment", then.Op)
+			return nil, nil, wire.Errorf(wire.BadRequest, "%q cannot go out with the attach: it needs the attachment", then.Op())
 		}
 		reqs = append(reqs, then)
 	}
@@ -229,16 +229,17 @@ func (c *Client) closed() error {
 var ErrClosed = &wire.Error{Code: wire.DaemonUnavailable, Message: "the connection to dvvd ended",
 	Next: "reconnect; if dvvd restarted, leases were lost and must be acquired again"}
 
-// Do sends a request and waits for its answer. A coded failure comes back
-// as a *wire.Error (with the answer's observation, if any); the Response is
+// Do sends one op's arguments (wire.ClickArgs, …, as a value or a
+// pointer) and waits for the answer. A coded failure comes back as a
+// *wire.Error (with the answer's observation, if any); the Response is
 // returned too so callers can read extra fields.
-func (c *Client) Do(ctx context.Context, req *wire.Request) (*wire.Response, error) {
-	return c.do(ctx, req, nil)
+func (c *Client) Do(ctx context.Context, a wire.Args) (*wire.Response, error) {
+	return c.do(ctx, a, nil)
 }
 
 // do is Do; onProgress, when set, receives the request's progress lines.
-func (c *Client) do(ctx context.Context, req *wire.Request, onProgress func(*wire.TransferInfo)) (*wire.Response, error) {
-	resps, err := c.doAll(ctx, []*wire.Request{req}, onProgress)
+func (c *Client) do(ctx context.Context, a wire.Args, onProgress func(*wire.TransferInfo)) (*wire.Response, error) {
+	resps, err := c.doAll(ctx, []wire.Args{a}, onProgress)
 	if len(resps) > 0 {
 		return resps[0], err
 	}
@@ -248,15 +249,13 @@ func (c *Client) do(ctx context.Context, req *wire.Request, onProgress func(*wir
 // doAll sends reqs in one write and waits for each answer in turn: the
 // first failure ends the wait and is returned with the answers so far.
 // onProgress, when set, receives their progress lines.
-func (c *Client) doAll(ctx context.Context, reqs []*wire.Request, onProgress func(*wire.TransferInfo)) ([]*wire.Response, error) {
+func (c *Client) doAll(ctx context.Context, reqs []wire.Args, onProgress func(*wire.TransferInfo)) ([]*wire.Response, error) {
 	ids := make([]string, len(reqs))
 	chans := make([]chan *wire.Response, len(reqs))
 	var lines []byte
 	for i, req := range reqs {
 		ids[i] = strconv.FormatUint(c.nextID.Add(1), 10)
-		r := *req
-		r.ID = json.RawMessage(ids[i])
-		line, err := encodeRequest(&r)
+		line, err := encodeArgs(req, json.RawMessage(ids[i]))
 		if err != nil {
 			return nil, wire.Errorf(wire.BadRequest, "encode request: %v", err)
 		}
@@ -330,8 +329,7 @@ func (c *Client) wait(ctx context.Context, id string, ch chan *wire.Response) (*
 // withdraw asks dvvd to stop the work of a request this client gave up on
 // (op cancel). Its answer, and the cancelled request's, are dropped.
 func (c *Client) withdraw(id string) {
-	line, _ := encodeRequest(&wire.Request{Op: wire.OpCancel, ID: json.RawMessage(strconv.FormatUint(c.nextID.Add(1), 10)),
-		Cancels: json.RawMessage(id)})
+	line, _ := encodeArgs(wire.CancelArgs{Cancels: json.RawMessage(id)}, json.RawMessage(strconv.FormatUint(c.nextID.Add(1), 10)))
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.w.Write(line)

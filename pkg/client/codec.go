@@ -14,16 +14,19 @@ import (
 
 // The CLI is a short-lived process: it sends one request and reads one or
 // two answers. encoding/json, on its first use of a struct type, builds
-// the encoders of every type reachable from it, and wire.Request and
-// wire.Response reach most of the protocol — well over a millisecond per
-// `dvv` call. So requests are written and answers read one top-level field
-// at a time, through encoding/json for each field's value: only the types
-// actually present in a message get built. The bytes and values are
-// encoding/json's own (codec_test.go holds them equal, fuzzed).
+// the decoders of every type reachable from it, and wire.Response reaches
+// most of the protocol — well over a millisecond per `dvv` call. So an
+// answer is read one top-level field at a time, through encoding/json for
+// each field's value: only the types actually present in a line get built.
+// The values are encoding/json's own (codec_test.go holds them equal,
+// fuzzed). A request is an op's small Args struct, which encoding/json
+// writes directly (encodeArgs).
 
-// encodeRequest is json.Marshal(req), field by field.
-func encodeRequest(req *wire.Request) ([]byte, error) {
-	return encodeStruct(reflect.ValueOf(req).Elem(), requestFields())
+// encodeArgs is a's request line with the id given.
+func encodeArgs(a wire.Args, id json.RawMessage) ([]byte, error) {
+	e := wire.Envelop(a)
+	e.Head().ID = id
+	return json.Marshal(e)
 }
 
 // decodeResponse is json.Unmarshal(line, resp), field by field.
@@ -31,10 +34,7 @@ func decodeResponse(line []byte, resp *wire.Response) error {
 	return decodeStruct(line, reflect.ValueOf(resp).Elem(), responseFields())
 }
 
-var (
-	requestFields  = sync.OnceValue(func() *fieldTable { return tableOf(reflect.TypeFor[wire.Request]()) })
-	responseFields = sync.OnceValue(func() *fieldTable { return tableOf(reflect.TypeFor[wire.Response]()) })
-)
+var responseFields = sync.OnceValue(func() *fieldTable { return tableOf(reflect.TypeFor[wire.Response]()) })
 
 // fieldTable is a struct's top-level JSON fields, in declaration order.
 type fieldTable struct {
@@ -46,11 +46,8 @@ type fieldTable struct {
 }
 
 type jsonField struct {
-	index     int
-	name      string
-	key       []byte // `"name":`
-	omitEmpty bool
-	omitZero  bool
+	index int
+	name  string
 }
 
 func tableOf(t reflect.Type) *fieldTable {
@@ -68,8 +65,7 @@ func tableOf(t reflect.Type) *fieldTable {
 		if name == "" {
 			name = sf.Name
 		}
-		f := jsonField{index: i, name: name, key: quoteKey(name),
-			omitEmpty: hasOption(opts, "omitempty"), omitZero: hasOption(opts, "omitzero")}
+		f := jsonField{index: i, name: name}
 		if _, dup := tab.byName[name]; dup {
 			tab.plain = false // encoding/json's rules for clashing names
 		}
@@ -88,75 +84,6 @@ func hasOption(opts, o string) bool {
 		}
 	}
 	return false
-}
-
-// quoteKey is `"name":` as encoding/json writes it.
-func quoteKey(name string) []byte {
-	for _, r := range name {
-		if r >= 0x80 || r < 0x20 || strings.ContainsRune(`"\<>&`, r) {
-			key, _ := json.Marshal(name)
-			return append(key, ':')
-		}
-	}
-	return append(append(append(make([]byte, 0, len(name)+3), '"'), name...), '"', ':')
-}
-
-func encodeStruct(v reflect.Value, tab *fieldTable) ([]byte, error) {
-	if !tab.plain {
-		return json.Marshal(v.Addr().Interface())
-	}
-	buf := make([]byte, 0, 128)
-	buf = append(buf, '{')
-	first := true
-	for _, f := range tab.fields {
-		fv := v.Field(f.index)
-		if f.omitEmpty && isEmpty(fv) || f.omitZero && isZero(fv) {
-			continue
-		}
-		// Through a pointer, as encoding/json sees a field of an addressed
-		// struct: pointer-receiver MarshalJSON methods apply the same way.
-		b, err := json.Marshal(fv.Addr().Interface())
-		if err != nil {
-			return nil, err
-		}
-		if !first {
-			buf = append(buf, ',')
-		}
-		first = false
-		buf = append(buf, f.key...)
-		buf = append(buf, b...)
-	}
-	return append(buf, '}'), nil
-}
-
-// isEmpty is encoding/json's omitempty test.
-func isEmpty(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
-}
-
-type isZeroer interface{ IsZero() bool }
-
-// isZero is encoding/json's omitzero test: the type's IsZero method when it
-// has one, else the zero value.
-func isZero(v reflect.Value) bool {
-	if z, ok := v.Interface().(isZeroer); ok {
-		if v.Kind() == reflect.Pointer && v.IsNil() {
-			return true
-		}
-		return z.IsZero()
-	}
-	if z, ok := v.Addr().Interface().(isZeroer); ok {
-		return z.IsZero()
-	}
-	return v.IsZero()
 }
 
 func decodeStruct(line []byte, v reflect.Value, tab *fieldTable) error {

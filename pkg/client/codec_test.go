@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
@@ -75,31 +74,6 @@ func fill(v reflect.Value, r *rand.Rand, depth int) {
 	}
 }
 
-func TestEncodeRequestIsJSONMarshal(t *testing.T) {
-	for seed := range uint64(500) {
-		r := rand.New(rand.NewPCG(seed, 1))
-		var req wire.Request
-		fill(reflect.ValueOf(&req).Elem(), r, 0)
-		want, werr := json.Marshal(&req)
-		got, gerr := encodeRequest(&req)
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("seed %d: encoding/json says %v, encodeRequest %v", seed, werr, gerr)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("seed %d:\nencodeRequest %s\nencoding/json %s", seed, got, want)
-		}
-	}
-	// The zero request and the ones the CLI sends most.
-	for _, req := range []*wire.Request{{}, {Op: wire.OpPing, ID: json.RawMessage("2")},
-		{Op: wire.OpAttach, ID: json.RawMessage("1"), Name: "shell", Session: "pid:1:2", Token: "dvv_x"}} {
-		want, _ := json.Marshal(req)
-		got, err := encodeRequest(req)
-		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("encodeRequest %s (%v), encoding/json %s", got, err, want)
-		}
-	}
-}
-
 func TestDecodeResponseIsJSONUnmarshal(t *testing.T) {
 	for seed := range uint64(500) {
 		r := rand.New(rand.NewPCG(seed, 2))
@@ -154,27 +128,4 @@ func FuzzDecodeResponse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { sameDecode(t, line) })
-}
-
-func FuzzEncodeRequest(f *testing.F) {
-	f.Add(uint64(0), uint64(0))
-	f.Add(uint64(7), uint64(99))
-	f.Fuzz(func(t *testing.T, a, b uint64) {
-		var req wire.Request
-		fill(reflect.ValueOf(&req).Elem(), rand.New(rand.NewPCG(a, b)), 0)
-		want, werr := json.Marshal(&req)
-		got, gerr := encodeRequest(&req)
-		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
-			t.Fatalf("encodeRequest %s (%v)\nencoding/json %s (%v)", got, gerr, want, werr)
-		}
-	})
-}
-
-func TestQuoteKey(t *testing.T) {
-	for _, name := range []string{"op", "limbId", "a_b-c.d", "a<b", "é", "q\"", "back\\", "tab\t", "&"} {
-		want, _ := json.Marshal(name)
-		if got := quoteKey(name); string(got) != string(want)+":" {
-			t.Errorf("quoteKey(%q) = %s, want %s:", name, got, want)
-		}
-	}
 }

@@ -27,7 +27,7 @@ func TestPingGoesOutWithTheAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	got := make(chan []wire.Request, 1)
+	got := make(chan []wire.Envelope, 1)
 	go func() {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -36,14 +36,14 @@ func TestPingGoesOutWithTheAttach(t *testing.T) {
 		defer conn.Close()
 		conn.SetDeadline(time.Now().Add(10 * time.Second))
 		r := bufio.NewReader(conn)
-		var reqs []wire.Request
+		var reqs []wire.Envelope
 		for range 2 {
 			line, err := r.ReadBytes('\n')
 			if err != nil {
 				got <- reqs
 				return
 			}
-			var req wire.Request
+			var req wire.Envelope
 			json.Unmarshal(line, &req)
 			reqs = append(reqs, req)
 		}
@@ -60,7 +60,7 @@ func TestPingGoesOutWithTheAttach(t *testing.T) {
 	}
 	defer c.Close()
 	reqs := <-got
-	if len(reqs) != 2 || reqs[0].Op != wire.OpAttach || reqs[0].Name != "shell" || reqs[0].Session != "s" || reqs[1].Op != wire.OpPing {
+	if len(reqs) != 2 || reqs[0].OpName != wire.OpAttach || reqs[0].Name != "shell" || reqs[0].Session != "s" || reqs[1].OpName != wire.OpPing {
 		t.Fatalf("the server read %+v", reqs)
 	}
 	if resp.Result != wire.OpPing || c.Info == nil || c.Info.PID != 7 || c.Info.Role != "owner" {

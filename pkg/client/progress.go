@@ -12,9 +12,8 @@ import (
 // newest state (a slow fn skips states, it never holds up the answer). The
 // last state dvvd sent is always handed to fn, and fn is not called after
 // DoProgress returns.
-func (c *Client) DoProgress(ctx context.Context, req *wire.Request, fn func(wire.TransferInfo)) (*wire.Response, error) {
-	r := *req
-	r.Progress = true
+func (c *Client) DoProgress(ctx context.Context, a wire.FilesArgs, fn func(wire.TransferInfo)) (*wire.Response, error) {
+	a.Progress = true
 	latest := make(chan wire.TransferInfo, 1)
 	finished := make(chan struct{})
 	drained := make(chan struct{})
@@ -34,7 +33,7 @@ func (c *Client) DoProgress(ctx context.Context, req *wire.Request, fn func(wire
 			}
 		}
 	}()
-	resp, err := c.do(ctx, &r, func(p *wire.TransferInfo) {
+	resp, err := c.do(ctx, a, func(p *wire.TransferInfo) {
 		// Only the reading goroutine sends here: replacing a state fn has
 		// not taken yet keeps the newest.
 		select {

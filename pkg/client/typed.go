@@ -11,19 +11,19 @@ import (
 // field its op does not take: c.Click(ctx, wire.ClickArgs{…}). Each
 // answers its op's wire.*Answer, read from the line: the fields the op
 // declares, under Response's names, and nothing a newer dvvd added. Call
-// answers the whole Response; Do still sends any wire.Request.
+// (and Do) answer the whole Response.
 
 // Call sends one op's typed arguments and waits for its answer.
 func Call[A wire.Args](ctx context.Context, c *Client, a A) (*wire.Response, error) {
-	return c.Do(ctx, wire.RequestOf(a))
+	return c.Do(ctx, a)
 }
 
-// answer is Call read as the op's typed answer (from is the op's
-// wire.*AnswerFrom); a failure's fields come back beside its error.
-func answer[A wire.Args, R any](ctx context.Context, c *Client, a A, from func(*wire.Response) *R) (*R, error) {
+// answer is Call read as the op's typed answer (wire.AnswerFrom); a
+// failure's fields come back beside its error.
+func answer[A wire.Args, R any](ctx context.Context, c *Client, a A) (*R, error) {
 	r, err := Call(ctx, c, a)
 	if r == nil {
 		return nil, err
 	}
-	return from(r), err
+	return wire.AnswerFrom[R](r), err
 }

@@ -35,16 +35,17 @@ type actLog struct {
 	n    uint64
 }
 
-func (g *actLog) add(req *wire.Request, by, outcome string, at time.Time) {
-	a := Act{TimeMs: at.UnixMilli(), Op: req.Op, Action: req.Action, By: by, Keys: req.Keys, Outcome: outcome,
-		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY}
-	if req.Text != nil {
-		a.TextLen = len([]rune(*req.Text))
+func (g *actLog) add(req *request, by, outcome string, at time.Time) {
+	in := req.gist()
+	a := Act{TimeMs: at.UnixMilli(), Op: req.OpName, Action: in.Action, By: by, Keys: in.Keys, Outcome: outcome,
+		X: in.X, Y: in.Y, ToX: in.ToX, ToY: in.ToY}
+	if in.Text != nil {
+		a.TextLen = len([]rune(*in.Text))
 	}
-	if req.BytesHex != "" {
-		a.TextLen = len(req.BytesHex) / 2
+	if in.BytesHex != "" {
+		a.TextLen = len(in.BytesHex) / 2
 	}
-	if req.Op == wire.OpClick && a.Action == "" {
+	if req.OpName == wire.OpClick && a.Action == "" {
 		a.Action = "click"
 	}
 	g.mu.Lock()

@@ -31,7 +31,7 @@ type attachment struct {
 	person   bool // took control as a person (takeover); like the rest, guarded by Daemon.mu
 }
 
-func (d *Daemon) attach(c *conn, req *wire.Request) (*attachment, error) {
+func (d *Daemon) attach(c *conn, req *request) (*attachment, error) {
 	grant, err := d.grantFor(req.Token)
 	if err != nil {
 		return nil, err

@@ -45,16 +45,16 @@ func BenchmarkDispatch(b *testing.B) {
 	r, _ := c.Open(b.Context(), wire.OpenArgs{Address: "fake", Protocol: "vnc", Perceive: boolp(true)})
 	to := 5000
 	c.Wait(b.Context(), wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: &to})
-	att, err := d.attach(nil, &wire.Request{Op: wire.OpHello, Name: "bench"})
+	att, err := d.attach(nil, asRequest(b, wire.HelloArgs{Envelope: wire.Envelope{Name: "bench"}}))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, op := range []string{wire.OpStatus, wire.OpSignals} {
 		b.Run(op, func(b *testing.B) {
-			req := &wire.Request{Op: op, LimbID: r.LimbID}
+			req := asRequest(b, raw(op, "limbId", r.LimbID))
 			b.ReportAllocs()
 			for b.Loop() {
-				if resp := d.dispatch(context.Background(), nil, att, req); resp.Result != op {
+				if resp := d.dispatch(context.Background(), nil, att, req).response(); resp.Result != op {
 					b.Fatalf("%+v", resp)
 				}
 			}

@@ -137,15 +137,18 @@ func (d *Daemon) serveConn(c *conn) {
 			c.lr.release()
 			continue
 		}
-		var req wire.Request
-		err = decodeRequest(line, &req)
+		req, err := decodeRequest(c.d.cfg.Ops, line)
 		// The line's buffer counts against the daemon-wide budget of
 		// unfinished lines (limits.go); hand it back before serving,
 		// which may take long.
 		line = nil
 		c.lr.release()
 		if err != nil {
-			c.send(errorResponse(nil, err))
+			resp := errorResponse(nil, err)
+			if req != nil {
+				resp.ID = req.ID // the envelope was read: the refusal answers its id
+			}
+			c.send(resp)
 			continue
 		}
 		// Requests without an id are served in order, one after another,
@@ -153,8 +156,8 @@ func (d *Daemon) serveConn(c *conn) {
 		// with an id run concurrently and are answered as they finish.
 		// Inline ops (wire.OpSpec.Inline) answer from memory in microseconds:
 		// handing them to another goroutine would cost more than the op.
-		if spec, _ := c.d.cfg.Ops.Spec(req.Op); len(req.ID) == 0 || (spec != nil && spec.Inline) {
-			c.handle(c.ctx, &req)
+		if spec, _ := c.d.cfg.Ops.Spec(req.OpName); len(req.ID) == 0 || (spec != nil && spec.Inline) {
+			c.handle(c.ctx, req)
 			continue
 		}
 		if msg := c.admit(); msg != "" {
@@ -167,7 +170,7 @@ func (d *Daemon) serveConn(c *conn) {
 		ctx, done := c.track(req.ID)
 		// Its own goroutine, so a slow op (wait, run) does not hold up the
 		// reading of the next request, which may be the cancel for it.
-		go func() { defer inflight.Done(); defer c.d.inflight.Add(-1); defer done(); c.handle(ctx, &req) }()
+		go func() { defer inflight.Done(); defer c.d.inflight.Add(-1); defer done(); c.handle(ctx, req) }()
 	}
 	// The client stopped sending. It may only have half-closed its side
 	// (`printf … | nc -N -U`) and still be reading: let what it asked for
@@ -188,38 +191,6 @@ func (d *Daemon) serveConn(c *conn) {
 	}
 }
 
-// decodeRequest parses strictly: unknown fields and wrong types are
-// BAD_REQUEST with the offending field named.
-func decodeRequest(line []byte, req *wire.Request) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(req); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return wire.Errorf(wire.BadRequest, "field %q must be %s, not a JSON %s", te.Field, te.Type, te.Value)
-		}
-		return wire.Errorf(wire.BadRequest, "malformed request: %v", err)
-	}
-	if dec.More() {
-		return wire.Errorf(wire.BadRequest, "one JSON object per line; found more after it")
-	}
-	if k, dup := duplicateKey(line); dup {
-		return wire.Errorf(wire.BadRequest, "field %q is given twice; give each field once", k)
-	}
-	if string(bytes.TrimSpace(req.ID)) == "null" {
-		req.ID = nil // null is no id
-	}
-	if !scalarID(req.ID) {
-		id := req.ID
-		req.ID = nil // never echo it
-		return wire.Errorf(wire.BadRequest, `"id" must be a string or a number, not %s`, jsonKind(id))
-	}
-	if req.Op == "" {
-		return wire.Errorf(wire.BadRequest, `request has no "op"`)
-	}
-	return nil
-}
-
 // send writes one answer line. A client that cannot take it within
 // writeTimeout, or is gone, has the connection cancelled: what it still has
 // running is withdrawn.
@@ -229,6 +200,11 @@ func (c *conn) send(r *wire.Response) {
 		line, _ = json.Marshal(&wire.Response{Result: wire.ResultError, ID: r.ID, Code: wire.Internal,
 			Message: "answer could not be encoded"})
 	}
+	c.writeLine(line)
+}
+
+// writeLine writes one whole line, unless the connection broke.
+func (c *conn) writeLine(line []byte) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.broken {

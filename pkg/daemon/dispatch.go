@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"runtime"
@@ -20,7 +21,7 @@ type call struct {
 	d   *Daemon
 	c   *conn // nil inside group_run fan-out and tests
 	att *attachment
-	req *wire.Request
+	req *request
 	ctx context.Context
 	l   *Limb // the limb a limb op named, resolved before the handler runs
 }
@@ -31,7 +32,7 @@ type call struct {
 type handler struct {
 	args   reflect.Type // the op's wire.*Args; checked against its spec at start-up
 	answer reflect.Type // the op's wire.*Answer, likewise
-	serve  func(*call) (*wire.Response, error)
+	serve  func(*call) (wire.Answer, error)
 }
 
 // typed registers fn for the op whose Args is A and whose answer is R
@@ -44,25 +45,25 @@ func typed[A wire.Args, R wire.Answer](fn func(*call, A) (R, error)) handler {
 	if answer.Kind() == reflect.Pointer {
 		answer = answer.Elem()
 	}
-	return handler{args: reflect.TypeFor[A](), answer: answer, serve: func(c *call) (*wire.Response, error) {
-		if spec, ok := c.d.cfg.Ops.Spec(c.req.Op); ok {
-			if err := spec.CheckRequired(c.req); err != nil {
+	return handler{args: reflect.TypeFor[A](), answer: answer, serve: func(c *call) (wire.Answer, error) {
+		if spec, ok := c.d.cfg.Ops.Spec(c.req.OpName); ok {
+			if err := spec.CheckRequired(c.req.args); err != nil {
 				return nil, err
 			}
 		}
-		a, err := wire.ArgsFrom[A](c.req)
-		if err != nil {
-			return nil, err
+		a, ok := any(c.req.args).(*A)
+		if !ok {
+			return nil, wire.Errorf(wire.Internal, "op %s was decoded as %T, its handler takes %T", c.req.OpName, c.req.args, a)
 		}
-		r, err := fn(c, a)
+		r, err := fn(c, *a)
 		if err != nil {
 			return nil, err
 		}
 		var none R
 		if any(r) == any(none) { // a nil answer is a bare success
-			return &wire.Response{Result: c.req.Op}, nil
+			return reflect.New(answer).Interface().(wire.Answer), nil
 		}
-		return r.Response(), nil
+		return r, nil
 	}}
 }
 
@@ -73,7 +74,7 @@ func byKind(desktop, terminal handler) handler {
 	if desktop.args != terminal.args || desktop.answer != terminal.answer {
 		panic(fmt.Sprintf("byKind: the desktop half is %v → %v, the terminal half %v → %v", desktop.args, desktop.answer, terminal.args, terminal.answer))
 	}
-	return handler{args: desktop.args, answer: desktop.answer, serve: func(c *call) (*wire.Response, error) {
+	return handler{args: desktop.args, answer: desktop.answer, serve: func(c *call) (wire.Answer, error) {
 		if c.l != nil && c.l.tty != nil {
 			return terminal.serve(c)
 		}
@@ -88,57 +89,20 @@ var handlers map[string]handler
 
 func init() { handlers = builtinHandlers() }
 
-func builtinHandlers() map[string]handler {
-	return map[string]handler{
-		wire.OpHello:      typed(opHello),
-		wire.OpAttach:     typed(opAttach),
-		wire.OpPing:       typed(opPing),
-		wire.OpShutdown:   typed(opShutdown),
-		wire.OpSubscribe:  typed(opSubscribe),
-		wire.OpLimbs:      typed(opLimbs),
-		wire.OpOpen:       typed(opOpen),
-		wire.OpClose:      typed(opClose),
-		wire.OpReconnect:  typed(opReconnect),
-		wire.OpStatus:     typed(opStatus),
-		wire.OpControl:    typed(opControl),
-		wire.OpTakeover:   typed(opTakeover),
-		wire.OpHandback:   typed(opHandback),
-		wire.OpPause:      typed(opPause),
-		wire.OpShare:      typed(opShare),
-		wire.OpViewer:     typed(opViewer),
-		wire.OpClick:      typed(opClick),
-		wire.OpType:       byKind(typed(opTypeDesktop), typed(opTypeTerminal)),
-		wire.OpKey:        byKind(typed(opKeyDesktop), typed(opKeyTerminal)),
-		wire.OpScreen:     byKind(typed(opScreenDesktop), typed(opScreenTerminal)),
-		wire.OpWait:       typed(opWait),
-		wire.OpSignals:    typed(opSignals),
-		wire.OpClipboard:  typed(opClipboard),
-		wire.OpRun:        typed(opRun),
-		wire.OpTermRead:   typed(opTermRead),
-		wire.OpTermSend:   typed(opTermSend),
-		wire.OpFiles:      typed(opFiles),
-		wire.OpTransfer:   typed(opTransfer),
-		wire.OpHistory:    typed(opHistory),
-		wire.OpFind:       typed(opFind),
-		wire.OpExpect:     typed(opExpect),
-		wire.OpHosts:      typed(opHosts),
-		wire.OpHostAdd:    typed(opHostAdd),
-		wire.OpHostRemove: typed(opHostRemove),
-		wire.OpHostTrust:  typed(opHostTrust),
-		wire.OpGroupOpen:  typed(opGroupOpen),
-		wire.OpGroupList:  typed(opGroupList),
-		wire.OpGroupGrow:  typed(opGroupGrow),
-		wire.OpGroupShrnk: typed(opGroupShrink),
-		wire.OpGroupClose: typed(opGroupClose),
-		wire.OpGroupRun:   typed(opGroupRun),
-		wire.OpTokenNew:   typed(opTokenCreate),
-		wire.OpTokenList:  typed(opTokenList),
-		wire.OpTokenRevok: typed(opTokenRevoke),
-		wire.OpCancel:     typed(opCancel),
-		wire.OpHealth:     typed(opHealth),
-		wire.OpRecord:     typed(opRecord),
-		wire.OpReport:     typed(opReport),
+func builtinHandlers() map[string]handler { return maps.Clone(registered) }
+
+// registered are the handlers dvv's own ops register from their own files
+// (`var _ = register(wire.OpFoo, typed(opFoo))` beside opFoo), so a new op
+// needs no edit here. Package variables are set before init runs.
+var registered = map[string]handler{}
+
+// register adds op's handler; a second handler for one op is a bug.
+func register(op string, h handler) bool {
+	if _, dup := registered[op]; dup {
+		panic("daemon: two handlers for op " + op)
 	}
+	registered[op] = h
+	return true
 }
 
 // checkHandlers makes a spec without a handler, or a handler without a
@@ -164,10 +128,6 @@ func checkHandlers(ops *wire.Table) error {
 	return nil
 }
 
-// envelopeName is the request envelope's name, which is not an op field:
-// host_remove reads it as the host, token_create as the token's label.
-func (c *call) envelopeName() string { return c.req.Name }
-
 // requestID is the request's id (none inside group_run or for dvvd's own
 // calls): files tags its progress lines with it.
 func (c *call) requestID() json.RawMessage {
@@ -177,10 +137,8 @@ func (c *call) requestID() json.RawMessage {
 	return c.req.ID
 }
 
-func (c *conn) handle(ctx context.Context, req *wire.Request) {
-	resp := c.serve(ctx, req)
-	resp.ID = req.ID
-	c.send(resp)
+func (c *conn) handle(ctx context.Context, req *request) {
+	c.reply(req.ID, c.serve(ctx, req))
 }
 
 // panicSummary describes a recovered panic without its value: a value may
@@ -195,40 +153,40 @@ func panicSummary(r any) string {
 	return fmt.Sprintf("a value of type %T (not logged: it may hold request data)", r)
 }
 
-func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Response) {
+func (c *conn) serve(ctx context.Context, req *request) (rep reply) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.d.log.Error("panic serving request", "op", req.Op, "panic", panicSummary(r), "stack", string(debug.Stack()))
-			resp = errorResponse(nil, wire.Errorf(wire.Internal, "dvvd hit a bug serving %q; it is still running", req.Op))
+			c.d.log.Error("panic serving request", "op", req.OpName, "panic", panicSummary(r), "stack", string(debug.Stack()))
+			rep = failed(wire.Errorf(wire.Internal, "dvvd hit a bug serving %q; it is still running", req.OpName))
 		}
 	}()
-	spec, ok := c.d.cfg.Ops.Spec(req.Op)
+	spec, ok := c.d.cfg.Ops.Spec(req.OpName)
 	if !ok {
-		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
+		return failed(wire.Errorf(wire.BadRequest, "unknown op %q", req.OpName))
 	}
 	if spec.NoAttach {
-		if err := spec.Check(req); err != nil {
-			return errorResponse(nil, err)
+		if err := spec.Check(req.args); err != nil {
+			return failed(err)
 		}
-		r, err := handlers[req.Op].serve(&call{d: c.d, c: c, req: req, ctx: ctx})
+		r, err := handlers[req.OpName].serve(&call{d: c.d, c: c, req: req, ctx: ctx})
 		if err != nil {
-			return errorResponse(nil, err)
+			return failed(err)
 		}
-		return r
+		return reply{ans: r}
 	}
 	c.attMu.Lock()
 	att := c.att
-	if att == nil || req.Op == wire.OpAttach || req.Op == wire.OpHello {
+	if att == nil || req.OpName == wire.OpAttach || req.OpName == wire.OpHello {
 		if att != nil && (req.Token != "" || req.Session != "" || req.Name != "") {
 			c.attMu.Unlock()
-			return errorResponse(nil, wire.Errorf(wire.BadRequest, "this connection is already attached as %q; open a new connection to attach differently", att.name))
+			return failed(wire.Errorf(wire.BadRequest, "this connection is already attached as %q; open a new connection to attach differently", att.name))
 		}
 		if att == nil {
 			var err error
 			att, err = c.d.attach(c, req)
 			if err != nil {
 				c.attMu.Unlock()
-				return errorResponse(nil, err)
+				return failed(err)
 			}
 			c.att = att
 		}
@@ -237,17 +195,14 @@ func (c *conn) serve(ctx context.Context, req *wire.Request) (resp *wire.Respons
 	return c.d.dispatch(ctx, c, att, req)
 }
 
-// agentActs are the short acts viewers yield to (pkg/rfbserver Priority).
-var agentActs = map[string]bool{wire.OpScreen: true, wire.OpClick: true, wire.OpType: true, wire.OpKey: true, wire.OpFind: true}
-
 // dispatch runs one request for an attachment: access check, selector,
 // history, handler. group_run uses it for every member.
-func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wire.Request) *wire.Response {
-	spec, known := d.cfg.Ops.Spec(req.Op)
+func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *request) reply {
+	spec, known := d.cfg.Ops.Spec(req.OpName)
 	if !known {
-		return errorResponse(nil, wire.Errorf(wire.BadRequest, "unknown op %q", req.Op))
+		return failed(wire.Errorf(wire.BadRequest, "unknown op %q", req.OpName))
 	}
-	fn := handlers[req.Op].serve
+	fn := handlers[req.OpName].serve
 	d.touch(att)
 	// Inside group_run, every member passes the start barrier exactly once,
 	// also on early failures.
@@ -259,67 +214,67 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 		}
 	}
 	defer pass()
-	if err := spec.Check(req); err != nil {
-		return errorResponse(nil, err)
+	if err := spec.Check(req.args); err != nil {
+		return failed(err)
 	}
 	if err := checkAddresses(req); err != nil {
-		return errorResponse(nil, err)
+		return failed(err)
 	}
 	if err := d.authorize(att, req); err != nil {
-		return errorResponse(nil, err)
+		return failed(err)
 	}
 	cl := &call{d: d, c: c, att: att, req: req, ctx: ctx}
 	if !spec.Limb {
 		r, err := fn(cl)
 		if err != nil {
-			return errorResponse(nil, d.declared(spec, err))
+			return failed(d.declared(spec, err))
 		}
-		return r
+		return reply{ans: r}
 	}
-	l, err := d.resolve(att, req.Target())
+	l, err := d.resolve(att, req.target())
 	if err != nil {
 		var we *wire.Error
 		if spec.GoneIsDone && errors.As(err, &we) && we.Code == wire.LimbGone {
 			// idempotent: already gone is success
-			return &wire.Response{Result: req.Op, LimbID: req.LimbID, Dispatched: "the limb was already gone"}
+			return reply{resp: &wire.Response{Result: req.OpName, LimbID: req.target().LimbID, Dispatched: "the limb was already gone"}}
 		}
-		return errorResponse(nil, err)
+		return failed(err)
 	}
 	cl.l = l
-	if agentActs[req.Op] {
+	if spec.Brief {
 		defer rfbserver.Priority()()
 	}
 	start := time.Now()
-	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.Op})
+	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.OpName})
 	// Members of a group_run start their work together: after their own
 	// checks and selector, right before the handler.
 	pass()
-	var r *wire.Response
+	var r wire.Answer
 	// A kind-bound op is refused here, once, for a limb of the other kind;
 	// the refusal still goes into the limb's history like any answer.
-	if kerr := spec.CheckKind(l.id, l.kind, spec.VariantOf(req)); kerr != nil {
+	if kerr := spec.CheckKind(l.id, l.kind, spec.VariantOf(req.args)); kerr != nil {
 		err = kerr
 	} else {
 		v := cl.startVerify()
 		r, err = fn(cl)
-		if err == nil && v != nil {
-			r.Verification = v.finish(ctx)
+		if va, ok := r.(wire.Verifiable); ok && err == nil && v != nil {
+			va.SetVerification(v.finish(ctx))
 		} else {
 			v.stop()
 		}
 	}
 	err = d.declared(spec, err)
-	d.events.publish(&wire.Event{Kind: "op.end", LimbID: l.id, Detail: fmt.Sprintf("%s #%d", req.Op, seq)})
+	d.events.publish(&wire.Event{Kind: "op.end", LimbID: l.id, Detail: fmt.Sprintf("%s #%d", req.OpName, seq)})
 	outcome := "ok"
 	if err != nil {
 		outcome = string(errorResponse(nil, err).Code)
 	}
 	if !spec.Unlogged {
-		l.history.add(req.Op, att.name, outcome, historyDetail(req), start)
+		l.history.add(req.OpName, att.name, outcome, historyDetail(req), start)
 	}
 	var verified *wire.Verification
-	if r != nil {
-		verified = r.Verification
+	if va, ok := r.(wire.Verifiable); ok && err == nil {
+		verified = va.Verified()
 	}
 	if spec.Recorded {
 		l.noteAct(req, att.name, outcome, verified, start)
@@ -332,25 +287,26 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *wi
 		if errors.As(err, &we) && we.Observation == nil && observedCodes[we.Code] {
 			we.Observation = l.observe(att)
 		}
-		return errorResponse(nil, err)
+		return failed(err)
 	}
-	if r.LimbID == "" {
-		r.LimbID = l.id
+	if la, ok := r.(wire.LimbAnswered); ok {
+		la.FillLimbID(l.id)
 	}
-	return r
+	return reply{ans: r}
 }
 
 // historyDetail is a short, secret-free description of a request: the
 // action and counts, never text, pixels or paths' contents.
-func historyDetail(req *wire.Request) string {
-	s := req.Action
-	if req.Text != nil {
-		s += fmt.Sprintf(" (%d chars)", len([]rune(*req.Text)))
+func historyDetail(req *request) string {
+	g := req.gist()
+	s := g.Action
+	if g.Text != nil {
+		s += fmt.Sprintf(" (%d chars)", len([]rune(*g.Text)))
 	}
-	if req.Until != "" {
-		s += " until=" + req.Until
+	if g.Until != "" {
+		s += " until=" + g.Until
 	}
-	if req.Keys != "" {
+	if g.Keys != "" {
 		s += " keys"
 	}
 	return s

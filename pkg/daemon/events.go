@@ -57,6 +57,8 @@ func (h *eventHub) unsubscribe(ch chan *wire.Event) {
 	h.mu.Unlock()
 }
 
+var _ = register(wire.OpSubscribe, typed(opSubscribe))
+
 // opSubscribe turns the rest of this connection's life into an event
 // stream (answers to other requests still arrive, tagged by id).
 func opSubscribe(c *call, a wire.SubscribeArgs) (*wire.SubscribeAnswer, error) {

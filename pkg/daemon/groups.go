@@ -3,7 +3,6 @@ package daemon
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -170,6 +169,8 @@ func (l *Limb) firstAttempt(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+var _ = register(wire.OpGroupOpen, typed(opGroupOpen))
+
 func opGroupOpen(c *call, a wire.GroupOpenArgs) (*wire.GroupOpenAnswer, error) {
 	members, err := c.openMembers(a.HostIDs, a.Addresses, a.Protocol, a.Perceive)
 	if err != nil {
@@ -216,6 +217,8 @@ func (d *Daemon) group(gid string) (*group, error) {
 	return g, nil
 }
 
+var _ = register(wire.OpGroupList, typed(opGroupList))
+
 func opGroupList(c *call, a wire.GroupListArgs) (*wire.GroupListAnswer, error) {
 	r := &wire.GroupListAnswer{}
 	if a.GroupID != "" {
@@ -236,6 +239,8 @@ func opGroupList(c *call, a wire.GroupListArgs) (*wire.GroupListAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpGroupGrow, typed(opGroupGrow))
+
 func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.GroupGrowAnswer, error) {
 	g, err := c.d.group(a.GroupID)
 	if err != nil {
@@ -253,12 +258,14 @@ func opGroupGrow(c *call, a wire.GroupGrowArgs) (*wire.GroupGrowAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpGroupShrnk, typed(opGroupShrink))
+
 func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, error) {
 	g, err := c.d.group(a.GroupID)
 	if err != nil {
 		return nil, err
 	}
-	n := *a.N // required, at least 1
+	n := a.N // required, at least 1
 	c.d.mu.Lock()
 	size := len(g.members)
 	if n > size {
@@ -291,6 +298,8 @@ func opGroupShrink(c *call, a wire.GroupShrinkArgs) (*wire.GroupShrinkAnswer, er
 	}
 	return r, nil
 }
+
+var _ = register(wire.OpGroupClose, typed(opGroupClose))
 
 func opGroupClose(c *call, a wire.GroupCloseArgs) (*wire.GroupCloseAnswer, error) {
 	g, err := c.d.group(a.GroupID)
@@ -393,6 +402,8 @@ func (d *Daemon) usedElsewhereLocked(id string, by *attachment) string {
 
 type barrierKey struct{}
 
+var _ = register(wire.OpGroupRun, typed(opGroupRun))
+
 // opGroupRun runs one action on every member concurrently. Every member
 // starts (its op.start event is published) before any member's action runs,
 // and one member failing never stops the others.
@@ -407,15 +418,30 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		return nil, err
 	}
 	action := a.Action // one of the spec's variants
-	var args wire.Request
-	if len(bytes.TrimSpace(a.Arguments)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(a.Arguments))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %v", action, err)
-		}
+	inner, ok := c.d.cfg.Ops.Spec(action)
+	if !ok {
+		return nil, wire.Errorf(wire.BadRequest, "group_run cannot run %q", action)
 	}
-	if args.Op != "" || args.LimbID != "" || args.GroupID != "" || args.Member != nil {
+	// Each member gets its own Args, decoded from the arguments as a line
+	// of the inner op would be; this first decode refuses bad arguments
+	// once for all.
+	decode := func() (wire.Enveloped, error) {
+		raw := bytes.TrimSpace(a.Arguments)
+		if len(raw) == 0 {
+			raw = []byte("{}")
+		}
+		args, werr := inner.DecodeLine(raw)
+		if werr != nil {
+			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %s", action, werr.Message)
+		}
+		return args, nil
+	}
+	probe, err := decode()
+	if err != nil {
+		return nil, err
+	}
+	if env := probe.Head(); env.OpName != "" || env.ID != nil || env.Name != "" || env.Token != "" || env.Session != "" ||
+		wire.SelectionOf(probe) != (wire.Target{}) {
 		return nil, wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
 	}
 	outDir := a.OutDir
@@ -440,14 +466,18 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	finished.Add(len(members))
 	ctx := context.WithValue(c.ctx, barrierKey{}, &started)
 	for i, m := range members {
-		req := args
-		req.Op, req.LimbID = action, m.limbID
-		if outDir != "" {
-			req.Out = filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[req.Format == "jpeg"]))
+		args, _ := decode() // decoded once already: the same bytes decode again
+		args.Head().OpName = action
+		if t, ok := args.(interface{ Aim(string) }); ok {
+			t.Aim(m.limbID) // every op group_run runs takes the selector
+		}
+		if s, ok := args.(*wire.ScreenArgs); ok && outDir != "" {
+			s.Out = filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[s.Format == "jpeg"]))
 		}
 		go func() {
 			defer finished.Done()
-			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatch(ctx, c.c, c.att, &req)}
+			req := &request{Envelope: *args.Head(), args: args}
+			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatch(ctx, c.c, c.att, req).response()}
 		}()
 	}
 	finished.Wait()

@@ -45,9 +45,9 @@ func TestGroupLifecycle(t *testing.T) {
 	if gr.Size != 4 || gr.Members[3].Index != 3 || gr.Members[0].LimbID != g.Members[0].LimbID {
 		t.Fatalf("grow %+v", gr)
 	}
-	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(5)})
+	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: 5})
 	wantCode(t, err, wire.BadRequest)
-	sh := mustDo(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(2)}).Group
+	sh := mustDo(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: 2}).Group
 	if sh.Size != 2 {
 		t.Fatalf("shrink %+v", sh)
 	}
@@ -142,4 +142,18 @@ func TestGroupRunStartsEveryMemberBeforeAnyFinishes(t *testing.T) {
 	}
 	_, err := do(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "close"})
 	wantCode(t, err, wire.BadRequest)
+	// The arguments are decoded as the inner op's Args: a field it does
+	// not take, or a selector, is refused once for the whole group.
+	for args, says := range map[string]string{
+		`{"action":"move","x":5,"y":5,"colour":"red"}`: `"colour"`,
+		`{"action":"move","x":5,"y":5,"text":"hi"}`:    `click does not take "text"`,
+		`{"action":"move","x":5,"y":5,"limbId":"l1"}`:  "minus the selector",
+		`{"op":"click","action":"move","x":5,"y":5}`:   "minus the selector",
+	} {
+		_, err := do(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "click", Arguments: json.RawMessage(args)})
+		wantCode(t, err, wire.BadRequest)
+		if !strings.Contains(err.Error(), says) {
+			t.Errorf("arguments %s: %v does not say %s", args, err, says)
+		}
+	}
 }

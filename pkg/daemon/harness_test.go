@@ -56,16 +56,45 @@ func dialClient(t *testing.T, d *Daemon, o client.Options) *client.Client {
 // do sends one op's typed arguments.
 func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
 	t.Helper()
-	return doRaw(t, c, wire.RequestOf(a))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.Do(ctx, a)
 }
 
 // doRaw sends a request as it is: for ops a test adds to the table (no
 // Args type) and for requests built to be refused.
-func doRaw(t *testing.T, c *client.Client, req *wire.Request) (*wire.Response, error) {
+func doRaw(t *testing.T, c *client.Client, req rawLine) (*wire.Response, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return c.Do(ctx, req)
+	return do(t, c, req)
+}
+
+// rawLine is a request line of any op with any fields, by JSON name, as
+// a client that knows no Args type sends it.
+type rawLine struct {
+	wire.Envelope
+	fields map[string]any
+}
+
+// raw is op's line with the fields given as name, value pairs.
+func raw(op string, kv ...any) rawLine {
+	r := rawLine{Envelope: wire.Envelope{OpName: op}, fields: map[string]any{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		r.fields[kv[i].(string)] = kv[i+1]
+	}
+	return r
+}
+
+func (r rawLine) Op() string { return r.OpName }
+
+func (r rawLine) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"op": r.OpName}
+	if len(r.ID) > 0 {
+		m["id"] = r.ID
+	}
+	for k, v := range r.fields {
+		m[k] = v
+	}
+	return json.Marshal(m)
 }
 
 func mustDo(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
@@ -136,4 +165,19 @@ func cause(err error) wire.Code {
 		return e.Cause
 	}
 	return client.Code(err)
+}
+
+// asRequest is r as dvvd reads it from a line: its envelope, and its
+// op's Args decoded from the same bytes.
+func asRequest(t testing.TB, a wire.Args) *request {
+	t.Helper()
+	line, err := json.Marshal(wire.Envelop(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := decodeRequest(wire.Builtin(), line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }

@@ -27,7 +27,7 @@ func TestWrongKindIsRefusedByDispatch(t *testing.T) {
 		t.Fatal("no op is bound to terminals")
 	}
 	for _, op := range bound {
-		_, err := doRaw(t, c, &wire.Request{Op: op, LimbID: id}) // any terminal op, by name
+		_, err := doRaw(t, c, raw(op, "limbId", id)) // any terminal op, by name
 		wantCode(t, err, wire.WrongProtocol)
 		want := "limb " + id + " is a desktop; " + op + " needs a terminal limb (ssh)"
 		if !strings.Contains(err.Error(), want) {
@@ -35,7 +35,7 @@ func TestWrongKindIsRefusedByDispatch(t *testing.T) {
 		}
 	}
 	// A variant bound to terminals is refused the same way, naming it.
-	_, err := doRaw(t, c, &wire.Request{Op: wire.OpWait, LimbID: id, Until: "exit"})
+	_, err := doRaw(t, c, raw(wire.OpWait, "limbId", id, "until", "exit"))
 	wantCode(t, err, wire.WrongProtocol)
 	if want := "wait until exit needs a terminal limb (ssh)"; !strings.Contains(err.Error(), want) {
 		t.Errorf("wait until exit on a desktop: %v does not say %q", err, want)
@@ -77,7 +77,7 @@ func TestNewProtocolIsOneRegistration(t *testing.T) {
 	if !strings.Contains(err.Error(), "fakep") {
 		t.Fatalf("the refusal of an unknown protocol does not list the registered ones: %v", err)
 	}
-	_, err = do(t, c, wire.RunArgs{Target: wire.Target{LimbID: r.LimbID}, Command: "true", TimeoutMs: intp(1000)})
+	_, err = do(t, c, wire.RunArgs{Target: wire.Target{LimbID: r.LimbID}, Command: "true", TimeoutMs: 1000})
 	wantCode(t, err, wire.WrongProtocol)
 	if !strings.Contains(wire.DefaultPorts(), "7000 fakep") {
 		t.Fatalf("default ports for help text: %s", wire.DefaultPorts())

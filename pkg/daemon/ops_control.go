@@ -6,6 +6,8 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+var _ = register(wire.OpControl, typed(opControl))
+
 // opControl: acquire (waitMs), release, yield (= release, with a reason
 // recorded), status and yield_status (read without changing anything).
 func opControl(c *call, a wire.ControlArgs) (*wire.ControlAnswer, error) {
@@ -39,6 +41,8 @@ func opControl(c *call, a wire.ControlArgs) (*wire.ControlAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpTakeover, typed(opTakeover))
+
 // opTakeover is a person taking control (dvv control takeover): the lease
 // moves to this attachment at once, an agent holding it is revoked and
 // told so, and human_took_over shows in every observation.
@@ -51,6 +55,8 @@ func opTakeover(c *call, a wire.TakeoverArgs) (*wire.TakeoverAnswer, error) {
 	r.Observation = c.l.observe(c.att)
 	return r, nil
 }
+
+var _ = register(wire.OpCancel, typed(opCancel))
 
 // opCancel withdraws the work of a request this connection still has in
 // flight: its context ends, so a wait, a run or a transfer stops. The

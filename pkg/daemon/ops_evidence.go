@@ -12,6 +12,8 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+var _ = register(wire.OpHealth, typed(opHealth))
+
 // opHealth runs dvvd's half of `dvv doctor` from dvvd's own environment.
 func opHealth(c *call, _ wire.HealthArgs) (*wire.HealthAnswer, error) {
 	svc := c.d.cfg.Services
@@ -31,6 +33,8 @@ func opHealth(c *call, _ wire.HealthArgs) (*wire.HealthAnswer, error) {
 	r.Checks = health.Run(c.ctx, env)
 	return r, nil
 }
+
+var _ = register(wire.OpReport, typed(opReport))
 
 // opReport answers what only dvvd knows for `dvv report`.
 func opReport(c *call, _ wire.ReportArgs) (*wire.ReportAnswer, error) {

@@ -18,6 +18,8 @@ const defaultThreshold = 0.95
 // are searched as their bounding box.
 const maxExpectRects = 64
 
+var _ = register(wire.OpExpect, typed(opExpect))
+
 // opExpect waits until a template picture is on the screen: a search of
 // the whole frame (or region) first, then only around what changed.
 func opExpect(c *call, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {

@@ -52,6 +52,8 @@ func (l *Limb) dropFiles(err error) {
 	}
 }
 
+var _ = register(wire.OpFiles, typed(opFiles))
+
 func opFiles(c *call, a wire.FilesArgs) (*wire.FilesAnswer, error) {
 	f, via, err := c.l.filesFor(c)
 	if err != nil {
@@ -147,10 +149,11 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 	case "remove":
 		return res, f.Remove(path, req.Recursive)
 	case "rename":
-		res.To = req.To
-		return res, f.Rename(path, req.To)
+		res.To = req.NewPath()
+		return res, f.Rename(path, req.NewPath())
 	case "get":
-		if req.To == "" {
+		to := req.LocalTo()
+		if to == "" {
 			var buf bytes.Buffer
 			n, err := f.Get(path, ctxWriter{ctx, &buf}, inlineFileMax)
 			if err != nil {
@@ -159,11 +162,11 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 			res.Bytes, res.ContentBase64 = n, base64.StdEncoding.EncodeToString(buf.Bytes())
 			return res, nil
 		}
-		if !filepath.IsAbs(req.To) {
+		if !filepath.IsAbs(to) {
 			return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
 		}
-		n, err := getToFile(ctx, f, path, req.To)
-		res.Bytes, res.To = n, req.To
+		n, err := getToFile(ctx, f, path, to)
+		res.Bytes, res.To = n, to
 		return res, err
 	case "put":
 		mode := uint32(0o644)
@@ -228,6 +231,8 @@ func getToFile(ctx context.Context, f limb.Files, path, to string) (int64, error
 	}
 	return n, nil
 }
+
+var _ = register(wire.OpTransfer, typed(opTransfer))
 
 // opTransfer: files moves everything inside its own call, so there is never
 // a transfer in flight. These are ordinary answers, not errors.

@@ -49,6 +49,8 @@ func (c *call) act(fn func(ctx context.Context, desk limb.Desktop) error) error 
 	return nil
 }
 
+var _ = register(wire.OpClick, typed(opClick))
+
 func opClick(c *call, a wire.ClickArgs) (*wire.ClickAnswer, error) {
 	l := c.l
 	action := a.Action
@@ -189,6 +191,8 @@ func opTypeTerminal(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 	return &wire.TypeAnswer{Dispatched: sent}, nil
 }
 
+var _ = register(wire.OpType, byKind(typed(opTypeDesktop), typed(opTypeTerminal)))
+
 // opTypeDesktop types rune by rune as key events, behind the lease and the
 // typing fence.
 func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
@@ -300,6 +304,8 @@ func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	return &wire.KeyAnswer{Dispatched: sent}, nil
 }
 
+var _ = register(wire.OpKey, byKind(typed(opKeyDesktop), typed(opKeyTerminal)))
+
 // opKeyDesktop presses the chord's keys in order and releases them in
 // reverse, behind the lease and the typing fence.
 func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
@@ -346,6 +352,8 @@ func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 
 // clipboardLimit bounds clipboard text either way.
 const clipboardLimit = 1 << 20
+
+var _ = register(wire.OpClipboard, typed(opClipboard))
 
 func opClipboard(c *call, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
 	l := c.l

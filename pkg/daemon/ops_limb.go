@@ -10,9 +10,13 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+var _ = register(wire.OpHello, typed(opHello))
+
 func opHello(c *call, _ wire.HelloArgs) (*wire.HelloAnswer, error) {
 	return &wire.HelloAnswer{Daemon: daemonInfo(c)}, nil
 }
+
+var _ = register(wire.OpAttach, typed(opAttach))
 
 func opAttach(c *call, _ wire.AttachArgs) (*wire.AttachAnswer, error) {
 	return &wire.AttachAnswer{Daemon: daemonInfo(c)}, nil
@@ -25,7 +29,11 @@ func daemonInfo(c *call) *wire.DaemonInfo {
 		Attachment: c.att.name, Role: c.att.grant.Role, Caps: c.att.grant.List()}
 }
 
+var _ = register(wire.OpPing, typed(opPing))
+
 func opPing(c *call, _ wire.PingArgs) (*wire.PingAnswer, error) { return &wire.PingAnswer{}, nil }
+
+var _ = register(wire.OpShutdown, typed(opShutdown))
 
 func opShutdown(c *call, _ wire.ShutdownArgs) (*wire.ShutdownAnswer, error) {
 	go c.d.Shutdown()
@@ -78,6 +86,8 @@ func (l *Limb) summary(a *attachment) wire.LimbSummary {
 		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
 }
 
+var _ = register(wire.OpLimbs, typed(opLimbs))
+
 func opLimbs(c *call, _ wire.LimbsArgs) (*wire.LimbsAnswer, error) {
 	r := &wire.LimbsAnswer{}
 	r.Limbs, r.Available = []wire.LimbSummary{}, []wire.LimbSummary{}
@@ -101,6 +111,8 @@ func opLimbs(c *call, _ wire.LimbsArgs) (*wire.LimbsAnswer, error) {
 	}
 	return r, nil
 }
+
+var _ = register(wire.OpOpen, typed(opOpen))
 
 func opOpen(c *call, a wire.OpenArgs) (*wire.OpenAnswer, error) {
 	t, err := c.d.targetFor(a)
@@ -218,6 +230,8 @@ func (d *Daemon) resolve(a *attachment, req wire.Target) (*Limb, error) {
 	return l, nil
 }
 
+var _ = register(wire.OpClose, typed(opClose))
+
 func opClose(c *call, _ wire.CloseArgs) (*wire.CloseAnswer, error) {
 	if l := c.l; l != nil {
 		if err := l.checkPersonHold(c.att, "close"); err != nil {
@@ -228,6 +242,8 @@ func opClose(c *call, _ wire.CloseArgs) (*wire.CloseAnswer, error) {
 	return &wire.CloseAnswer{}, nil
 }
 
+var _ = register(wire.OpStatus, typed(opStatus))
+
 func opStatus(c *call, _ wire.StatusArgs) (*wire.StatusAnswer, error) {
 	l := c.l
 	r := &wire.StatusAnswer{}
@@ -235,12 +251,16 @@ func opStatus(c *call, _ wire.StatusArgs) (*wire.StatusAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpSignals, typed(opSignals))
+
 func opSignals(c *call, _ wire.SignalsArgs) (*wire.SignalsAnswer, error) {
 	l := c.l
 	r := &wire.SignalsAnswer{}
 	r.Signals = l.observe(c.att).Signals
 	return r, nil
 }
+
+var _ = register(wire.OpReconnect, typed(opReconnect))
 
 func opReconnect(c *call, a wire.ReconnectArgs) (*wire.ReconnectAnswer, error) {
 	l := c.l
@@ -290,6 +310,8 @@ func opReconnect(c *call, a wire.ReconnectArgs) (*wire.ReconnectAnswer, error) {
 		}
 	}
 }
+
+var _ = register(wire.OpHistory, typed(opHistory))
 
 func opHistory(c *call, _ wire.HistoryArgs) (*wire.HistoryAnswer, error) {
 	l := c.l

@@ -32,6 +32,8 @@ func (d *Daemon) allLimbs() []*Limb {
 	return out
 }
 
+var _ = register(wire.OpPause, typed(opPause))
+
 // opPause: action pause or resume, for the limb named or (all) every limb.
 // resume without a limb resumes everything.
 func opPause(c *call, a wire.PauseArgs) (*wire.PauseAnswer, error) {
@@ -101,6 +103,8 @@ func (d *Daemon) pauseView() *wire.PauseResult {
 	sort.Strings(v.Limbs)
 	return v
 }
+
+var _ = register(wire.OpHandback, typed(opHandback))
 
 // opHandback ends a person's hold on a limb (taken over from the CLI, a
 // VNC viewer or the browser): agents may acquire the lease again. A pause

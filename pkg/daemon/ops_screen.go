@@ -13,6 +13,8 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+var _ = register(wire.OpScreen, byKind(typed(opScreenDesktop), typed(opScreenTerminal)))
+
 // opScreenDesktop encodes the mirror (whole, a region, or what changed
 // since this attachment's last read) and clears its typing fence.
 func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {

@@ -6,6 +6,8 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+var _ = register(wire.OpShare, typed(opShare))
+
 // opShare starts (or reports) a limb's share, or stops it.
 func opShare(c *call, a wire.ShareArgs) (*wire.ShareAnswer, error) {
 	l := c.l

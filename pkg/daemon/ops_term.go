@@ -22,6 +22,8 @@ const (
 	runMaxTimeout = 24 * 60 * 60 * 1000
 )
 
+var _ = register(wire.OpRun, typed(opRun))
+
 func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	max := 0 // the limb's default
 	if a.MaxOutputBytes != nil {
@@ -31,7 +33,7 @@ func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, clampMs(*a.TimeoutMs, runMaxTimeout))
+	ctx, cancel := context.WithTimeout(c.ctx, clampMs(a.TimeoutMs, runMaxTimeout))
 	defer cancel()
 	res, err := term.Run(ctx, a.Command, a.Cwd, max)
 	if err != nil {
@@ -41,6 +43,8 @@ func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	r.Run = res
 	return r, nil
 }
+
+var _ = register(wire.OpTermRead, typed(opTermRead))
 
 func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 	term, err := c.l.terminal()
@@ -74,6 +78,8 @@ func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 	r.Term = t
 	return r, nil
 }
+
+var _ = register(wire.OpTermSend, typed(opTermSend))
 
 func opTermSend(c *call, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
 	var b []byte

@@ -138,6 +138,8 @@ func (c *call) inFrame(g *wire.Region) (image.Rectangle, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpFind, typed(opFind))
+
 // opFind answers where text is on a desktop, or (without text) every line
 // read in the region.
 func opFind(c *call, a wire.FindArgs) (*wire.FindAnswer, error) {

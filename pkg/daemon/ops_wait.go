@@ -16,6 +16,8 @@ const (
 	quietDef    = 750
 )
 
+var _ = register(wire.OpWait, typed(opWait))
+
 func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 	l := c.l
 	timeout := clampMs(waitDefault, waitMax)

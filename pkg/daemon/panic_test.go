@@ -35,6 +35,7 @@ func (l *lockedBuffer) String() string {
 }
 
 type panicProbeArgs struct {
+	wire.Envelope
 	Text *string `json:"text,omitempty"`
 }
 
@@ -66,7 +67,7 @@ func TestPanicLogCarriesNoRequestData(t *testing.T) {
 	d := startDaemon(t, Config{Ops: ops, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	c := dialClient(t, d, client.Options{})
 	for _, text := range []string{secret, "error:" + secret, "index:" + secret} {
-		_, err := doRaw(t, c, &wire.Request{Op: op, Text: strp(text)})
+		_, err := doRaw(t, c, raw(op, "text", text))
 		wantCode(t, err, wire.Internal)
 		if strings.Contains(err.Error(), secret) {
 			t.Fatalf("the answer carries the request's text: %v", err)

@@ -35,7 +35,7 @@ func TestTokensLimitWhatAnAttachmentMayDo(t *testing.T) {
 	wantCode(t, err, wire.PolicyDenied)
 	op := mustDo(t, owner, wire.TokenCreateArgs{Role: "operator"})
 	opc := dialClient(t, d, client.Options{Name: "agent", Token: op.Token})
-	_, err = do(t, opc, wire.RunArgs{Target: wire.Target{LimbID: id}, Command: "true", TimeoutMs: intp(1000)})
+	_, err = do(t, opc, wire.RunArgs{Target: wire.Target{LimbID: id}, Command: "true", TimeoutMs: 1000})
 	if client.Code(err) != wire.PolicyDenied || !strings.Contains(err.Error(), "exec") {
 		t.Fatalf("operator run without exec: %v", err)
 	}

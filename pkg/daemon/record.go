@@ -64,6 +64,8 @@ func recordingsDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o700)
 }
 
+var _ = register(wire.OpRecord, typed(opRecord))
+
 func opRecord(c *call, a wire.RecordArgs) (*wire.RecordAnswer, error) {
 	l := c.l
 	r := &wire.RecordAnswer{}
@@ -240,17 +242,18 @@ func (l *Limb) recordTerminal(ctx context.Context, cast *recording.Cast, rec *re
 // recording, if one runs. It never blocks: a full queue counts the act as
 // dropped. The act is stamped with when it was sent (sent), which is where
 // its effect starts on the recording's clock, and when it was answered.
-func (l *Limb) noteAct(req *wire.Request, att string, outcome string, v *wire.Verification, sent time.Time) {
+func (l *Limb) noteAct(req *request, att string, outcome string, v *wire.Verification, sent time.Time) {
 	l.mu.Lock()
 	rec := l.rec
 	l.mu.Unlock()
 	if rec == nil {
 		return
 	}
-	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.Op, Action: req.Action, Attachment: att,
-		X: req.X, Y: req.Y, ToX: req.ToX, ToY: req.ToY, Keys: req.Keys, Outcome: outcome}
-	if req.Text != nil {
-		n := len([]rune(*req.Text))
+	g := req.gist()
+	a := actRecord{T: max(0, sent.Sub(rec.started).Seconds()), End: time.Since(rec.started).Seconds(), Op: req.OpName, Action: g.Action, Attachment: att,
+		X: g.X, Y: g.Y, ToX: g.ToX, ToY: g.ToY, Keys: g.Keys, Outcome: outcome}
+	if g.Text != nil {
+		n := len([]rune(*g.Text))
 		a.TextLen = &n
 	}
 	if v != nil {

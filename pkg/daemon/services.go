@@ -53,11 +53,11 @@ func (d *Daemon) grantFor(token string) (Grant, error) {
 
 // authorize is the one access check every op passes: the attachment's grant
 // must carry what the request needs, and its token must still be valid.
-func (d *Daemon) authorize(a *attachment, req *wire.Request) error {
+func (d *Daemon) authorize(a *attachment, req *request) error {
 	if a.grant.TokenID != "" && d.cfg.Services.Tokens != nil && !d.cfg.Services.Tokens.Valid(a.grant.TokenID) {
 		return wire.Errorf(wire.PolicyDenied, "token %s was revoked", a.grant.TokenID)
 	}
-	if e := a.grant.Allow(d.cfg.Ops, req); e != nil {
+	if e := a.grant.Allow(d.cfg.Ops, req.args); e != nil {
 		return e
 	}
 	return nil
@@ -131,6 +131,8 @@ func credentialsFileError(err error) bool {
 	return strings.Contains(msg, keychain.CredentialsPath())
 }
 
+var _ = register(wire.OpHosts, typed(opHosts))
+
 func opHosts(c *call, a wire.HostsArgs) (*wire.HostsAnswer, error) {
 	d := c.d
 	r := &wire.HostsAnswer{}
@@ -161,12 +163,14 @@ func opHosts(c *call, a wire.HostsArgs) (*wire.HostsAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpHostAdd, typed(opHostAdd))
+
 func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	s, err := c.d.hostsStore()
 	if err != nil {
 		return nil, err
 	}
-	h := hosts.FromSpec(*a.Host)
+	h := hosts.FromSpec(a.Host)
 	kc := c.d.cfg.Services.Keychain
 	if a.Password != "" && kc == nil {
 		return nil, wire.Errorf(wire.KeychainMissing, "no keychain is configured, and dvv never stores a password anywhere else")
@@ -196,6 +200,8 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	return r, nil
 }
 
+var _ = register(wire.OpHostRemove, typed(opHostRemove))
+
 func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error) {
 	s, err := c.d.hostsStore()
 	if err != nil {
@@ -203,7 +209,7 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error
 	}
 	id := a.HostID
 	if id == "" {
-		id = c.envelopeName()
+		id = a.HostName()
 	}
 	h, err := s.RemoveHost(id)
 	if errors.Is(err, hosts.ErrNotFound) {
@@ -221,6 +227,8 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error
 	r.Hosts = []wire.Host{h.Wire(false)}
 	return r, nil
 }
+
+var _ = register(wire.OpHostTrust, typed(opHostTrust))
 
 // opHostTrust trusts a machine's SSH host key (or TLS certificate), after
 // the user has checked the fingerprint an earlier HOSTKEY_UNKNOWN showed.
@@ -257,6 +265,8 @@ func asBadRequest(err error) error {
 	return wire.Errorf(wire.BadRequest, "%v", err)
 }
 
+var _ = register(wire.OpTokenNew, typed(opTokenCreate))
+
 func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
 	if ts == nil {
@@ -273,7 +283,7 @@ func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, er
 	if e := policy.CheckDelegation(c.att.grant, role, caps); e != nil {
 		return nil, e
 	}
-	secret, info, err := ts.Create(role, caps, c.envelopeName())
+	secret, info, err := ts.Create(role, caps, a.Label())
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
@@ -282,6 +292,8 @@ func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, er
 	r.Tokens = []wire.TokenInfo{info.Wire()}
 	return r, nil
 }
+
+var _ = register(wire.OpTokenList, typed(opTokenList))
 
 func opTokenList(c *call, _ wire.TokenListArgs) (*wire.TokenListAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
@@ -294,6 +306,8 @@ func opTokenList(c *call, _ wire.TokenListArgs) (*wire.TokenListAnswer, error) {
 	}
 	return r, nil
 }
+
+var _ = register(wire.OpTokenRevok, typed(opTokenRevoke))
 
 func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, error) {
 	ts := c.d.cfg.Services.Tokens
@@ -314,9 +328,10 @@ func opTokenRevoke(c *call, a wire.TokenRevokeArgs) (*wire.TokenRevokeAnswer, er
 // are not [user@]host[:port] (hosts.ParseAddress) and users that carry a
 // password: such an address would otherwise become a limb's host name and
 // be logged and shown everywhere.
-func checkAddresses(req *wire.Request) error {
-	proto := req.Protocol
-	if req.Op == wire.OpHostTrust && proto == "" {
+func checkAddresses(req *request) error {
+	g := req.gist()
+	proto := g.Protocol
+	if req.OpName == wire.OpHostTrust && proto == "" {
 		proto = wire.ProtoSSH
 	}
 	check := func(protocol, a string) error {
@@ -326,12 +341,12 @@ func checkAddresses(req *wire.Request) error {
 		_, err := hosts.ParseAddress(protocol, a)
 		return err
 	}
-	for _, a := range append([]string{req.Address}, req.Addresses...) {
+	for _, a := range append([]string{g.Address}, g.Addresses...) {
 		if err := check(proto, a); err != nil {
 			return err
 		}
 	}
-	if h := req.Host; h != nil {
+	if h := g.Host; h != nil {
 		if err := check(strings.ToLower(h.Protocol), h.Address); err != nil {
 			return err
 		}

@@ -66,6 +66,7 @@ func withOp(s wire.OpSpec) *wire.Table {
 
 // limbCountArgs are the trivial op's arguments.
 type limbCountArgs struct {
+	wire.Envelope
 	N *int `json:"n,omitempty"`
 }
 
@@ -106,7 +107,7 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 
 	d := startDaemon(t, Config{Ops: ops})
 	c := dialClient(t, d, client.Options{})
-	r, err := doRaw(t, c, &wire.Request{Op: op, N: intp(0)}) // the untyped line, as an old client sends it
+	r, err := doRaw(t, c, raw(op, "n", 0)) // the untyped line, as an old client sends it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,14 +121,14 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 	}
 	// The spec's fields, bounds and required fields are enforced without
 	// handler code.
-	_, err = doRaw(t, c, &wire.Request{Op: op, N: intp(-1)})
+	_, err = doRaw(t, c, raw(op, "n", -1))
 	wantCode(t, err, wire.BadRequest)
-	_, err = doRaw(t, c, &wire.Request{Op: op})
+	_, err = doRaw(t, c, raw(op))
 	wantCode(t, err, wire.BadRequest)
 	if !strings.Contains(err.Error(), "n is required") {
 		t.Fatalf("the refusal does not name the missing field: %v", err)
 	}
-	_, err = doRaw(t, c, &wire.Request{Op: op, Text: strp("x")})
+	_, err = doRaw(t, c, raw(op, "text", "x"))
 	wantCode(t, err, wire.BadRequest)
 	if !strings.Contains(err.Error(), `"text"`) {
 		t.Fatalf("the refusal does not name the field: %v", err)

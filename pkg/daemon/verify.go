@@ -49,25 +49,26 @@ const termBusy = 500 * time.Millisecond
 // only `dispatched`).
 func (c *call) startVerify() *verifier {
 	req := c.req
-	if spec, ok := c.d.cfg.Ops.Spec(req.Op); !ok || !spec.Dispatches || c.l == nil { // the acts
+	if spec, ok := c.d.cfg.Ops.Spec(req.OpName); !ok || !spec.Dispatches || c.l == nil { // the acts
 		return nil
 	}
+	g := req.gist()
 	ms := wire.DefaultVerifyMs
-	if req.VerifyMs != nil {
-		ms = *req.VerifyMs
+	if g.VerifyMs != nil {
+		ms = *g.VerifyMs
 	}
 	v := &verifier{window: time.Duration(ms) * time.Millisecond}
 	var points []image.Point
 	if c.l.dsk != nil {
 		v.motion = c.l.dsk.motion
-		points, v.press = actPoints(req)
+		points, v.press = actPoints(req.OpName, g)
 	}
 	if ms == 0 {
 		return v
 	}
 	switch {
 	case c.l.dsk != nil:
-		v.watch = v.motion.watch(points, req.Op != wire.OpClick)
+		v.watch = v.motion.watch(points, req.OpName != wire.OpClick)
 	case c.l.tty != nil:
 		t, err := c.l.terminal()
 		if err != nil {
@@ -75,8 +76,8 @@ func (c *call) startVerify() *verifier {
 		}
 		v.term, v.since = t, t.End()
 		v.busy = time.Since(t.LastOutput()) < termBusy
-		if req.Text != nil {
-			v.echo = echoProbe(*req.Text)
+		if g.Text != nil {
+			v.echo = echoProbe(*g.Text)
 		}
 	}
 	return v
@@ -116,17 +117,17 @@ func (v *verifier) finish(ctx context.Context) *wire.Verification {
 
 // actPoints: a pointer act's point (both ends of a drag), and where it
 // presses, which typing afterwards goes near; none for type and key.
-func actPoints(req *wire.Request) (points []image.Point, press *image.Point) {
-	if req.Op != wire.OpClick || req.X == nil || req.Y == nil {
+func actPoints(op string, g wire.Gist) (points []image.Point, press *image.Point) {
+	if op != wire.OpClick || g.X == nil || g.Y == nil {
 		return nil, nil
 	}
-	p := image.Point{X: *req.X, Y: *req.Y}
+	p := image.Point{X: *g.X, Y: *g.Y}
 	points = []image.Point{p}
-	if req.Action == "drag" && req.ToX != nil && req.ToY != nil {
-		p = image.Point{X: *req.ToX, Y: *req.ToY} // the drop end
+	if g.Action == "drag" && g.ToX != nil && g.ToY != nil {
+		p = image.Point{X: *g.ToX, Y: *g.ToY} // the drop end
 		points = append(points, p)
 	}
-	if req.Action != "move" && req.Action != "scroll" {
+	if g.Action != "move" && g.Action != "scroll" {
 		press = &p
 	}
 	return points, press

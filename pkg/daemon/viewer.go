@@ -317,6 +317,8 @@ func (g *viewerGlue) Acts(id string, since uint64) ([]json.RawMessage, uint64) {
 	return out, next
 }
 
+var _ = register(wire.OpViewer, typed(opViewer))
+
 // opViewer starts the viewer if needed and answers its address with the
 // secret (full, or the read-only one for action watch).
 func opViewer(c *call, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {

@@ -86,7 +86,7 @@ func TestNoSecretLeaves(t *testing.T) {
 	}
 	say(info.Wire(), tokens.List())
 	g, err := tokens.Verify(token)
-	say(err, g.List(), g.AllowOp(nil, wire.OpHostAdd, ""), g.Allow(nil, &wire.Request{Op: wire.OpFiles, Action: "get", To: "/tmp/x"}))
+	say(err, g.List(), g.AllowOp(nil, wire.OpHostAdd, ""), g.Allow(nil, &wire.FilesArgs{Action: "get", To: "/tmp/x"}))
 	_, err = tokens.Verify(token + "x")
 	say(err)
 	say(policy.CheckDelegation(g, policy.RoleOwner, nil))

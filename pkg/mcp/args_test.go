@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,9 +13,9 @@ func TestDecode(t *testing.T) {
 		tool, args string
 		code       wire.Code // "" = accepted
 		msg        string    // substring of the message
-		check      func(t *testing.T, r *wire.Request)
+		check      func(t *testing.T, r *lineReq)
 	}{
-		{tool: "dvv_limbs", args: ``, check: func(t *testing.T, r *wire.Request) {
+		{tool: "dvv_limbs", args: ``, check: func(t *testing.T, r *lineReq) {
 			if r.Op != "limbs" {
 				t.Errorf("op %q", r.Op)
 			}
@@ -27,12 +25,12 @@ func TestDecode(t *testing.T) {
 		{tool: "dvv_limbs", args: `[]`, code: wire.BadRequest, msg: "must be a JSON object, not an array"},
 		{tool: "dvv_limbs", args: `{"limbId":"a"}`, code: wire.BadRequest, msg: `unknown argument "limbId"`},
 		{tool: "dvv_status", args: `{"limbID":"a"}`, code: wire.BadRequest, msg: `unknown argument "limbID"`},
-		{tool: "dvv_status", args: `{"limbId":"vnc-1","member":null}`, check: func(t *testing.T, r *wire.Request) {
+		{tool: "dvv_status", args: `{"limbId":"vnc-1","member":null}`, check: func(t *testing.T, r *lineReq) {
 			if r.LimbID != "vnc-1" || r.Member != nil {
 				t.Errorf("%+v", r)
 			}
 		}},
-		{tool: "dvv_status", args: `{"groupId":"g","member":2}`, check: func(t *testing.T, r *wire.Request) {
+		{tool: "dvv_status", args: `{"groupId":"g","member":2}`, check: func(t *testing.T, r *lineReq) {
 			if r.GroupID != "g" || r.Member == nil || *r.Member != 2 {
 				t.Errorf("%+v", r)
 			}
@@ -47,7 +45,7 @@ func TestDecode(t *testing.T) {
 		{tool: "dvv_click", args: `{"action":"click","modifiers":"ctrl"}`, code: wire.BadRequest, msg: "must be an array"},
 		{tool: "dvv_click", args: `{"action":"click","modifiers":["ctrl",1]}`, code: wire.BadRequest, msg: `"modifiers[1]" must be a string`},
 		{tool: "dvv_click", args: `{"limbId":"a","generation":3,"action":"drag","x":10.0,"y":2e1,"toX":30,"toY":40,"button":"left","modifiers":["shift"]}`,
-			check: func(t *testing.T, r *wire.Request) {
+			check: func(t *testing.T, r *lineReq) {
 				if *r.Generation != 3 || *r.X != 10 || *r.Y != 20 || *r.ToX != 30 || r.Button != "left" || r.Modifiers[0] != "shift" || r.Action != "drag" {
 					t.Errorf("%+v", r)
 				}
@@ -55,7 +53,7 @@ func TestDecode(t *testing.T) {
 		// What only dvvd can judge passes through: no generation is UNFENCED there.
 		{tool: "dvv_click", args: `{"limbId":"a","action":"click","x":1,"y":1}`},
 		{tool: "dvv_screen", args: `{"limbId":"a","form":"region","region":{"x":0,"y":0,"w":10,"h":10},"scale":0.5}`,
-			check: func(t *testing.T, r *wire.Request) {
+			check: func(t *testing.T, r *lineReq) {
 				if r.Region == nil || r.Region.W != 10 || *r.Scale != 0.5 {
 					t.Errorf("%+v", r)
 				}
@@ -65,7 +63,7 @@ func TestDecode(t *testing.T) {
 		{tool: "dvv_screen", args: `{"region":[0,0,1,1]}`, code: wire.BadRequest, msg: "must be an object"},
 		{tool: "dvv_close", args: `{}`, code: wire.BadRequest, msg: `missing required argument "limbId"`},
 		{tool: "dvv_run", args: `{"limbId":"s","command":"true"}`, code: wire.BadRequest, msg: `"timeoutMs"`},
-		{tool: "dvv_open", args: `{"address":"127.0.0.1","protocol":"vnc","port":5901,"perceive":true}`, check: func(t *testing.T, r *wire.Request) {
+		{tool: "dvv_open", args: `{"address":"127.0.0.1","protocol":"vnc","port":5901,"perceive":true}`, check: func(t *testing.T, r *lineReq) {
 			if *r.Port != 5901 || !*r.Perceive || r.Protocol != "vnc" {
 				t.Errorf("%+v", r)
 			}
@@ -75,7 +73,7 @@ func TestDecode(t *testing.T) {
 		{tool: "dvv_status", args: `{"limbId":"` + strings.Repeat("a", DefaultMaxString+1) + `"}`, code: wire.TooLarge},
 		{tool: "dvv_group_open", args: `{"addresses":[` + strings.Repeat(`"a",`, MaxArrayItems) + `"a"]}`, code: wire.TooLarge, msg: "items"},
 		{tool: "dvv_group_run", args: `{"groupId":"g","action":"click","arguments":{"generation":1,"action":"click","x":1,"y":2}}`,
-			check: func(t *testing.T, r *wire.Request) {
+			check: func(t *testing.T, r *lineReq) {
 				var inner map[string]any
 				if err := json.Unmarshal(r.Arguments, &inner); err != nil || inner["x"] != 1.0 || inner["action"] != "click" {
 					t.Errorf("arguments %s (%v)", r.Arguments, err)
@@ -85,7 +83,7 @@ func TestDecode(t *testing.T) {
 		{tool: "dvv_group_run", args: `{"groupId":"g","action":"type","arguments":{}}`, code: wire.BadRequest, msg: `"arguments.text"`},
 		{tool: "dvv_group_run", args: `{"groupId":"g","action":"status"}`},
 		{tool: "dvv_group_run", args: `{"groupId":"g","action":"status","arguments":"x"}`, code: wire.BadRequest, msg: "must be an object"},
-		{tool: "dvv_files", args: `{"action":"put","path":"~/x","contentBase64":"aGk=","mode":420}`, check: func(t *testing.T, r *wire.Request) {
+		{tool: "dvv_files", args: `{"action":"put","path":"~/x","contentBase64":"aGk=","mode":420}`, check: func(t *testing.T, r *lineReq) {
 			if *r.Mode != 420 || r.ContentBase64 != "aGk=" {
 				t.Errorf("%+v", r)
 			}
@@ -111,7 +109,7 @@ func TestDecode(t *testing.T) {
 		case werr != nil && werr.Next == "":
 			t.Errorf("%s: no next move", name)
 		case werr == nil && c.check != nil:
-			c.check(t, wire.RequestOf(req))
+			c.check(t, lineOf(t, req))
 		}
 	}
 }
@@ -161,22 +159,9 @@ func TestToolArgsAreTheOpsArgs(t *testing.T) {
 		}
 		fields := argsFields(spec.Args)
 		for _, a := range tool.Args {
-			if !slices.Contains(fields, a.Name) {
+			if _, ok := fields[a.Name]; !ok {
 				t.Errorf("%s: argument %q is not a field of %v (%v)", tool.Name, a.Name, spec.Args, fields)
 			}
 		}
 	}
-}
-
-// argsFields lists the JSON names of an Args type's fields, in order (the
-// embedded selector's first).
-func argsFields(t reflect.Type) []string {
-	var out []string
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.Anonymous && f.IsExported() && name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	return out
 }

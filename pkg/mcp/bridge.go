@@ -140,7 +140,6 @@ func retrySafe(op string) bool {
 // do sends one op's arguments through the attachment, reconnecting when
 // dvvd restarted.
 func (a *attachment) do(ctx context.Context, name string, args wire.Args) (*wire.Response, string, error) {
-	req := wire.RequestOf(args)
 	var notes string
 	for attempt := 0; ; attempt++ {
 		c, note, err := a.get(ctx, name)
@@ -150,10 +149,10 @@ func (a *attachment) do(ctx context.Context, name string, args wire.Args) (*wire
 		if err != nil {
 			return nil, notes, err
 		}
-		resp, err := send(ctx, c, req)
+		resp, err := send(ctx, c, args)
 		if err == client.ErrClosed {
 			a.drop(c)
-			if attempt == 0 && retrySafe(req.Op) {
+			if attempt == 0 && retrySafe(args.Op()) {
 				continue
 			}
 			return nil, notes, &wire.Error{Code: wire.DaemonUnavailable,

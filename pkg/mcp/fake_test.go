@@ -30,8 +30,51 @@ type fakeDaemon struct {
 
 	mu       sync.Mutex
 	conns    []net.Conn
-	attaches []wire.Request
-	requests []wire.Request
+	attaches []lineReq
+	requests []lineReq
+}
+
+// lineReq is a request line as these tests read it: the fields they look
+// at, by JSON name.
+type lineReq struct {
+	Op            string          `json:"op"`
+	ID            json.RawMessage `json:"id"`
+	Name          string          `json:"name"`
+	Token         string          `json:"token"`
+	Session       string          `json:"session"`
+	LimbID        string          `json:"limbId"`
+	GroupID       string          `json:"groupId"`
+	Member        *int            `json:"member"`
+	Action        string          `json:"action"`
+	Generation    *uint64         `json:"generation"`
+	X             *int            `json:"x"`
+	Y             *int            `json:"y"`
+	ToX           *int            `json:"toX"`
+	Button        string          `json:"button"`
+	Modifiers     []string        `json:"modifiers"`
+	Region        *wire.Region    `json:"region"`
+	Format        string          `json:"format"`
+	Scale         *float64        `json:"scale"`
+	Arguments     json.RawMessage `json:"arguments"`
+	Protocol      string          `json:"protocol"`
+	Port          *int            `json:"port"`
+	Perceive      *bool           `json:"perceive"`
+	Mode          *int            `json:"mode"`
+	ContentBase64 string          `json:"contentBase64"`
+}
+
+// lineOf is the line a client sends for a, as these tests read it.
+func lineOf(t *testing.T, a wire.Args) *lineReq {
+	t.Helper()
+	line, err := json.Marshal(wire.Envelop(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r lineReq
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
 }
 
 func startFake(t *testing.T, path string, pid int) *fakeDaemon {
@@ -78,7 +121,7 @@ func (d *fakeDaemon) handle(c net.Conn) {
 		if err != nil {
 			return
 		}
-		var req wire.Request
+		var req lineReq
 		if err := json.Unmarshal(line, &req); err != nil {
 			d.t.Errorf("fake dvvd got a malformed line: %v", err)
 			return
@@ -91,10 +134,10 @@ func (d *fakeDaemon) handle(c net.Conn) {
 	}
 }
 
-func (d *fakeDaemon) seen() (attaches, requests []wire.Request) {
+func (d *fakeDaemon) seen() (attaches, requests []lineReq) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]wire.Request(nil), d.attaches...), append([]wire.Request(nil), d.requests...)
+	return append([]lineReq(nil), d.attaches...), append([]lineReq(nil), d.requests...)
 }
 
 func fakeObservation(limb string) *wire.Observation {
@@ -108,7 +151,7 @@ func testPNG(w, h int) string {
 	return base64.StdEncoding.EncodeToString(b.Bytes())
 }
 
-func (d *fakeDaemon) answer(req *wire.Request) *wire.Response {
+func (d *fakeDaemon) answer(req *lineReq) *wire.Response {
 	d.mu.Lock()
 	if req.Op == wire.OpAttach {
 		d.attaches = append(d.attaches, *req)

@@ -65,14 +65,14 @@ func TestSchemasFollowTheSpec(t *testing.T) {
 }
 
 // TestFromSpecOverridesTheManifest: a manifest entry that spelt its own
-// enum or required flag loses it to the op table.
+// type, enum or required flag loses them to the op's Args and table.
 func TestFromSpecOverridesTheManifest(t *testing.T) {
 	tools := fromSpec([]Tool{{Name: "dvv_click", Op: wire.OpClick, Args: []Arg{
-		required(enum(str("button", "drifted"), "left", "centre")),
-		str("action", "not marked"),
+		{Name: "button", Type: TNumber, Whole: true, Required: true, Enum: []string{"left", "centre"}, Doc: "drifted"},
+		arg("action", "not marked"),
 	}}})
 	button, action := tools[0].Args[0], tools[0].Args[1]
-	if button.Required || strings.Join(button.Enum, ",") != "left,middle,right" {
+	if button.Required || strings.Join(button.Enum, ",") != "left,middle,right" || button.Type != TString || button.Whole {
 		t.Errorf("button kept its own facts: %+v", button)
 	}
 	if !action.Required || len(action.Enum) != 7 {

@@ -169,12 +169,12 @@ func Owner() Grant {
 // Allow checks a request against the grant, reading the op table t (nil:
 // dvv's own). The denial is POLICY_DENIED and
 // names the missing capability.
-func (g Grant) Allow(t *wire.Table, req *wire.Request) *wire.Error {
-	c, missing := g.Missing(RequiredFor(t, req))
+func (g Grant) Allow(t *wire.Table, m wire.Args) *wire.Error {
+	c, missing := g.Missing(RequiredFor(t, m))
 	if !missing {
 		return nil
 	}
-	return g.deny(req.Op, c)
+	return g.deny(m.Op(), c)
 }
 
 // AllowOp is Allow for an op and action without the rest of a request.

@@ -25,16 +25,16 @@ func (probeArgs) Op() string { return "probe_local" }
 func TestLocalPathTagNeedsLocalFiles(t *testing.T) {
 	ops := wire.NewTable(append(slices.Clone(wire.Ops()), wire.OpSpec{Name: "probe_local", Limb: true, Caps: []string{string(ScreenRead)},
 		Fields: []wire.Field{{Name: "limbId"}, {Name: "cwd"}, {Name: "command"}}, Args: reflect.TypeFor[probeArgs](), AnswerType: reflect.TypeFor[wire.PingAnswer]()}))
-	with := RequiredFor(ops, &wire.Request{Op: "probe_local", LimbID: "l1", Cwd: "/etc"})
+	with := RequiredFor(ops, &probeArgs{Target: wire.Target{LimbID: "l1"}, Cwd: "/etc"})
 	if !slices.Contains(with, LocalFiles) || !slices.Contains(with, ScreenRead) {
 		t.Fatalf("a request naming a local path needs %v", with)
 	}
-	without := RequiredFor(ops, &wire.Request{Op: "probe_local", LimbID: "l1", Command: "id"})
+	without := RequiredFor(ops, &probeArgs{Target: wire.Target{LimbID: "l1"}, Command: "id"})
 	if slices.Contains(without, LocalFiles) {
 		t.Fatalf("a request naming no local path needs %v", without)
 	}
 	reader, _ := NewGrant(RoleObserver, []Capability{ScreenRead}, "t")
-	if e := reader.Allow(ops, &wire.Request{Op: "probe_local", LimbID: "l1", Cwd: "/etc"}); e == nil || e.Code != wire.PolicyDenied {
+	if e := reader.Allow(ops, &probeArgs{Target: wire.Target{LimbID: "l1"}, Cwd: "/etc"}); e == nil || e.Code != wire.PolicyDenied {
 		t.Fatalf("a grant without local.files was allowed a local path: %v", e)
 	}
 }

@@ -138,7 +138,7 @@ func TestEveryOpAgainstEveryRole(t *testing.T) {
 		}
 		for i, g := range gs {
 			want := row.allow[i] == 'y'
-			req := &wire.Request{Op: row.op, Action: row.action}
+			req := argsOf(row.op, "action", row.action)
 			errReq := g.g.Allow(nil, req)
 			errOp := g.g.AllowOp(nil, row.op, row.action)
 			if (errReq == nil) != want || (errOp == nil) != want {
@@ -215,34 +215,34 @@ func TestLocalPathsNeedLocalFiles(t *testing.T) {
 	owner, _ := NewGrant(RoleOwner, nil, "tok-1")
 	withLocal, _ := NewGrant(RoleOwner, []Capability{LocalFiles}, "tok-2")
 	inner, _ := json.Marshal(map[string]any{"out": "/tmp/x.png"})
-	for _, req := range []*wire.Request{
-		{Op: wire.OpFiles, Action: "get", Path: "/etc/hosts", To: "/home/u/.bashrc"},
-		{Op: wire.OpFiles, Action: "put", Path: "/tmp/k", From: "/home/u/.ssh/id_ed25519"},
-		{Op: wire.OpScreen, Out: "/tmp/s.png"},
-		{Op: wire.OpGroupRun, Action: "screen", OutDir: "/tmp/d"},
-		{Op: wire.OpGroupRun, Action: "screen", Arguments: inner},
+	for _, req := range []wire.Args{
+		&wire.FilesArgs{Action: "get", Path: "/etc/hosts", To: "/home/u/.bashrc"},
+		&wire.FilesArgs{Action: "put", Path: "/tmp/k", From: "/home/u/.ssh/id_ed25519"},
+		&wire.ScreenArgs{Out: "/tmp/s.png"},
+		&wire.GroupRunArgs{Action: "screen", OutDir: "/tmp/d"},
+		&wire.GroupRunArgs{Action: "screen", Arguments: inner},
 	} {
 		e := owner.Allow(nil, req)
 		if e == nil || !strings.Contains(e.Message, string(LocalFiles)) {
-			t.Errorf("%s/%s with a local path allowed for an owner token: %v", req.Op, req.Action, e)
+			t.Errorf("%s/%s with a local path allowed for an owner token: %v", req.Op(), wire.GistOf(req).Action, e)
 		}
 		if e := withLocal.Allow(nil, req); e != nil {
-			t.Errorf("%s/%s refused with local.files named: %v", req.Op, req.Action, e)
+			t.Errorf("%s/%s refused with local.files named: %v", req.Op(), wire.GistOf(req).Action, e)
 		}
 		if e := Owner().Allow(nil, req); e != nil {
-			t.Errorf("tokenless refused %s: %v", req.Op, e)
+			t.Errorf("tokenless refused %s: %v", req.Op(), e)
 		}
 	}
 	// Inline transfers need no local capability.
-	if e := owner.Allow(nil, &wire.Request{Op: wire.OpFiles, Action: "put", Path: "/tmp/k", ContentBase64: "eA=="}); e != nil {
+	if e := owner.Allow(nil, &wire.FilesArgs{Action: "put", Path: "/tmp/k", ContentBase64: "eA=="}); e != nil {
 		t.Errorf("inline put refused: %v", e)
 	}
 	// A group_run cannot launder exec through its arguments.
 	op, _ := NewGrant(RoleOperator, nil, "t")
-	if op.Allow(nil, &wire.Request{Op: wire.OpGroupRun, Action: "run", Arguments: json.RawMessage(`{"command":"id"}`)}) == nil {
+	if op.Allow(nil, &wire.GroupRunArgs{Action: "run", Arguments: json.RawMessage(`{"command":"id"}`)}) == nil {
 		t.Error("group_run run allowed without exec")
 	}
-	if op.Allow(nil, &wire.Request{Op: wire.OpGroupRun, Action: "click", Arguments: json.RawMessage(`{not json`)}) == nil {
+	if op.Allow(nil, &wire.GroupRunArgs{Action: "click", Arguments: json.RawMessage(`{not json`)}) == nil {
 		t.Error("group_run with malformed arguments allowed for an operator")
 	}
 	if RequiredFor(nil, nil)[0] != DaemonAdmin {
@@ -254,7 +254,7 @@ func TestLocalPathsNeedLocalFiles(t *testing.T) {
 // needs hosts.write, the capability that can change the host.
 func TestPortOverrideOnSavedHostNeedsHostsWrite(t *testing.T) {
 	port := 5973
-	override := &wire.Request{Op: wire.OpOpen, HostID: "lab", Port: &port}
+	override := &wire.OpenArgs{HostID: "lab", Port: &port}
 	for _, g := range grants(t) {
 		e := g.g.Allow(nil, override)
 		if g.g.Has(HostsWrite) != (e == nil) {
@@ -263,7 +263,7 @@ func TestPortOverrideOnSavedHostNeedsHostsWrite(t *testing.T) {
 		if e != nil && g.g.Has(LimbsOpen) && !strings.Contains(e.Message, string(HostsWrite)) {
 			t.Errorf("%s: denial does not name hosts.write: %v", g.name, e)
 		}
-		if g.g.Has(LimbsOpen) && g.g.Allow(nil, &wire.Request{Op: wire.OpOpen, HostID: "lab"}) != nil {
+		if g.g.Has(LimbsOpen) && g.g.Allow(nil, &wire.OpenArgs{HostID: "lab"}) != nil {
 			t.Errorf("%s: a saved host at its own endpoint refused", g.name)
 		}
 	}
@@ -313,7 +313,7 @@ func FuzzRequiredFor(f *testing.F) {
 		gs = append(gs, g)
 	}
 	f.Fuzz(func(t *testing.T, op, action string, args []byte) {
-		req := &wire.Request{Op: op, Action: action, Arguments: args}
+		req := argsOf(op, "action", action, "arguments", json.RawMessage(args))
 		need := RequiredFor(nil, req)
 		if !known(op) && len(need) == 0 {
 			t.Fatalf("unknown op %q needs nothing", op)

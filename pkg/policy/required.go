@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"reflect"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -70,40 +71,77 @@ func fansOut(t *wire.Table, op string) bool {
 
 // RequiredFor returns what a whole request needs: its op and action, plus
 // local.files when it names a path on dvvd's own machine, plus, for
-// group_run, what its inner arguments need.
-func RequiredFor(t *wire.Table, req *wire.Request) []Capability {
-	if req == nil {
+// group_run, what its inner arguments need. m is the request: the op's
+// Args as dvvd decoded them (a pointer) or as a client builds them.
+func RequiredFor(t *wire.Table, m wire.Args) []Capability {
+	if isNil(m) {
 		return append([]Capability{}, unknownOp...)
 	}
+	op, action := m.Op(), wire.GistOf(m).Action
 	var need []Capability
-	if fansOut(t, req.Op) {
-		inner := wire.Request{}
-		if len(req.Arguments) > 0 {
-			if err := json.Unmarshal(req.Arguments, &inner); err != nil {
-				// The daemon refuses malformed arguments; policy asks the most.
-				return append([]Capability{}, unknownOp...)
-			}
-		}
-		inner.Op = req.Action
-		if inner.Op == "" || fansOut(t, inner.Op) {
+	if fansOut(t, op) {
+		inner := action
+		if inner == "" || fansOut(t, inner) {
 			return append([]Capability{}, unknownOp...)
 		}
-		need = RequiredFor(t, &inner)
-		if namesLocalPath(t, req) {
+		args, ok := innerArgs(t, inner, m)
+		if !ok {
+			// The daemon refuses malformed arguments; policy asks the most.
+			return append([]Capability{}, unknownOp...)
+		}
+		need = RequiredFor(t, args)
+		if namesLocalPath(t, op, m) {
 			need = addCap(need, LocalFiles)
 		}
 		return need
 	}
-	need = Required(t, req.Op, req.Action)
-	if namesLocalPath(t, req) {
+	need = Required(t, op, action)
+	if namesLocalPath(t, op, m) {
 		need = addCap(need, LocalFiles)
 	}
-	if req.Op == wire.OpOpen && req.HostID != "" && req.Port != nil {
+	if op == wire.OpOpen && savedHostElsewhere(m) {
 		// A saved host's credential goes where the host says. Sending it to
 		// another port is changing the host.
 		need = addCap(need, HostsWrite)
 	}
 	return need
+}
+
+// innerArgs reads a fan-out's arguments as a request of its inner op, into
+// that op's Args; not ok for an op the table lacks (which then asks the
+// most) or arguments that do not decode.
+func innerArgs(t *wire.Table, op string, m wire.Args) (wire.Args, bool) {
+	raw := wire.GistOf(m).Arguments
+	s, ok := table(t).Spec(op)
+	if !ok || s.Args == nil {
+		return nil, false
+	}
+	a, ok := reflect.New(s.Args).Interface().(wire.Args)
+	if !ok || len(raw) > 0 && json.Unmarshal(raw, a) != nil {
+		return nil, false
+	}
+	return a, true
+}
+
+// isNil reports a missing request: nil, or a nil pointer to Args.
+func isNil(m wire.Args) bool {
+	if m == nil {
+		return true
+	}
+	v := reflect.ValueOf(m)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// savedHostElsewhere reports whether an open names a saved host and a
+// port of its own.
+func savedHostElsewhere(m wire.Args) bool {
+	switch m := m.(type) {
+	case *wire.OpenArgs:
+		return m.HostID != "" && m.Port != nil
+	case wire.OpenArgs:
+		return m.HostID != "" && m.Port != nil
+	}
+	return false
 }
 
 // TerminalInput is what type and key need on a terminal limb, where they
@@ -113,14 +151,14 @@ var TerminalInput = []Capability{Control, Exec}
 // namesLocalPath reports whether a request reads or writes a file on the
 // machine dvvd runs on: it carries a field its op's Args tag
 // `dvv:"localpath"` (for its variant, when the tag names some).
-func namesLocalPath(t *wire.Table, req *wire.Request) bool {
-	s, ok := table(t).Spec(req.Op)
+func namesLocalPath(t *wire.Table, op string, m wire.Args) bool {
+	s, ok := table(t).Spec(op)
 	if !ok {
 		return false
 	}
-	variant := s.VariantOf(req)
+	variant := s.VariantOf(m)
 	for _, p := range wire.LocalPaths(s.Args) {
-		if p.In(variant) && req.Has(p.Field) {
+		if p.In(variant) && wire.Has(m, p.Field) {
 			return true
 		}
 	}

@@ -52,7 +52,7 @@ func TestAnswersMatchSpec(t *testing.T) {
 			}
 		}
 		a, ok := reflect.New(s.AnswerType).Interface().(Answer)
-		if !ok || a.Op() != s.Name || a.Response().Result != s.Name {
+		if !ok || a.Op() != s.Name || ResponseOf(a).Result != s.Name {
 			t.Errorf("%v does not say it is op %s's answer", s.AnswerType, s.Name)
 		}
 	}
@@ -130,7 +130,7 @@ func TestAnswerLinesAreResponseLines(t *testing.T) {
 		for _, f := range reflect.VisibleFields(s.AnswerType) {
 			rv.FieldByName(f.Name).Set(av.Elem().FieldByIndex(f.Index))
 		}
-		line := mustLine(t, a.Response())
+		line := mustLine(t, ResponseOf(a))
 		if wantLine := mustLine(t, want); !bytes.Equal(line, wantLine) {
 			t.Errorf("%s: the answer makes\n%s\nthe Response\n%s", s.Name, line, wantLine)
 		}
@@ -145,7 +145,7 @@ func TestAnswerLinesAreResponseLines(t *testing.T) {
 		if err := json.Unmarshal(line, read); err != nil {
 			t.Fatal(err)
 		}
-		if got := mustLine(t, read.Response()); !bytes.Equal(got, line) {
+		if got := mustLine(t, ResponseOf(read)); !bytes.Equal(got, line) {
 			t.Errorf("%s: read back, the answer makes\n%s\nnot\n%s", s.Name, got, line)
 		}
 		direct := mustLine(t, a)
@@ -162,7 +162,7 @@ func BenchmarkAnswerResponse(b *testing.B) {
 	a := &StatusAnswer{LimbID: "l1", Observation: &Observation{}}
 	b.ReportAllocs()
 	for b.Loop() {
-		answerSink = a.Response() // kept, as dvvd keeps the line until it is written
+		answerSink = ResponseOf(a) // kept, as dvvd keeps the line until it is written
 	}
 	if answerSink.Observation == nil {
 		b.Fatal("lost the observation")
@@ -178,7 +178,7 @@ func FuzzReadAnswer(f *testing.F) {
 	for i := range Ops() {
 		av := reflect.New(Ops()[i].AnswerType)
 		populate(av.Elem(), 0)
-		line, _ := json.Marshal(av.Interface().(Answer).Response())
+		line, _ := json.Marshal(ResponseOf(av.Interface().(Answer)))
 		f.Add(line)
 	}
 	f.Add([]byte(`{"result":"screen","screen":{"mime":"image/png"},"lease":{},"limbs":[]}`))
@@ -191,7 +191,7 @@ func FuzzReadAnswer(f *testing.F) {
 		if !ok {
 			return
 		}
-		once := mustLine(t, a.Response())
+		once := mustLine(t, ResponseOf(a))
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(once, &fields); err != nil {
 			t.Fatal(err)
@@ -207,7 +207,7 @@ func FuzzReadAnswer(f *testing.F) {
 			t.Fatal(err)
 		}
 		again, _ := readAnswer(&back, once)
-		if twice := mustLine(t, again.Response()); !bytes.Equal(once, twice) {
+		if twice := mustLine(t, ResponseOf(again)); !bytes.Equal(once, twice) {
 			t.Fatalf("read back:\n%s\nnot\n%s", twice, once)
 		}
 	})

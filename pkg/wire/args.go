@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 )
 
-// Args is one op's typed arguments: ClickArgs, ScreenArgs, … (args_gen.go,
-// written by internal/gen/args from Ops and Request). Each carries exactly
-// the fields its spec lists, under the same JSON names and Go types as
-// Request's, so the socket format is the same whichever side is typed.
+// Args is one op's typed arguments: ClickArgs, ScreenArgs, … (each in its
+// op_<name>_gen.go, written by internal/gen/args from the op's spec and
+// its field catalog). Each
+// embeds the Envelope and carries exactly the fields its spec lists; it is
+// the request's wire format: dvvd decodes a line straight into it, and a
+// client encodes it (Envelop, then encoding/json).
 type Args interface {
 	Op() string
 }
@@ -25,59 +26,22 @@ type Target struct {
 	Member  *int   `json:"member,omitempty"`
 }
 
-// Target is the request's selector.
-func (r *Request) Target() Target {
-	return Target{LimbID: r.LimbID, GroupID: r.GroupID, Member: r.Member}
-}
-
-// argsPlan maps the fields of one Args type to Request's, by JSON name.
-type argsPlan struct {
-	args, req [][]int // field index paths, pairwise
-}
-
-var plans sync.Map // reflect.Type → *argsPlan or error
-
-func planFor(t reflect.Type) (*argsPlan, error) {
-	if p, ok := plans.Load(t); ok {
-		if err, bad := p.(error); bad {
-			return nil, err
-		}
-		return p.(*argsPlan), nil
+// Envelop is a copy of a that carries its envelope, with its op set: the
+// request line a client encodes, which it may still edit (an id, a field
+// stripped). The copy is shallow, as assigning a struct is.
+func Envelop(a Args) Enveloped {
+	v := reflect.ValueOf(a)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
 	}
-	p, err := makePlan(t)
-	if err != nil {
-		plans.Store(t, err)
-		return nil, err
+	p := reflect.New(v.Type())
+	p.Elem().Set(v)
+	e, ok := p.Interface().(Enveloped)
+	if !ok {
+		panic(fmt.Sprintf("wire: %T does not embed wire.Envelope", a)) // TestArgsMatchSpec holds every generated one to it
 	}
-	plans.Store(t, p)
-	return p, nil
-}
-
-func makePlan(t reflect.Type) (*argsPlan, error) {
-	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("wire: %v is not a struct", t)
-	}
-	rt := reflect.TypeFor[Request]()
-	p := &argsPlan{}
-	for _, f := range reflect.VisibleFields(t) {
-		if f.Anonymous || !f.IsExported() {
-			continue
-		}
-		name := jsonName(f)
-		if name == "" {
-			continue
-		}
-		i, ok := requestFields()[name]
-		if !ok {
-			return nil, fmt.Errorf("wire: %v.%s: %q is not a Request field", t, f.Name, name)
-		}
-		if rf := rt.Field(i); rf.Type != f.Type {
-			return nil, fmt.Errorf("wire: %v.%s is %v, Request.%s is %v", t, f.Name, f.Type, rf.Name, rf.Type)
-		}
-		p.args = append(p.args, f.Index)
-		p.req = append(p.req, []int{i})
-	}
-	return p, nil
+	e.Head().OpName = a.Op()
+	return e
 }
 
 func jsonName(f reflect.StructField) string {
@@ -86,61 +50,4 @@ func jsonName(f reflect.StructField) string {
 		return ""
 	}
 	return name
-}
-
-// RequestOf is the request that carries a's op and fields: what a typed
-// client sends.
-func RequestOf(a Args) *Request {
-	req := &Request{Op: a.Op()}
-	v := reflect.ValueOf(a)
-	if v.Kind() == reflect.Pointer {
-		v = v.Elem()
-	}
-	p, err := planFor(v.Type())
-	if err != nil {
-		panic(err) // a type that does not fit Request is a bug TestArgsMatchSpec catches
-	}
-	rv := reflect.ValueOf(req).Elem()
-	for i := range p.args {
-		rv.FieldByIndex(p.req[i]).Set(v.FieldByIndex(p.args[i]))
-	}
-	return req
-}
-
-// ArgsFrom copies a request's fields into A, the op's Args. The request is
-// expected to have passed its spec's Check: fields A does not have are
-// absent from it.
-func ArgsFrom[A Args](req *Request) (A, error) {
-	var a A
-	err := copyArgs(reflect.ValueOf(&a).Elem(), req)
-	return a, err
-}
-
-// ArgsOf is ArgsFrom for an op known by its spec: the request's fields in
-// a new value of s.Args.
-func (s *OpSpec) ArgsOf(req *Request) (Args, error) {
-	if s.Args == nil {
-		return nil, fmt.Errorf("wire: op %s names no Args type", s.Name)
-	}
-	v := reflect.New(s.Args).Elem()
-	if err := copyArgs(v, req); err != nil {
-		return nil, err
-	}
-	a, ok := v.Interface().(Args)
-	if !ok {
-		return nil, fmt.Errorf("wire: %v has no Op method", s.Args)
-	}
-	return a, nil
-}
-
-func copyArgs(av reflect.Value, req *Request) error {
-	p, err := planFor(av.Type())
-	if err != nil {
-		return err
-	}
-	rv := reflect.ValueOf(req).Elem()
-	for i := range p.args {
-		av.FieldByIndex(p.args[i]).Set(rv.FieldByIndex(p.req[i]))
-	}
-	return nil
 }

@@ -1,15 +1,15 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
 )
 
 // TestArgsMatchSpec: every op names an Args type whose JSON fields are
-// exactly its spec's Fields, each with Request's Go type, and whose Op() is
+// exactly its spec's Fields, which embeds the Envelope, and whose Op() is
 // the op. No drift between the typed structs and the table is possible.
 func TestArgsMatchSpec(t *testing.T) {
 	for i := range Ops() {
@@ -28,8 +28,8 @@ func TestArgsMatchSpec(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: %v has fields %v, its spec %v: run `make docs`", s.Name, s.Args, got, want)
 		}
-		if _, err := makePlan(s.Args); err != nil {
-			t.Error(err)
+		if _, ok := reflect.New(s.Args).Interface().(Enveloped); !ok {
+			t.Errorf("%v does not embed the Envelope", s.Args)
 		}
 		a, ok := reflect.New(s.Args).Elem().Interface().(Args)
 		if !ok || a.Op() != s.Name {
@@ -38,78 +38,62 @@ func TestArgsMatchSpec(t *testing.T) {
 	}
 }
 
-// TestArgsRoundTrip: typed arguments become the same socket line a flat
-// Request with those fields makes, and a request's fields come back into
-// the typed struct whole.
+// TestArgsRoundTrip: typed arguments make the socket line the flat
+// request of old made (this line), and the line comes back into the typed
+// struct whole.
 func TestArgsRoundTrip(t *testing.T) {
 	x, y, m := 3, 4, 0
 	var gen uint64 = 9
 	a := ClickArgs{Target: Target{GroupID: "g", Member: &m}, Action: "drag", X: &x, Y: &y, ToX: &y, Generation: &gen, Modifiers: []string{"ctrl"}}
-	flat := &Request{Op: OpClick, GroupID: "g", Member: &m, Action: "drag", X: &x, Y: &y, ToX: &y, Generation: &gen, Modifiers: []string{"ctrl"}}
-	got, _ := json.Marshal(RequestOf(a))
-	want, _ := json.Marshal(flat)
-	if string(got) != string(want) {
-		t.Fatalf("RequestOf:\n got %s\nwant %s", got, want)
+	want := `{"op":"click","groupId":"g","member":0,"action":"drag","generation":9,"x":3,"y":4,"toX":4,"modifiers":["ctrl"]}`
+	got, _ := json.Marshal(Envelop(a))
+	if string(got) != want {
+		t.Fatalf("the line:\n got %s\nwant %s", got, want)
 	}
-	back, err := ArgsFrom[ClickArgs](flat)
-	if err != nil || !reflect.DeepEqual(back, a) {
-		t.Fatalf("ArgsFrom: %+v %v", back, err)
+	back, err := argsOfLine([]byte(want))
+	if err != nil || !reflect.DeepEqual(back, &a) {
+		t.Fatalf("the line decoded: %+v %v", back, err)
 	}
 	// An op without fields sends only its name.
-	if got, _ := json.Marshal(RequestOf(PingArgs{})); string(got) != `{"op":"ping"}` {
+	if got, _ := json.Marshal(Envelop(PingArgs{})); string(got) != `{"op":"ping"}` {
 		t.Fatalf("ping: %s", got)
 	}
 }
 
-// TestArgsPlanRefusesStrangers: a struct with a field Request does not
-// have, or with another Go type, cannot be an Args.
-func TestArgsPlanRefusesStrangers(t *testing.T) {
-	type unknownField struct {
-		Colour string `json:"colour"`
-	}
-	type otherType struct {
-		X string `json:"x"`
-	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[unknownField](), reflect.TypeFor[otherType]()} {
-		if _, err := makePlan(typ); err == nil {
-			t.Errorf("%v accepted", typ)
-		}
-	}
-}
-
-// TestEveryOpRoundTrips: for each op, a request carrying every field the
-// op takes (each set to a non-zero value) comes back from its Args
-// unchanged, so the projection loses nothing for any op.
+// TestEveryOpRoundTrips: for each op, Args carrying every field the op
+// takes (each set to a non-zero value) make a line that decodes back into
+// the same Args, so the line loses nothing for any op.
 func TestEveryOpRoundTrips(t *testing.T) {
 	for i := range Ops() {
 		s := &Ops()[i]
-		req := &Request{Op: s.Name}
-		rv := reflect.ValueOf(req).Elem()
+		a := reflect.New(s.Args)
 		for _, f := range s.Fields {
-			fv := rv.Field(requestFields()[f.Name])
+			fv, _ := FieldOf(a.Interface(), f.Name)
 			fillNonZero(fv)
 		}
-		roundTrip(t, s, req)
+		roundTrip(t, s, a.Interface().(Args))
 	}
 }
 
-// roundTrip projects req into s's Args and back and wants the same line,
-// less the envelope (which no Args carries).
-func roundTrip(t *testing.T, s *OpSpec, req *Request) {
+// roundTrip encodes a as a client does and decodes its line as dvvd does,
+// and wants the same Args back (the envelope aside).
+func roundTrip(t *testing.T, s *OpSpec, a Args) {
 	t.Helper()
-	a, err := s.ArgsOf(req)
+	line, err := json.Marshal(Envelop(a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Op() != s.Name {
-		t.Fatalf("%s: Args says op %s", s.Name, a.Op())
+	back, err := argsOfLine(line)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", s.Name, line, err)
 	}
-	bare := *req
-	bare.ID, bare.Name, bare.Token, bare.Session = nil, "", "", ""
-	want, _ := json.Marshal(&bare)
-	got, _ := json.Marshal(RequestOf(a))
-	if string(got) != string(want) {
-		t.Fatalf("%s round trip:\n got %s\nwant %s", s.Name, got, want)
+	if back.Op() != s.Name {
+		t.Fatalf("%s: Args says op %s", s.Name, back.Op())
+	}
+	bare := Envelop(a)
+	*bare.Head() = Envelope{}
+	if !reflect.DeepEqual(back, bare) {
+		t.Fatalf("%s round trip:\n got %+v\nwant %+v", s.Name, back, bare)
 	}
 }
 
@@ -144,10 +128,10 @@ func fillNonZero(v reflect.Value) {
 	}
 }
 
-// FuzzRequestToArgs: any line that decodes strictly into a Request and
-// passes its op's Check projects into the op's Args and back into the
-// same request (envelope aside), and the checks never panic.
-func FuzzRequestToArgs(f *testing.F) {
+// FuzzLineToArgs: any line that decodes strictly into its op's Args and
+// passes its op's Check encodes back into a line that decodes into the
+// same Args (envelope aside), and the checks never panic.
+func FuzzLineToArgs(f *testing.F) {
 	for _, seed := range []string{
 		`{"op":"click","limbId":"l","action":"drag","x":1,"y":2,"toX":3,"toY":4,"modifiers":["ctrl"]}`,
 		`{"op":"screen","groupId":"g","member":0,"form":"region","region":{"x":0,"y":0,"w":5,"h":5}}`,
@@ -160,30 +144,51 @@ func FuzzRequestToArgs(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var req Request
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if dec.Decode(&req) != nil {
+		var head Envelope
+		if json.Unmarshal(line, &head) != nil {
 			return
 		}
-		s, ok := Spec(req.Op)
-		if !ok || s.Check(&req) != nil {
+		s, ok := Spec(head.OpName)
+		if !ok {
 			return
 		}
-		s.CheckRequired(&req) // must not panic, whatever it says
-		roundTrip(t, s, &req)
+		a, werr := s.DecodeLine(line)
+		if werr != nil || s.Check(a) != nil || a.Head().OpName != s.Name {
+			return
+		}
+		s.CheckRequired(a) // must not panic, whatever it says
+		roundTrip(t, s, a)
 	})
 }
 
-// BenchmarkArgsFrom is the cost typed handlers add to a request: copying
-// a click's fields from the checked request into ClickArgs.
-func BenchmarkArgsFrom(b *testing.B) {
-	x, y := 10, 20
-	req := &Request{Op: OpClick, LimbID: "l", Action: "click", X: &x, Y: &y}
+// BenchmarkDecodeLine is what dvvd does with a click's line: decode it
+// straight into ClickArgs, envelope included.
+func BenchmarkDecodeLine(b *testing.B) {
+	line := []byte(`{"op":"click","id":7,"limbId":"l","action":"click","x":10,"y":20}`)
+	s, _ := Spec(OpClick)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ArgsFrom[ClickArgs](req); err != nil {
+		if _, err := s.DecodeLine(line); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// argsOfLine is a line as dvvd decodes it into its op's Args, less the
+// envelope (which a typed caller leaves to the client).
+func argsOfLine(line []byte) (Args, error) {
+	var head Envelope
+	if err := json.Unmarshal(line, &head); err != nil {
+		return nil, err
+	}
+	s, ok := Spec(head.OpName)
+	if !ok {
+		return nil, fmt.Errorf("no op %q", head.OpName)
+	}
+	a, werr := s.DecodeLine(line)
+	if werr != nil {
+		return nil, werr
+	}
+	*a.Head() = Envelope{}
+	return a, nil
 }

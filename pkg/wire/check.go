@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // envelope fields may come with any op: op and id frame the request, and
@@ -12,28 +11,15 @@ import (
 // and session.
 var envelope = map[string]bool{"op": true, "id": true, "name": true, "token": true, "session": true}
 
-// requestFields maps each JSON field name of Request to its struct index.
-var requestFields = sync.OnceValue(func() map[string]int {
-	m := map[string]int{}
-	t := reflect.TypeOf(Request{})
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			m[name] = i
-		}
-	}
-	return m
-})
-
 // Check refuses, as BAD_REQUEST naming the field, a request that carries a
 // field its op does not take, a field that does not apply to the variant
 // asked (clipboard get with text), an unknown variant, or a whole number
 // outside its field's bounds. Handlers rely on it and on CheckRequired and
 // do not check these again. Presence is a non-zero value: every optional
-// field of Request is a pointer, a slice or omitted when empty.
-func (s *OpSpec) Check(req *Request) *Error {
-	v := reflect.ValueOf(req).Elem()
-	variant := s.VariantOf(req)
+// field of an Args struct is a pointer, a slice or omitted when empty.
+func (s *OpSpec) Check(m any) *Error {
+	v := reflect.ValueOf(m).Elem()
+	variant := s.VariantOf(m)
 	if s.Variant != "" {
 		if variant != "" && !s.HasVariant(variant) {
 			return Errorf(BadRequest, "%s %q is not one of %s", s.Variant, variant, strings.Join(s.Variants, ", "))
@@ -41,10 +27,9 @@ func (s *OpSpec) Check(req *Request) *Error {
 	}
 	// Walk the struct in field order so the first offending field named is
 	// stable from one run to the next.
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		fv := v.Field(i)
+	fs := fieldsOf(v.Type())
+	for i, name := range fs.names {
+		fv := v.FieldByIndex(fs.paths[i])
 		if envelope[name] || fv.IsZero() {
 			continue
 		}
@@ -67,32 +52,28 @@ func (s *OpSpec) Check(req *Request) *Error {
 	return nil
 }
 
-// VariantOf is the value of the op's variant field in req ("" when the op
-// has none or the request leaves it out).
-func (s *OpSpec) VariantOf(req *Request) string {
-	if s.Variant == "" {
-		return ""
+// VariantOf is the value of the op's variant field in m, a pointer to the
+// op's Args ("" when the op has none or m leaves it out).
+func (s *OpSpec) VariantOf(m any) string {
+	switch m := m.(type) {
+	case Varied:
+		return m.Variant()
+	default: // Args written by hand: read by the spec's name
+		if f, ok := FieldOf(m, s.Variant); ok && f.Kind() == reflect.String {
+			return f.String()
+		}
 	}
-	i, ok := requestFields()[s.Variant]
-	if !ok {
-		return ""
-	}
-	variant, _ := reflect.ValueOf(req).Elem().Field(i).Interface().(string)
-	return variant
+	return ""
 }
 
 // CheckRequired refuses, as BAD_REQUEST naming it, a request that lacks a
 // field required for its variant. dvvd runs it after Check, once the limb
 // is known to be of the op's kind (a wrong kind is the better answer).
-func (s *OpSpec) CheckRequired(req *Request) *Error {
-	v := reflect.ValueOf(req).Elem()
-	variant := ""
-	if s.Variant != "" {
-		variant, _ = v.Field(requestFields()[s.Variant]).Interface().(string)
-	}
+func (s *OpSpec) CheckRequired(m any) *Error {
+	variant := s.VariantOf(m)
 	for i := range s.Fields {
 		f := &s.Fields[i]
-		if f.RequiredFor(variant) && v.Field(requestFields()[f.Name]).IsZero() {
+		if f.RequiredFor(variant) && !Has(m, f.Name) {
 			return s.missing(f, variant)
 		}
 	}
@@ -125,11 +106,4 @@ func orList(vs []string) string {
 		return vs[0]
 	}
 	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
-}
-
-// Has reports whether the request carries the field of that JSON name
-// (a non-zero value, as Check counts presence).
-func (r *Request) Has(field string) bool {
-	i, ok := requestFields()[field]
-	return ok && !reflect.ValueOf(r).Elem().Field(i).IsZero()
 }

@@ -1,12 +1,13 @@
 package wire
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// TestOpTableIsConsistent: every field an op takes is a Request field,
+// TestOpTableIsConsistent: every field an op takes is a field of its Args,
 // every variant restriction names a real variant, and the variant field is
 // one of the op's fields.
 func TestOpTableIsConsistent(t *testing.T) {
@@ -20,8 +21,8 @@ func TestOpTableIsConsistent(t *testing.T) {
 			}
 		}
 		for _, f := range s.Fields {
-			if !RequestField(f.Name) {
-				t.Errorf("%s: field %q is not a field of Request", s.Name, f.Name)
+			if !slices.Contains(ArgsFields(s.Args), f.Name) {
+				t.Errorf("%s: field %q is not a field of %v", s.Name, f.Name, s.Args)
 			}
 			for _, o := range f.Only {
 				if !s.HasVariant(o) {
@@ -50,49 +51,54 @@ func TestOpTableIsConsistent(t *testing.T) {
 }
 
 func TestCheckRefusesWhatDoesNotApply(t *testing.T) {
-	five, neg := 5, -5
-	text := "x"
 	cases := []struct {
-		req   Request
+		line  string
 		field string // "" = accepted
 	}{
-		{Request{Op: OpClipboard, LimbID: "l", Action: "get", Text: &text}, "text"},
-		{Request{Op: OpClipboard, LimbID: "l", Action: "set", Text: &text}, ""},
-		{Request{Op: OpControl, LimbID: "l", Action: "release", WaitMs: &five}, "waitMs"},
-		{Request{Op: OpControl, LimbID: "l", Action: "acquire", WaitMs: &five}, ""},
-		{Request{Op: OpWait, LimbID: "l", Until: "idle", QuietMs: &neg}, "quietMs"},
-		{Request{Op: OpClick, LimbID: "l", Action: "click", Direction: "up"}, "direction"},
-		{Request{Op: OpStatus, LimbID: "l", Path: "/x"}, "path"},
-		{Request{Op: OpPing, Name: "me", Token: "t", Session: "s"}, ""},
-		{Request{Op: OpFiles, LimbID: "l", Action: "bogus"}, "action"},
+		{`{"op":"clipboard","limbId":"l","action":"get","text":"x"}`, "text"},
+		{`{"op":"clipboard","limbId":"l","action":"set","text":"x"}`, ""},
+		{`{"op":"control","limbId":"l","action":"release","waitMs":5}`, "waitMs"},
+		{`{"op":"control","limbId":"l","action":"acquire","waitMs":5}`, ""},
+		{`{"op":"wait","limbId":"l","until":"idle","quietMs":-5}`, "quietMs"},
+		{`{"op":"click","limbId":"l","action":"click","direction":"up"}`, "direction"},
+		{`{"op":"status","limbId":"l","path":"/x"}`, "path"},
+		{`{"op":"ping","name":"me","token":"t","session":"s"}`, ""},
+		{`{"op":"files","limbId":"l","action":"bogus"}`, "action"},
 		// Required fields, for the variants they are required in.
-		{Request{Op: OpClick, LimbID: "l", Action: "move", X: &five}, "y is required"},
-		{Request{Op: OpClick, LimbID: "l", Action: "drag", X: &five, Y: &five, ToX: &five}, "drag needs toY"},
-		{Request{Op: OpClick, LimbID: "l", X: &five, Y: &five}, "action is required: move, click, double, right, middle, drag or scroll"},
-		{Request{Op: OpClipboard, LimbID: "l", Action: "set"}, "set needs text"},
-		{Request{Op: OpClipboard, LimbID: "l", Action: "get"}, ""},
-		{Request{Op: OpFiles, LimbID: "l", Action: "list"}, ""},
-		{Request{Op: OpFiles, LimbID: "l", Action: "rename", Path: "/a"}, "rename needs to"},
-		{Request{Op: OpWait, LimbID: "l", Until: "text"}, "until text needs text"},
-		{Request{Op: OpRun, LimbID: "l", Command: "true"}, "timeoutMs is required (run has no default deadline)"},
-		{Request{Op: OpShare, LimbID: "l"}, ""},
+		{`{"op":"click","limbId":"l","action":"move","x":5}`, "y is required"},
+		{`{"op":"click","limbId":"l","action":"drag","x":5,"y":5,"toX":5}`, "drag needs toY"},
+		{`{"op":"click","limbId":"l","x":5,"y":5}`, "action is required: move, click, double, right, middle, drag or scroll"},
+		{`{"op":"clipboard","limbId":"l","action":"set"}`, "set needs text"},
+		{`{"op":"clipboard","limbId":"l","action":"get"}`, ""},
+		{`{"op":"files","limbId":"l","action":"list"}`, ""},
+		{`{"op":"files","limbId":"l","action":"rename","path":"/a"}`, "rename needs to"},
+		{`{"op":"wait","limbId":"l","until":"text"}`, "until text needs text"},
+		{`{"op":"run","limbId":"l","command":"true"}`, "timeoutMs is required (run has no default deadline)"},
+		{`{"op":"share","limbId":"l"}`, ""},
 		// Closed value sets.
-		{Request{Op: OpScreen, LimbID: "l", Format: "gif"}, `format "gif" is not one of png, jpeg`},
-		{Request{Op: OpClick, LimbID: "l", Action: "scroll", X: &five, Y: &five, Direction: "sideways"}, "direction"},
-		{Request{Op: OpClick, LimbID: "l", Action: "scroll", X: &five, Y: &five, Direction: "up"}, ""},
-		{Request{Op: OpClick, LimbID: "l", Action: "move", X: &five, Y: &five, GenerationFrom: "first-read"}, "generationFrom"},
+		{`{"op":"screen","limbId":"l","format":"gif"}`, `format "gif" is not one of png, jpeg`},
+		{`{"op":"click","limbId":"l","action":"scroll","x":5,"y":5,"direction":"sideways"}`, "direction"},
+		{`{"op":"click","limbId":"l","action":"scroll","x":5,"y":5,"direction":"up"}`, ""},
+		{`{"op":"click","limbId":"l","action":"move","x":5,"y":5,"generationFrom":"first-read"}`, "generationFrom"},
 	}
 	for _, c := range cases {
-		s, _ := Spec(c.req.Op)
-		err := s.Check(&c.req)
+		var head Envelope
+		if err := json.Unmarshal([]byte(c.line), &head); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := Spec(head.OpName)
+		a, err := s.DecodeLine([]byte(c.line))
 		if err == nil {
-			err = s.CheckRequired(&c.req)
+			err = s.Check(a)
+		}
+		if err == nil {
+			err = s.CheckRequired(a)
 		}
 		switch {
 		case c.field == "" && err != nil:
-			t.Errorf("%s %s: refused: %v", c.req.Op, c.req.Action, err)
+			t.Errorf("%s: refused: %v", c.line, err)
 		case c.field != "" && (err == nil || err.Code != BadRequest || !strings.Contains(err.Message, c.field)):
-			t.Errorf("%s %s: want BAD_REQUEST naming %s, got %v", c.req.Op, c.req.Action, c.field, err)
+			t.Errorf("%s: want BAD_REQUEST naming %s, got %v", c.line, c.field, err)
 		}
 	}
 }

@@ -63,18 +63,17 @@ func TestFilesProgressCost(t *testing.T) {
 	}
 	lines := 0
 	files := func(progress bool, a wire.FilesArgs) {
-		req := wire.RequestOf(a) // DoProgress takes the socket form
 		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		defer cancel()
 		var r *wire.Response
 		var err error
 		if progress {
-			r, err = c.DoProgress(ctx, req, func(wire.TransferInfo) { lines++ })
+			r, err = c.DoProgress(ctx, a, func(wire.TransferInfo) { lines++ })
 		} else {
-			r, err = c.Do(ctx, req)
+			r, err = c.Do(ctx, a)
 		}
 		if err != nil || r.Files.Bytes != size {
-			t.Fatalf("%s: %v", req.Action, err)
+			t.Fatalf("%s: %v", a.Action, err)
 		}
 	}
 	get := func(progress bool) func() {

@@ -47,7 +47,7 @@ func TestGroupGrowWithSSHHosts(t *testing.T) {
 	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
 	c := dial(t, d, "agent")
 	for name, s := range map[string]*testbed.SSHD{"build": build, "test": test} {
-		must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: name, Protocol: "ssh", Address: s.Host, Port: s.Port, User: s.User}})
+		must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: name, Protocol: "ssh", Address: s.Host, Port: s.Port, User: s.User}})
 	}
 	// serverPort runs a command on a group member and says which sshd
 	// accepted its connection.

@@ -83,7 +83,7 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 	if lastStart > firstEnd {
 		t.Fatalf("member finished (event %d) before the last started (event %d)", firstEnd, lastStart)
 	}
-	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: intp(5)})
+	_, err = do(t, c, wire.GroupShrinkArgs{GroupID: g.GroupID, N: 5})
 	if client.Code(err) != wire.BadRequest {
 		t.Fatalf("shrink beyond size: %v", err)
 	}
@@ -110,7 +110,7 @@ func TestGroupCloseKeepsSharedLimbs(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "box", Protocol: "vnc", Address: "127.0.0.1", Port: shared.Port}})
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "box", Protocol: "vnc", Address: "127.0.0.1", Port: shared.Port}})
 	a := must(t, c, wire.GroupOpenArgs{HostIDs: []string{"box"}, Addresses: []string{own.Addr}, Protocol: "vnc"}).Group
 	b := must(t, c, wire.GroupOpenArgs{HostIDs: []string{"box"}, Addresses: []string{onlyB.Addr}, Protocol: "vnc"}).Group
 	sharedID, onlyBID := b.Members[0].LimbID, b.Members[1].LimbID

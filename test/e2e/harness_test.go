@@ -59,8 +59,8 @@ func dial(t *testing.T, d *daemon.Daemon, name string) *client.Client {
 	return c
 }
 
-// do sends one op's typed arguments (client.Call sends the same socket
-// line a hand-built Request would).
+// do sends one op's typed arguments (client.Call encodes the op's Args:
+// the socket line itself).
 func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

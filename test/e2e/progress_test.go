@@ -135,8 +135,8 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 	// none after it returns.
 	var got []wire.TransferInfo
 	returned := false
-	put, err := caller.DoProgress(ctx, wire.RequestOf(&wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: local,
-		Path: filepath.Join(s.RemoteHome, "again.bin")}), func(p wire.TransferInfo) {
+	put, err := caller.DoProgress(ctx, wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: local,
+		Path: filepath.Join(s.RemoteHome, "again.bin")}, func(p wire.TransferInfo) {
 		if returned {
 			t.Error("a progress callback after DoProgress returned")
 		}

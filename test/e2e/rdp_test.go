@@ -35,7 +35,7 @@ func TestRDPSavedHostWithNLA(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
 	r := must(t, c, wire.OpenArgs{HostID: "win", Perceive: boolp(true)})
 	_, err = do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	if cause(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {

@@ -61,7 +61,7 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 		record(r, err)
 		return r, err
 	}
-	if _, err := call(wire.HostAddArgs{Host: &wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port}, Password: secret}); err != nil {
+	if _, err := call(wire.HostAddArgs{Host: wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port}, Password: secret}); err != nil {
 		t.Fatal(err)
 	}
 	if out, _ := k.SecretTool(t, "", "search", "--all", keychain.AttrApplication, keychain.Application); !strings.Contains(out, "[/") {
@@ -90,7 +90,7 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 		}
 	}
 	// A wrong stored password is AUTH_FAILED, and says nothing of the secret.
-	call(wire.HostAddArgs{Host: &wire.HostSpec{Name: "lab-wrong", Protocol: "vnc", Address: "localhost", Port: v.Port}, Password: secret[:4] + "XXXX"})
+	call(wire.HostAddArgs{Host: wire.HostSpec{Name: "lab-wrong", Protocol: "vnc", Address: "localhost", Port: v.Port}, Password: secret[:4] + "XXXX"})
 	r2, _ := call(wire.OpenArgs{HostID: "lab-wrong"})
 	if _, err := call(wire.WaitArgs{Target: wire.Target{LimbID: r2.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); cause(err) != wire.AuthFailed {
 		t.Fatalf("wrong stored password: %v", err)

@@ -144,7 +144,7 @@ func TestHostsDiscoveredListsSavedHostsToo(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: 5999}})
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "lab", Protocol: "vnc", Address: "127.0.0.1", Port: 5999}})
 	r := must(t, c, wire.HostsArgs{Discovered: true})
 	if len(r.Hosts) != 1 || r.Hosts[0].Name != "lab" || r.Discovered == nil {
 		t.Fatalf("hosts with discovered: saved %+v, discovered %+v (%s)", r.Hosts, r.Discovered, r.DiscoveryNote)
@@ -193,7 +193,7 @@ func TestTypedClient(t *testing.T) {
 		return x == 77 && y == 55
 	})
 	second := 1000
-	if _, err := c.Run(ctx, wire.RunArgs{Target: on, Command: "true", TimeoutMs: &second}); client.Code(err) != wire.WrongProtocol {
+	if _, err := c.Run(ctx, wire.RunArgs{Target: on, Command: "true", TimeoutMs: second}); client.Code(err) != wire.WrongProtocol {
 		t.Fatalf("run on a desktop: %v", err)
 	}
 	if _, err := c.Control(ctx, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "release"}); err != nil {

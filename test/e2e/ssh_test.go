@@ -36,7 +36,7 @@ func TestSSHLimbThroughDaemon(t *testing.T) {
 	if client.Code(err) != wire.BadRequest {
 		t.Fatalf("run without timeoutMs: %v", err)
 	}
-	run := must(t, c, wire.RunArgs{Target: wire.Target{LimbID: id}, Command: "echo out; echo err >&2; exit 3", TimeoutMs: intp(10000)}).Run
+	run := must(t, c, wire.RunArgs{Target: wire.Target{LimbID: id}, Command: "echo out; echo err >&2; exit 3", TimeoutMs: 10000}).Run
 	if run.ExitCode == nil || *run.ExitCode != 3 || run.Stdout != "out\n" || run.Stderr != "err\n" {
 		t.Fatalf("run %+v", run)
 	}
@@ -113,7 +113,7 @@ func TestSidecarFilesOnVNCLimb(t *testing.T) {
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs}, nopWriter{})
 	c := dial(t, d, "agent")
-	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "desk", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port, SSHPort: s.Port, SSHUser: s.User}})
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "desk", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port, SSHPort: s.Port, SSHUser: s.User}})
 	r := must(t, c, wire.OpenArgs{HostID: "desk", Perceive: boolp(true)})
 	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	home := must(t, c, wire.FilesArgs{Target: wire.Target{LimbID: r.LimbID}, Action: "home"}).Files.Home
@@ -126,7 +126,7 @@ func TestSidecarFilesOnVNCLimb(t *testing.T) {
 	}
 	// A desktop on a machine with no SSH server: FILES_UNAVAILABLE with the reason.
 	v2 := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 480})
-	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "bare", Protocol: "vnc", Address: "127.0.0.1", Port: v2.Port, SSHPort: testbed.FreePort(t)}})
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "bare", Protocol: "vnc", Address: "127.0.0.1", Port: v2.Port, SSHPort: testbed.FreePort(t)}})
 	r2 := must(t, c, wire.OpenArgs{HostID: "bare"})
 	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r2.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
 	_, err = do(t, c, wire.FilesArgs{Target: wire.Target{LimbID: r2.LimbID}, Action: "list", Path: "~"})
@@ -182,7 +182,7 @@ func TestSSHConfigAliasPort(t *testing.T) {
 	if err != nil || !w.Wait.Settled {
 		t.Fatalf("open box (Port %d in ~/.ssh/config): %v", s.Port, err)
 	}
-	run := must(t, c, wire.RunArgs{Target: wire.Target{LimbID: r.LimbID}, Command: "echo $SSH_CONNECTION", TimeoutMs: intp(10000)}).Run
+	run := must(t, c, wire.RunArgs{Target: wire.Target{LimbID: r.LimbID}, Command: "echo $SSH_CONNECTION", TimeoutMs: 10000}).Run
 	if f := strings.Fields(run.Stdout); len(f) != 4 || f[3] != fmt.Sprint(s.Port) {
 		t.Fatalf("sshd saw the connection as %q, want server port %d", run.Stdout, s.Port)
 	}
@@ -228,7 +228,7 @@ func TestSavedHostSidecarAppliesToOpenLimb(t *testing.T) {
 	d := startDaemonWith(t, daemon.Services{Hosts: hs}, io.Discard)
 	c := dial(t, d, "agent")
 	byAddr := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &v.Port, Protocol: "vnc"}).LimbID
-	must(t, c, wire.HostAddArgs{Host: &wire.HostSpec{Name: "side", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port, SSHPort: s.Port, SSHUser: s.User}})
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "side", Protocol: "vnc", Address: "127.0.0.1", Port: v.Port, SSHPort: s.Port, SSHUser: s.User}})
 	r := must(t, c, wire.OpenArgs{HostID: "side"})
 	if r.LimbID != byAddr || !strings.Contains(r.Dispatched, "sidecar") {
 		t.Fatalf("open side: limb %s (by address %s), %q", r.LimbID, byAddr, r.Dispatched)

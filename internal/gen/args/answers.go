@@ -18,12 +18,12 @@ func AnswerName(op string) string { return camel(op) + "Answer" }
 // only (the error fields): no op declares them as its answer.
 var envelopeFields = []string{"result", "id", "code", "message", "next", "cause"}
 
-// RenderAnswers returns answers_gen.go, per op a struct with exactly the
-// spec's AnswerFields under Response's Go names, types and JSON tags (in
-// Response's order), and answer_lines_gen.go, per op its Response method
-// (the line dvvd sends) and its From function (what a client reads of a
-// line).
-func RenderAnswers() (types, lines []byte, err error) {
+// RenderAnswers returns, per op (for its op_<name>_gen.go), a struct with
+// exactly the spec's AnswerFields under Response's Go names, types and
+// JSON tags (in Response's order): dvvd writes an answer's line straight
+// from it, and a client reads it from a line with wire.AnswerFrom. types
+// is answers_gen.go, the table naming them.
+func RenderAnswers() (perOp map[string][]byte, types []byte, err error) {
 	byJSON := map[string]reflect.StructField{}
 	var order []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[wire.Response]()) {
@@ -31,11 +31,10 @@ func RenderAnswers() (types, lines []byte, err error) {
 		byJSON[name] = f
 		order = append(order, name)
 	}
-	var w, l bytes.Buffer
-	w.WriteString(answerHeader + "package wire\n\nimport \"reflect\"\n\n")
-	l.WriteString(answerHeader + "package wire\n\n")
+	perOp = map[string][]byte{}
 	for i := range wire.Ops() {
 		s := &wire.Ops()[i]
+		var w bytes.Buffer
 		want := s.AnswerFields()
 		for _, n := range want {
 			if _, ok := byJSON[n]; !ok {
@@ -63,20 +62,11 @@ func RenderAnswers() (types, lines []byte, err error) {
 			w.WriteString("}\n\n")
 		}
 		fmt.Fprintf(&w, "// Op is %q.\nfunc (%s) Op() string { return %[1]q }\n\n", s.Name, name)
-		fmt.Fprintf(&l, "// Response is the answer's line: result %q and the answer's fields.\nfunc (a *%s) Response() *Response {\nreturn &Response{Result: %[1]q", s.Name, name)
-		for _, f := range fields {
-			fmt.Fprintf(&l, ", %s: a.%[1]s", f.Name)
-		}
-		l.WriteString("}\n}\n\n")
-		fmt.Fprintf(&l, "// %sFrom reads op %s's answer from a line, without the fields it does not declare.\nfunc %[1]sFrom(r *Response) *%[1]s {\nreturn &%[1]s{", name, s.Name)
-		for j, f := range fields {
-			if j > 0 {
-				l.WriteString(", ")
-			}
-			fmt.Fprintf(&l, "%s: r.%[1]s", f.Name)
-		}
-		l.WriteString("}\n}\n\n")
+		answerAccessors(&w, s, fields)
+		perOp[s.Name] = w.Bytes()
 	}
+	var w bytes.Buffer
+	w.WriteString(answerHeader + "package wire\n\nimport \"reflect\"\n\n")
 	w.WriteString("// answerTypeMap names each op's answer type; the op table puts it in the op's spec.\nfunc answerTypeMap() map[string]reflect.Type {\n\treturn map[string]reflect.Type{\n")
 	for _, s := range wire.Ops() {
 		fmt.Fprintf(&w, "%q: reflect.TypeFor[%s](),\n", s.Name, AnswerName(s.Name))
@@ -85,8 +75,5 @@ func RenderAnswers() (types, lines []byte, err error) {
 	if types, err = format.Source(w.Bytes()); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", AnswerFile, err)
 	}
-	if lines, err = format.Source(l.Bytes()); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", AnswerLineFile, err)
-	}
-	return types, lines, nil
+	return perOp, types, nil
 }

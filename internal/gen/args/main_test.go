@@ -13,6 +13,9 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if stale := Stale("../../..", files); len(stale) > 0 {
+		t.Errorf("%v: no op writes these any more: run `make docs`", stale)
+	}
 	for path, want := range files {
 		got, err := os.ReadFile("../../../" + path)
 		if err != nil {

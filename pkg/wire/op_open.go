@@ -1,0 +1,14 @@
+package wire
+
+// OpOpen is op open's name on the wire.
+const OpOpen = "open"
+
+// openOp is the op's entry in the op table (ops.go lists the entries);
+// its Args, Answer and client method are generated from it (op_open_gen.go).
+func openOp() OpSpec {
+	return OpSpec{Name: OpOpen, Answers: answers("limbId", "observation", "dispatched"), Caps: []string{"limbs.open"},
+		Fields: []Field{fld("hostId"), fld("address"), fld("port", within(1, 65535), note(DefaultPorts()+"; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`")),
+			fld("protocol", note("needed with address, refused beside hostId")), fld("slot", atLeast(0)), fld("perceive")},
+		Raises: codes(SlotRefused, NotFound, HostKeyUnknown, HostKeyChanged, KeychainMissing, Unsupported, Busy),
+		Answer: "`limbId`, `observation`; returns once the session task runs. Opening a saved host whose endpoint is already open applies its SSH sidecar to that limb; a different login is not switched under the live session, and `dispatched` says what was and was not applied"}
+}

@@ -1,0 +1,16 @@
+package wire
+
+// OpWait is op wait's name on the wire.
+const OpWait = "wait"
+
+// waitOp is the op's entry in the op table (ops.go lists the entries);
+// its Args, Answer and client method are generated from it (op_wait_gen.go).
+func waitOp() OpSpec {
+	return OpSpec{Name: OpWait, ListedOn: bothKinds, Answers: answers("wait", "observation"), Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal},
+		Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"},
+		Fields: limbFields(fld("until", required()), fld("text", only("text", "text-gone"), required()),
+			fld("quietMs", atLeast(0), note("750")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000")),
+			fld("lang", only("text", "text-gone"), note("desktop text: eng (default), or e.g. eng+deu"))),
+		Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported),
+		Answer: "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`"}
+}
