@@ -101,7 +101,7 @@ func TestSocketActivation(t *testing.T) {
 		t.Fatalf("dial the activated socket: %v\n%s", err, logs.String())
 	}
 	defer c.Close()
-	resp, err := client.Call(ctx, c, wire.PingArgs{}) // the line itself: result is the op
+	resp, err := client.Call[wire.Response](ctx, c, wire.PingArgs{}) // the line itself: result is the op
 	if err != nil || resp.Result != wire.OpPing {
 		t.Fatalf("ping: %+v %v", resp, err)
 	}

@@ -87,10 +87,12 @@ func (e *env) deadline(req wire.Args) time.Duration {
 	return d
 }
 
-// call sends one request and returns dvvd's answer. With --json the answer
-// (success or failure) is printed here, as one object, and the caller
-// prints nothing more to stdout.
-func (e *env) call(a wire.Args) (*wire.Response, error) { return e.callWith(a, nil) }
+// call sends one op's arguments and reads dvvd's answer as R: that op's
+// answer type (call[wire.StatusAnswer](e, wire.StatusArgs{…})), or a
+// view of the fields several ops answer alike (actView). With --json the
+// answer line (success or failure) is printed here as dvvd wrote it, and
+// the caller prints nothing more to stdout.
+func call[R any](e *env, a wire.Args) (*R, error) { return callWith[R](e, a, nil) }
 
 // localFallback moves a local file's bytes through the CLI itself: the
 // request carries them inline and dvv reads or writes the local file in its
@@ -99,50 +101,69 @@ func (e *env) call(a wire.Args) (*wire.Response, error) { return e.callWith(a, n
 // without local.files all work the same way. Only bytes over dvvd's inline
 // limits make the request name the path instead, for a dvvd on this
 // machine to stream (see docs/security.md).
-type localFallback struct {
+type localFallback[R any] struct {
 	strip  func(wire.Enveloped) error // carry the data inline instead of naming the path
-	finish func(*wire.Response) error // write what came back inline to the path
+	finish func(*R) error             // write what came back inline to the path
 	// consumed is set by a strip that read data it cannot read again (a
 	// pipe): naming the path then would send only what is left.
 	consumed bool
 }
 
-func (e *env) callWith(a wire.Args, fb *localFallback) (*wire.Response, error) {
-	resp, err := e.exchange(wire.Envelop(a), fb)
+func callWith[R any](e *env, a wire.Args, fb *localFallback[R]) (*R, error) {
+	line, ans, err := exchange(e, wire.Envelop(a), fb)
 	if e.json {
 		switch {
-		case resp != nil:
-			e.printJSON(resp)
+		case ans != nil && fb != nil && fb.finish != nil:
+			// The local file was written here: the answer says where,
+			// as dvvd's own would have.
+			e.printAnswer(line.ID, any(ans).(wire.Answer))
+		case line != nil && len(line.Line) > 0:
+			e.printLine(line.Line)
+		case line != nil:
+			e.printJSON(line)
 		case err != nil:
 			if we, ok := err.(*wire.Error); ok {
-				e.printJSON(errorResponse(we))
+				e.printJSON(wire.ErrorReply(nil, we))
 			}
 		}
 	}
-	return resp, err
+	return ans, err
 }
 
 // exchange sends req with its local bytes inline (fb), or as it is when
 // there is no local file to move.
-func (e *env) exchange(req wire.Enveloped, fb *localFallback) (*wire.Response, error) {
+func exchange[R any](e *env, req wire.Enveloped, fb *localFallback[R]) (*wire.Reply, *R, error) {
 	if fb == nil {
-		return e.send1(req)
+		return decoded[R](e.send1(req))
 	}
 	named := wire.Envelop(req) // the request naming the local path, before strip
 	err := fb.strip(req)
-	var resp *wire.Response
+	var line *wire.Reply
+	var ans *R
 	if err == nil {
-		resp, err = e.send1(req)
+		line, ans, err = decoded[R](e.send1(req))
 		if err == nil && fb.finish != nil {
-			if err = fb.finish(resp); err != nil {
-				return nil, err
+			if err = fb.finish(ans); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
 	if isCode(err, wire.TooLarge) && !e.remote() && !fb.consumed {
-		return e.send1(named)
+		return decoded[R](e.send1(named))
 	}
-	return resp, err
+	return line, ans, err
+}
+
+// decoded reads a success's line as its op's answer R.
+func decoded[R any](line *wire.Reply, err error) (*wire.Reply, *R, error) {
+	if err != nil || line == nil {
+		return line, nil, err
+	}
+	ans, derr := wire.DecodeAnswer[R](line)
+	if derr != nil {
+		return line, nil, wire.Errorf(wire.Internal, "dvvd's %s answer could not be read: %v", line.Result, derr)
+	}
+	return line, ans, nil
 }
 
 // isCode reports a coded error of code c.
@@ -151,14 +172,17 @@ func isCode(err error, c wire.Code) bool {
 	return errors.As(err, &we) && we.Code == c
 }
 
-// roundTrip sends one op's arguments and returns dvvd's answer, printing
-// nothing (call is the printing form).
-func (e *env) roundTrip(a wire.Args) (*wire.Response, error) { return e.send1(wire.Envelop(a)) }
+// roundTrip sends one op's arguments and reads dvvd's answer as R,
+// printing nothing (call is the printing form).
+func roundTrip[R any](e *env, a wire.Args) (*R, error) {
+	_, ans, err := decoded[R](e.send1(wire.Envelop(a)))
+	return ans, err
+}
 
 // send1 is the one socket round trip every command makes: its own shell
 // session's attachment, for one request. The local-files fallback edits
 // the request itself, so this level stays on the socket's form.
-func (e *env) send1(req wire.Enveloped) (*wire.Response, error) {
+func (e *env) send1(req wire.Enveloped) (*wire.Reply, error) {
 	e.op = req.Op()
 	if e.send != nil {
 		return e.send(req)
@@ -174,6 +198,21 @@ func (e *env) send1(req wire.Enveloped) (*wire.Response, error) {
 	}
 	defer c.Close()
 	return c.Do(ctx, req)
+}
+
+// printAnswer writes an answer as the line dvvd writes for it.
+func (e *env) printAnswer(id json.RawMessage, a wire.Answer) {
+	b, err := wire.AnswerLine(id, a)
+	if err != nil {
+		b = []byte(`{"result":"error","code":"INTERNAL","message":"the answer could not be encoded"}`)
+	}
+	e.printLine(b)
+}
+
+// printLine writes one answer line, as read, and a newline to stdout.
+func (e *env) printLine(line []byte) {
+	e.stdout.Write(append(line[:len(line):len(line)], '\n'))
+	e.printed = true
 }
 
 // printJSON writes one JSON object and a newline to stdout.

@@ -3,7 +3,7 @@
 // parsing, request building and output, one file per command family.
 //
 // Output is human by default (aligned tables for lists, key facts for a
-// limb) and the raw wire.Response as one JSON object with --json. Every
+// limb) and the answer line as one JSON object with --json. Every
 // failure class has its own exit status (see exit.go and docs/cli.md).
 package cli
 
@@ -49,7 +49,7 @@ type env struct {
 	// ctx is cancelled on Ctrl+C.
 	ctx context.Context
 	// send replaces the socket round trip (unit tests of request building).
-	send func(wire.Enveloped) (*wire.Response, error)
+	send func(wire.Enveloped) (*wire.Reply, error)
 	// onProgress, when set, receives a files get or put's progress from
 	// dvvd while it runs (transfer.go).
 	onProgress func(wire.TransferInfo)
@@ -274,7 +274,7 @@ func (e *env) finish(err error) int {
 	var we *wire.Error
 	if errors.As(err, &we) {
 		if e.json && !e.printed {
-			e.printJSON(errorResponse(we))
+			e.printJSON(wire.ErrorReply(nil, we))
 		}
 		fmt.Fprintf(e.stderr, "dvv: %s: %s\n", we.Code, we.Message)
 		if next := nextFor(e.op, we); next != "" {
@@ -292,7 +292,7 @@ func (e *env) finish(err error) int {
 // one object of dvvd's shape, code BAD_REQUEST (nothing was sent).
 func (e *env) usageJSON(msg string) {
 	if e.json && !e.printed {
-		e.printJSON(errorResponse(&wire.Error{Code: wire.BadRequest, Message: msg,
+		e.printJSON(wire.ErrorReply(nil, &wire.Error{Code: wire.BadRequest, Message: msg,
 			Next: "fix the command line (dvv COMMAND --help shows its arguments and flags); nothing was sent to dvvd"}))
 	}
 }

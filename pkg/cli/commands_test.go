@@ -140,9 +140,8 @@ func TestUsageErrors(t *testing.T) {
 // the failure as one object.
 func TestExitStatus(t *testing.T) {
 	for _, ci := range wire.Codes {
-		fail := func(r *sentReq) (*wire.Response, error) {
-			we := wire.Errorf(ci.Code, "test failure")
-			return errorResponse(we), we
+		fail := func(r *sentReq) (wire.Answer, error) {
+			return nil, wire.Errorf(ci.Code, "test failure")
 		}
 		_, code, out, stderr := answered(t, "", fail, "status", "vnc-1")
 		if code != ci.Exit {
@@ -152,7 +151,7 @@ func TestExitStatus(t *testing.T) {
 			t.Errorf("%s: stdout %q stderr %q", ci.Code, out, stderr)
 		}
 		_, code, out, _ = answered(t, "", fail, "status", "vnc-1", "--json")
-		var resp wire.Response
+		var resp wire.Reply
 		if err := json.Unmarshal([]byte(out), &resp); err != nil || resp.Code != ci.Code || code != ci.Exit || strings.Count(out, "\n") != 1 {
 			t.Errorf("%s --json: exit %d, stdout %q (%v)", ci.Code, code, out, err)
 		}
@@ -160,9 +159,9 @@ func TestExitStatus(t *testing.T) {
 }
 
 func TestWaitNotSettled(t *testing.T) {
-	answer := func(settled bool) func(*sentReq) (*wire.Response, error) {
-		return func(r *sentReq) (*wire.Response, error) {
-			return &wire.Response{Result: "wait", Wait: &wire.WaitResult{Until: r.Until, Settled: settled, ElapsedMs: 10, Detail: "d"}}, nil
+	answer := func(settled bool) func(*sentReq) (wire.Answer, error) {
+		return func(r *sentReq) (wire.Answer, error) {
+			return &wire.WaitAnswer{Wait: &wire.WaitResult{Until: r.Until, Settled: settled, ElapsedMs: 10, Detail: "d"}}, nil
 		}
 	}
 	if _, code, out, _ := answered(t, "", answer(true), "wait", "v", "--until", "screen-stable"); code != 0 || !strings.Contains(out, "settled") {
@@ -172,7 +171,7 @@ func TestWaitNotSettled(t *testing.T) {
 		t.Errorf("not settled: exit %d, %q", code, stderr)
 	}
 	_, code, out, _ := answered(t, "", answer(false), "wait", "v", "--until", "idle", "--json")
-	var resp wire.Response
+	var resp wire.WaitAnswer
 	if json.Unmarshal([]byte(out), &resp) != nil || resp.Wait == nil || resp.Wait.Settled || code != ExitNotSettled {
 		t.Errorf("not settled --json: exit %d, %q", code, out)
 	}
@@ -180,8 +179,8 @@ func TestWaitNotSettled(t *testing.T) {
 
 func TestRunOutput(t *testing.T) {
 	seven := 7
-	answer := func(r *sentReq) (*wire.Response, error) {
-		return &wire.Response{Result: "run", Run: &wire.RunResult{ExitCode: &seven, Stdout: "out\n", StderrBase64: "/2Vycg=="}}, nil
+	answer := func(r *sentReq) (wire.Answer, error) {
+		return &wire.RunAnswer{Run: &wire.RunResult{ExitCode: &seven, Stdout: "out\n", StderrBase64: "/2Vycg=="}}, nil
 	}
 	_, code, out, stderr := answered(t, "", answer, "run", "ssh-1", "--timeout-ms", "100", "false")
 	if code != 7 || out != "out\n" || stderr != "\xfferr" {
@@ -191,8 +190,8 @@ func TestRunOutput(t *testing.T) {
 
 // TestPasswordNeverPrinted: the password reaches the request and nothing else.
 func TestPasswordNeverPrinted(t *testing.T) {
-	answer := func(r *sentReq) (*wire.Response, error) {
-		return &wire.Response{Result: "host_add", Hosts: []wire.Host{{ID: "h-1", Name: "lab", Protocol: "vnc", Address: "a", Port: 5900, HasCredential: true, Source: "saved"}}}, nil
+	answer := func(r *sentReq) (wire.Answer, error) {
+		return &wire.HostAddAnswer{Hosts: []wire.Host{{ID: "h-1", Name: "lab", Protocol: "vnc", Address: "a", Port: 5900, HasCredential: true, Source: "saved"}}}, nil
 	}
 	for _, extra := range [][]string{nil, {"--json"}} {
 		args := append([]string{"hosts", "add", "lab", "--address", "a", "--protocol", "vnc", "--password-stdin"}, extra...)
@@ -207,8 +206,8 @@ func TestPasswordNeverPrinted(t *testing.T) {
 }
 
 func TestOpenPrintsOnlyTheID(t *testing.T) {
-	answer := func(r *sentReq) (*wire.Response, error) {
-		return &wire.Response{Result: "open", LimbID: "vnc-1a2b3c4d", Observation: &wire.Observation{LimbID: "vnc-1a2b3c4d", Protocol: "vnc", Address: "127.0.0.1", Port: 5951, State: "connecting"}}, nil
+	answer := func(r *sentReq) (wire.Answer, error) {
+		return &wire.OpenAnswer{LimbID: "vnc-1a2b3c4d", Observation: &wire.Observation{LimbID: "vnc-1a2b3c4d", Protocol: "vnc", Address: "127.0.0.1", Port: 5951, State: "connecting"}}, nil
 	}
 	_, code, out, stderr := answered(t, "", answer, "open", "127.0.0.1:5951", "--protocol", "vnc", "--perceive", "--wait=false")
 	if code != 0 || out != "vnc-1a2b3c4d\n" || !strings.Contains(stderr, "dvv wait vnc-1a2b3c4d --until connected") {
@@ -221,14 +220,14 @@ func TestOpenPrintsOnlyTheID(t *testing.T) {
 // read at and carrying --verify-ms.
 func TestClickText(t *testing.T) {
 	var sentOps []string
-	answer := func(r *sentReq) (*wire.Response, error) {
+	answer := func(r *sentReq) (wire.Answer, error) {
 		sentOps = append(sentOps, requestJSON(t, r))
 		if r.Op == wire.OpFind {
 			m := wire.TextMatch{Text: "OK", Generation: 4}
 			m.Center.X, m.Center.Y = 30, 40
-			return &wire.Response{Result: r.Op, Find: &wire.FindResult{Matches: []wire.TextMatch{m}}}, nil
+			return &wire.FindAnswer{Find: &wire.FindResult{Matches: []wire.TextMatch{m}}}, nil
 		}
-		return &wire.Response{Result: r.Op, Dispatched: "clicked"}, nil
+		return &wire.ClickAnswer{Dispatched: "clicked"}, nil
 	}
 	_, code, _, stderr := answered(t, "", answer, "click", "grp-1/2", "--text", "OK", "--verify-ms", "250")
 	want := []string{

@@ -55,11 +55,11 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 			if wait.set {
 				req.WaitMs = wait.ms()
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.ControlAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}
-			printLease(e, resp)
+			printLease(e, resp.Dispatched, resp.Lease)
 			return nil
 		},
 	}
@@ -86,11 +86,11 @@ func takeoverCmd(e *env) *cobra.Command {
 			}
 			req := wire.TakeoverArgs{Target: target}
 			req.Reason = reason
-			resp, err := e.call(req)
+			resp, err := call[wire.TakeoverAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}
-			printLease(e, resp)
+			printLease(e, resp.Dispatched, resp.Lease)
 			return nil
 		},
 	}
@@ -98,17 +98,17 @@ func takeoverCmd(e *env) *cobra.Command {
 	return c
 }
 
-func printLease(e *env, r *wire.Response) {
-	if r.Dispatched != "" {
-		fmt.Fprintln(e.stdout, r.Dispatched)
+func printLease(e *env, dispatched string, lease *wire.Lease) {
+	if dispatched != "" {
+		fmt.Fprintln(e.stdout, dispatched)
 	}
-	if r.Lease != nil {
-		line := "lease: " + leaseText(*r.Lease)
-		if r.Lease.Reason != "" {
-			line += " — " + r.Lease.Reason
+	if lease != nil {
+		line := "lease: " + leaseText(*lease)
+		if lease.Reason != "" {
+			line += " — " + lease.Reason
 		}
 		fmt.Fprintln(e.stdout, line)
-		if r.Lease.HumanTookOver {
+		if lease.HumanTookOver {
 			fmt.Fprintln(e.stdout, "human_took_over: true")
 		}
 	}

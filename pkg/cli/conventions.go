@@ -95,30 +95,33 @@ func firstArg(e *env, list func(*env) []string) cobra.CompletionFunc {
 	}
 }
 
-// ask sends one read-only request for completion: a short deadline, and
-// nothing printed when dvvd is not there.
-func (e *env) ask(a wire.Args) *wire.Response {
+// ask sends one read-only request for completion and reads its answer as
+// R: a short deadline, and nothing printed when dvvd is not there.
+func ask[R any](e *env, a wire.Args) *R {
 	req := wire.Envelop(a)
+	var line *wire.Reply
+	var err error
 	if e.send != nil {
-		resp, _ := e.send(req)
-		return resp
+		line, err = e.send(req)
+	} else {
+		ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
+		defer cancel()
+		c, derr := e.dial(ctx)
+		if derr != nil {
+			return nil
+		}
+		defer c.Close()
+		line, err = c.Do(ctx, req)
 	}
-	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
-	defer cancel()
-	c, err := e.dial(ctx)
+	_, ans, err := decoded[R](line, err)
 	if err != nil {
 		return nil
 	}
-	defer c.Close()
-	resp, err := c.Do(ctx, req)
-	if err != nil {
-		return nil
-	}
-	return resp
+	return ans
 }
 
 func completeLimbs(e *env) []string {
-	resp := e.ask(wire.LimbsArgs{})
+	resp := ask[wire.LimbsAnswer](e, wire.LimbsArgs{})
 	if resp == nil {
 		return nil
 	}
@@ -130,7 +133,7 @@ func completeLimbs(e *env) []string {
 }
 
 func completeGroups(e *env) []string {
-	resp := e.ask(wire.GroupListArgs{})
+	resp := ask[wire.GroupListAnswer](e, wire.GroupListArgs{})
 	if resp == nil {
 		return nil
 	}
@@ -142,7 +145,7 @@ func completeGroups(e *env) []string {
 }
 
 func completeHosts(e *env) []string {
-	resp := e.ask(wire.HostsArgs{})
+	resp := ask[wire.HostsAnswer](e, wire.HostsArgs{})
 	if resp == nil {
 		return nil
 	}

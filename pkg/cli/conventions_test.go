@@ -46,17 +46,17 @@ func TestAliasesAndDashes(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
-	answer := func(r *sentReq) (*wire.Response, error) {
+	answer := func(r *sentReq) (wire.Answer, error) {
 		switch r.Op {
 		case wire.OpLimbs:
-			return &wire.Response{Result: r.Op, Limbs: []wire.LimbSummary{{LimbID: "vnc-1a2b", Protocol: "vnc", Address: "10.0.0.5", Port: 5900}},
+			return &wire.LimbsAnswer{Limbs: []wire.LimbSummary{{LimbID: "vnc-1a2b", Protocol: "vnc", Address: "10.0.0.5", Port: 5900}},
 				Available: []wire.LimbSummary{{LimbID: "ssh-9f8e", Protocol: "ssh", Address: "lab", Port: 22}}}, nil
 		case wire.OpGroupList:
-			return &wire.Response{Result: r.Op, Groups: []wire.Group{{GroupID: "grp-7", Size: 3}}}, nil
+			return &wire.GroupListAnswer{Groups: []wire.Group{{GroupID: "grp-7", Size: 3}}}, nil
 		case wire.OpHosts:
-			return &wire.Response{Result: r.Op, Hosts: []wire.Host{{ID: "h-1", Name: "lab", Protocol: "vnc", Address: "10.0.0.5", Port: 5900}}}, nil
+			return &wire.HostsAnswer{Hosts: []wire.Host{{ID: "h-1", Name: "lab", Protocol: "vnc", Address: "10.0.0.5", Port: 5900}}}, nil
 		}
-		return &wire.Response{Result: r.Op}, nil
+		return nil, nil
 	}
 	for args, want := range map[string][]string{
 		"screen ":              {"vnc-1a2b\tvnc 10.0.0.5:5900", "ssh-9f8e\tssh lab:22"},
@@ -85,12 +85,12 @@ func TestCLIHints(t *testing.T) {
 		wire.LeaseNotHeld: "next: run `dvv control acquire LIMB`",
 		wire.NotFound:     "`dvv files ls LIMB PATH`",
 	} {
-		_, _, _, errs := answered(t, "", func(r *sentReq) (*wire.Response, error) { return nil, wire.Errorf(code, "no") }, "status", "vnc-1")
+		_, _, _, errs := answered(t, "", func(r *sentReq) (wire.Answer, error) { return nil, wire.Errorf(code, "no") }, "status", "vnc-1")
 		if !strings.Contains(errs, want) || strings.Contains(errs, "Call `") {
 			t.Errorf("%s: %q", code, errs)
 		}
 	}
-	_, _, _, errs := answered(t, "", func(r *sentReq) (*wire.Response, error) {
+	_, _, _, errs := answered(t, "", func(r *sentReq) (wire.Answer, error) {
 		return nil, &wire.Error{Code: wire.HostKeyUnknown, Message: "unknown key", Next: "dvv hosts trust 10.0.0.5:22 --fingerprint SHA256:x"}
 	}, "status", "vnc-1")
 	if !strings.Contains(errs, "next: dvv hosts trust 10.0.0.5:22") {

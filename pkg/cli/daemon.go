@@ -49,7 +49,7 @@ func pingCmd(e *env) *cobra.Command {
 // jsonFailure prints a failure as the one JSON object under --json.
 func (e *env) jsonFailure(err error) error {
 	if we, ok := err.(*wire.Error); ok && e.json {
-		e.printJSON(errorResponse(we))
+		e.printJSON(wire.ErrorReply(nil, we))
 	}
 	return err
 }
@@ -98,7 +98,7 @@ func shutdownCmd(e *env) *cobra.Command {
 		Short: "Stop dvvd (every limb is closed; leases end)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := e.call(wire.ShutdownArgs{}); err != nil || !e.human() {
+			if _, err := call[wire.ShutdownAnswer](e, wire.ShutdownArgs{}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintln(e.stdout, "dvvd is shutting down")

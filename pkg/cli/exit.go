@@ -40,12 +40,6 @@ func usageErr(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// errorResponse is the JSON object --json prints for a failure that never
-// reached dvvd (DAEMON_UNAVAILABLE, or a local file the CLI could not read).
-func errorResponse(we *wire.Error) *wire.Response {
-	return &wire.Response{Result: wire.ResultError, Code: we.Code, Message: we.Message, Next: we.Next, Cause: we.Cause, Observation: we.Observation}
-}
-
 // localErr is a failure on the CLI's own side (a local file), classed like
 // dvvd's codes so the exit status still says what went wrong.
 func localErr(code wire.Code, format string, args ...any) error {

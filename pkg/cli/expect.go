@@ -49,7 +49,7 @@ func expectCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.ExpectAnswer](e, req)
 			if err != nil || resp.Expect == nil {
 				return err
 			}

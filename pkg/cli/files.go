@@ -62,7 +62,7 @@ func filesLsCmd(e *env) *cobra.Command {
 			if len(args) == 2 {
 				req.Path = args[1]
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.FilesAnswer](e, req)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -103,12 +103,12 @@ func filesGetCmd(e *env) *cobra.Command {
 				}
 				req.To = local
 			}
-			var fb *localFallback
+			var fb *localFallback[wire.FilesAnswer]
 			if req.To != "" {
 				fb = filesGetFallback(req.To)
 			}
-			var resp *wire.Response
-			err = e.withProgress("get", args[1], quiet, func() (err error) { resp, err = e.callWith(req, fb); return err })
+			var resp *wire.FilesAnswer
+			err = e.withProgress("get", args[1], quiet, func() (err error) { resp, err = callWith[wire.FilesAnswer](e, req, fb); return err })
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -164,12 +164,12 @@ func filesPutCmd(e *env) *cobra.Command {
 			} else if req.From, err = filepath.Abs(args[1]); err != nil {
 				return localErr(wire.BadRequest, "cannot make the local path absolute: %v", err)
 			}
-			var fb *localFallback
+			var fb *localFallback[wire.FilesAnswer]
 			if req.From != "" {
 				fb = filesPutFallback()
 			}
-			var resp *wire.Response
-			err = e.withProgress("put", args[1], quiet, func() (err error) { resp, err = e.callWith(req, fb); return err })
+			var resp *wire.FilesAnswer
+			err = e.withProgress("put", args[1], quiet, func() (err error) { resp, err = callWith[wire.FilesAnswer](e, req, fb); return err })
 			if err != nil || !e.human() || resp.Files == nil || quiet {
 				return err
 			}
@@ -206,7 +206,7 @@ func filesSimpleCmd(e *env, action, use, short string) *cobra.Command {
 				return err
 			}
 			req.Path = args[1]
-			if _, err := e.call(req); err != nil || !e.human() {
+			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s %s\n", action, args[1])
@@ -227,7 +227,7 @@ func filesRmCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path, req.Recursive = args[1], recursive
-			if _, err := e.call(req); err != nil || !e.human() {
+			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "removed %s\n", args[1])
@@ -249,7 +249,7 @@ func filesMvCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path, req.To = args[1], args[2]
-			if _, err := e.call(req); err != nil || !e.human() {
+			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s -> %s\n", args[1], args[2])
@@ -268,7 +268,7 @@ func filesHomeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.FilesAnswer](e, req)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -299,7 +299,7 @@ func transferCmd(e *env) *cobra.Command {
 			}
 			req := wire.TransferArgs{Target: target}
 			req.Action = "status"
-			resp, err := e.call(req)
+			resp, err := call[wire.TransferAnswer](e, req)
 			if err != nil || !e.human() || resp.Transfer == nil {
 				return err
 			}
@@ -334,7 +334,7 @@ func transferCmd(e *env) *cobra.Command {
 				return usageErr("transfer cancel needs --id (see `dvv transfer status %s`)", args[0])
 			}
 			req.Action, req.TransferID = "cancel", id
-			resp, err := e.call(req)
+			resp, err := call[wire.TransferAnswer](e, req)
 			if err != nil || !e.human() || resp.Transfer == nil {
 				return err
 			}

@@ -25,7 +25,7 @@ func findCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.FindAnswer](e, req)
 			if err != nil || !e.human() || resp.Find == nil {
 				return err
 			}
@@ -83,11 +83,11 @@ func (e *env) clickText(req wire.ClickArgs, text, region, lang string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := e.roundTrip(find)
+	resp, err := roundTrip[wire.FindAnswer](e, find)
 	if err != nil {
 		if e.json {
 			if we, ok := err.(*wire.Error); ok {
-				e.printJSON(errorResponse(we))
+				e.printJSON(wire.ErrorReply(nil, we))
 			}
 		}
 		return err
@@ -116,7 +116,7 @@ func (e *env) clickText(req wire.ClickArgs, text, region, lang string) error {
 			Next: "narrow it with --region x,y,w,h or longer text, or click one centre with `dvv click <limb> X Y --generation G`"}
 	}
 	if e.json {
-		e.printJSON(errorResponse(fail.(*wire.Error)))
+		e.printJSON(wire.ErrorReply(nil, fail.(*wire.Error)))
 	}
 	return fail
 }

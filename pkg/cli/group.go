@@ -77,7 +77,7 @@ func groupOpenCmd(e *env, verb string) *cobra.Command {
 				req = wire.GroupGrowArgs{GroupID: args[0], HostIDs: members.HostIDs, Addresses: members.Addresses,
 					Protocol: members.Protocol, Perceive: members.Perceive}
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.GroupOpenAnswer](e, req) // open and grow answer the group alike
 			if err != nil || !e.human() {
 				return err
 			}
@@ -118,7 +118,7 @@ func groupLsCmd(e *env) *cobra.Command {
 			if len(args) == 1 {
 				req.GroupID = args[0]
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.GroupListAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -151,7 +151,7 @@ func groupShrinkCmd(e *env) *cobra.Command {
 
 				return usageErr("n %q must be a whole number, 1 or more", args[1])
 			}
-			resp, err := e.call(wire.GroupShrinkArgs{GroupID: args[0], N: n})
+			resp, err := call[wire.GroupShrinkAnswer](e, wire.GroupShrinkArgs{GroupID: args[0], N: n})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -167,7 +167,7 @@ func groupCloseCmd(e *env) *cobra.Command {
 		Short: "Close every member and forget the group",
 		Args:  exactArgs(1, "group close needs a group id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := e.call(wire.GroupCloseArgs{GroupID: args[0]}); err != nil || !e.human() {
+			if _, err := call[wire.GroupCloseAnswer](e, wire.GroupCloseArgs{GroupID: args[0]}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "closed %s\n", args[0])
@@ -194,11 +194,11 @@ func groupRunCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var fb *localFallback
+			var fb *localFallback[wire.GroupRunAnswer]
 			if req.OutDir != "" {
 				fb = groupScreenFallback(req.OutDir)
 			}
-			resp, err := e.callWith(req, fb)
+			resp, err := callWith[wire.GroupRunAnswer](e, req, fb)
 			if err != nil {
 				return err
 			}
@@ -206,8 +206,8 @@ func groupRunCmd(e *env) *cobra.Command {
 				printMembers(e, resp.Members)
 			}
 			for _, m := range resp.Members {
-				if m.Response != nil {
-					if we := m.Response.Err(); we != nil {
+				if r, err := m.Reply(); err == nil {
+					if we := r.Err(); we != nil {
 						return &exitStatus{code: we.Exit(), msg: fmt.Sprintf("member %d (%s) failed: %s", m.Index, m.LimbID, we.Code)}
 					}
 				}
@@ -249,18 +249,34 @@ func groupRunRequest(gid, action, argsJSON, outDir string, outSet bool) (wire.Gr
 func printMembers(e *env, members []wire.MemberResult) {
 	t := newTable(e.stdout, "MEMBER", "LIMB", "RESULT")
 	for _, m := range members {
-		t.row(strconv.Itoa(m.Index), m.LimbID, memberSummary(m.Response))
+		t.row(strconv.Itoa(m.Index), m.LimbID, memberSummary(m))
 	}
 	t.flush()
 }
 
+// memberView is what the ops group_run runs answer, read by name: each
+// member's op is known only from its line.
+type memberView struct {
+	Screen      *wire.Screen      `json:"screen"`
+	Wait        *wire.WaitResult  `json:"wait"`
+	Run         *wire.RunResult   `json:"run"`
+	Dispatched  string            `json:"dispatched"`
+	Observation *wire.Observation `json:"observation"`
+	Signals     wire.Signals      `json:"signals"`
+}
+
 // memberSummary is one member's answer in a line.
-func memberSummary(r *wire.Response) string {
-	if r == nil {
+func memberSummary(m wire.MemberResult) string {
+	line, err := m.Reply()
+	if err != nil {
 		return "no answer"
 	}
-	if we := r.Err(); we != nil {
+	if we := line.Err(); we != nil {
 		return fmt.Sprintf("%s: %s", we.Code, we.Message)
+	}
+	r, err := wire.DecodeAnswer[memberView](line)
+	if err != nil {
+		return line.Result + " (its answer could not be read)"
 	}
 	switch {
 	case r.Screen != nil && r.Screen.Path != "":
@@ -290,5 +306,5 @@ func memberSummary(r *wire.Response) string {
 	case r.Signals != nil:
 		return fmt.Sprintf("%d signals", len(r.Signals))
 	}
-	return r.Result
+	return line.Result
 }

@@ -21,7 +21,7 @@ func hostsCmd(e *env) *cobra.Command {
 		Short: "List saved machines (and ~/.ssh/config hosts); --discovered for what mDNS found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(wire.HostsArgs{Discovered: discovered})
+			resp, err := call[wire.HostsAnswer](e, wire.HostsArgs{Discovered: discovered})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -96,7 +96,7 @@ func hostsAddCmd(e *env) *cobra.Command {
 				}
 				req.Password = pw
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.HostAddAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -191,7 +191,7 @@ func hostsRmCmd(e *env) *cobra.Command {
 		Short: "Forget a saved machine and delete its keychain entry",
 		Args:  exactArgs(1, "hosts rm needs a host name or id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(wire.HostRemoveArgs{HostID: args[0]})
+			resp, err := call[wire.HostRemoveAnswer](e, wire.HostRemoveArgs{HostID: args[0]})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -230,7 +230,7 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			if ep.Port != 0 {
 				req.Port = intp(ep.Port)
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.HostTrustAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}

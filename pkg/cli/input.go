@@ -186,10 +186,17 @@ func (e *env) verifyMs() *int {
 	return nil
 }
 
+// actView is what every act answers alike (click, type, key, clipboard
+// set, term_send): what was sent and what was seen of its effect.
+type actView struct {
+	Dispatched   string             `json:"dispatched"`
+	Verification *wire.Verification `json:"verification"`
+}
+
 // act sends an act (its VerifyMs set from e.verify) and prints what was
 // dispatched and what its answer saw of the effect.
 func (e *env) act(req wire.Args) error {
-	resp, err := e.call(req)
+	resp, err := call[actView](e, req)
 	if err != nil || !e.human() {
 		return err
 	}
@@ -278,7 +285,7 @@ func clipboardCmd(e *env) *cobra.Command {
 			}
 			req := wire.ClipboardArgs{Target: target}
 			req.Action = "get"
-			resp, err := e.call(req)
+			resp, err := call[wire.ClipboardAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}

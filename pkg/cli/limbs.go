@@ -35,7 +35,7 @@ func limbsCmd(e *env) *cobra.Command {
 		Short: "List the limbs this shell sees, and the others dvvd holds (available)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(wire.LimbsArgs{})
+			resp, err := call[wire.LimbsAnswer](e, wire.LimbsArgs{})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -69,7 +69,7 @@ func printLimbTable(e *env, limbs []wire.LimbSummary) {
 
 // simpleLimbCmd is a command that sends one op for one limb.
 // op builds the op's arguments for the limb named.
-func simpleLimbCmd(e *env, use, short string, op func(wire.Target) (wire.Args, error), show func(*wire.Response)) *cobra.Command {
+func simpleLimbCmd[R any](e *env, use, short string, op func(wire.Target) (wire.Args, error), show func(*R)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use + " <limbId>",
 		Short: short,
@@ -83,7 +83,7 @@ func simpleLimbCmd(e *env, use, short string, op func(wire.Target) (wire.Args, e
 			if err != nil {
 				return err
 			}
-			resp, err := e.call(req)
+			resp, err := call[R](e, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -101,13 +101,13 @@ func closeCmd(e *env) *cobra.Command {
 			}
 			return wire.CloseArgs{LimbID: t.LimbID}, nil
 		},
-		func(r *wire.Response) { fmt.Fprintf(e.stdout, "closed %s\n", r.LimbID) })
+		func(r *wire.CloseAnswer) { fmt.Fprintf(e.stdout, "closed %s\n", r.LimbID) })
 }
 
 func statusCmd(e *env) *cobra.Command {
 	return simpleLimbCmd(e, "status", "Show a limb's state, size, generation, coverage, lease and fence (reads no pixels)",
 		func(t wire.Target) (wire.Args, error) { return wire.StatusArgs{Target: t}, nil },
-		func(r *wire.Response) {
+		func(r *wire.StatusAnswer) {
 			if r.Observation != nil {
 				printObservation(e.stdout, r.Observation)
 			}
@@ -117,13 +117,13 @@ func statusCmd(e *env) *cobra.Command {
 func signalsCmd(e *env) *cobra.Command {
 	return simpleLimbCmd(e, "signals", "Show the session's negotiated signals: live, absent or unknown (with why)",
 		func(t wire.Target) (wire.Args, error) { return wire.SignalsArgs{Target: t}, nil },
-		func(r *wire.Response) { printSignals(e.stdout, r.Signals) })
+		func(r *wire.SignalsAnswer) { printSignals(e.stdout, r.Signals) })
 }
 
 func historyCmd(e *env) *cobra.Command {
 	return simpleLimbCmd(e, "history", "Show a limb's recent operations (never typed text, pixels or secrets)",
 		func(t wire.Target) (wire.Args, error) { return wire.HistoryArgs{Target: t}, nil },
-		func(r *wire.Response) {
+		func(r *wire.HistoryAnswer) {
 			if len(r.History) == 0 {
 				fmt.Fprintln(e.stdout, "no operations yet")
 				return
@@ -152,7 +152,7 @@ func reconnectCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.ReconnectAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}

@@ -31,10 +31,10 @@ func writeLocal(path string, data []byte) error {
 }
 
 // screenFallback has the image come back inline and writes it to out.
-func screenFallback(out string) *localFallback {
-	return &localFallback{
+func screenFallback(out string) *localFallback[wire.ScreenAnswer] {
+	return &localFallback[wire.ScreenAnswer]{
 		strip: func(req wire.Enveloped) error { req.(*wire.ScreenArgs).Out = ""; return nil },
-		finish: func(resp *wire.Response) error {
+		finish: func(resp *wire.ScreenAnswer) error {
 			s := resp.Screen
 			if s == nil || s.DataBase64 == "" {
 				return nil // a terminal's text or an unchanged damage-crop: no image
@@ -54,10 +54,10 @@ func screenFallback(out string) *localFallback {
 
 // filesGetFallback has the file come back inline (dvvd's inline limit
 // applies) and writes it to the local path.
-func filesGetFallback(to string) *localFallback {
-	return &localFallback{
+func filesGetFallback(to string) *localFallback[wire.FilesAnswer] {
+	return &localFallback[wire.FilesAnswer]{
 		strip: func(req wire.Enveloped) error { req.(*wire.FilesArgs).To = ""; return nil },
-		finish: func(resp *wire.Response) error {
+		finish: func(resp *wire.FilesAnswer) error {
 			f := resp.Files
 			if f == nil {
 				return nil
@@ -80,8 +80,8 @@ func filesGetFallback(to string) *localFallback {
 // from the path. A pipe (or other special file) can be read only once, so
 // one over the limit is refused rather than named: dvvd would read only
 // what is left of it.
-func filesPutFallback() *localFallback {
-	fb := &localFallback{}
+func filesPutFallback() *localFallback[wire.FilesAnswer] {
+	fb := &localFallback[wire.FilesAnswer]{}
 	fb.strip = func(r wire.Enveloped) error {
 		req := r.(*wire.FilesArgs)
 		f, err := os.Open(req.From)
@@ -119,8 +119,8 @@ func tooLargeInline(path string) error {
 
 // groupScreenFallback has every member's image come back inline and writes
 // them into outDir under the names dvvd itself would use.
-func groupScreenFallback(outDir string) *localFallback {
-	return &localFallback{
+func groupScreenFallback(outDir string) *localFallback[wire.GroupRunAnswer] {
+	return &localFallback[wire.GroupRunAnswer]{
 		strip: func(req wire.Enveloped) error {
 			req.(*wire.GroupRunArgs).OutDir = ""
 			if err := os.MkdirAll(outDir, 0o700); err != nil {
@@ -128,12 +128,21 @@ func groupScreenFallback(outDir string) *localFallback {
 			}
 			return nil
 		},
-		finish: func(resp *wire.Response) error {
-			for _, m := range resp.Members {
-				if m.Response == nil || m.Response.Screen == nil || m.Response.Screen.DataBase64 == "" {
+		finish: func(resp *wire.GroupRunAnswer) error {
+			for i := range resp.Members {
+				m := &resp.Members[i]
+				r, err := m.Reply()
+				if err != nil || r.Result != wire.OpScreen {
 					continue
 				}
-				s := m.Response.Screen
+				sa, err := wire.DecodeAnswer[wire.ScreenAnswer](r)
+				if err != nil {
+					return localErr(wire.Internal, "dvvd sent a member's screen that cannot be read: %v", err)
+				}
+				s := sa.Screen
+				if s == nil || s.DataBase64 == "" {
+					continue
+				}
 				data, err := base64.StdEncoding.DecodeString(s.DataBase64)
 				if err != nil {
 					return localErr(wire.Internal, "dvvd sent an image that is not base64: %v", err)
@@ -147,6 +156,9 @@ func groupScreenFallback(outDir string) *localFallback {
 					return err
 				}
 				s.DataBase64, s.Path = "", path
+				if m.Response, err = wire.AnswerLine(nil, sa); err != nil {
+					return localErr(wire.Internal, "encode member %d's answer: %v", m.Index, err)
+				}
 			}
 			return nil
 		},

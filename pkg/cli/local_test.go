@@ -18,19 +18,22 @@ func TestLocalBytesTravelInline(t *testing.T) {
 	t.Chdir(dir)
 	png := []byte("\x89PNG fake image bytes")
 	var seen []*sentReq
-	answer := func(r *sentReq) (*wire.Response, error) {
+	answer := func(r *sentReq) (wire.Answer, error) {
 		c := *r
 		seen = append(seen, &c)
 		switch {
 		case r.Op == wire.OpScreen:
-			return &wire.Response{Result: r.Op, Screen: &wire.Screen{Mime: "image/png", DataBase64: base64.StdEncoding.EncodeToString(png), ImageSpaceLine: "imageSpace: …"}}, nil
+			return &wire.ScreenAnswer{Screen: &wire.Screen{Mime: "image/png", DataBase64: base64.StdEncoding.EncodeToString(png), ImageSpaceLine: "imageSpace: …"}}, nil
 		case r.Action == "get" && r.To == "":
 			if r.Path == "big" {
 				return nil, wire.Errorf(wire.TooLarge, "over the inline limit")
 			}
-			return &wire.Response{Result: r.Op, Files: &wire.FilesResult{Bytes: 5, ContentBase64: base64.StdEncoding.EncodeToString([]byte("hello"))}}, nil
+			return &wire.FilesAnswer{Files: &wire.FilesResult{Bytes: 5, ContentBase64: base64.StdEncoding.EncodeToString([]byte("hello"))}}, nil
 		}
-		return &wire.Response{Result: r.Op, Files: &wire.FilesResult{}}, nil
+		if r.Op == wire.OpFiles {
+			return &wire.FilesAnswer{Files: &wire.FilesResult{}}, nil
+		}
+		return nil, nil // group_run: no member
 	}
 
 	req, code, _, errs := answered(t, "", answer, "group", "run", "grp-1", "screen", "--out-dir", "shots")

@@ -40,7 +40,7 @@ func openCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("keep") {
 				return usageErr("--keep goes with waiting; with --wait=false the limb is always left connecting")
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.OpenAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}

@@ -19,11 +19,11 @@ const waitRound = 2 * time.Second
 // failed open must not leave dvvd dialling a wrong address forever. A
 // limb that was already open (another shell's) is never closed here.
 func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) error {
-	before, err := e.roundTrip(wire.LimbsArgs{})
+	before, err := roundTrip[wire.LimbsAnswer](e, wire.LimbsArgs{})
 	if err != nil {
 		return e.fail(err)
 	}
-	resp, err := e.roundTrip(req)
+	resp, err := roundTrip[wire.OpenAnswer](e, req)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -37,7 +37,7 @@ func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) e
 		if step < time.Millisecond {
 			step = time.Millisecond
 		}
-		w, err := e.roundTrip(wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(int(step.Milliseconds()))})
+		w, err := roundTrip[wire.WaitAnswer](e, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(int(step.Milliseconds()))})
 		if err != nil {
 			return e.fail(e.giveUp(id, made, keep, err))
 		}
@@ -85,7 +85,7 @@ func (e *env) giveUp(id string, made, keep bool, err error) error {
 			e.ctx = context.Background()
 			defer func() { e.ctx = ctx }()
 		}
-		if _, cerr := e.roundTrip(wire.CloseArgs{LimbID: id}); cerr != nil {
+		if _, cerr := roundTrip[wire.CloseAnswer](e, wire.CloseArgs{LimbID: id}); cerr != nil {
 			fate = fmt.Sprintf("closing it failed too (%v): `dvv close %s`", cerr, id)
 		} else {
 			fate = "the limb was closed: open it again once that is done (--keep leaves it open)"
@@ -104,7 +104,7 @@ func (e *env) giveUp(id string, made, keep bool, err error) error {
 	return &out
 }
 
-func hasLimb(r *wire.Response, id string) bool {
+func hasLimb(r *wire.LimbsAnswer, id string) bool {
 	for _, l := range append(append([]wire.LimbSummary{}, r.Limbs...), r.Available...) {
 		if l.LimbID == id {
 			return true
@@ -124,7 +124,7 @@ func stateOf(o *wire.Observation) string {
 // returns it.
 func (e *env) fail(err error) error {
 	if we, ok := err.(*wire.Error); ok && e.json {
-		e.printJSON(errorResponse(we))
+		e.printJSON(wire.ErrorReply(nil, we))
 	}
 	return err
 }

@@ -33,7 +33,7 @@ func recordCmd(e *env) *cobra.Command {
 			RunE: func(cmd *cobra.Command, args []string) error {
 				// record names a limb by id only: recordings belong to a limb,
 				// and a group member's id is in `dvv group ls`.
-				resp, err := e.call(wire.RecordArgs{Target: wire.Target{LimbID: args[0]}, Action: action})
+				resp, err := call[wire.RecordAnswer](e, wire.RecordArgs{Target: wire.Target{LimbID: args[0]}, Action: action})
 				if err != nil || !e.human() {
 					return err
 				}

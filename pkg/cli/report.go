@@ -132,17 +132,19 @@ func (e *env) gatherReport() *bundle {
 	defer c.Close()
 	versions["dvvd"] = c.Info
 	b.add("versions.json", versions)
-	ask := func(name string, a wire.Args, pick func(*wire.Response) any) {
-		resp, err := client.Call(ctx, c, a)
+	// put adds what pick takes from an answer, or why there is none.
+	put := func(name string, err error, pick func() any) {
 		if err != nil {
 			b.add(name, failure(err))
 			return
 		}
-		b.add(name, pick(resp))
+		b.add(name, pick())
 	}
-	ask("daemon.json", wire.ReportArgs{}, func(r *wire.Response) any { return r.Report })
-	ask("hosts.json", wire.HostsArgs{}, func(r *wire.Response) any {
-		for _, h := range r.Hosts {
+	rep, err := c.Report(ctx, wire.ReportArgs{})
+	put("daemon.json", err, func() any { return rep.Report })
+	hs, err := c.Hosts(ctx, wire.HostsArgs{})
+	put("hosts.json", err, func() any {
+		for _, h := range hs.Hosts {
 			b.places.knowAddress(h.Address)
 			b.places.knowUser(h.User)
 			b.places.knowUser(h.SSHUser)
@@ -150,7 +152,7 @@ func (e *env) gatherReport() *bundle {
 				b.places.knowAddress(h.Name) // an alias names a machine as well as its address does
 			}
 		}
-		return r.Hosts
+		return hs.Hosts
 	})
 	resp, err := c.Limbs(ctx, wire.LimbsArgs{})
 	if err != nil {
@@ -162,9 +164,13 @@ func (e *env) gatherReport() *bundle {
 	for _, l := range append(append([]wire.LimbSummary{}, resp.Limbs...), resp.Available...) {
 		b.places.knowAddress(l.Address)
 		dir := "limbs/" + l.LimbID + "/"
-		ask(dir+"status.json", wire.StatusArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.Observation })
-		ask(dir+"signals.json", wire.SignalsArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.Signals })
-		ask(dir+"history.json", wire.HistoryArgs{Target: wire.Target{LimbID: l.LimbID}}, func(r *wire.Response) any { return r.History })
+		target := wire.Target{LimbID: l.LimbID}
+		st, err := c.Status(ctx, wire.StatusArgs{Target: target})
+		put(dir+"status.json", err, func() any { return st.Observation })
+		sg, err := c.Signals(ctx, wire.SignalsArgs{Target: target})
+		put(dir+"signals.json", err, func() any { return sg.Signals })
+		hi, err := c.History(ctx, wire.HistoryArgs{Target: target})
+		put(dir+"history.json", err, func() any { return hi.History })
 	}
 	return b
 }

@@ -57,19 +57,35 @@ func sent(t *testing.T, args ...string) (req *sentReq, code int, stdout, stderr 
 	return answered(t, "", nil, args...)
 }
 
+// emptyReply is op's success with no field set.
+func emptyReply(op string) *wire.Reply {
+	return &wire.Reply{Result: op, Line: []byte(`{"result":"` + op + `"}`)}
+}
+
 // answered is sent with stdin and dvvd's answer given (nil: an empty success).
-func answered(t *testing.T, stdin string, answer func(*sentReq) (*wire.Response, error), args ...string) (req *sentReq, code int, stdout, stderr string) {
+func answered(t *testing.T, stdin string, answer func(*sentReq) (wire.Answer, error), args ...string) (req *sentReq, code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut strings.Builder
 	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, ctx: context.Background(),
 		getenv: func(string) string { return "" }, completing: len(args) > 0 && args[0] == "__complete",
-		send: func(a wire.Enveloped) (*wire.Response, error) {
+		send: func(a wire.Enveloped) (*wire.Reply, error) {
 			r := lineOf(t, a)
 			req = r
-			if answer != nil {
-				return answer(r)
+			if answer == nil {
+				return emptyReply(r.Op), nil
 			}
-			return &wire.Response{Result: r.Op}, nil
+			ans, err := answer(r)
+			if err != nil {
+				return nil, err
+			}
+			if ans == nil {
+				return emptyReply(r.Op), nil
+			}
+			line, err := wire.AnswerLine(nil, ans)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return wire.ReadReply(line)
 		}}
 	root := newRoot(e)
 	root.SetArgs(args)

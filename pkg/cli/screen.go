@@ -47,7 +47,7 @@ func screenCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				resp, err := e.call(req)
+				resp, err := call[wire.FindAnswer](e, req)
 				if err == nil && e.human() {
 					e.printLines(resp.Find)
 				}
@@ -57,11 +57,11 @@ func screenCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var fb *localFallback
+			var fb *localFallback[wire.ScreenAnswer]
 			if req.Out != "" {
 				fb = screenFallback(req.Out)
 			}
-			resp, err := e.callWith(req, fb)
+			resp, err := callWith[wire.ScreenAnswer](e, req, fb)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -214,7 +214,7 @@ func waitCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.WaitAnswer](e, req)
 			if err != nil {
 				return err
 			}

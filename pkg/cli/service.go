@@ -202,7 +202,7 @@ func (s *serviceSetup) status(e *env) error {
 			fmt.Fprintf(e.stdout, "%-13s enabled: %s, active: %s\n", unit, orUnknown(enabled), orUnknown(active))
 		}
 	}
-	if _, err := e.roundTrip(wire.PingArgs{}); err != nil {
+	if _, err := roundTrip[wire.PingAnswer](e, wire.PingArgs{}); err != nil {
 		fmt.Fprintf(e.stdout, "dvvd:         not answering on %s\n", e.socketPath())
 		return nil
 	}

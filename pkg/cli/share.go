@@ -45,7 +45,7 @@ func shareCmd(e *env) *cobra.Command {
 				}
 				req.Action = "stop"
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.ShareAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -89,11 +89,11 @@ func handbackCmd(e *env) *cobra.Command {
 				return err
 			}
 			req := wire.HandbackArgs{Target: target}
-			resp, err := e.call(req)
+			resp, err := call[wire.HandbackAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}
-			printLease(e, resp)
+			printLease(e, resp.Dispatched, resp.Lease)
 			return nil
 		},
 	}
@@ -119,7 +119,7 @@ func pauseCmd(e *env, action string) *cobra.Command {
 			if action == "pause" && len(args) == 0 && !all {
 				return usageErr("pause needs a limb id, or --all for every limb")
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.PauseAnswer](e, req)
 			if err != nil || !e.human() {
 				return err
 			}

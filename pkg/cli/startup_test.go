@@ -34,9 +34,9 @@ func runWith(build func(*env, []string) *cobra.Command, args []string) (req stri
 	var out, errOut strings.Builder
 	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, ctx: context.Background(),
 		getenv: func(string) string { return "" },
-		send: func(r wire.Enveloped) (*wire.Response, error) {
+		send: func(r wire.Enveloped) (*wire.Reply, error) {
 			req = r.Op()
-			return &wire.Response{Result: r.Op()}, nil
+			return emptyReply(r.Op()), nil
 		}}
 	root := build(e, args)
 	root.SetArgs(args)

@@ -42,7 +42,7 @@ func runCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("max-output-bytes") {
 				req.MaxOutputBytes = intp(maxOutput)
 			}
-			resp, err := e.call(req)
+			resp, err := call[wire.RunAnswer](e, req)
 			if err != nil {
 				return err
 			}
@@ -175,7 +175,7 @@ func termCmd(e *env) *cobra.Command {
 			}
 			req := wire.TermReadArgs{Target: target}
 			req.Since = since
-			resp, err := e.call(req)
+			resp, err := call[wire.TermReadAnswer](e, req)
 			if err != nil || !e.human() || resp.Term == nil {
 				return err
 			}

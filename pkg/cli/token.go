@@ -37,7 +37,7 @@ func tokenCmd(e *env) *cobra.Command {
 					list = append(list, c)
 				}
 			}
-			resp, err := e.call(wire.TokenCreateArgs{Envelope: wire.Envelope{Name: label}, Role: role, Caps: list}) // the label is the envelope's name (docs/protocol.md)
+			resp, err := call[wire.TokenCreateAnswer](e, wire.TokenCreateArgs{Envelope: wire.Envelope{Name: label}, Role: role, Caps: list}) // the label is the envelope's name (docs/protocol.md)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -59,7 +59,7 @@ func tokenCmd(e *env) *cobra.Command {
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := e.call(wire.TokenListArgs{})
+			resp, err := call[wire.TokenListAnswer](e, wire.TokenListArgs{})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -80,7 +80,7 @@ func tokenCmd(e *env) *cobra.Command {
 		Short: "Revoke a token: attachments using it are refused from their next request",
 		Args:  exactArgs(1, "token revoke needs a token id (see `dvv token ls`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := e.call(wire.TokenRevokeArgs{TokenID: args[0]}); err != nil || !e.human() {
+			if _, err := call[wire.TokenRevokeAnswer](e, wire.TokenRevokeArgs{TokenID: args[0]}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "revoked %s\n", args[0])

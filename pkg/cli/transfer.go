@@ -34,7 +34,7 @@ func (e *env) withProgress(verb, name string, quiet bool, run func() error) erro
 // Without --timeout its deadline is for a stall, not for the whole
 // transfer: it runs as long as bytes keep moving, and ends TIMEOUT once
 // none moved for the usual deadline. --timeout bounds the whole call.
-func (e *env) transferTrip(req *wire.FilesArgs) (*wire.Response, error) {
+func (e *env) transferTrip(req *wire.FilesArgs) (*wire.Reply, error) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	idle := e.deadline(req)

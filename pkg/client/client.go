@@ -35,7 +35,7 @@ type Client struct {
 	w    *bufio.Writer
 
 	mu      sync.Mutex
-	pending map[string]chan *wire.Response
+	pending map[string]chan *wire.Reply
 	onProg  map[string]func(*wire.TransferInfo) // progress lines, by request id (progress.go)
 	events  chan *wire.Event
 	err     error
@@ -61,11 +61,20 @@ func Dial(ctx context.Context, path string, o Options) (*Client, error) {
 // as the attach request: ping needs no attachment, so the two take one
 // round trip, not two. It returns the ping's answer; the client's Info is
 // the attachment's.
-func Ping(ctx context.Context, path string, o Options) (*Client, *wire.Response, error) {
-	return dial(ctx, path, o, wire.PingArgs{})
+func Ping(ctx context.Context, path string, o Options) (*Client, *wire.PingAnswer, error) {
+	c, r, err := dial(ctx, path, o, wire.PingArgs{})
+	if err != nil {
+		return nil, nil, err
+	}
+	pong, err := wire.DecodeAnswer[wire.PingAnswer](r)
+	if err != nil {
+		c.Close()
+		return nil, nil, undecodable(r, err)
+	}
+	return c, pong, nil
 }
 
-func dial(ctx context.Context, path string, o Options, then wire.Args) (*Client, *wire.Response, error) {
+func dial(ctx context.Context, path string, o Options, then wire.Args) (*Client, *wire.Reply, error) {
 	if path == "" {
 		path = DefaultSocket()
 	}
@@ -112,8 +121,8 @@ func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 // attach starts the client on conn and makes its attachment. A then
 // request (one that needs no attachment: dvvd serves it whatever the
 // attach's fate) goes out in the same write, and its answer is returned.
-func attach(ctx context.Context, conn net.Conn, o Options, then wire.Args) (*Client, *wire.Response, error) {
-	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Response{},
+func attach(ctx context.Context, conn net.Conn, o Options, then wire.Args) (*Client, *wire.Reply, error) {
+	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Reply{},
 		onProg: map[string]func(*wire.TransferInfo){},
 		events: make(chan *wire.Event, 256), done: make(chan struct{})}
 	go c.readLoop()
@@ -130,7 +139,12 @@ func attach(ctx context.Context, conn net.Conn, o Options, then wire.Args) (*Cli
 		c.Close()
 		return nil, nil, err
 	}
-	c.Info = resps[0].Daemon
+	att, err := wire.DecodeAnswer[wire.AttachAnswer](resps[0])
+	if err != nil {
+		c.Close()
+		return nil, nil, undecodable(resps[0], err)
+	}
+	c.Info = att.Daemon
 	if then != nil {
 		return c, resps[1], nil
 	}
@@ -155,23 +169,27 @@ func (c *Client) readLoop() {
 		if err != nil {
 			break
 		}
-		var resp wire.Response
-		if decodeResponse(line, &resp) != nil {
+		resp, rerr := wire.ReadReply(line)
+		if rerr != nil {
 			continue
 		}
 		if resp.Result == wire.ResultProgress {
 			c.mu.Lock()
 			fn := c.onProg[string(resp.ID)]
 			c.mu.Unlock()
-			if fn != nil && resp.Progress != nil {
-				fn(resp.Progress)
+			var p progressLine
+			if fn != nil && json.Unmarshal(line, &p) == nil && p.Progress != nil {
+				fn(p.Progress)
 			}
 			continue
 		}
-		if resp.Result == wire.ResultEvent && resp.Event != nil {
-			select {
-			case c.events <- resp.Event:
-			default: // a slow reader loses events, never blocks answers
+		if resp.Result == wire.ResultEvent {
+			var e eventLine
+			if json.Unmarshal(line, &e) == nil && e.Event != nil {
+				select {
+				case c.events <- e.Event:
+				default: // a slow reader loses events, never blocks answers
+				}
 			}
 			continue
 		}
@@ -183,7 +201,7 @@ func (c *Client) readLoop() {
 		delete(c.pending, string(resp.ID))
 		c.mu.Unlock()
 		if ch != nil {
-			ch <- &resp
+			ch <- resp
 		}
 	}
 	c.mu.Lock()
@@ -230,15 +248,16 @@ var ErrClosed = &wire.Error{Code: wire.DaemonUnavailable, Message: "the connecti
 	Next: "reconnect; if dvvd restarted, leases were lost and must be acquired again"}
 
 // Do sends one op's arguments (wire.ClickArgs, …, as a value or a
-// pointer) and waits for the answer. A coded failure comes back as a
-// *wire.Error (with the answer's observation, if any); the Response is
-// returned too so callers can read extra fields.
-func (c *Client) Do(ctx context.Context, a wire.Args) (*wire.Response, error) {
+// pointer) and waits for the answer line, read as a generic client reads
+// any line (its typed answer is wire.DecodeAnswer of it; the typed methods
+// do that). A coded failure comes back as a *wire.Error (with the
+// answer's observation, if any) beside the line.
+func (c *Client) Do(ctx context.Context, a wire.Args) (*wire.Reply, error) {
 	return c.do(ctx, a, nil)
 }
 
 // do is Do; onProgress, when set, receives the request's progress lines.
-func (c *Client) do(ctx context.Context, a wire.Args, onProgress func(*wire.TransferInfo)) (*wire.Response, error) {
+func (c *Client) do(ctx context.Context, a wire.Args, onProgress func(*wire.TransferInfo)) (*wire.Reply, error) {
 	resps, err := c.doAll(ctx, []wire.Args{a}, onProgress)
 	if len(resps) > 0 {
 		return resps[0], err
@@ -249,9 +268,9 @@ func (c *Client) do(ctx context.Context, a wire.Args, onProgress func(*wire.Tran
 // doAll sends reqs in one write and waits for each answer in turn: the
 // first failure ends the wait and is returned with the answers so far.
 // onProgress, when set, receives their progress lines.
-func (c *Client) doAll(ctx context.Context, reqs []wire.Args, onProgress func(*wire.TransferInfo)) ([]*wire.Response, error) {
+func (c *Client) doAll(ctx context.Context, reqs []wire.Args, onProgress func(*wire.TransferInfo)) ([]*wire.Reply, error) {
 	ids := make([]string, len(reqs))
-	chans := make([]chan *wire.Response, len(reqs))
+	chans := make([]chan *wire.Reply, len(reqs))
 	var lines []byte
 	for i, req := range reqs {
 		ids[i] = strconv.FormatUint(c.nextID.Add(1), 10)
@@ -260,7 +279,7 @@ func (c *Client) doAll(ctx context.Context, reqs []wire.Args, onProgress func(*w
 			return nil, wire.Errorf(wire.BadRequest, "encode request: %v", err)
 		}
 		lines = append(append(lines, line...), '\n')
-		chans[i] = make(chan *wire.Response, 1)
+		chans[i] = make(chan *wire.Reply, 1)
 	}
 	c.mu.Lock()
 	if c.err != nil {
@@ -291,7 +310,7 @@ func (c *Client) doAll(ctx context.Context, reqs []wire.Args, onProgress func(*w
 		}
 		return nil, c.closed()
 	}
-	var resps []*wire.Response
+	var resps []*wire.Reply
 	for i, ch := range chans {
 		resp, err := c.wait(ctx, ids[i], ch)
 		if resp != nil {
@@ -308,7 +327,7 @@ func (c *Client) doAll(ctx context.Context, reqs []wire.Args, onProgress func(*w
 }
 
 // wait waits for the answer to request id.
-func (c *Client) wait(ctx context.Context, id string, ch chan *wire.Response) (*wire.Response, error) {
+func (c *Client) wait(ctx context.Context, id string, ch chan *wire.Reply) (*wire.Reply, error) {
 	select {
 	case resp, ok := <-ch:
 		if !ok {
@@ -341,6 +360,29 @@ func (c *Client) forget(id string) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
+}
+
+// progressLine and eventLine are what a progress line and an event line
+// carry beside the envelope.
+type progressLine struct {
+	Progress *wire.TransferInfo `json:"progress"`
+}
+
+type eventLine struct {
+	Event *wire.Event `json:"event"`
+}
+
+// undecodable is the error for an answer line its op's answer cannot be
+// read from.
+func undecodable(r *wire.Reply, err error) error {
+	return wire.Errorf(wire.Internal, "dvvd's %s answer could not be read: %v", r.Result, err)
+}
+
+// encodeArgs is a's request line with the id given.
+func encodeArgs(a wire.Args, id json.RawMessage) ([]byte, error) {
+	e := wire.Envelop(a)
+	e.Head().ID = id
+	return json.Marshal(e)
 }
 
 // Code returns err's wire code, or "" when err is not a coded error.

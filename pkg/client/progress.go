@@ -12,7 +12,7 @@ import (
 // newest state (a slow fn skips states, it never holds up the answer). The
 // last state dvvd sent is always handed to fn, and fn is not called after
 // DoProgress returns.
-func (c *Client) DoProgress(ctx context.Context, a wire.FilesArgs, fn func(wire.TransferInfo)) (*wire.Response, error) {
+func (c *Client) DoProgress(ctx context.Context, a wire.FilesArgs, fn func(wire.TransferInfo)) (*wire.Reply, error) {
 	a.Progress = true
 	latest := make(chan wire.TransferInfo, 1)
 	finished := make(chan struct{})

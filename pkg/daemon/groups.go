@@ -461,6 +461,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	// member's own checks, so the members act at the same moment (the
 	// point of group_run) and a member that fails early still counts.
 	results := make([]wire.MemberResult, len(members))
+	replies := make([]reply, len(members))
 	var started, finished sync.WaitGroup
 	started.Add(len(members))
 	finished.Add(len(members))
@@ -477,15 +478,16 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		go func() {
 			defer finished.Done()
 			req := &request{Envelope: *args.Head(), args: args}
-			results[i] = wire.MemberResult{Index: i, LimbID: m.limbID, Response: c.d.dispatch(ctx, c.c, c.att, req).response()}
+			replies[i] = c.d.dispatch(ctx, c.c, c.att, req)
 		}()
 	}
 	finished.Wait()
 	inline := 0
-	for _, r := range results {
-		if r.Response.Screen != nil {
-			inline += len(r.Response.Screen.DataBase64)
+	for i, r := range replies {
+		if s, ok := r.ans.(*wire.ScreenAnswer); ok && s.Screen != nil {
+			inline += len(s.Screen.DataBase64)
 		}
+		results[i] = wire.MemberResult{Index: i, LimbID: members[i].limbID, Response: r.line()}
 	}
 	if inline > groupRunInlineMax {
 		return nil, wire.Errorf(wire.TooLarge, "the %d screens come to %d bytes inline (limit %d); pass arguments {scale: 0.25} or use outDir to have them written to files", len(results), inline, groupRunInlineMax)

@@ -127,8 +127,8 @@ func TestGroupRunStartsEveryMemberBeforeAnyFinishes(t *testing.T) {
 		case 5:
 			want = "GEOMETRY_CHANGED"
 		}
-		if string(m.Response.Code) != want {
-			t.Errorf("member %d: got %q want %q (%s)", m.Index, m.Response.Code, want, m.Response.Message)
+		if mr := member(t, m); string(mr.Code) != want {
+			t.Errorf("member %d: got %q want %q (%s)", m.Index, mr.Code, want, mr.Message)
 		}
 	}
 	dir := t.TempDir()

@@ -58,7 +58,7 @@ func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return c.Do(ctx, a)
+	return client.Call[wire.Response](ctx, c, a)
 }
 
 // doRaw sends a request as it is: for ops a test adds to the table (no
@@ -180,4 +180,14 @@ func asRequest(t testing.TB, a wire.Args) *request {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// member is a group_run member's answer line, read whole.
+func member(t *testing.T, m wire.MemberResult) *wire.Response {
+	t.Helper()
+	var r wire.Response
+	if err := json.Unmarshal(m.Response, &r); err != nil {
+		t.Fatalf("member %d: %v (%s)", m.Index, err, m.Response)
+	}
+	return &r
 }

@@ -23,7 +23,7 @@ func TestAnswerLineIsTheResponseLine(t *testing.T) {
 			}
 			ans := a.Interface().(wire.Answer)
 			for _, id := range ids {
-				got, err := answerLine(id, ans)
+				got, err := wire.AnswerLine(id, ans)
 				if err != nil {
 					t.Fatal(err)
 				}

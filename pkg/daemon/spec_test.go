@@ -115,7 +115,7 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 		t.Fatalf("answer %+v", r)
 	}
 	// The handler reads its typed argument; the typed client sends it.
-	r, err = client.Call(context.Background(), c, limbCountArgs{N: intp(2)})
+	r, err = client.Call[wire.Response](context.Background(), c, limbCountArgs{N: intp(2)})
 	if err != nil || r.Dispatched != "counted (n=2)" {
 		t.Fatalf("typed call: %+v %v", r, err)
 	}

@@ -139,7 +139,7 @@ func retrySafe(op string) bool {
 
 // do sends one op's arguments through the attachment, reconnecting when
 // dvvd restarted.
-func (a *attachment) do(ctx context.Context, name string, args wire.Args) (*wire.Response, string, error) {
+func (a *attachment) do(ctx context.Context, name string, args wire.Args) (*wire.Reply, string, error) {
 	var notes string
 	for attempt := 0; ; attempt++ {
 		c, note, err := a.get(ctx, name)

@@ -186,11 +186,20 @@ func (d *fakeDaemon) answer(req *lineReq) *wire.Response {
 			ImageSpace: wire.ImageSpace{Region: wire.Region{W: 64, H: 48}, Scale: 1, Native: wire.Size{W: 64, H: 48}}}}
 	case wire.OpGroupRun:
 		return &wire.Response{Result: req.Op, Members: []wire.MemberResult{
-			{Index: 0, LimbID: "vnc-1", Response: &wire.Response{Result: "screen", Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(8, 8), Width: 8, Height: 8, ImageSpaceLine: "m0"}}},
-			{Index: 1, LimbID: "vnc-2", Response: errorf(wire.NotReady, "still connecting")},
+			{Index: 0, LimbID: "vnc-1", Response: memberLine(&wire.Response{Result: "screen", Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(8, 8), Width: 8, Height: 8, ImageSpaceLine: "m0"}})},
+			{Index: 1, LimbID: "vnc-2", Response: memberLine(errorf(wire.NotReady, "still connecting"))},
 		}}
 	}
 	return &wire.Response{Result: req.Op}
+}
+
+// memberLine is a group_run member's answer line.
+func memberLine(r *wire.Response) json.RawMessage {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // connectBridge runs a bridge on an in-memory transport and returns an SDK

@@ -45,7 +45,7 @@ func withProgress(ctx context.Context, call *sdk.CallToolRequest, args wire.Args
 }
 
 // send is c.Do, with progress when ctx asks for it (withProgress).
-func send(ctx context.Context, c *client.Client, req wire.Args) (*wire.Response, error) {
+func send(ctx context.Context, c *client.Client, req wire.Args) (*wire.Reply, error) {
 	if notify, ok := ctx.Value(progressKey{}).(func(wire.TransferInfo)); ok && movesFile(req) {
 		resp, err := c.DoProgress(ctx, *req.(*wire.FilesArgs), notify)
 		if client.IsCode(err, wire.BadRequest) && strings.Contains(err.Error(), `"progress"`) {

@@ -12,13 +12,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// structured is a tool's structuredContent: dvvd's answer as it came over
-// the socket (image bytes moved to an image block), plus the bridge's note.
-type structured struct {
-	*wire.Response
-	BridgeNote string `json:"bridgeNote,omitempty"`
-}
-
 // errorContent is a failed tool's structuredContent. Result is "error", as
 // on dvvd's own answer line, so one schema covers both outcomes.
 type errorContent struct {
@@ -61,43 +54,57 @@ func errorResult(err error, note string) *sdk.CallToolResult {
 
 // successResult turns dvvd's answer into text plus structuredContent, and
 // for a screen read an image block with the imageSpace line beside it.
-func successResult(tool *Tool, resp *wire.Response, note string) *sdk.CallToolResult {
-	r := *resp
-	r.ID = nil
-	var images []sdk.Content
-	if r.Screen != nil {
-		var img sdk.Content
-		r.Screen, img = splitScreen(r.Screen)
-		if img != nil {
-			images = append(images, img)
-		}
+// structuredContent is the answer as it came over the socket, without its
+// id, image bytes moved to an image block, plus the bridge's note.
+func successResult(tool *Tool, line *wire.Reply, note string) *sdk.CallToolResult {
+	ans, err := wire.AnswerOf(line)
+	if err != nil || ans == nil {
+		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
 	}
-	if len(r.Members) > 0 {
-		r.Members = append([]wire.MemberResult(nil), r.Members...)
-		for i := range r.Members {
-			m := &r.Members[i]
-			if m.Response == nil || m.Response.Screen == nil {
+	var images []sdk.Content
+	var screen *wire.Screen // a screen read's, once its bytes are out
+	switch a := ans.(type) {
+	case *wire.ScreenAnswer:
+		if a.Screen != nil {
+			var img sdk.Content
+			a.Screen, img = splitScreen(a.Screen)
+			screen = a.Screen
+			if img != nil {
+				images = append(images, img)
+			}
+		}
+	case *wire.GroupRunAnswer:
+		a.Members = append([]wire.MemberResult(nil), a.Members...)
+		for i := range a.Members {
+			m := &a.Members[i]
+			mr, err := m.Reply()
+			if err != nil || mr.Result != wire.OpScreen {
 				continue
 			}
-			mr := *m.Response
+			sa, err := wire.DecodeAnswer[wire.ScreenAnswer](mr)
+			if err != nil || sa.Screen == nil {
+				continue
+			}
 			var img sdk.Content
-			mr.Screen, img = splitScreen(mr.Screen)
-			m.Response = &mr
+			sa.Screen, img = splitScreen(sa.Screen)
+			if m.Response, err = wire.AnswerLine(nil, sa); err != nil {
+				return errorResult(wire.Errorf(wire.Internal, "encode member %d's answer: %v", m.Index, err), note)
+			}
 			if img != nil {
-				images = append(images, &sdk.TextContent{Text: fmt.Sprintf("member %d (%s): %s", m.Index, m.LimbID, mr.Screen.ImageSpaceLine)}, img)
+				images = append(images, &sdk.TextContent{Text: fmt.Sprintf("member %d (%s): %s", m.Index, m.LimbID, sa.Screen.ImageSpaceLine)}, img)
 			}
 		}
 	}
-	sc := &structured{Response: &r, BridgeNote: note}
-	body, err := json.Marshal(sc)
+	body, err := structuredBody(ans, note)
 	if err != nil {
 		return errorResult(wire.Errorf(wire.Internal, "encode the answer: %v", err), note)
 	}
+	_, grouped := ans.(*wire.GroupRunAnswer)
 	content := make([]sdk.Content, 0, 3+len(images))
-	lineBeside := r.Screen != nil && r.Screen.ImageSpaceLine != "" && len(images) > 0 && len(r.Members) == 0
+	lineBeside := screen != nil && screen.ImageSpaceLine != "" && len(images) > 0 && !grouped
 	if lineBeside {
 		// The picture first, its mapping right beside it, then the rest.
-		content = append(content, images[0], &sdk.TextContent{Text: r.Screen.ImageSpaceLine})
+		content = append(content, images[0], &sdk.TextContent{Text: screen.ImageSpaceLine})
 		images = images[1:]
 	}
 	content = append(content, images...)
@@ -106,12 +113,42 @@ func successResult(tool *Tool, resp *wire.Response, note string) *sdk.CallToolRe
 	if note != "" {
 		text.WriteString("NOTE: " + note + "\n")
 	}
-	text.WriteString(summary(tool, &r, !lineBeside))
+	sum, err := summary(tool, body, !lineBeside)
+	if err != nil {
+		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
+	}
+	text.WriteString(sum)
 	text.WriteString("\n")
 	text.Write(body)
 	content = append(content, &sdk.TextContent{Text: text.String()})
 	// The encoded form is handed over as is, so the answer is encoded once.
 	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
+}
+
+// structuredBody is the answer's line without an id, the bridge's note
+// after its fields.
+func structuredBody(ans wire.Answer, note string) ([]byte, error) {
+	body, err := wire.AnswerLine(nil, ans)
+	if err != nil || note == "" {
+		return body, err
+	}
+	n, err := json.Marshal(note)
+	if err != nil {
+		return nil, err
+	}
+	body = append(body[:len(body)-1], `,"bridgeNote":`...)
+	return append(append(body, n...), '}'), nil
+}
+
+// summaryView is what a success's first line reads, by name, whatever
+// the op: the fields several ops answer alike.
+type summaryView struct {
+	Observation  *wire.Observation  `json:"observation"`
+	Screen       *wire.Screen       `json:"screen"`
+	Dispatched   string             `json:"dispatched"`
+	Verification *wire.Verification `json:"verification"`
+	Wait         *wire.WaitResult   `json:"wait"`
+	Run          *wire.RunResult    `json:"run"`
 }
 
 // splitScreen takes the image bytes out of a screen answer (they travel as
@@ -137,7 +174,15 @@ func splitScreen(s *wire.Screen) (*wire.Screen, sdk.Content) {
 // summary is the first line of a success's text: what happened, in words,
 // and what it does not prove. withLine adds a screen's imageSpace line,
 // when it is not already beside the image.
-func summary(tool *Tool, r *wire.Response, withLine bool) string {
+func summary(tool *Tool, body []byte, withLine bool) (string, error) {
+	var r summaryView
+	if err := json.Unmarshal(body, &r); err != nil {
+		return "", err
+	}
+	return summaryOf(tool, &r, withLine), nil
+}
+
+func summaryOf(tool *Tool, r *summaryView, withLine bool) string {
 	o := r.Observation
 	switch {
 	case r.Screen != nil && len(r.Screen.Text) > 0:

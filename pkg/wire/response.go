@@ -1,6 +1,9 @@
 package wire
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Result tags that are not op names.
 const (
@@ -296,9 +299,19 @@ type GroupMember struct {
 
 // MemberResult is one member's answer inside group_run.
 type MemberResult struct {
-	Index    int       `json:"index"`
-	LimbID   string    `json:"limbId"`
-	Response *Response `json:"response"`
+	Index  int    `json:"index"`
+	LimbID string `json:"limbId"`
+	// Response is the member's answer line, without an id: its op's
+	// answer, or a failure (Reply reads it; AnswerOf decodes it by op).
+	Response json.RawMessage `json:"response"`
+}
+
+// Reply reads the member's answer line.
+func (m MemberResult) Reply() (*Reply, error) {
+	if len(m.Response) == 0 || string(m.Response) == "null" {
+		return nil, fmt.Errorf("wire: member %d has no answer", m.Index)
+	}
+	return ReadReply(m.Response)
 }
 
 // TokenInfo describes a token without its secret.

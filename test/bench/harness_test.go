@@ -101,7 +101,7 @@ func must(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	r, err := client.Call(ctx, c, a)
+	r, err := client.Call[wire.Response](ctx, c, a)
 	if err != nil {
 		t.Fatalf("%s: %v", a.Op(), err)
 	}

@@ -65,12 +65,15 @@ func TestFilesProgressCost(t *testing.T) {
 	files := func(progress bool, a wire.FilesArgs) {
 		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		defer cancel()
-		var r *wire.Response
+		var r *wire.FilesAnswer
 		var err error
 		if progress {
-			r, err = c.DoProgress(ctx, a, func(wire.TransferInfo) { lines++ })
+			var line *wire.Reply
+			if line, err = c.DoProgress(ctx, a, func(wire.TransferInfo) { lines++ }); err == nil {
+				r, err = wire.DecodeAnswer[wire.FilesAnswer](line)
+			}
 		} else {
-			r, err = c.Do(ctx, a)
+			r, err = c.Files(ctx, a)
 		}
 		if err != nil || r.Files.Bytes != size {
 			t.Fatalf("%s: %v", a.Action, err)

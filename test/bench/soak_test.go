@@ -112,7 +112,7 @@ func TestSoak(t *testing.T) {
 			do := func(a wire.Args) (*wire.Response, error) {
 				rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer rcancel()
-				r, err := client.Call(rctx, ac, a)
+				r, err := client.Call[wire.Response](rctx, ac, a)
 				count(err)
 				return r, err
 			}

@@ -55,7 +55,7 @@ func TestGroupGrowWithSSHHosts(t *testing.T) {
 		t.Helper()
 		r := must(t, c, wire.GroupRunArgs{GroupID: gid, Action: "run",
 			Arguments: json.RawMessage(`{"command":"echo $SSH_CONNECTION","timeoutMs":15000}`)})
-		m := r.Members[member].Response
+		m := memberAnswer(t, r.Members[member])
 		if m.Run == nil {
 			t.Fatalf("member %d did not run: %+v", member, m)
 		}

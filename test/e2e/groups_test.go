@@ -59,8 +59,8 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 	must(t, ev, wire.SubscribeArgs{Events: []string{"op.start", "op.end"}})
 	r := must(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "screen", Arguments: json.RawMessage(`{"scale":0.5}`)})
 	for _, m := range r.Members {
-		if m.Response.Screen == nil || m.Response.Screen.Width != 320 {
-			t.Fatalf("member %d: %+v", m.Index, m.Response)
+		if mr := memberAnswer(t, m); mr.Screen == nil || mr.Screen.Width != 320 {
+			t.Fatalf("member %d: %+v", m.Index, mr)
 		}
 	}
 	var lastStart, firstEnd uint64
@@ -92,8 +92,8 @@ func TestGroupOfRealVNCServers(t *testing.T) {
 		return must(t, c, wire.StatusArgs{Target: wire.Target{GroupID: g.GroupID, Member: intp(0)}}).Observation.State != "connected"
 	})
 	r = must(t, c, wire.GroupRunArgs{GroupID: g.GroupID, Action: "status"})
-	if r.Members[0].Response.Observation.State == "connected" || r.Members[1].Response.Observation.State != "connected" {
-		t.Fatalf("group_run status: %+v / %+v", r.Members[0].Response.Observation, r.Members[1].Response.Observation)
+	if m0, m1 := memberAnswer(t, r.Members[0]), memberAnswer(t, r.Members[1]); m0.Observation.State == "connected" || m1.Observation.State != "connected" {
+		t.Fatalf("group_run status: %+v / %+v", m0.Observation, m1.Observation)
 	}
 	must(t, c, wire.GroupCloseArgs{GroupID: g.GroupID})
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"image"
 	"image/draw"
@@ -65,7 +66,7 @@ func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	return client.Call(ctx, c, a)
+	return client.Call[wire.Response](ctx, c, a)
 }
 
 func must(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
@@ -146,4 +147,14 @@ func cause(err error) wire.Code {
 		return e.Cause
 	}
 	return client.Code(err)
+}
+
+// member is a group_run member's answer line, read whole.
+func memberAnswer(t *testing.T, m wire.MemberResult) *wire.Response {
+	t.Helper()
+	var r wire.Response
+	if err := json.Unmarshal(m.Response, &r); err != nil {
+		t.Fatalf("member %d: %v (%s)", m.Index, err, m.Response)
+	}
+	return &r
 }

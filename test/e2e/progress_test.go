@@ -135,7 +135,7 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 	// none after it returns.
 	var got []wire.TransferInfo
 	returned := false
-	put, err := caller.DoProgress(ctx, wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: local,
+	putLine, err := caller.DoProgress(ctx, wire.FilesArgs{Target: wire.Target{LimbID: limb}, Action: "put", From: local,
 		Path: filepath.Join(s.RemoteHome, "again.bin")}, func(p wire.TransferInfo) {
 		if returned {
 			t.Error("a progress callback after DoProgress returned")
@@ -143,6 +143,10 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 		got = append(got, p)
 	})
 	returned = true
+	var put *wire.FilesAnswer
+	if err == nil {
+		put, err = wire.DecodeAnswer[wire.FilesAnswer](putLine)
+	}
 	if err != nil || put.Files.Bytes != size {
 		t.Fatalf("DoProgress put: %+v %v", put, err)
 	}
