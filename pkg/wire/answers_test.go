@@ -52,7 +52,7 @@ func TestAnswersMatchSpec(t *testing.T) {
 			}
 		}
 		a, ok := reflect.New(s.AnswerType).Interface().(Answer)
-		if !ok || a.Op() != s.Name || ResponseOf(a).Result != s.Name {
+		if !ok || a.Op() != s.Name || responseOf(a).Result != s.Name {
 			t.Errorf("%v does not say it is op %s's answer", s.AnswerType, s.Name)
 		}
 	}
@@ -105,6 +105,21 @@ func populate(v reflect.Value, depth int) {
 	}
 }
 
+// responseOf is an answer as a Response: result set to its op, its
+// fields copied by Go name (the answer's are Response's, TestAnswersMatchSpec).
+func responseOf(a Answer) *Response {
+	v := reflect.ValueOf(a)
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	r := &Response{Result: a.Op()}
+	rv := reflect.ValueOf(r).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		rv.FieldByName(f.Name).Set(v.FieldByIndex(f.Index))
+	}
+	return r
+}
+
 func mustLine(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -130,7 +145,7 @@ func TestAnswerLinesAreResponseLines(t *testing.T) {
 		for _, f := range reflect.VisibleFields(s.AnswerType) {
 			rv.FieldByName(f.Name).Set(av.Elem().FieldByIndex(f.Index))
 		}
-		line := mustLine(t, ResponseOf(a))
+		line := mustLine(t, responseOf(a))
 		if wantLine := mustLine(t, want); !bytes.Equal(line, wantLine) {
 			t.Errorf("%s: the answer makes\n%s\nthe Response\n%s", s.Name, line, wantLine)
 		}
@@ -145,7 +160,7 @@ func TestAnswerLinesAreResponseLines(t *testing.T) {
 		if err := json.Unmarshal(line, read); err != nil {
 			t.Fatal(err)
 		}
-		if got := mustLine(t, ResponseOf(read)); !bytes.Equal(got, line) {
+		if got := mustLine(t, responseOf(read)); !bytes.Equal(got, line) {
 			t.Errorf("%s: read back, the answer makes\n%s\nnot\n%s", s.Name, got, line)
 		}
 		direct := mustLine(t, a)
@@ -156,20 +171,20 @@ func TestAnswerLinesAreResponseLines(t *testing.T) {
 	}
 }
 
-// BenchmarkAnswerResponse is what a typed answer adds to a request in
-// dvvd: the copy of a status answer into its line.
+// BenchmarkAnswerResponse is what a typed answer costs a request in
+// dvvd: a status answer written as its line.
 func BenchmarkAnswerResponse(b *testing.B) {
 	a := &StatusAnswer{LimbID: "l1", Observation: &Observation{}}
 	b.ReportAllocs()
 	for b.Loop() {
-		answerSink = ResponseOf(a) // kept, as dvvd keeps the line until it is written
+		answerSink, _ = AnswerLine(json.RawMessage(`7`), a) // kept, as dvvd keeps the line until it is written
 	}
-	if answerSink.Observation == nil {
+	if !bytes.Contains(answerSink, []byte(`"observation"`)) {
 		b.Fatal("lost the observation")
 	}
 }
 
-var answerSink *Response
+var answerSink []byte
 
 // FuzzReadAnswer: any answer line a client decodes reads as its op's
 // answer, whose own line holds only result and the op's declared fields,
@@ -178,7 +193,7 @@ func FuzzReadAnswer(f *testing.F) {
 	for i := range Ops() {
 		av := reflect.New(Ops()[i].AnswerType)
 		populate(av.Elem(), 0)
-		line, _ := json.Marshal(ResponseOf(av.Interface().(Answer)))
+		line, _ := json.Marshal(responseOf(av.Interface().(Answer)))
 		f.Add(line)
 	}
 	f.Add([]byte(`{"result":"screen","screen":{"mime":"image/png"},"lease":{},"limbs":[]}`))
@@ -191,7 +206,7 @@ func FuzzReadAnswer(f *testing.F) {
 		if !ok {
 			return
 		}
-		once := mustLine(t, ResponseOf(a))
+		once := mustLine(t, responseOf(a))
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(once, &fields); err != nil {
 			t.Fatal(err)
@@ -207,7 +222,7 @@ func FuzzReadAnswer(f *testing.F) {
 			t.Fatal(err)
 		}
 		again, _ := readAnswer(&back, once)
-		if twice := mustLine(t, ResponseOf(again)); !bytes.Equal(once, twice) {
+		if twice := mustLine(t, responseOf(again)); !bytes.Equal(once, twice) {
 			t.Fatalf("read back:\n%s\nnot\n%s", twice, once)
 		}
 	})

@@ -21,7 +21,7 @@ var envelopeFields = []string{"result", "id", "code", "message", "next", "cause"
 // RenderAnswers returns, per op (for its op_<name>_gen.go), a struct with
 // exactly the spec's AnswerFields under Response's Go names, types and
 // JSON tags (in Response's order): dvvd writes an answer's line straight
-// from it, and a client reads it from a line with wire.AnswerFrom. types
+// from it, and a client decodes it from a line with wire.DecodeAnswer. types
 // is answers_gen.go, the table naming them.
 func RenderAnswers() (perOp map[string][]byte, types []byte, err error) {
 	byJSON := map[string]reflect.StructField{}
