@@ -6,9 +6,10 @@ package mcp
 
 import "github.com/dvvhq/dvv/pkg/wire"
 
-// ToolCount is the number of tools the bridge exposes. The tool reference
-// fixes it; a change here is a change of the product's surface.
-const ToolCount = 25
+// ToolCount is the number of tools the bridge exposes: the manifest's.
+// Which tools those are is fixed by the product's tool reference, its
+// transcription in testdata/reference_tools.json (TestToolCount).
+var ToolCount = len(Tools)
 
 // JSON types an argument can have.
 const (

@@ -11,9 +11,24 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+// referenceToolCount is how many tools the tool reference (the seed
+// spec) gives the bridge.
+const referenceToolCount = 25
+
+// TestToolCount: the manifest has exactly the reference's tools, in its
+// order, and ToolCount is their number.
 func TestToolCount(t *testing.T) {
-	if len(Tools) != ToolCount {
-		t.Fatalf("manifest has %d tools; ToolCount (the reference) says %d", len(Tools), ToolCount)
+	ref := loadReference(t)
+	if len(ref) != referenceToolCount {
+		t.Fatalf("reference transcription has %d tools; the tool reference has %d", len(ref), referenceToolCount)
+	}
+	if len(Tools) != len(ref) || ToolCount != len(ref) {
+		t.Fatalf("manifest has %d tools (ToolCount %d); the reference %d", len(Tools), ToolCount, len(ref))
+	}
+	for i, rt := range ref {
+		if Tools[i].Name != rt.Name {
+			t.Errorf("tool %d is %s; the reference lists %s there", i, Tools[i].Name, rt.Name)
+		}
 	}
 	seen := map[string]bool{}
 	for _, tool := range Tools {
