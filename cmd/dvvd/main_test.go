@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -101,7 +102,7 @@ func TestSocketActivation(t *testing.T) {
 		t.Fatalf("dial the activated socket: %v\n%s", err, logs.String())
 	}
 	defer c.Close()
-	resp, err := client.Call[wire.Response](ctx, c, wire.PingArgs{}) // the line itself: result is the op
+	resp, err := client.Call[wiretest.Response](ctx, c, wire.PingArgs{}) // the line itself: result is the op
 	if err != nil || resp.Result != wire.OpPing {
 		t.Fatalf("ping: %+v %v", resp, err)
 	}

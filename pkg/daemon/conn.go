@@ -116,7 +116,7 @@ func (d *Daemon) serveConn(c *conn) {
 		line, err := c.lr.next()
 		switch {
 		case errors.Is(err, errLineTooLong):
-			c.send(&wire.Response{Result: wire.ResultError, ID: c.lr.refusedID(), Code: wire.BadRequest,
+			c.send(&wire.Reply{Result: wire.ResultError, ID: c.lr.refusedID(), Code: wire.BadRequest,
 				Message: fmt.Sprintf("request line longer than %d bytes; skipped", wire.MaxLine),
 				Next:    "send large files by local path (from/to) instead of contentBase64"})
 			continue
@@ -126,7 +126,7 @@ func (d *Daemon) serveConn(c *conn) {
 			c.send(r)
 			continue
 		case errors.Is(err, errLineIdle):
-			c.send(&wire.Response{Result: wire.ResultError, Code: wire.Timeout,
+			c.send(&wire.Reply{Result: wire.ResultError, Code: wire.Timeout,
 				Message: fmt.Sprintf("a request line stayed unfinished for %v; the connection is closed", d.cfg.LineIdle),
 				Next:    "end every request with a newline"})
 		}
@@ -194,13 +194,22 @@ func (d *Daemon) serveConn(c *conn) {
 // send writes one answer line. A client that cannot take it within
 // writeTimeout, or is gone, has the connection cancelled: what it still has
 // running is withdrawn.
-func (c *conn) send(r *wire.Response) {
+func (c *conn) send(r *wire.Reply) {
 	line, err := json.Marshal(r)
 	if err != nil {
-		line, _ = json.Marshal(&wire.Response{Result: wire.ResultError, ID: r.ID, Code: wire.Internal,
+		line, _ = json.Marshal(&wire.Reply{Result: wire.ResultError, ID: r.ID, Code: wire.Internal,
 			Message: "answer could not be encoded"})
 	}
 	c.writeLine(line)
+}
+
+// sendLine writes a line that is not an answer (an event, a transfer's
+// progress): a value encoding/json cannot fail on.
+func (c *conn) sendLine(v any) {
+	line, err := json.Marshal(v)
+	if err == nil {
+		c.writeLine(line)
+	}
 }
 
 // writeLine writes one whole line, unless the connection broke.
@@ -224,7 +233,7 @@ func (c *conn) writeLine(line []byte) {
 // slot left at accept, or a half-open one evicted to make room), with a
 // short deadline: it runs on the accept loop, which a peer that does not
 // read must not hold.
-func writeRaw(nc net.Conn, r *wire.Response) {
+func writeRaw(nc net.Conn, r *wire.Reply) {
 	b, _ := json.Marshal(r)
 	nc.SetWriteDeadline(time.Now().Add(time.Second))
 	nc.Write(append(b, '\n'))
@@ -233,7 +242,7 @@ func writeRaw(nc net.Conn, r *wire.Response) {
 // errorResponse turns any error into a coded answer. Uncoded errors are
 // INTERNAL and keep only their text (which never holds a secret: secrets
 // are never formatted into errors anywhere in dvvd).
-func errorResponse(id json.RawMessage, err error) *wire.Response {
+func errorResponse(id json.RawMessage, err error) *wire.Reply {
 	var we *wire.Error
 	if !errors.As(err, &we) {
 		we = wire.Errorf(wire.Internal, "%v", err)
@@ -242,6 +251,6 @@ func errorResponse(id json.RawMessage, err error) *wire.Response {
 	if next == "" {
 		next = we.Code.Info().Next
 	}
-	return &wire.Response{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next, Cause: we.Cause,
+	return &wire.Reply{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next, Cause: we.Cause,
 		Observation: we.Observation}
 }

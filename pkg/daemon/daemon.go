@@ -206,7 +206,7 @@ func (d *Daemon) Serve() error {
 		}
 		d.mu.Unlock()
 		if full {
-			writeRaw(c, &wire.Response{Result: wire.ResultError, Code: wire.Busy,
+			writeRaw(c, &wire.Reply{Result: wire.ResultError, Code: wire.Busy,
 				Message: fmt.Sprintf("dvvd already serves %d connections, each with a complete request", d.cfg.MaxConns),
 				Next:    "close idle clients and retry"})
 			c.Close()

@@ -236,7 +236,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 		var we *wire.Error
 		if spec.GoneIsDone && errors.As(err, &we) && we.Code == wire.LimbGone {
 			// idempotent: already gone is success
-			return reply{resp: &wire.Response{Result: req.OpName, LimbID: req.target().LimbID, Dispatched: "the limb was already gone"}}
+			return reply{ans: &goneDone{op: req.OpName, LimbID: req.target().LimbID, Dispatched: "the limb was already gone"}}
 		}
 		return failed(err)
 	}

@@ -83,7 +83,7 @@ func opSubscribe(c *call, a wire.SubscribeArgs) (*wire.SubscribeAnswer, error) {
 		for {
 			select {
 			case e := <-ch:
-				conn.send(&wire.Response{Result: wire.ResultEvent, Event: e})
+				conn.sendLine(&wire.EventLine{Result: wire.ResultEvent, Event: e})
 			case <-conn.ctx.Done():
 				return
 			}

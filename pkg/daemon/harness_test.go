@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -54,16 +55,16 @@ func dialClient(t *testing.T, d *Daemon, o client.Options) *client.Client {
 }
 
 // do sends one op's typed arguments.
-func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
+func do(t *testing.T, c *client.Client, a wire.Args) (*wiretest.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return client.Call[wire.Response](ctx, c, a)
+	return client.Call[wiretest.Response](ctx, c, a)
 }
 
 // doRaw sends a request as it is: for ops a test adds to the table (no
 // Args type) and for requests built to be refused.
-func doRaw(t *testing.T, c *client.Client, req rawLine) (*wire.Response, error) {
+func doRaw(t *testing.T, c *client.Client, req rawLine) (*wiretest.Response, error) {
 	t.Helper()
 	return do(t, c, req)
 }
@@ -97,7 +98,7 @@ func (r rawLine) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func mustDo(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
+func mustDo(t *testing.T, c *client.Client, a wire.Args) *wiretest.Response {
 	t.Helper()
 	r, err := do(t, c, a)
 	if err != nil {
@@ -129,7 +130,7 @@ func dialRaw(t *testing.T, d *Daemon) *rawConn {
 	return &rawConn{Conn: c, r: bufio.NewReaderSize(c, 1<<20)}
 }
 
-func (c *rawConn) roundTrip(t *testing.T, line string) *wire.Response {
+func (c *rawConn) roundTrip(t *testing.T, line string) *wiretest.Response {
 	t.Helper()
 	if _, err := io.WriteString(c, line+"\n"); err != nil {
 		t.Fatal(err)
@@ -137,14 +138,14 @@ func (c *rawConn) roundTrip(t *testing.T, line string) *wire.Response {
 	return c.read(t)
 }
 
-func (c *rawConn) read(t *testing.T) *wire.Response {
+func (c *rawConn) read(t *testing.T) *wiretest.Response {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	line, err := c.r.ReadBytes('\n')
 	if err != nil {
 		t.Fatalf("read answer: %v", err)
 	}
-	var r wire.Response
+	var r wiretest.Response
 	if err := json.Unmarshal(line, &r); err != nil {
 		t.Fatalf("answer is not JSON: %q", line)
 	}
@@ -183,9 +184,9 @@ func asRequest(t testing.TB, a wire.Args) *request {
 }
 
 // member is a group_run member's answer line, read whole.
-func member(t *testing.T, m wire.MemberResult) *wire.Response {
+func member(t *testing.T, m wire.MemberResult) *wiretest.Response {
 	t.Helper()
-	var r wire.Response
+	var r wiretest.Response
 	if err := json.Unmarshal(m.Response, &r); err != nil {
 		t.Fatalf("member %d: %v (%s)", m.Index, err, m.Response)
 	}

@@ -242,7 +242,7 @@ func (d *Daemon) evictHalfOpen() bool {
 		return false
 	}
 	delete(d.live, victim)
-	writeRaw(victim.nc, &wire.Response{Result: wire.ResultError, Code: wire.Busy,
+	writeRaw(victim.nc, &wire.Reply{Result: wire.ResultError, Code: wire.Busy,
 		Message: "dvvd's connection slots are full and this connection had not sent a complete request; it was closed to let another client in",
 		Next:    "send whole request lines; reconnect and retry"})
 	victim.nc.Close()
@@ -250,7 +250,7 @@ func (d *Daemon) evictHalfOpen() bool {
 }
 
 // busy is the answer for a request refused by a limit.
-func busy(msg string) *wire.Response {
+func busy(msg string) *wire.Reply {
 	return errorResponse(nil, &wire.Error{Code: wire.Busy, Message: msg,
 		Next: "wait for earlier requests to finish (or close other connections), then retry"})
 }

@@ -6,12 +6,22 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+// goneDone is the success of a GoneIsDone op on a limb already gone: the
+// op's own answer fields, limbId and dispatched, say so.
+type goneDone struct {
+	op         string
+	LimbID     string `json:"limbId,omitempty"`
+	Dispatched string `json:"dispatched,omitempty"`
+}
+
+func (g *goneDone) Op() string { return g.op }
+
 // reply is what one request is answered with: its op's typed answer on
-// success, written as the line straight from that struct, or a Response
-// (a failure, or a success dispatch states itself: close of a gone limb).
+// success (or one dispatch states itself, goneDone), written as the line
+// straight from that struct, or a failure.
 type reply struct {
 	ans  wire.Answer
-	resp *wire.Response
+	resp *wire.Reply
 }
 
 // failed is the reply for err, coded (errorResponse).
@@ -27,7 +37,7 @@ func (r reply) line() json.RawMessage {
 	} else if b, err := wire.AnswerLine(nil, r.ans); err == nil {
 		return b
 	}
-	b, _ := json.Marshal(&wire.Response{Result: wire.ResultError, Code: wire.Internal, Message: "answer could not be encoded"})
+	b, _ := json.Marshal(&wire.Reply{Result: wire.ResultError, Code: wire.Internal, Message: "answer could not be encoded"})
 	return b
 }
 
@@ -40,7 +50,7 @@ func (c *conn) reply(id json.RawMessage, r reply) {
 	}
 	line, err := wire.AnswerLine(id, r.ans)
 	if err != nil {
-		c.send(&wire.Response{Result: wire.ResultError, ID: id, Code: wire.Internal, Message: "answer could not be encoded"})
+		c.send(&wire.Reply{Result: wire.ResultError, ID: id, Code: wire.Internal, Message: "answer could not be encoded"})
 		return
 	}
 	c.writeLine(line)

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -43,12 +44,12 @@ func TestAnswerLineIsTheResponseLine(t *testing.T) {
 
 // responseOf is an answer as a Response: result set to its op, its
 // fields copied by Go name (the answer's are Response's, TestAnswersMatchSpec).
-func responseOf(a wire.Answer) *wire.Response {
+func responseOf(a wire.Answer) *wiretest.Response {
 	v := reflect.ValueOf(a)
 	for v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
-	r := &wire.Response{Result: a.Op()}
+	r := &wiretest.Response{Result: a.Op()}
 	rv := reflect.ValueOf(r).Elem()
 	for _, f := range reflect.VisibleFields(v.Type()) {
 		rv.FieldByName(f.Name).Set(v.FieldByIndex(f.Index))

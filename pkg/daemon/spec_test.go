@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -79,8 +80,8 @@ type limbCountAnswer struct {
 }
 
 func (limbCountAnswer) Op() string { return "limb_count" }
-func (a *limbCountAnswer) Response() *wire.Response {
-	return &wire.Response{Result: "limb_count", Dispatched: a.Dispatched}
+func (a *limbCountAnswer) Response() *wiretest.Response {
+	return &wiretest.Response{Result: "limb_count", Dispatched: a.Dispatched}
 }
 
 // TestTrivialOpNeedsOnlySpecAndHandler adds an op the way a new feature
@@ -115,7 +116,7 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 		t.Fatalf("answer %+v", r)
 	}
 	// The handler reads its typed argument; the typed client sends it.
-	r, err = client.Call[wire.Response](context.Background(), c, limbCountArgs{N: intp(2)})
+	r, err = client.Call[wiretest.Response](context.Background(), c, limbCountArgs{N: intp(2)})
 	if err != nil || r.Dispatched != "counted (n=2)" {
 		t.Fatalf("typed call: %+v %v", r, err)
 	}

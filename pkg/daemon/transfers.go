@@ -103,7 +103,7 @@ func (t *transfer) reportProgress(c *conn, id json.RawMessage) (stop func()) {
 		report := func() {
 			info := t.info()
 			if last == nil || info.Bytes != last.Bytes || info.Total != last.Total {
-				c.send(&wire.Response{Result: wire.ResultProgress, ID: id, Progress: &info})
+				c.sendLine(&wire.ProgressLine{Result: wire.ResultProgress, ID: id, Progress: &info})
 				last = &info
 			}
 		}

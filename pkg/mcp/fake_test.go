@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -151,7 +152,7 @@ func testPNG(w, h int) string {
 	return base64.StdEncoding.EncodeToString(b.Bytes())
 }
 
-func (d *fakeDaemon) answer(req *lineReq) *wire.Response {
+func (d *fakeDaemon) answer(req *lineReq) *wiretest.Response {
 	d.mu.Lock()
 	if req.Op == wire.OpAttach {
 		d.attaches = append(d.attaches, *req)
@@ -159,17 +160,17 @@ func (d *fakeDaemon) answer(req *lineReq) *wire.Response {
 		d.requests = append(d.requests, *req)
 	}
 	d.mu.Unlock()
-	errorf := func(code wire.Code, msg string) *wire.Response {
-		return &wire.Response{Result: wire.ResultError, Code: code, Message: msg, Next: code.Info().Next}
+	errorf := func(code wire.Code, msg string) *wiretest.Response {
+		return &wiretest.Response{Result: wire.ResultError, Code: code, Message: msg, Next: code.Info().Next}
 	}
 	switch req.Op {
 	case wire.OpAttach:
-		return &wire.Response{Result: req.Op, Daemon: &wire.DaemonInfo{PID: d.pid, Attachment: req.Name, Protocol: wire.ProtocolVersion}}
+		return &wiretest.Response{Result: req.Op, Daemon: &wire.DaemonInfo{PID: d.pid, Attachment: req.Name, Protocol: wire.ProtocolVersion}}
 	case wire.OpStatus:
 		if req.LimbID != "vnc-1" {
 			return errorf(wire.LimbGone, "no limb "+req.LimbID)
 		}
-		return &wire.Response{Result: req.Op, LimbID: req.LimbID, Observation: fakeObservation(req.LimbID)}
+		return &wiretest.Response{Result: req.Op, LimbID: req.LimbID, Observation: fakeObservation(req.LimbID)}
 	case wire.OpClick:
 		if req.Generation == nil {
 			return errorf(wire.Unfenced, "click without a generation")
@@ -179,22 +180,22 @@ func (d *fakeDaemon) answer(req *lineReq) *wire.Response {
 			r.Observation = fakeObservation(req.LimbID)
 			return r
 		}
-		return &wire.Response{Result: req.Op, Dispatched: "click at 1,1", Observation: fakeObservation(req.LimbID)}
+		return &wiretest.Response{Result: req.Op, Dispatched: "click at 1,1", Observation: fakeObservation(req.LimbID)}
 	case wire.OpScreen:
-		return &wire.Response{Result: req.Op, Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(64, 48), Width: 64, Height: 48,
+		return &wiretest.Response{Result: req.Op, Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(64, 48), Width: 64, Height: 48,
 			ImageSpaceLine: "imageSpace: region 0,0 64x48 of native 64x48, scale 1", Generation: 3, Coverage: 1,
 			ImageSpace: wire.ImageSpace{Region: wire.Region{W: 64, H: 48}, Scale: 1, Native: wire.Size{W: 64, H: 48}}}}
 	case wire.OpGroupRun:
-		return &wire.Response{Result: req.Op, Members: []wire.MemberResult{
-			{Index: 0, LimbID: "vnc-1", Response: memberLine(&wire.Response{Result: "screen", Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(8, 8), Width: 8, Height: 8, ImageSpaceLine: "m0"}})},
+		return &wiretest.Response{Result: req.Op, Members: []wire.MemberResult{
+			{Index: 0, LimbID: "vnc-1", Response: memberLine(&wiretest.Response{Result: "screen", Screen: &wire.Screen{Mime: "image/png", DataBase64: testPNG(8, 8), Width: 8, Height: 8, ImageSpaceLine: "m0"}})},
 			{Index: 1, LimbID: "vnc-2", Response: memberLine(errorf(wire.NotReady, "still connecting"))},
 		}}
 	}
-	return &wire.Response{Result: req.Op}
+	return &wiretest.Response{Result: req.Op}
 }
 
 // memberLine is a group_run member's answer line.
-func memberLine(r *wire.Response) json.RawMessage {
+func memberLine(r *wiretest.Response) json.RawMessage {
 	b, err := json.Marshal(r)
 	if err != nil {
 		panic(err)

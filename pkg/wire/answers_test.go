@@ -1,12 +1,26 @@
-package wire
+package wire_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/dvvhq/dvv/internal/wiretest"
+	. "github.com/dvvhq/dvv/pkg/wire"
 )
+
+// Response is the flat union of every answer field, as tests read any
+// line: each answer type is held to it.
+type Response = wiretest.Response
+
+// jsonName is a field's JSON name.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
 
 // responseFields maps Response's JSON names to its fields.
 func responseFields() map[string]reflect.StructField {

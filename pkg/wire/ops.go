@@ -81,15 +81,15 @@ type OpSpec struct {
 	Raises []Code
 	// Answer says in a few words what a success carries (docs).
 	Answer string
-	// Answers are the answer fields a success may fill, by Response's JSON
-	// names. Every answer also carries result and id, and a failure the
+	// Answers are the answer fields a success may fill, by their JSON names
+	// in the answer catalog (internal/gen/args/answer_catalog.go). Every answer also carries result and id, and a failure the
 	// error fields; a limb op's answer carries limbId, which dispatch
 	// fills (AnswerFields lists it).
 	Answers []string
 	// AnswerType is the op's answer struct (ClickAnswer, …): exactly its
-	// AnswerFields, under Response's Go names and JSON tags. dvv's own ops
-	// get theirs from answers_gen.go; an op of a test's own table names its own
-	// (a struct with Op and Response methods).
+	// AnswerFields, under the catalog's Go names and JSON tags. dvv's own
+	// ops get theirs from answers_gen.go; an op of a test's own table names
+	// its own (a struct with an Op method).
 	AnswerType reflect.Type
 	// NameMeans is the Go accessor a handler reads the envelope's name by,
 	// for an op that gives it a meaning of its own (host_remove: the host;

@@ -14,71 +14,18 @@ const (
 	ResultProgress = "progress"
 )
 
-// Response is every answer: "result" is the op's name on success, "error"
-// on failure (then Error's fields are set) or "event" on a subscription.
-type Response struct {
-	Result string          `json:"result"`
-	ID     json.RawMessage `json:"id,omitempty"`
+// EventLine is a line pushed to subscribers: result "event".
+type EventLine struct {
+	Result string `json:"result"`
+	Event  *Event `json:"event"`
+}
 
-	// error
-	Code    Code   `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
-	Next    string `json:"next,omitempty"`
-	// Cause is the code that lay under Code when dvvd mapped a failure onto
-	// one the op declares (a wait on a limb whose password was refused
-	// answers NOT_CONNECTED, cause AUTH_FAILED).
-	Cause Code `json:"cause,omitempty"`
-
-	// hello / attach
-	Daemon *DaemonInfo `json:"daemon,omitempty"`
-
-	// most limb ops
-	LimbID      string       `json:"limbId,omitempty"`
-	Observation *Observation `json:"observation,omitempty"`
-
-	Limbs     []LimbSummary `json:"limbs,omitzero"`
-	Available []LimbSummary `json:"available,omitzero"`
-	Lease     *Lease        `json:"lease,omitempty"`
-	Signals   Signals       `json:"signals,omitempty"`
-
-	// acts: what was sent
-	Dispatched string `json:"dispatched,omitempty"`
-	// acts: what the answer saw of the act's effect (verifyMs)
-	Verification *Verification `json:"verification,omitempty"`
-
-	Screen   *Screen       `json:"screen,omitempty"`
-	Wait     *WaitResult   `json:"wait,omitempty"`
-	Run      *RunResult    `json:"run,omitempty"`
-	Term     *TermRead     `json:"term,omitempty"`
-	Files    *FilesResult  `json:"files,omitempty"`
-	Clip     *Clipboard    `json:"clipboard,omitempty"`
-	Transfer *Transfer     `json:"transfer,omitempty"`
-	Find     *FindResult   `json:"find,omitempty"`
-	Expect   *ExpectResult `json:"expect,omitempty"`
-
-	Hosts         []Host `json:"hosts,omitzero"`
-	Discovered    []Host `json:"discovered,omitzero"`
-	DiscoveryNote string `json:"discoveryNote,omitempty"`
-
-	Group   *Group         `json:"group,omitempty"`
-	Groups  []Group        `json:"groups,omitzero"`
-	Members []MemberResult `json:"members,omitzero"`
-
-	Token  string      `json:"token,omitempty"` // token_create only, shown once
-	Tokens []TokenInfo `json:"tokens,omitzero"`
-
-	Checks     []HealthCheck `json:"checks,omitzero"`     // health
-	Recordings []Recording   `json:"recordings,omitzero"` // record
-	Report     *DaemonReport `json:"report,omitempty"`
-
-	History []HistoryEntry `json:"history,omitzero"`
-	Event   *Event         `json:"event,omitempty"`
-	// Progress is a transfer's state on a "progress" line.
-	Progress *TransferInfo `json:"progress,omitempty"`
-
-	Share  *Share       `json:"share,omitempty"`
-	Paused *PauseResult `json:"paused,omitempty"`
-	Viewer *ViewerInfo  `json:"viewer,omitempty"`
+// ProgressLine is an interim line of a files get or put that asked for
+// progress: result "progress", the request's id, the transfer's state.
+type ProgressLine struct {
+	Result   string          `json:"result"`
+	ID       json.RawMessage `json:"id,omitempty"`
+	Progress *TransferInfo   `json:"progress"`
 }
 
 // ViewerInfo answers viewer: the browser viewer's address, carrying the
@@ -104,14 +51,6 @@ type Share struct {
 type PauseResult struct {
 	All   bool     `json:"all"`            // every limb, including ones opened later
 	Limbs []string `json:"limbs,omitzero"` // limbs paused one by one
-}
-
-// Err returns the answer's error, or nil for a success.
-func (r *Response) Err() *Error {
-	if r.Result != ResultError {
-		return nil
-	}
-	return &Error{Code: r.Code, Message: r.Message, Next: r.Next, Cause: r.Cause, Observation: r.Observation}
 }
 
 // DaemonInfo answers hello/attach.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -97,11 +98,11 @@ func (d *dvvd) fds() int {
 	return len(e)
 }
 
-func must(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
+func must(t *testing.T, c *client.Client, a wire.Args) *wiretest.Response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	r, err := client.Call[wire.Response](ctx, c, a)
+	r, err := client.Call[wiretest.Response](ctx, c, a)
 	if err != nil {
 		t.Fatalf("%s: %v", a.Op(), err)
 	}

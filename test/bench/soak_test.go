@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -109,10 +110,10 @@ func TestSoak(t *testing.T) {
 				return
 			}
 			defer ac.Close()
-			do := func(a wire.Args) (*wire.Response, error) {
+			do := func(a wire.Args) (*wiretest.Response, error) {
 				rctx, rcancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer rcancel()
-				r, err := client.Call[wire.Response](rctx, ac, a)
+				r, err := client.Call[wiretest.Response](rctx, ac, a)
 				count(err)
 				return r, err
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -108,7 +109,7 @@ func TestVerifyBusyDesktop(t *testing.T) {
 		verified, discounted int
 		after                durations
 	}
-	count := func(tl *tally, r *wire.Response) {
+	count := func(tl *tally, r *wiretest.Response) {
 		vf := r.Verification
 		if vf.Status == wire.VerifyVerified {
 			tl.verified++

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -62,14 +63,14 @@ func dial(t *testing.T, d *daemon.Daemon, name string) *client.Client {
 
 // do sends one op's typed arguments (client.Call encodes the op's Args:
 // the socket line itself).
-func do(t *testing.T, c *client.Client, a wire.Args) (*wire.Response, error) {
+func do(t *testing.T, c *client.Client, a wire.Args) (*wiretest.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	return client.Call[wire.Response](ctx, c, a)
+	return client.Call[wiretest.Response](ctx, c, a)
 }
 
-func must(t *testing.T, c *client.Client, a wire.Args) *wire.Response {
+func must(t *testing.T, c *client.Client, a wire.Args) *wiretest.Response {
 	t.Helper()
 	r, err := do(t, c, a)
 	if err != nil {
@@ -150,9 +151,9 @@ func cause(err error) wire.Code {
 }
 
 // member is a group_run member's answer line, read whole.
-func memberAnswer(t *testing.T, m wire.MemberResult) *wire.Response {
+func memberAnswer(t *testing.T, m wire.MemberResult) *wiretest.Response {
 	t.Helper()
-	var r wire.Response
+	var r wiretest.Response
 	if err := json.Unmarshal(m.Response, &r); err != nil {
 		t.Fatalf("member %d: %v (%s)", m.Index, err, m.Response)
 	}

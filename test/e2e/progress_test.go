@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -55,13 +56,13 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	next := func() *wire.Response {
+	next := func() *wiretest.Response {
 		t.Helper()
 		line, err := r.ReadBytes('\n')
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}
-		var resp wire.Response
+		var resp wiretest.Response
 		if err := json.Unmarshal(line, &resp); err != nil {
 			t.Fatalf("answer %q: %v", line, err)
 		}
@@ -84,7 +85,7 @@ func TestProgressLinesOnTheWire(t *testing.T) {
 
 	send(`{"id":"p",` + get + `,"progress":true}`)
 	var lines []wire.TransferInfo
-	var answer *wire.Response
+	var answer *wiretest.Response
 	for answer == nil {
 		a := next()
 		if string(a.ID) != `"p"` {

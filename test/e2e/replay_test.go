@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -57,7 +58,7 @@ func TestReplayProtocolRequests(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: no answer: %v", req, err)
 		}
-		var resp wire.Response
+		var resp wiretest.Response
 		if err := json.Unmarshal(ans, &resp); err != nil {
 			t.Fatalf("%s: answer %q", req, ans)
 		}

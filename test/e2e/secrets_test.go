@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/hosts"
@@ -48,7 +49,7 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Tokens: ts}, &logs)
 	c := dial(t, d, "agent")
 	var answers []string
-	record := func(r *wire.Response, err error) *wire.Response {
+	record := func(r *wiretest.Response, err error) *wiretest.Response {
 		b, _ := json.Marshal(r)
 		answers = append(answers, string(b))
 		if err != nil {
@@ -56,7 +57,7 @@ func TestSavedHostCredentialNeverLeaks(t *testing.T) {
 		}
 		return r
 	}
-	call := func(a wire.Args) (*wire.Response, error) {
+	call := func(a wire.Args) (*wiretest.Response, error) {
 		r, err := do(t, c, a)
 		record(r, err)
 		return r, err

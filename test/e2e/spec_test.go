@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/daemon"
 	"github.com/dvvhq/dvv/pkg/hosts"
@@ -39,7 +40,7 @@ func TestAcquireWaitThatExpiresIsTimeout(t *testing.T) {
 
 // rawLine sends one request line on a fresh socket connection and returns
 // the answer.
-func rawLine(t *testing.T, socket, line string) *wire.Response {
+func rawLine(t *testing.T, socket, line string) *wiretest.Response {
 	t.Helper()
 	nc, err := net.Dial("unix", socket)
 	if err != nil {
@@ -54,7 +55,7 @@ func rawLine(t *testing.T, socket, line string) *wire.Response {
 	if err != nil {
 		t.Fatalf("%s: no answer: %v", line, err)
 	}
-	var r wire.Response
+	var r wiretest.Response
 	if err := json.Unmarshal(ans, &r); err != nil {
 		t.Fatalf("answer %q: %v", ans, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -47,7 +48,7 @@ func TestTerminalHostileSequencesKeepDaemonUp(t *testing.T) {
 			}
 			for _, a := range []wire.Args{wire.StatusArgs{Target: wire.Target{LimbID: id}}, wire.LimbsArgs{}} {
 				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-				_, err := client.Call[wire.Response](ctx, other, a)
+				_, err := client.Call[wiretest.Response](ctx, other, a)
 				cancel()
 				if err != nil && client.Code(err) != wire.LimbGone {
 					pollErr = err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -41,7 +42,7 @@ func TestRDPDesktopText(t *testing.T) {
 	srv.Run(t, "xsetroot", "-solid", "#204060")
 
 	text := "Export finished without errors"
-	done := make(chan *wire.Response, 1)
+	done := make(chan *wiretest.Response, 1)
 	go func() {
 		r, err := do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "text", Text: &text, TimeoutMs: intp(20000)})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -71,7 +72,7 @@ func (b *busyDesktop) focus(t *testing.T, win string) {
 	})
 }
 
-func logged(t *testing.T, what string, r *wire.Response) *wire.Verification {
+func logged(t *testing.T, what string, r *wiretest.Response) *wire.Verification {
 	t.Logf("%s: %s", what, r.Verification.Summary())
 	return r.Verification
 }

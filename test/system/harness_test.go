@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -177,9 +178,9 @@ func wantExit(t *testing.T, r result, exit int, code wire.Code) {
 }
 
 // response parses --json output: exactly one JSON object.
-func response(t *testing.T, r result) *wire.Response {
+func response(t *testing.T, r result) *wiretest.Response {
 	t.Helper()
-	var resp wire.Response
+	var resp wiretest.Response
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	if err := dec.Decode(&resp); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%v", err, r)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -55,14 +56,14 @@ func dialRawClient(t *testing.T, d *daemon) *rawClient {
 	return &rawClient{Conn: c, r: bufio.NewReaderSize(c, 1<<16)}
 }
 
-func (c *rawClient) answer(t *testing.T) *wire.Response {
+func (c *rawClient) answer(t *testing.T) *wiretest.Response {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(60 * time.Second))
 	b, err := c.r.ReadBytes('\n')
 	if err != nil {
 		t.Fatalf("read answer: %v", err)
 	}
-	var r wire.Response
+	var r wiretest.Response
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("answer is not JSON: %q", b)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -139,7 +140,7 @@ func TestSavedHostOpensOnlyAtItsEndpoint(t *testing.T) {
 	evil := ln.Addr().(*net.TCPAddr).Port
 
 	operator := tokenFor(t, d, "--role", "operator", "--label", "op")
-	open := func(token string) *wire.Response {
+	open := func(token string) *wiretest.Response {
 		t.Helper()
 		c, err := net.Dial("unix", d.socket)
 		if err != nil {
@@ -148,7 +149,7 @@ func TestSavedHostOpensOnlyAtItsEndpoint(t *testing.T) {
 		defer c.Close()
 		r := bufio.NewReader(c)
 		c.SetDeadline(time.Now().Add(20 * time.Second))
-		roundTrip := func(line string) *wire.Response {
+		roundTrip := func(line string) *wiretest.Response {
 			if _, err := c.Write([]byte(line + "\n")); err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +157,7 @@ func TestSavedHostOpensOnlyAtItsEndpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var resp wire.Response
+			var resp wiretest.Response
 			json.Unmarshal(b, &resp)
 			return &resp
 		}

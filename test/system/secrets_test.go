@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/internal/wiretest"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -56,7 +57,7 @@ func TestPasswordInAddressIsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var resp wire.Response
+		var resp wiretest.Response
 		json.Unmarshal(b, &resp)
 		if resp.Code != wire.BadRequest || strings.Contains(string(b), pw) {
 			t.Errorf("%s: %s", line, b)

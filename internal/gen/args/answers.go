@@ -19,14 +19,14 @@ func AnswerName(op string) string { return camel(op) + "Answer" }
 var envelopeFields = []string{"result", "id", "code", "message", "next", "cause"}
 
 // RenderAnswers returns, per op (for its op_<name>_gen.go), a struct with
-// exactly the spec's AnswerFields under Response's Go names, types and
-// JSON tags (in Response's order): dvvd writes an answer's line straight
+// exactly the spec's AnswerFields under the answer catalog's Go names,
+// types and JSON tags (in the catalog's order): dvvd writes an answer's line straight
 // from it, and a client decodes it from a line with wire.DecodeAnswer. types
 // is answers_gen.go, the table naming them.
 func RenderAnswers() (perOp map[string][]byte, types []byte, err error) {
 	byJSON := map[string]reflect.StructField{}
 	var order []string
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[wire.Response]()) {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[answerCatalog]()) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		byJSON[name] = f
 		order = append(order, name)
@@ -38,7 +38,7 @@ func RenderAnswers() (perOp map[string][]byte, types []byte, err error) {
 		want := s.AnswerFields()
 		for _, n := range want {
 			if _, ok := byJSON[n]; !ok {
-				return nil, nil, fmt.Errorf("op %s: answer field %q is not a field of wire.Response", s.Name, n)
+				return nil, nil, fmt.Errorf("op %s: answer field %q is not in the answer catalog (internal/gen/args/answer_catalog.go)", s.Name, n)
 			}
 			if slices.Contains(envelopeFields, n) {
 				return nil, nil, fmt.Errorf("op %s: %q is on every answer line; it is not an op's answer field", s.Name, n)
@@ -76,4 +76,28 @@ func RenderAnswers() (perOp map[string][]byte, types []byte, err error) {
 		return nil, nil, fmt.Errorf("%s: %v", AnswerFile, err)
 	}
 	return perOp, types, nil
+}
+
+// ReaderFile is the test reader of any answer line.
+const ReaderFile = "internal/wiretest/response_gen.go"
+
+// RenderReader is internal/wiretest.Response: the envelope and a
+// failure's fields, then every field of the answer catalog, in the order
+// of the flat answer object the protocol has always had. Tests read any
+// line with it; no product code does.
+func RenderReader() ([]byte, error) {
+	var w bytes.Buffer
+	w.WriteString(readerHeader + "package wiretest\n\nimport (\n\t\"encoding/json\"\n\n\t\"github.com/dvvhq/dvv/pkg/wire\"\n)\n\n")
+	w.WriteString("// Response is any answer line read whole: its envelope, a failure's fields\n// and every answer field of every op.\ntype Response struct {\n")
+	w.WriteString("Result string `json:\"result\"`\nID json.RawMessage `json:\"id,omitempty\"`\n")
+	w.WriteString("Code wire.Code `json:\"code,omitempty\"`\nMessage string `json:\"message,omitempty\"`\nNext string `json:\"next,omitempty\"`\nCause wire.Code `json:\"cause,omitempty\"`\n")
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[answerCatalog]()) {
+		fmt.Fprintf(&w, "%s %s `%s`\n", f.Name, f.Type.String(), f.Tag)
+	}
+	w.WriteString("}\n")
+	out, err := format.Source(w.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", ReaderFile, err)
+	}
+	return out, nil
 }

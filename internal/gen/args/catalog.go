@@ -97,7 +97,7 @@ type catalog struct {
 	Recursive     bool   `json:"recursive,omitempty"`
 	TransferID    string `json:"transferId,omitempty"`
 	// Progress asks a files get or put sent with an id for interim
-	// "progress" lines while it runs (see Response.Progress).
+	// "progress" lines while it runs (wire.ProgressLine).
 	Progress bool `json:"progress,omitempty"`
 
 	// hosts
