@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -245,5 +246,46 @@ func TestCloseNamesALimb(t *testing.T) {
 	req, code, _, stderr := sent(t, "close", "grp-1/0")
 	if req != nil || code != wire.ExitUsage || !strings.Contains(stderr, "group close") {
 		t.Fatalf("sent %v, exit %d, stderr %q", req, code, stderr)
+	}
+}
+
+// TestJSONIsTheAnswerLine: --json prints dvvd's answer line as it came,
+// id included, a success or a failure; the human output reads the same
+// line as the op's typed answer.
+func TestJSONIsTheAnswerLine(t *testing.T) {
+	for _, line := range []string{
+		`{"result":"status","id":4,"limbId":"vnc-1","observation":{"schema":"dvv.observation/1","limbId":"vnc-1","state":"connected"}}`,
+		`{"result":"error","id":4,"code":"LIMB_GONE","message":"no limb \"vnc-1\"","next":"call limbs"}`,
+	} {
+		for _, json := range []bool{true, false} {
+			var out, errOut strings.Builder
+			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, ctx: context.Background(),
+				getenv: func(string) string { return "" },
+				send: func(wire.Enveloped) (*wire.Reply, error) {
+					r, err := wire.ReadReply([]byte(line))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if we := r.Err(); we != nil {
+						return r, we
+					}
+					return r, nil
+				}}
+			args := []string{"status", "vnc-1"}
+			if json {
+				args = append(args, "--json")
+			}
+			root := newRoot(e)
+			root.SetArgs(args)
+			code := e.finish(root.ExecuteContext(context.Background()))
+			switch {
+			case json && out.String() != line+"\n":
+				t.Errorf("--json printed %q, dvvd wrote %q", out.String(), line)
+			case !json && strings.Contains(line, `"error"`) && (code == 0 || !strings.Contains(errOut.String(), "LIMB_GONE")):
+				t.Errorf("failure: exit %d, stderr %q", code, errOut.String())
+			case !json && !strings.Contains(line, `"error"`) && (code != 0 || !strings.Contains(out.String(), "connected")):
+				t.Errorf("status: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+			}
+		}
 	}
 }

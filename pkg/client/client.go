@@ -177,14 +177,14 @@ func (c *Client) readLoop() {
 			c.mu.Lock()
 			fn := c.onProg[string(resp.ID)]
 			c.mu.Unlock()
-			var p progressLine
+			var p wire.ProgressLine
 			if fn != nil && json.Unmarshal(line, &p) == nil && p.Progress != nil {
 				fn(p.Progress)
 			}
 			continue
 		}
 		if resp.Result == wire.ResultEvent {
-			var e eventLine
+			var e wire.EventLine
 			if json.Unmarshal(line, &e) == nil && e.Event != nil {
 				select {
 				case c.events <- e.Event:
@@ -360,16 +360,6 @@ func (c *Client) forget(id string) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
-}
-
-// progressLine and eventLine are what a progress line and an event line
-// carry beside the envelope.
-type progressLine struct {
-	Progress *wire.TransferInfo `json:"progress"`
-}
-
-type eventLine struct {
-	Event *wire.Event `json:"event"`
 }
 
 // undecodable is the error for an answer line its op's answer cannot be
