@@ -161,52 +161,71 @@ const splitRows = 400
 // (each block upscaled, dark text on light paper whatever its colours),
 // runs the engine once per canvas, side by side, and maps every word back
 // to the screen. Blocks the cache (if any) knows are not read again.
-func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, int, error) {
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, work, error) {
 	if !ValidLang(lang) {
-		return nil, 0, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
+		return nil, work{}, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
 	}
 	if err := e.Check(); err != nil {
-		return nil, 0, err
+		return nil, work{}, err
 	}
 	scale := e.Scale
 	if scale <= 0 {
 		scale = DefaultScale
 	}
 	var out []Line
+	// Each distinct block is recognised once: a terminal repeats the same
+	// pieces of text (-rw-r--r--, "1 root root", a date) on many lines, and
+	// equal pixels read as equal text, as the block cache assumes.
 	var todo []block
 	var keys []blockKey
-	total := 0
+	var twins [][]block // for each of todo, the blocks with the same pixels
+	seen := map[blockKey]int{}
+	seed := dedupSeed
+	if cache != nil {
+		seed = cache.seed
+	}
+	rows, cost := 0, 0
 	for _, b := range blocks {
+		k := contentKey(seed, b, scale)
 		if cache != nil {
-			k := cache.key(b, scale)
 			if lines, ok := cache.get(k, b); ok {
 				out = append(out, lines...)
 				continue
 			}
-			keys = append(keys, k)
 		}
-		todo = append(todo, b)
-		total += (b.r.Dy() + pad) * scale
+		if i, ok := seen[k]; ok {
+			twins[i] = append(twins[i], b)
+			continue
+		}
+		seen[k] = len(todo)
+		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
+		rows += (b.r.Dy() + pad) * scale
+		cost += blockCost(b)
 	}
 	if len(todo) == 0 {
-		return out, 0, nil
+		return out, work{}, nil
 	}
-	n := (total + canvasRows - 1) / canvasRows
-	if slots := cap(runSlots); n < slots && total > splitRows {
+	n := (rows + canvasRows - 1) / canvasRows
+	if slots := cap(runSlots); n < slots && rows > splitRows {
 		n = min(slots, len(todo))
 	}
-	share := (total + n - 1) / n
+	// The canvases share the recognition work evenly (the engine's time
+	// grows with the text's width, not with the canvas's height).
+	share := (cost + n - 1) / n
 	var canvases []*canvas
 	var first []int // index in todo of each canvas's first block
 	var cur *canvas
+	curCost := 0
 	for i, b := range todo {
-		rows := (b.r.Dy() + pad) * scale
-		if cur == nil || (cur.rows > 0 && (cur.rows+rows > canvasRows || (cur.rows+rows > share && len(canvases) < n))) {
+		r, c := (b.r.Dy()+pad)*scale, blockCost(b)
+		if cur == nil || (cur.rows > 0 && (cur.rows+r > canvasRows || (curCost+c/2 > share && len(canvases) < n))) {
 			cur = &canvas{scale: scale}
 			canvases = append(canvases, cur)
 			first = append(first, i)
+			curCost = 0
 		}
 		cur.add(b)
+		curCost += c
 	}
 	results := make([][][]Line, len(canvases))
 	errs := make([]error, len(canvases))
@@ -229,17 +248,28 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	wg.Wait()
 	for i, c := range canvases {
 		if errs[i] != nil {
-			return nil, 0, errs[i]
+			return nil, work{}, errs[i]
 		}
 		for j, lines := range results[i] {
+			b := c.blocks[j]
 			if cache != nil {
-				cache.put(keys[first[i]+j], c.blocks[j], lines)
+				cache.put(keys[first[i]+j], b, lines)
 			}
 			out = append(out, lines...)
+			for _, t := range twins[first[i]+j] {
+				out = append(out, place(lines, t.r.Min.Add(t.origin).Sub(b.r.Min.Add(b.origin)))...)
+			}
 		}
 	}
-	return out, len(canvases), nil
+	return out, work{runs: len(canvases), blocks: len(todo)}, nil
 }
+
+// work is what a recognition cost: engine runs, and distinct blocks read.
+type work struct{ runs, blocks int }
+
+// blockCost is what recognising a block costs, in proportion: the
+// engine's time grows with the width of the text it reads, line by line.
+func blockCost(b block) int { return b.r.Dx() * b.r.Dy() }
 
 // runSlots bounds the recognitions (worker reads or program runs) going on
 // at once in this process, whatever the number of limbs, readers and

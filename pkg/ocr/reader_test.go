@@ -222,3 +222,41 @@ func TestRepaintIsAnsweredFromTheCache(t *testing.T) {
 		t.Fatalf("new text: %+v %v %v", st, lines, err)
 	}
 }
+
+// TestEqualBlocksAreReadOnce: a screen repeating the same piece of text
+// (a terminal's "-rw-r--r--" on every line) recognises it once within one
+// read, with no cache to help, and every copy is found at its own place.
+func TestEqualBlocksAreReadOnce(t *testing.T) {
+	testbed.Need(t, "tesseract")
+	b := fb.New()
+	b.Resize(640, 300)
+	fill(b, image.Rect(0, 0, 640, 300), 0xff)
+	r := NewReader(NewEngine(""), b, "eng")
+	defer r.Close()
+	r.cache = nil
+	same := label(t, "Quarterly report", 13)
+	at := []image.Point{{20, 20}, {20, 80}, {300, 140}}
+	for _, p := range at {
+		paint(b, same, p)
+	}
+	paint(b, label(t, "Shipping address", 13), image.Pt(20, 220))
+	lines, st, err := r.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Blocks != 2 {
+		t.Errorf("%d blocks recognised for two distinct ones: %+v", st.Blocks, st)
+	}
+	m := Find(lines, "quarterly report")
+	if len(m) != len(at) {
+		t.Fatalf("%d matches of the repeated line: %v", len(m), lines)
+	}
+	for i, p := range at {
+		if want := same.Bounds().Add(p); !m[i].Box.In(want.Inset(-2)) {
+			t.Errorf("copy %d read at %v, drawn at %v", i, m[i].Box, want)
+		}
+	}
+	if len(Find(lines, "shipping address")) != 1 {
+		t.Errorf("the distinct line: %v", lines)
+	}
+}
