@@ -18,8 +18,14 @@ import (
 // way a toolkit draws a UI string.
 func label(t testing.TB, text string, points int) *image.RGBA {
 	t.Helper()
+	return labelIn(t, "DejaVu-Sans", text, points)
+}
+
+// labelIn renders text in a font ImageMagick knows by that name.
+func labelIn(t testing.TB, font, text string, points int) *image.RGBA {
+	t.Helper()
 	testbed.Need(t, "convert")
-	out, err := exec.Command("convert", "-background", "white", "-fill", "black", "-font", "DejaVu-Sans",
+	out, err := exec.Command("convert", "-background", "white", "-fill", "black", "-font", font,
 		"-pointsize", itoa(points), "label:"+text, "png:-").Output()
 	if err != nil {
 		t.Fatalf("convert: %v", err)
