@@ -103,6 +103,7 @@ func BenchmarkFullScreenRead(b *testing.B) {
 		buf.Resize(1920, 1080)
 		fill(buf, image.Rect(0, 0, 1920, 1080), 0xff)
 		screen.draw(buf)
+		dumpCanvases(b, buf, screen.name)
 		ctx := context.Background()
 		for _, mode := range []struct {
 			name   string
@@ -159,6 +160,34 @@ func BenchmarkFullScreenRead(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64((selfCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
+	}
+}
+
+// dumpCanvases writes, when DVV_BENCH_DUMP names a directory, the screen
+// and the canvas dvvd gives the engine for it with every block at 1x, 1.5x
+// and 2x, as PGM, so the engine's settings can be tried on them by hand
+// (docs/benchmarks.md).
+func dumpCanvases(b *testing.B, buf *fb.Buffer, name string) {
+	dir := os.Getenv("DVV_BENCH_DUMP")
+	if dir == "" {
+		return
+	}
+	img, _ := buf.Snapshot(image.Rect(0, 0, 1920, 1080))
+	g := toGray(img)
+	files := map[string][]byte{name + "-frame.pgm": pgm(g.pix, g.w, g.h)}
+	for _, s := range []int{2, 3, 4} {
+		c := &canvas{}
+		for _, bl := range segment(img, image.Point{}) {
+			bl.scale = s
+			c.add(bl)
+		}
+		pix, w, h := c.draw()
+		files[fmt.Sprintf("%s-canvas-%dhalves.pgm", name, s)] = pgm(pix, w, h)
+	}
+	for f, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
