@@ -228,6 +228,10 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	n := (rows + canvasRows - 1) / canvasRows
 	if slots := cap(runSlots); n < slots && rows > splitRows {
 		n = min(slots, len(todo))
+	} else if n > slots {
+		// Whole rounds: 3 equal canvases on 2 cores take two thirds of
+		// the work's time (two rounds), 4 take half.
+		n = min((n+slots-1)/slots*slots, len(todo))
 	}
 	// The canvases share the recognition work evenly (the engine's time
 	// grows with the text's width, not with the canvas's height).
