@@ -42,10 +42,15 @@ func newBlockCache() *blockCache {
 	return &blockCache{seed: maphash.MakeSeed(), byKey: map[blockKey]*list.Element{}}
 }
 
-// key hashes the block's grey pixels.
-func (c *blockCache) key(b block, scale int) blockKey {
+// dedupSeed hashes blocks for a read without a cache (equal blocks of one
+// read are still recognised once).
+var dedupSeed = maphash.MakeSeed()
+
+// contentKey hashes a block's grey pixels, its size and the scale it is
+// read at.
+func contentKey(seed maphash.Seed, b block, scale int) blockKey {
 	var h maphash.Hash
-	h.SetSeed(c.seed)
+	h.SetSeed(seed)
 	for y := b.r.Min.Y; y < b.r.Max.Y; y++ {
 		h.Write(b.g.pix[y*b.g.w+b.r.Min.X : y*b.g.w+b.r.Max.X])
 	}

@@ -47,14 +47,36 @@ type Engine struct {
 	Worker string
 	// Program is the path or name of the tesseract program.
 	Program string
-	// Scale is the upscale factor applied before recognition: Tesseract
-	// reads glyphs best at 20 to 30 pixels high, and UI fonts are 10 to 13
-	// (docs/ocr.md has the measurement). 0 means DefaultScale.
+	// Scale, when not 0, is the upscale factor applied to every block
+	// before recognition. 0 chooses per block (blockScale): Tesseract
+	// reads glyphs best at 20 to 30 pixels high, UI fonts are 10 to 13
+	// and terminal fonts 13 to 16 (docs/ocr.md has the measurements).
 	Scale int
 }
 
-// DefaultScale is the upscale factor used when Engine.Scale is 0.
-const DefaultScale = 2
+// Scales are in halves: 3 is 1.5x, 4 is 2x.
+const (
+	smallTextScale = 4 // lines under bigTextHeight pixels of ink: 2x
+	bigTextScale   = 3 // taller lines: 1.5x, a quarter less recognition
+	// bigTextHeight is the ink height (ascender to descender) from which
+	// a one-line block is read at 1.5x: 14 pixels become 21.
+	bigTextHeight = 14
+)
+
+// blockScale is the scale (in halves) a block is read at: 1.5x for one
+// line of text at least bigTextHeight high, else 2x. Tesseract's time
+// grows with the picture it is given, and from about 20 pixels high its
+// reading of terminal and UI text does not improve.
+func (e *Engine) blockScale(b block) int {
+	if e.Scale > 0 {
+		return 2 * e.Scale
+	}
+	h, one := lineExtent(b.g, b.r, b.g.background(b.r))
+	if one && h >= bigTextHeight {
+		return bigTextScale
+	}
+	return smallTextScale
+}
 
 // NewEngine returns an engine using the worker FindWorker finds and, when
 // there is none or it cannot start, program, or $DVV_TESSERACT, or
@@ -127,6 +149,7 @@ type block struct {
 	g      *gray
 	r      image.Rectangle
 	origin image.Point
+	scale  int // what it is read at, in halves (blockScale)
 }
 
 // segment cuts an area of the screen (img, whose top-left corner is at
@@ -161,52 +184,72 @@ const splitRows = 400
 // (each block upscaled, dark text on light paper whatever its colours),
 // runs the engine once per canvas, side by side, and maps every word back
 // to the screen. Blocks the cache (if any) knows are not read again.
-func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, int, error) {
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, work, error) {
 	if !ValidLang(lang) {
-		return nil, 0, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
+		return nil, work{}, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
 	}
 	if err := e.Check(); err != nil {
-		return nil, 0, err
-	}
-	scale := e.Scale
-	if scale <= 0 {
-		scale = DefaultScale
+		return nil, work{}, err
 	}
 	var out []Line
+	// Each distinct block is recognised once: a terminal repeats the same
+	// pieces of text (-rw-r--r--, "1 root root", a date) on many lines, and
+	// equal pixels read as equal text, as the block cache assumes.
 	var todo []block
 	var keys []blockKey
-	total := 0
+	var twins [][]block // for each of todo, the blocks with the same pixels
+	seen := map[blockKey]int{}
+	seed := dedupSeed
+	if cache != nil {
+		seed = cache.seed
+	}
+	rows, cost := 0, 0
 	for _, b := range blocks {
+		b.scale = e.blockScale(b)
+		k := contentKey(seed, b, b.scale)
 		if cache != nil {
-			k := cache.key(b, scale)
 			if lines, ok := cache.get(k, b); ok {
 				out = append(out, lines...)
 				continue
 			}
-			keys = append(keys, k)
 		}
-		todo = append(todo, b)
-		total += (b.r.Dy() + pad) * scale
+		if i, ok := seen[k]; ok {
+			twins[i] = append(twins[i], b)
+			continue
+		}
+		seen[k] = len(todo)
+		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
+		rows += b.rows()
+		cost += blockCost(b)
 	}
 	if len(todo) == 0 {
-		return out, 0, nil
+		return out, work{}, nil
 	}
-	n := (total + canvasRows - 1) / canvasRows
-	if slots := cap(runSlots); n < slots && total > splitRows {
+	n := (rows + canvasRows - 1) / canvasRows
+	if slots := cap(runSlots); n < slots && rows > splitRows {
 		n = min(slots, len(todo))
+	} else if n > slots {
+		// Whole rounds: 3 equal canvases on 2 cores take two thirds of
+		// the work's time (two rounds), 4 take half.
+		n = min((n+slots-1)/slots*slots, len(todo))
 	}
-	share := (total + n - 1) / n
+	// The canvases share the recognition work evenly (the engine's time
+	// grows with the text's width, not with the canvas's height).
+	share := (cost + n - 1) / n
 	var canvases []*canvas
 	var first []int // index in todo of each canvas's first block
 	var cur *canvas
+	curCost := 0
 	for i, b := range todo {
-		rows := (b.r.Dy() + pad) * scale
-		if cur == nil || (cur.rows > 0 && (cur.rows+rows > canvasRows || (cur.rows+rows > share && len(canvases) < n))) {
-			cur = &canvas{scale: scale}
+		r, c := b.rows(), blockCost(b)
+		if cur == nil || (cur.rows > 0 && (cur.rows+r > canvasRows || (curCost+c/2 > share && len(canvases) < n))) {
+			cur = &canvas{}
 			canvases = append(canvases, cur)
 			first = append(first, i)
+			curCost = 0
 		}
 		cur.add(b)
+		curCost += c
 	}
 	results := make([][][]Line, len(canvases))
 	errs := make([]error, len(canvases))
@@ -229,17 +272,28 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	wg.Wait()
 	for i, c := range canvases {
 		if errs[i] != nil {
-			return nil, 0, errs[i]
+			return nil, work{}, errs[i]
 		}
 		for j, lines := range results[i] {
+			b := c.blocks[j]
 			if cache != nil {
-				cache.put(keys[first[i]+j], c.blocks[j], lines)
+				cache.put(keys[first[i]+j], b, lines)
 			}
 			out = append(out, lines...)
+			for _, t := range twins[first[i]+j] {
+				out = append(out, place(lines, t.r.Min.Add(t.origin).Sub(b.r.Min.Add(b.origin)))...)
+			}
 		}
 	}
-	return out, len(canvases), nil
+	return out, work{runs: len(canvases), blocks: len(todo)}, nil
 }
+
+// work is what a recognition cost: engine runs, and distinct blocks read.
+type work struct{ runs, blocks int }
+
+// blockCost is what recognising a block costs, in proportion: the
+// engine's time grows with the width of the text it reads, line by line.
+func blockCost(b block) int { return b.r.Dx() * b.r.Dy() }
 
 // runSlots bounds the recognitions (worker reads or program runs) going on
 // at once in this process, whatever the number of limbs, readers and
@@ -306,12 +360,17 @@ func langMissing(lang string) error {
 	return &UnavailableError{Reason: fmt.Sprintf("the language data for %q is not installed (Debian: apt install tesseract-ocr-%s)", lang, strings.SplitN(lang, "+", 2)[0])}
 }
 
-// pad is the white space around each block on a canvas, in source pixels.
-const pad = 8
+// pad is the white space around each block on a canvas, in canvas pixels.
+const pad = 16
+
+// scaled is n source pixels at scale s (in halves), rounded up.
+func scaled(n, s int) int { return (n*s + 1) / 2 }
+
+// rows is the canvas height the block takes, with its padding.
+func (b block) rows() int { return scaled(b.r.Dy(), b.scale) + pad }
 
 // canvas is one engine run's picture: blocks stacked top to bottom.
 type canvas struct {
-	scale  int
 	blocks []block
 	at     []image.Rectangle // each block's place on the canvas (upscaled pixels)
 	rows   int
@@ -319,13 +378,12 @@ type canvas struct {
 }
 
 func (c *canvas) add(b block) {
-	s := c.scale
-	top := c.rows + pad*s
-	r := image.Rect(pad*s, top, pad*s+b.r.Dx()*s, top+b.r.Dy()*s)
+	top := c.rows + pad
+	r := image.Rect(pad, top, pad+scaled(b.r.Dx(), b.scale), top+scaled(b.r.Dy(), b.scale))
 	c.blocks = append(c.blocks, b)
 	c.at = append(c.at, r)
 	c.rows = r.Max.Y
-	c.cols = max(c.cols, r.Max.X+pad*s)
+	c.cols = max(c.cols, r.Max.X+pad)
 }
 
 // pgm wraps grey pixels in a binary PGM header.
@@ -336,7 +394,7 @@ func pgm(pix []byte, w, h int) []byte {
 // draw draws the canvas: white paper, each block upscaled (bilinear) and
 // inverted when its paper is dark, as w x h grey bytes.
 func (c *canvas) draw() (dst []byte, w, h int) {
-	w, h = c.cols, c.rows+pad*c.scale
+	w, h = c.cols, c.rows+pad
 	dst = make([]byte, w*h)
 	for i := range dst {
 		dst[i] = 0xff
@@ -344,12 +402,12 @@ func (c *canvas) draw() (dst []byte, w, h int) {
 	for i, b := range c.blocks {
 		paper := b.g.background(b.r)
 		invert := paper < 128
-		upscale(b.g, b.r, c.scale, invert, dst, w, c.at[i].Min)
+		upscale(b.g, b.r, b.scale, invert, dst, w, c.at[i].Min)
 		white := paper
 		if invert {
 			white = 255 - paper
 		}
-		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, white)
+		eraseFrames(b.g, b.r, paper, b.scale, dst, w, c.at[i].Min, white)
 	}
 	return dst, w, h
 }
@@ -369,7 +427,7 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 					continue
 				}
 				b := c.blocks[i]
-				box := unscale(w.Box.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
+				box := unscale(w.Box.Intersect(at).Sub(at.Min), b.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
 				if !box.Empty() {
 					nl := per[i]
 					if nl == nil {
@@ -391,13 +449,13 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 	return out
 }
 
-// unscale maps a box on the upscaled picture back to source pixels,
-// rounding outward so the box still holds the glyphs.
+// unscale maps a box on the upscaled picture (scale s, in halves) back to
+// source pixels, rounding outward so the box still holds the glyphs.
 func unscale(r image.Rectangle, s int) image.Rectangle {
-	return image.Rect(r.Min.X/s, r.Min.Y/s, (r.Max.X+s-1)/s, (r.Max.Y+s-1)/s)
+	return image.Rect(r.Min.X*2/s, r.Min.Y*2/s, (r.Max.X*2+s-1)/s, (r.Max.Y*2+s-1)/s)
 }
 
-// upscale draws r of g, s times larger with bilinear interpolation, into
+// upscale draws r of g, s/2 times larger with bilinear interpolation, into
 // dst (stride w) at p.
 func upscale(g *gray, r image.Rectangle, s int, invert bool, dst []byte, w int, p image.Point) {
 	bw, bh := r.Dx(), r.Dy()
@@ -408,17 +466,17 @@ func upscale(g *gray, r image.Rectangle, s int, invert bool, dst []byte, w int, 
 		}
 		return v
 	}
-	for oy := 0; oy < bh*s; oy++ {
-		// Sample centres: source = (o + 0.5)/s - 0.5, in 1/256ths.
-		fy := ((2*oy+1)*256)/(2*s) - 128
+	for oy := 0; oy < scaled(bh, s); oy++ {
+		// Sample centres: source = (o + 0.5)/(s/2) - 0.5, in 1/256ths.
+		fy := ((2*oy+1)*256)/s - 128
 		y0, wy := 0, 0
 		if fy > 0 {
 			y0, wy = fy>>8, fy&0xff
 		}
 		y1 := min(y0+1, bh-1)
 		row := dst[(p.Y+oy)*w+p.X:]
-		for ox := 0; ox < bw*s; ox++ {
-			fx := ((2*ox+1)*256)/(2*s) - 128
+		for ox := 0; ox < scaled(bw, s); ox++ {
+			fx := ((2*ox+1)*256)/s - 128
 			x0, wx := 0, 0
 			if fx > 0 {
 				x0, wx = fx>>8, fx&0xff

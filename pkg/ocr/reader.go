@@ -31,6 +31,7 @@ type Stats struct {
 	Areas  int   // areas recognised (0: answered from the cache)
 	Pixels int64 // framebuffer pixels recognised
 	Runs   int   // engine runs
+	Blocks int   // distinct blocks of content recognised (equal ones once)
 	Seq    uint64
 }
 
@@ -75,7 +76,7 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 		}
 	}
 	areas := r.areas(changed, dropped, frame)
-	read, runs, err := r.recognize(ctx, areas)
+	read, wk, err := r.recognize(ctx, areas)
 	if err != nil {
 		// What was damaged is not known any more: read everything next time.
 		r.primed = false
@@ -92,7 +93,7 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 	readingOrder(r.lines)
 	r.lines = joinRows(r.lines)
 	r.primed, r.seq = true, seq
-	st := Stats{Areas: len(areas), Seq: seq, Runs: runs}
+	st := Stats{Areas: len(areas), Seq: seq, Runs: wk.runs, Blocks: wk.blocks}
 	for _, a := range areas {
 		st.Pixels += int64(a.Dx()) * int64(a.Dy())
 	}
@@ -207,7 +208,7 @@ func touchesAny(b image.Rectangle, areas []image.Rectangle) bool {
 
 // recognize reads the areas: each is cut into blocks of content, and all
 // blocks go to the engine together (one run per canvas, not per area).
-func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line, int, error) {
+func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line, work, error) {
 	var blocks []block
 	for _, a := range areas {
 		img, _ := r.buf.Snapshot(a)

@@ -18,8 +18,14 @@ import (
 // way a toolkit draws a UI string.
 func label(t testing.TB, text string, points int) *image.RGBA {
 	t.Helper()
+	return labelIn(t, "DejaVu-Sans", text, points)
+}
+
+// labelIn renders text in a font ImageMagick knows by that name.
+func labelIn(t testing.TB, font, text string, points int) *image.RGBA {
+	t.Helper()
 	testbed.Need(t, "convert")
-	out, err := exec.Command("convert", "-background", "white", "-fill", "black", "-font", "DejaVu-Sans",
+	out, err := exec.Command("convert", "-background", "white", "-fill", "black", "-font", font,
 		"-pointsize", itoa(points), "label:"+text, "png:-").Output()
 	if err != nil {
 		t.Fatalf("convert: %v", err)
@@ -220,5 +226,43 @@ func TestRepaintIsAnsweredFromTheCache(t *testing.T) {
 	lines, st, err = r.Read(ctx)
 	if err != nil || st.Runs != 1 || len(Find(lines, "Payment received")) != 1 {
 		t.Fatalf("new text: %+v %v %v", st, lines, err)
+	}
+}
+
+// TestEqualBlocksAreReadOnce: a screen repeating the same piece of text
+// (a terminal's "-rw-r--r--" on every line) recognises it once within one
+// read, with no cache to help, and every copy is found at its own place.
+func TestEqualBlocksAreReadOnce(t *testing.T) {
+	testbed.Need(t, "tesseract")
+	b := fb.New()
+	b.Resize(640, 300)
+	fill(b, image.Rect(0, 0, 640, 300), 0xff)
+	r := NewReader(NewEngine(""), b, "eng")
+	defer r.Close()
+	r.cache = nil
+	same := label(t, "Quarterly report", 13)
+	at := []image.Point{{20, 20}, {20, 80}, {300, 140}}
+	for _, p := range at {
+		paint(b, same, p)
+	}
+	paint(b, label(t, "Shipping address", 13), image.Pt(20, 220))
+	lines, st, err := r.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Blocks != 2 {
+		t.Errorf("%d blocks recognised for two distinct ones: %+v", st.Blocks, st)
+	}
+	m := Find(lines, "quarterly report")
+	if len(m) != len(at) {
+		t.Fatalf("%d matches of the repeated line: %v", len(m), lines)
+	}
+	for i, p := range at {
+		if want := same.Bounds().Add(p); !m[i].Box.In(want.Inset(-2)) {
+			t.Errorf("copy %d read at %v, drawn at %v", i, m[i].Box, want)
+		}
+	}
+	if len(Find(lines, "shipping address")) != 1 {
+		t.Errorf("the distinct line: %v", lines)
 	}
 }

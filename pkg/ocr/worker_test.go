@@ -138,17 +138,26 @@ func TestWorkerReadsRealDialog(t *testing.T) {
 }
 
 // bigPicture is a canvas of many lines of text: a read that takes the
-// worker a while.
+// worker a while. Each copy of the line carries its own pattern of dots
+// after it, so no two blocks are equal (equal ones are read once).
 func bigPicture(t *testing.T) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, 1400, 900))
 	for i := range img.Pix {
 		img.Pix[i] = 0xff
 	}
 	line := label(t, "drwxr-xr-x 2 root root 4096 Jun 24 2025 libfontconfig1-dev and more words", 13)
+	k := 0
 	for y := 0; y+line.Bounds().Dy() <= 900; y += line.Bounds().Dy() + 4 {
-		for x := 0; x+line.Bounds().Dx() <= 1400; x += line.Bounds().Dx() + 40 {
+		for x := 0; x+line.Bounds().Dx()+6 <= 1400; x += line.Bounds().Dx() + 40 {
 			for row := 0; row < line.Bounds().Dy(); row++ {
 				copy(img.Pix[(y+row)*img.Stride+x*4:], line.Pix[row*line.Stride:row*line.Stride+line.Bounds().Dx()*4])
+			}
+			k++
+			for bit := 0; bit < 7; bit++ {
+				if k&(1<<bit) != 0 {
+					dot := (y+2*bit)*img.Stride + (x+line.Bounds().Dx()+3)*4
+					copy(img.Pix[dot:], []byte{0, 0, 0, 0xff, 0, 0, 0, 0xff})
+				}
 			}
 		}
 	}
