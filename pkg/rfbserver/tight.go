@@ -77,7 +77,7 @@ func rgbAt(p []byte, i int) uint32 { return uint32(p[i])<<16 | uint32(p[i+1])<<8
 
 // tight encodes the band (r, from 0,0) as one Tight rectangle; photo says
 // the planning found it photographic (see splitPhoto).
-func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo bool) []byte {
+func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo, stateless bool) []byte {
 	out := e.out[:0]
 	set := e.colours
 	if set == nil {
@@ -105,12 +105,12 @@ func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo bool) []
 	case photo && o.quality >= 0 && pf.BPP > 8 && w >= 8 && h >= 8:
 		return e.tightJPEG(out, w, h, jpegQuality[o.quality])
 	case !many:
-		return e.tightPalette(out, pf, w, h, o)
+		return e.tightPalette(out, pf, w, h, o, stateless)
 	}
-	return e.tightCopy(out, pf, w, h, o)
+	return e.tightCopy(out, pf, w, h, o, stateless)
 }
 
-func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOptions) []byte {
+func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOptions, stateless bool) []byte {
 	pal := e.colours.list
 	out = append(out, tightStream0<<4|tightExplicit, tightFilterPal, byte(len(pal)-1))
 	for _, c := range pal {
@@ -138,10 +138,10 @@ func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOpti
 		}
 	}
 	e.raw = data
-	return e.tightZlib(out, data, o)
+	return e.tightZlib(out, data, o, stateless)
 }
 
-func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions) []byte {
+func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions, stateless bool) []byte {
 	out = append(out, tightStream0<<4)
 	data := e.raw[:0]
 	rgb := pf.tpixelRGB()
@@ -156,24 +156,30 @@ func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions
 		}
 	}
 	e.raw = data
-	return e.tightZlib(out, data, o)
+	return e.tightZlib(out, data, o, stateless)
 }
 
 // tightZlib appends data through the zlib stream (a compact length
 // first), or as it is when it is too short to be worth compressing.
-func (e *encoder) tightZlib(out []byte, data []byte, o tightOptions) []byte {
+// stateless starts a new stream for this rectangle alone (the viewer
+// resets its stream too), so the bytes can be sent to any viewer.
+func (e *encoder) tightZlib(out []byte, data []byte, o tightOptions, stateless bool) []byte {
 	if len(data) < tightMinZlib {
 		return append(out, data...)
 	}
 	z := &e.tightZ
-	if z.w == nil || z.level != o.compress {
-		// A new stream, or a new level: the viewer resets its stream.
-		z.buf.Reset()
+	z.buf.Reset()
+	switch {
+	case z.w == nil || z.level != o.compress:
 		z.w, _ = zlib.NewWriterLevel(&z.buf, o.compress)
-		z.level = o.compress
+		z.level, z.fresh = o.compress, true
+	case stateless || z.stale:
+		z.w.Reset(&z.buf)
+	}
+	if z.fresh || stateless || z.stale {
 		out[0] |= 1 << tightStream0 // out starts with the compression-control byte
 	}
-	z.buf.Reset()
+	z.fresh, z.stale = false, false
 	z.w.Write(data)
 	z.w.Flush()
 	out = appendCompactLen(out, z.buf.Len())
@@ -212,6 +218,8 @@ type tightStream struct {
 	w     *zlib.Writer
 	buf   bytes.Buffer
 	level int
+	fresh bool // a new writer: the viewer must reset its stream
+	stale bool // the viewer's stream was fed bytes this writer did not make
 }
 
 // splitForTight cuts pixel rectangles to Tight's size bounds.

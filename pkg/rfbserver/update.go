@@ -202,7 +202,7 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 			data := r.data
 			if r.enc == 0 {
 				yieldToAgent() // also between the rectangles of a big update
-				r.enc, data = s.enc.encode(s.cfg.Buffer, r, pf, pe)
+				r.enc, data = s.encodeRect(r, pf, pe)
 			}
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
 			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
@@ -231,14 +231,13 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 	return nil
 }
 
-// encode copies rectangle r out of the mirror, records it as what the
-// viewer has, and encodes it. A mirror resized since the update was
-// planned sends r black; the size mismatch then makes the next update a
-// DesktopSize and a full frame.
-func (e *encoder) encode(buf interface {
+// copyBand copies rectangle r out of the mirror into the band, records it
+// as what the viewer has, and returns a hash of what it copied. A mirror
+// resized since the update was planned gives r black (ok false); the size
+// mismatch then makes the next update a DesktopSize and a full frame.
+func (e *encoder) copyBand(buf interface {
 	Read(func(pix []byte, stride, w, h int, seq uint64))
-}, ro rectOut, pf PixelFormat, pe pixelEncoding) (int32, []byte) {
-	r := ro.r
+}, r image.Rectangle) (sum uint64, ok bool) {
 	e.stride = r.Dx() * 4
 	e.band = grow(e.band, e.stride*r.Dy())
 	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
@@ -247,19 +246,30 @@ func (e *encoder) encode(buf interface {
 			e.w, e.h = -1, -1
 			return
 		}
+		ok = true
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			copy(e.band[(y-r.Min.Y)*e.stride:], pix[y*stride+r.Min.X*4:y*stride+r.Max.X*4])
 			for c := r.Min.X / tile; c < (r.Max.X+tile-1)/tile; c++ {
-				e.sums[y*e.cols+c] = maphash.Bytes(seed, e.segment(pix, stride, y, c))
+				h := maphash.Bytes(seed, e.segment(pix, stride, y, c))
+				e.sums[y*e.cols+c] = h
+				sum = mix(sum + h)
 			}
 		}
 	})
+	return sum, ok
+}
+
+// encodeBand encodes the band copied for ro. stateless asks for bytes that
+// do not depend on what this session sent before (see shared.go).
+func (e *encoder) encodeBand(ro rectOut, pf PixelFormat, pe pixelEncoding, stateless bool) (int32, []byte) {
+	encodes.Add(1)
+	r := ro.r
 	local := image.Rect(0, 0, r.Dx(), r.Dy())
 	switch pe.enc {
 	case encZRLE:
 		return encZRLE, e.zrle(pf, local)
 	case encTight:
-		e.out = e.tight(pf, r.Dx(), r.Dy(), pe.tight, ro.photo)
+		e.out = e.tight(pf, r.Dx(), r.Dy(), pe.tight, ro.photo, stateless)
 		return encTight, e.out
 	}
 	e.out = pf.appendRect(e.out[:0], e.band, e.stride, 0, 0, r.Dx(), r.Dy(), pf.pixelSize(), 0)

@@ -1,0 +1,191 @@
+package rfbserver
+
+import (
+	"bytes"
+	"image"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+)
+
+// Viewers of one mirror share their encodings. Every session still plans
+// its own updates (what its viewer has, by hash, and CopyRect for scrolls,
+// which costs little), but a pixel rectangle is encoded once for all the
+// sessions that send the same pixels with the same settings: the first to
+// need it encodes it, the others wait for its bytes and send them. The
+// bytes are keyed by what they show (the rectangle, a hash of its pixels
+// as copied from the mirror, the pixel format, the encoding and its
+// options), so a session that lags and sends a different state never gets
+// another's bytes, it encodes its own.
+//
+// Shared bytes must not depend on a session's history. Raw, Tight's fill
+// and JPEG never do; Tight's zlib data does (four streams per connection),
+// so a shared Tight rectangle resets its zlib stream first (the reset
+// bits of the compression-control byte) and starts a new one. ZRLE has one
+// zlib stream per connection and no way to reset it: it is never shared.
+//
+// Sessions of a mirror also take their frames on one clock while they are
+// paced (see holdFor), so they send the same states and share them.
+
+// mirrorHub is what the sessions of one mirror share.
+type mirrorHub struct {
+	buf      *fb.Buffer
+	mu       sync.Mutex
+	sessions int
+	rects    map[shareKey]*sharedRect
+	order    []*sharedRect // oldest first, for eviction
+	bytes    int
+}
+
+// A hub keeps at most this many bytes and rectangles of encodings: a few
+// full frames, enough for every session of one update, never a history.
+const (
+	maxSharedBytes = 8 << 20
+	maxSharedRects = 4096
+)
+
+var (
+	hubsMu sync.Mutex
+	hubs   = map[*fb.Buffer]*mirrorHub{}
+)
+
+// encodes counts pixel rectangles encoded (the tests' measure of sharing).
+var encodes atomic.Int64
+
+// joinHub registers a session of buf.
+func joinHub(buf *fb.Buffer) *mirrorHub {
+	hubsMu.Lock()
+	defer hubsMu.Unlock()
+	h := hubs[buf]
+	if h == nil {
+		h = &mirrorHub{buf: buf, rects: map[shareKey]*sharedRect{}}
+		hubs[buf] = h
+	}
+	h.mu.Lock()
+	h.sessions++
+	h.mu.Unlock()
+	return h
+}
+
+// leave ends a session's membership; the last one frees the hub.
+func (h *mirrorHub) leave() {
+	hubsMu.Lock()
+	defer hubsMu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sessions--; h.sessions == 0 {
+		delete(hubs, h.buf)
+		h.rects, h.order, h.bytes = nil, nil, 0
+	}
+}
+
+// shared reports whether another session watches the same mirror: a
+// session alone keeps its zlib stream across rectangles (better
+// compression) and copies nothing.
+func (h *mirrorHub) shared() bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions > 1
+}
+
+// shareKey names an encoded rectangle by what it shows and how.
+type shareKey struct {
+	pf    PixelFormat
+	pe    pixelEncoding
+	photo bool
+	r     image.Rectangle
+	sum   uint64 // the hash of the rectangle's pixels (its tile columns' rows)
+}
+
+// sharedRect is one encoded rectangle; enc and data are set before done
+// is closed and never change after.
+type sharedRect struct {
+	key  shareKey
+	done chan struct{}
+	enc  int32
+	data []byte
+}
+
+// claim returns the rectangle named k, and whether the caller is the first
+// to want it and must encode it (then publish it).
+func (h *mirrorHub) claim(k shareKey) (*sharedRect, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r, ok := h.rects[k]; ok {
+		return r, false
+	}
+	r := &sharedRect{key: k, done: make(chan struct{})}
+	if h.rects != nil {
+		h.rects[k] = r
+		h.order = append(h.order, r)
+	}
+	return r, true
+}
+
+// publish hands r's bytes (copied: data is the encoder's buffer) to the
+// sessions waiting for it, and drops the oldest rectangles over the bound.
+func (h *mirrorHub) publish(r *sharedRect, enc int32, data []byte) {
+	h.mu.Lock()
+	r.enc, r.data = enc, bytes.Clone(data)
+	if h.rects[r.key] == r {
+		h.bytes += len(r.data)
+	}
+	for len(h.order) > 1 && (h.bytes > maxSharedBytes || len(h.order) > maxSharedRects) {
+		old := h.order[0]
+		h.order[0] = nil
+		h.order = h.order[1:]
+		if h.rects[old.key] == old {
+			delete(h.rects, old.key)
+			h.bytes -= len(old.data)
+		}
+	}
+	h.mu.Unlock()
+	close(r.done)
+}
+
+// encodeRect copies rectangle ro out of the mirror, records it as what the
+// viewer has, and encodes it, or takes the bytes another session encoded
+// for the same pixels and settings.
+func (s *session) encodeRect(ro rectOut, pf PixelFormat, pe pixelEncoding) (int32, []byte) {
+	e := &s.enc
+	sum, ok := e.copyBand(s.cfg.Buffer, ro.r)
+	if !ok || pe.enc == encZRLE || !s.hub.shared() {
+		return e.encodeBand(ro, pf, pe, false)
+	}
+	r, first := s.hub.claim(shareKey{pf: pf, pe: pe, photo: ro.photo, r: ro.r, sum: sum})
+	if first {
+		enc, data := e.encodeBand(ro, pf, pe, true)
+		s.hub.publish(r, enc, data)
+		return enc, data
+	}
+	<-r.done
+	// The viewer's zlib stream was reset and fed by these bytes, not by
+	// this session's: the next rectangle through it starts a new stream.
+	e.tightZ.stale = true
+	return r.enc, r.data
+}
+
+// holdFor is how long a session that shares its mirror with others waits
+// before its next update, so that they take their frames together: a
+// clock common to every session ticks once an interval (multiples of
+// interval since the epoch), and a session sends at most one update per
+// tick. One that already sent in this tick waits for the next; all those
+// ready then read the same state and share its encoding. A change after a
+// quiet tick goes at once: every session wakes on it together anyway.
+func (s *session) holdFor(now time.Time, interval time.Duration) time.Duration {
+	n, iv := now.UnixNano(), int64(interval)
+	if interval != s.slotInterval || n/iv != s.lastSlot {
+		return 0
+	}
+	return time.Duration(iv - n%iv)
+}
+
+// sentAt records the tick an update was planned in.
+func (s *session) sentAt(start time.Time, interval time.Duration) {
+	s.lastSlot, s.slotInterval = start.UnixNano()/int64(interval), interval
+}
