@@ -75,6 +75,34 @@ func (f PixelFormat) appendTPixel(out []byte, c uint32) []byte {
 
 func rgbAt(p []byte, i int) uint32 { return uint32(p[i])<<16 | uint32(p[i+1])<<8 | uint32(p[i+2]) }
 
+// countRuns adds the colours of every step-th row of pix from y0 to y1
+// (w pixels from its start, stride bytes a row) to set, and counts the
+// runs of one colour along those rows and whether there were more than
+// 256 colours. A row equal to the one before (background, a flat area)
+// is compared, not walked: it adds its runs again and no colour.
+func countRuns(set *colourSet, pix []byte, stride, w, y0, y1, step int) (runs int, many bool) {
+	var prevRow []byte
+	prevRuns := 0
+	for y := y0; y < y1; y += step {
+		row := pix[y*stride : y*stride+w*4]
+		if prevRow != nil && bytes.Equal(row, prevRow) {
+			runs += prevRuns
+			continue
+		}
+		n, prev := 0, ^uint32(0)
+		for i := 0; i < len(row); i += 4 {
+			if c := rgbAt(row, i); c != prev {
+				n++
+				prev = c
+				many = many || set.add(c) < 0
+			}
+		}
+		runs += n
+		prevRow, prevRuns = row, n
+	}
+	return runs, many
+}
+
 // tight encodes the band (r, from 0,0) as one Tight rectangle; photo says
 // the planning found it photographic (see splitPhoto).
 func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo, stateless bool) []byte {
@@ -85,18 +113,7 @@ func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo, statele
 		e.colours = set
 	}
 	set.reset()
-	runs, many := 0, false
-	for y := 0; y < h; y++ {
-		row := e.band[y*e.stride : y*e.stride+w*4]
-		prev := ^uint32(0)
-		for i := 0; i < len(row); i += 4 {
-			if c := rgbAt(row, i); c != prev {
-				runs++
-				prev = c
-				many = many || set.add(c) < 0
-			}
-		}
-	}
+	runs, many := countRuns(set, e.band, e.stride, w, 0, h, 1)
 	n := len(set.list)
 	photo = photo && looksPhotographic(n, many, runs, w*h)
 	switch {

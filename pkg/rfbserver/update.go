@@ -99,27 +99,37 @@ func (s *session) maybeUpdate() error {
 	pe := pixelEncodingOf(encs)
 	var rects []rectOut
 	resized := false
-	s.cfg.Buffer.Read(func(pix []byte, stride, w, h int, _ uint64) {
-		if w != e.w || h != e.h {
-			resized = e.w != 0 || e.h != 0
-			e.reset(w, h)
-			full = true
-		}
-		if full {
-			rects = appendPieces(rects, image.Rect(0, 0, w, h))
-		} else {
-			area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
-			if s.wants(encs, encCopyRect) {
-				if cr, ok := e.findScroll(pix, stride, area); ok {
-					rects = append(rects, cr)
-				}
+	// The mirror's read lock is taken for one tile row (or one row) at a
+	// time, never for the whole planning: its writer, and an agent's
+	// screen queued behind that writer, wait microseconds, not the
+	// planning of every viewer.
+	w, h := s.cfg.Buffer.Size()
+	if w != e.w || h != e.h {
+		resized = e.w != 0 || e.h != 0
+		e.reset(w, h)
+		full = true
+	}
+	buf := s.cfg.Buffer
+	if full {
+		rects = appendPieces(rects, image.Rect(0, 0, w, h))
+	} else {
+		area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
+		if s.wants(encs, encCopyRect) {
+			if cr, ok := e.findScroll(buf, area); ok {
+				rects = append(rects, cr)
 			}
-			rects = e.diff(rects, pix, stride, area)
 		}
-		if pe.enc == encTight && pe.tight.quality >= 0 {
-			rects = e.splitPhoto(rects, pix, stride)
-		}
-	})
+		rects = e.diff(rects, buf, area)
+	}
+	if pe.enc == encTight && pe.tight.quality >= 0 {
+		rects = e.splitPhoto(rects, buf)
+	}
+	if e.w != w || e.h != h {
+		// Resized while planning: the next update sends the new size and
+		// everything.
+		s.poke()
+		return nil
+	}
 	if resized && !ext && !s.wants(encs, encDesktopSize) {
 		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
 	}
@@ -235,18 +245,10 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 // as what the viewer has, and returns a hash of what it copied. A mirror
 // resized since the update was planned gives r black (ok false); the size
 // mismatch then makes the next update a DesktopSize and a full frame.
-func (e *encoder) copyBand(buf interface {
-	Read(func(pix []byte, stride, w, h int, seq uint64))
-}, r image.Rectangle) (sum uint64, ok bool) {
+func (e *encoder) copyBand(buf frameReader, r image.Rectangle) (sum uint64, ok bool) {
 	e.stride = r.Dx() * 4
 	e.band = grow(e.band, e.stride*r.Dy())
-	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
-		if w != e.w || h != e.h {
-			clear(e.band)
-			e.w, e.h = -1, -1
-			return
-		}
-		ok = true
+	ok = e.read(buf, func(pix []byte, stride int) {
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			copy(e.band[(y-r.Min.Y)*e.stride:], pix[y*stride+r.Min.X*4:y*stride+r.Max.X*4])
 			for c := r.Min.X / tile; c < (r.Max.X+tile-1)/tile; c++ {
@@ -256,6 +258,9 @@ func (e *encoder) copyBand(buf interface {
 			}
 		}
 	})
+	if !ok {
+		clear(e.band)
+	}
 	return sum, ok
 }
 
@@ -322,26 +327,54 @@ func alignTiles(r image.Rectangle) image.Rectangle {
 	return image.Rect(r.Min.X/tile*tile, r.Min.Y/tile*tile, (r.Max.X+tile-1)/tile*tile, (r.Max.Y+tile-1)/tile*tile)
 }
 
+// frameReader is the mirror as the encoder reads it.
+type frameReader interface {
+	Read(func(pix []byte, stride, w, h int, seq uint64))
+}
+
+// read runs fn with the mirror's pixels under its read lock when the
+// mirror is still the size the viewer has, and reports whether it was.
+// A mirror resized meanwhile leaves the encoder sized -1×-1: the next
+// update sends the new size and everything.
+func (e *encoder) read(buf frameReader, fn func(pix []byte, stride int)) bool {
+	ok := false
+	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
+		if w == e.w && h == e.h {
+			ok = true
+			fn(pix, stride)
+		}
+	})
+	if !ok {
+		e.w, e.h = -1, -1
+	}
+	return ok
+}
+
 // diff appends the tiles of area whose pixels differ from what the viewer
 // has (by hash), neighbours on a row merged.
-func (e *encoder) diff(out []rectOut, pix []byte, stride int, area image.Rectangle) []rectOut {
+func (e *encoder) diff(out []rectOut, buf frameReader, area image.Rectangle) []rectOut {
 	for ty := area.Min.Y; ty < area.Max.Y; ty += tile {
 		th := min(tile, area.Max.Y-ty)
 		run := image.Rectangle{}
-		for tx := area.Min.X; tx < area.Max.X; tx += tile {
-			tw := min(tile, area.Max.X-tx)
-			changed := false
-			for y := ty; y < ty+th && !changed; y++ {
-				changed = maphash.Bytes(seed, e.segment(pix, stride, y, tx/tile)) != e.sums[y*e.cols+tx/tile]
+		ok := e.read(buf, func(pix []byte, stride int) {
+			for tx := area.Min.X; tx < area.Max.X; tx += tile {
+				tw := min(tile, area.Max.X-tx)
+				changed := false
+				for y := ty; y < ty+th && !changed; y++ {
+					changed = maphash.Bytes(seed, e.segment(pix, stride, y, tx/tile)) != e.sums[y*e.cols+tx/tile]
+				}
+				if changed {
+					run = run.Union(image.Rect(tx, ty, tx+tw, ty+th))
+					continue
+				}
+				if !run.Empty() {
+					out = appendPieces(out, run)
+					run = image.Rectangle{}
+				}
 			}
-			if changed {
-				run = run.Union(image.Rect(tx, ty, tx+tw, ty+th))
-				continue
-			}
-			if !run.Empty() {
-				out = appendPieces(out, run)
-				run = image.Rectangle{}
-			}
+		})
+		if !ok {
+			return out
 		}
 		if !run.Empty() {
 			out = appendPieces(out, run)
