@@ -179,10 +179,7 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 	for {
 		now := time.Now()
 		interval := updateInterval(now)
-		wait := bucket.wait(now, interval)
-		if s.hub.shared() {
-			wait = s.holdFor(now, interval)
-		}
+		wait := s.onTick(now, bucket.wait(now, interval), interval)
 		if wait > 0 {
 			// What changes meanwhile goes in the next update; input is
 			// read all the while.
@@ -208,7 +205,6 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 		}
 		if s.updates != before {
 			bucket.spend(now, interval)
-			s.sentAt(now, interval)
 			continue // the pacing again before waiting for a change
 		}
 		select {
@@ -259,9 +255,7 @@ type session struct {
 	extSent     bool
 	resizeAsked int
 
-	hub          *mirrorHub // the mirror's sessions, sharing encodings
-	lastSlot     int64      // the pacing tick of the latest update (holdFor)
-	slotInterval time.Duration
+	hub *mirrorHub // the mirror's sessions, sharing encodings
 
 	updates int           // updates written, the writer's
 	enc     encoder       // the writer's only

@@ -27,7 +27,7 @@ import (
 // zlib stream per connection and no way to reset it: it is never shared.
 //
 // Sessions of a mirror also take their frames on one clock while they are
-// paced (see holdFor), so they send the same states and share them.
+// paced (see onTick), so they send the same states and share them.
 
 // mirrorHub is what the sessions of one mirror share.
 type mirrorHub struct {
@@ -170,22 +170,19 @@ func (s *session) encodeRect(ro rectOut, pf PixelFormat, pe pixelEncoding) (int3
 	return r.enc, r.data
 }
 
-// holdFor is how long a session that shares its mirror with others waits
-// before its next update, so that they take their frames together: a
-// clock common to every session ticks once an interval (multiples of
-// interval since the epoch), and a session sends at most one update per
-// tick. One that already sent in this tick waits for the next; all those
-// ready then read the same state and share its encoding. A change after a
-// quiet tick goes at once: every session wakes on it together anyway.
-func (s *session) holdFor(now time.Time, interval time.Duration) time.Duration {
-	n, iv := now.UnixNano(), int64(interval)
-	if interval != s.slotInterval || n/iv != s.lastSlot {
-		return 0
+// onTick stretches a pacing wait to the next tick of a clock common to
+// every session of the mirror (multiples of interval since the epoch), when
+// the mirror has other sessions: sessions held back by their pacing then
+// all wake at the same tick, read the same state and share its encoding.
+// An update the pacing allows at once (the first after a quiet moment, a
+// burst) goes at once: every session wakes on the change together anyway.
+func (s *session) onTick(now time.Time, wait, interval time.Duration) time.Duration {
+	if wait <= 0 || !s.hub.shared() {
+		return wait
 	}
-	return time.Duration(iv - n%iv)
-}
-
-// sentAt records the tick an update was planned in.
-func (s *session) sentAt(start time.Time, interval time.Duration) {
-	s.lastSlot, s.slotInterval = start.UnixNano()/int64(interval), interval
+	at, iv := now.Add(wait).UnixNano(), int64(interval)
+	if r := at % iv; r != 0 {
+		at += iv - r
+	}
+	return time.Duration(at - now.UnixNano())
 }
