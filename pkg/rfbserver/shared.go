@@ -2,10 +2,13 @@ package rfbserver
 
 import (
 	"bytes"
+	"hash/maphash"
 	"image"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/dvvhq/dvv/pkg/fb"
 )
@@ -37,6 +40,7 @@ type mirrorHub struct {
 	rects    map[shareKey]*sharedRect
 	order    []*sharedRect // oldest first, for eviction
 	bytes    int
+	updates  []*sharedUpdate // the latest planned updates, oldest first
 }
 
 // A hub keeps at most this many bytes and rectangles of encodings: a few
@@ -51,8 +55,9 @@ var (
 	hubs   = map[*fb.Buffer]*mirrorHub{}
 )
 
-// encodes counts pixel rectangles encoded (the tests' measure of sharing).
-var encodes atomic.Int64
+// encodes counts pixel rectangles encoded, plans the updates planned (the
+// tests' measures of sharing).
+var encodes, plans atomic.Int64
 
 // joinHub registers a session of buf.
 func joinHub(buf *fb.Buffer) *mirrorHub {
@@ -77,7 +82,7 @@ func (h *mirrorHub) leave() {
 	defer h.mu.Unlock()
 	if h.sessions--; h.sessions == 0 {
 		delete(hubs, h.buf)
-		h.rects, h.order, h.bytes = nil, nil, 0
+		h.rects, h.order, h.bytes, h.updates = nil, nil, 0, nil
 	}
 }
 
@@ -151,17 +156,19 @@ func (h *mirrorHub) publish(r *sharedRect, enc int32, data []byte) {
 // encodeRect copies rectangle ro out of the mirror, records it as what the
 // viewer has, and encodes it, or takes the bytes another session encoded
 // for the same pixels and settings.
-func (s *session) encodeRect(ro rectOut, pf PixelFormat, pe pixelEncoding) (int32, []byte) {
+// keep asks for bytes that stay valid after the next encode (the hub's),
+// shared or not.
+func (s *session) encodeRect(ro rectOut, pf PixelFormat, pe pixelEncoding, keep bool) (int32, []byte) {
 	e := &s.enc
 	sum, ok := e.copyBand(s.cfg.Buffer, ro.r)
-	if !ok || pe.enc == encZRLE || !s.hub.shared() {
+	if !ok || pe.enc == encZRLE || !keep && !s.hub.shared() {
 		return e.encodeBand(ro, pf, pe, false)
 	}
 	r, first := s.hub.claim(shareKey{pf: pf, pe: pe, photo: ro.photo, r: ro.r, sum: sum})
 	if first {
 		enc, data := e.encodeBand(ro, pf, pe, true)
 		s.hub.publish(r, enc, data)
-		return enc, data
+		return r.enc, r.data // the hub's copy: data is reused by the next encode
 	}
 	<-r.done
 	// The viewer's zlib stream was reset and fed by these bytes, not by
@@ -185,4 +192,92 @@ func (s *session) onTick(now time.Time, wait, interval time.Duration) time.Durat
 		at += iv - r
 	}
 	return time.Duration(at - now.UnixNano())
+}
+
+// Whole updates are shared too. Sessions whose viewers have the same
+// picture (their tile hashes hash alike: the state) and look at the mirror
+// at the same change (its sequence) would plan the same update: the first
+// plans and encodes it, the others take its rectangles, CopyRect
+// included, and the tile hashes it leaves. Planning, not only encoding,
+// is then done once a tick for every viewer in step.
+
+// maxSharedUpdates is how many planned updates a hub keeps (one per group
+// of settings is what is used): each holds a copy of the tile hashes (8
+// bytes per 64 pixels), and those copies are kept under maxSharedBytes.
+const maxSharedUpdates = 8
+
+type updateKey struct {
+	pf       PixelFormat
+	pe       pixelEncoding
+	copyRect bool
+	from     uint64 // the viewers' state before
+	seq      uint64 // the mirror's change planned from
+}
+
+// sharedUpdate is one planned update; set before done is closed. ok false
+// means the planner gave up (the update was too big to keep, or the
+// mirror was resized): the others plan their own.
+type sharedUpdate struct {
+	key   updateKey
+	done  chan struct{}
+	once  sync.Once
+	ok    bool
+	rects []rectOut // encoded, in order
+	sums  []uint64  // the tile hashes the update leaves
+}
+
+func (h *mirrorHub) claimUpdate(k updateKey) (*sharedUpdate, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, u := range h.updates {
+		if u.key == k {
+			return u, false
+		}
+	}
+	u := &sharedUpdate{key: k, done: make(chan struct{})}
+	h.updates = append(h.updates, u)
+	for len(h.updates) > 1 && (len(h.updates) > maxSharedUpdates || 8*len(h.updates)*len(h.updates[0].sums) > maxSharedBytes) {
+		h.updates[0] = nil
+		h.updates = h.updates[1:]
+	}
+	return u, true
+}
+
+// publishUpdate ends u: whole (ok) or given up. Only the first call counts.
+func (h *mirrorHub) publishUpdate(u *sharedUpdate, ok bool) {
+	u.once.Do(func() {
+		u.ok = ok
+		close(u.done)
+	})
+}
+
+// encodeAhead encodes the planned rectangles before they are written (so
+// that the sessions waiting for them need not wait for this viewer's
+// network) and publishes them with the tile hashes they leave. An update
+// over maxSharedBytes is given up: the rest is encoded as it is written.
+func (s *session) encodeAhead(u *sharedUpdate, rects []rectOut, pf PixelFormat, pe pixelEncoding) {
+	n := 0
+	for i := range rects {
+		r := &rects[i]
+		if r.enc == 0 {
+			yieldToAgent()
+			r.enc, r.data = s.encodeRect(*r, pf, pe, true)
+		}
+		if n += len(r.data); n > maxSharedBytes || s.enc.w < 0 {
+			return // the deferred publish gives it up
+		}
+	}
+	u.rects = slices.Clone(rects)
+	u.sums = slices.Clone(s.enc.sums)
+	s.hub.publishUpdate(u, true)
+}
+
+// stateHash names the picture the viewer has: a hash of its tile hashes
+// (never 0, which means unknown).
+func (e *encoder) stateHash() uint64 {
+	if len(e.sums) == 0 {
+		return 0
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e.sums))), len(e.sums)*8)
+	return maphash.Bytes(seed, b) | 1
 }

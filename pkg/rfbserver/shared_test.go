@@ -26,7 +26,8 @@ func pixelRects(c *rfb.Client) uint64 {
 }
 
 // TestViewersShareOneEncoding: viewers of one mirror asking for the same
-// encodings cause one encode per rectangle, whatever their number; a
+// encodings cause one plan per update and one encode per rectangle,
+// whatever their number; a
 // viewer with other settings (another JPEG quality, Raw, ZRLE) gets its
 // own, and every viewer's picture is the mirror's.
 func TestViewersShareOneEncoding(t *testing.T) {
@@ -57,7 +58,7 @@ func TestViewersShareOneEncoding(t *testing.T) {
 		for i, c := range all {
 			before[i] = pixelRects(c)
 		}
-		e0 := encodes.Load()
+		e0, p0 := encodes.Load(), plans.Load()
 		// Flat and few-colour areas (x < 200): lossless for every viewer
 		// up to the tile column that also holds noise (192..256), so the
 		// JPEG viewer too must match exactly left of it.
@@ -83,6 +84,11 @@ func TestViewersShareOneEncoding(t *testing.T) {
 		}
 		if got != want {
 			t.Fatalf("change %d: %d encodes for 6 viewers in 4 groups, want %d (one per rectangle of each group)", step, got, want)
+		}
+		// Once every viewer knows it shares (its first update), viewers
+		// with the same picture plan the same update once.
+		if n := plans.Load() - p0; step > 0 && n != 4 {
+			t.Fatalf("change %d: %d updates planned for 6 viewers in 4 groups, want 4", step, n)
 		}
 	}
 }

@@ -41,6 +41,7 @@ type encoder struct {
 	colours    *colourSet  // Tight's palette of the rectangle
 	tightZ     tightStream // Tight's zlib stream
 	jbuf       flushBuffer // Tight's JPEG
+	state      uint64      // a hash of sums when the mirror has other sessions, else 0
 }
 
 var seed = maphash.MakeSeed()
@@ -91,7 +92,7 @@ func (s *session) maybeUpdate() error {
 	s.resizeAsked = 0
 	s.mu.Unlock()
 	yieldToAgent()
-	d := s.tracker.Take()
+	d := s.tracker.Take() // exactly the damage up to d.Seq
 	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && !extDue && refusals == 0 && s.enc.w > 0 {
 		return nil // an incremental request waits for a change
 	}
@@ -110,9 +111,24 @@ func (s *session) maybeUpdate() error {
 		full = true
 	}
 	buf := s.cfg.Buffer
-	if full {
+	var owned *sharedUpdate // this session plans the update others take
+	planned := false
+	if !full && e.state != 0 && pe.enc != encZRLE && s.hub.shared() {
+		k := updateKey{pf: pf, pe: pe, copyRect: s.wants(encs, encCopyRect), from: e.state, seq: d.Seq}
+		u, first := s.hub.claimUpdate(k)
+		if first {
+			owned = u
+			defer s.hub.publishUpdate(u, false) // unless published whole below
+		} else if <-u.done; u.ok {
+			copy(e.sums, u.sums)
+			rects, planned = append(rects, u.rects...), true
+		}
+	}
+	switch {
+	case planned:
+	case full:
 		rects = appendPieces(rects, image.Rect(0, 0, w, h))
-	} else {
+	default:
 		area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
 		if s.wants(encs, encCopyRect) {
 			if cr, ok := e.findScroll(buf, area); ok {
@@ -121,8 +137,17 @@ func (s *session) maybeUpdate() error {
 		}
 		rects = e.diff(rects, buf, area)
 	}
-	if pe.enc == encTight && pe.tight.quality >= 0 {
+	if !planned {
+		plans.Add(1)
+	}
+	if !planned && pe.enc == encTight && pe.tight.quality >= 0 {
 		rects = e.splitPhoto(rects, buf)
+	}
+	if !planned && pe.enc == encTight {
+		rects = splitForTight(rects)
+	}
+	if owned != nil && e.w == w && e.h == h {
+		s.encodeAhead(owned, rects, pf, pe)
 	}
 	if e.w != w || e.h != h {
 		// Resized while planning: the next update sends the new size and
@@ -161,10 +186,12 @@ func (s *session) maybeUpdate() error {
 		s.inFlight++
 	}
 	s.mu.Unlock()
-	if pe.enc == encTight {
-		out = splitForTight(out)
+	err := s.write(out, pf, pe)
+	e.state = 0
+	if s.hub.shared() {
+		e.state = e.stateHash()
 	}
-	if err := s.write(out, pf, pe); err != nil || !fence {
+	if err != nil || !fence {
 		return err
 	}
 	// The viewer answers once it has read the update: until then this
@@ -212,7 +239,7 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 			data := r.data
 			if r.enc == 0 {
 				yieldToAgent() // also between the rectangles of a big update
-				r.enc, data = s.encodeRect(r, pf, pe)
+				r.enc, data = s.encodeRect(r, pf, pe, false)
 			}
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
 			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
