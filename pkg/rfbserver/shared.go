@@ -23,11 +23,16 @@ import (
 // options), so a session that lags and sends a different state never gets
 // another's bytes, it encodes its own.
 //
-// Shared bytes must not depend on a session's history. Raw, Tight's fill
-// and JPEG never do; Tight's zlib data does (four streams per connection),
-// so a shared Tight rectangle resets its zlib stream first (the reset
-// bits of the compression-control byte) and starts a new one. ZRLE has one
-// zlib stream per connection and no way to reset it: it is never shared.
+// Only Tight is shared: it is what browsers ask for and what costs (zlib,
+// JPEG). Raw costs a copy, which sharing would not save but replace with
+// an allocation of the same size per rectangle (on a big desktop, a heap
+// that grows by frames before the collector catches up); ZRLE has one zlib
+// stream per connection and no way to reset it.
+//
+// Shared bytes must not depend on a session's history. Tight's fill and
+// JPEG never do; its zlib data does (four streams per connection), so a
+// shared Tight rectangle resets its zlib stream first (the reset bits of
+// the compression-control byte) and starts a new one.
 //
 // Sessions of a mirror also take their frames on one clock while they are
 // paced (see onTick), so they send the same states and share them.
@@ -161,7 +166,7 @@ func (h *mirrorHub) publish(r *sharedRect, enc int32, data []byte) {
 func (s *session) encodeRect(ro rectOut, pf PixelFormat, pe pixelEncoding, keep bool) (int32, []byte) {
 	e := &s.enc
 	sum, ok := e.copyBand(s.cfg.Buffer, ro.r)
-	if !ok || pe.enc == encZRLE || !keep && !s.hub.shared() {
+	if !ok || pe.enc != encTight || !keep && !s.hub.shared() {
 		return e.encodeBand(ro, pf, pe, false)
 	}
 	r, first := s.hub.claim(shareKey{pf: pf, pe: pe, photo: ro.photo, r: ro.r, sum: sum})

@@ -113,7 +113,7 @@ func (s *session) maybeUpdate() error {
 	buf := s.cfg.Buffer
 	var owned *sharedUpdate // this session plans the update others take
 	planned := false
-	if !full && e.state != 0 && pe.enc != encZRLE && s.hub.shared() {
+	if !full && e.state != 0 && pe.enc == encTight && s.hub.shared() {
 		k := updateKey{pf: pf, pe: pe, copyRect: s.wants(encs, encCopyRect), from: e.state, seq: d.Seq}
 		u, first := s.hub.claimUpdate(k)
 		if first {
