@@ -207,8 +207,8 @@ func (s *session) onTick(now time.Time, wait, interval time.Duration) time.Durat
 // is then done once a tick for every viewer in step.
 
 // maxSharedUpdates is how many planned updates a hub keeps (one per group
-// of settings is what is used): each holds a copy of the tile hashes (8
-// bytes per 64 pixels), and those copies are kept under maxSharedBytes.
+// of settings is what is used); what they hold (rectangles and a copy of
+// the tile hashes, 8 bytes per 64 pixels) is kept under maxSharedBytes.
 const maxSharedUpdates = 8
 
 type updateKey struct {
@@ -229,6 +229,7 @@ type sharedUpdate struct {
 	ok    bool
 	rects []rectOut // encoded, in order
 	sums  []uint64  // the tile hashes the update leaves
+	size  int       // bytes held: rectangles and hashes
 }
 
 func (h *mirrorHub) claimUpdate(k updateKey) (*sharedUpdate, bool) {
@@ -241,17 +242,37 @@ func (h *mirrorHub) claimUpdate(k updateKey) (*sharedUpdate, bool) {
 	}
 	u := &sharedUpdate{key: k, done: make(chan struct{})}
 	h.updates = append(h.updates, u)
-	for len(h.updates) > 1 && (len(h.updates) > maxSharedUpdates || 8*len(h.updates)*len(h.updates[0].sums) > maxSharedBytes) {
-		h.updates[0] = nil
-		h.updates = h.updates[1:]
-	}
+	h.trimUpdates()
 	return u, true
 }
 
-// publishUpdate ends u: whole (ok) or given up. Only the first call counts.
-func (h *mirrorHub) publishUpdate(u *sharedUpdate, ok bool) {
+// trimUpdates drops the oldest planned updates beyond maxSharedUpdates or
+// maxSharedBytes (what they hold: rectangles and tile hashes). h.mu held.
+func (h *mirrorHub) trimUpdates() {
+	size := 0
+	for _, u := range h.updates {
+		size += u.size
+	}
+	for len(h.updates) > 1 && (len(h.updates) > maxSharedUpdates || size > maxSharedBytes) {
+		size -= h.updates[0].size
+		h.updates[0] = nil
+		h.updates = h.updates[1:]
+	}
+}
+
+// publishUpdate ends u: whole (with its rectangles and the tile hashes
+// they leave) or, with none, given up. Only the first call counts.
+func (h *mirrorHub) publishUpdate(u *sharedUpdate, rects []rectOut, sums []uint64) {
 	u.once.Do(func() {
-		u.ok = ok
+		h.mu.Lock()
+		if sums != nil {
+			u.ok, u.rects, u.sums, u.size = true, rects, sums, 8*len(sums)
+			for _, r := range rects {
+				u.size += len(r.data)
+			}
+			h.trimUpdates()
+		}
+		h.mu.Unlock()
 		close(u.done)
 	})
 }
@@ -272,9 +293,7 @@ func (s *session) encodeAhead(u *sharedUpdate, rects []rectOut, pf PixelFormat, 
 			return // the deferred publish gives it up
 		}
 	}
-	u.rects = slices.Clone(rects)
-	u.sums = slices.Clone(s.enc.sums)
-	s.hub.publishUpdate(u, true)
+	s.hub.publishUpdate(u, slices.Clone(rects), slices.Clone(s.enc.sums))
 }
 
 // stateHash names the picture the viewer has: a hash of its tile hashes

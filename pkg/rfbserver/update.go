@@ -118,7 +118,7 @@ func (s *session) maybeUpdate() error {
 		u, first := s.hub.claimUpdate(k)
 		if first {
 			owned = u
-			defer s.hub.publishUpdate(u, false) // unless published whole below
+			defer s.hub.publishUpdate(u, nil, nil) // unless published whole below
 		} else if <-u.done; u.ok {
 			copy(e.sums, u.sums)
 			rects, planned = append(rects, u.rects...), true
