@@ -13,15 +13,17 @@ import (
 	"github.com/dvvhq/dvv/pkg/fb"
 )
 
-// Viewers of one mirror share their encodings. Every session still plans
-// its own updates (what its viewer has, by hash, and CopyRect for scrolls,
-// which costs little), but a pixel rectangle is encoded once for all the
-// sessions that send the same pixels with the same settings: the first to
-// need it encodes it, the others wait for its bytes and send them. The
-// bytes are keyed by what they show (the rectangle, a hash of its pixels
-// as copied from the mirror, the pixel format, the encoding and its
-// options), so a session that lags and sends a different state never gets
-// another's bytes, it encodes its own.
+// Viewers of one mirror share their work, at two levels. Sessions whose
+// viewers have the same picture and look at the same change share the
+// whole planned update (see sharedUpdate, below). Otherwise every session
+// plans its own update (what its viewer has, by hash, and CopyRect for
+// scrolls), but a pixel rectangle is encoded once for all the sessions
+// that send the same pixels with the same settings: the first to need it
+// encodes it, the others wait for its bytes and send them. The bytes are
+// keyed by what they show (the rectangle, a hash of its pixels as copied
+// from the mirror, the pixel format, the encoding and its options), so a
+// session that lags and sends a different state never gets another's
+// bytes, it encodes its own.
 //
 // Only Tight is shared: it is what browsers ask for and what costs (zlib,
 // JPEG). Raw costs a copy, which sharing would not save but replace with
