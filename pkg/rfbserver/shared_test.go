@@ -193,3 +193,38 @@ func TestSharedEncodingsMatchXServer(t *testing.T) {
 		t.Fatal("the last change was sent without an encode")
 	}
 }
+
+// TestViewerLeftAloneKeepsItsStream: after updates shared with another
+// viewer (each shared Tight rectangle a new zlib stream), a viewer left
+// alone goes back to one stream across rectangles, and what it decodes is
+// still the mirror's.
+func TestViewerLeftAloneKeepsItsStream(t *testing.T) {
+	for round := 0; round < 6; round++ {
+		src := fb.New()
+		src.Resize(640, 480)
+		paint(src, image.Rect(0, 0, 640, 480), 1)
+		addr := serve(t, Config{Buffer: src})
+		lossless := &rfb.Config{Encodings: []int32{rfb.EncTight}}
+		a, b := dial(t, addr, lossless), dial(t, addr, lossless)
+		for step := 0; step < 4; step++ {
+			paint(src, image.Rect(0, 64*step, 640, 64*step+64), round*10+step+2)
+			waitSame(t, src, a.Framebuffer(), fmt.Sprintf("round %d, first viewer, change %d", round, step))
+			waitSame(t, src, b.Framebuffer(), fmt.Sprintf("round %d, second viewer, change %d", round, step))
+		}
+		a.Close()
+		deadline := time.Now().Add(10 * time.Second)
+		for hubOf(src).shared() && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // the first viewer's session ends
+		}
+		for step := 0; step < 4; step++ {
+			paint(src, image.Rect(0, 64*step, 640, 64*step+64), round*10+step+50)
+			waitSame(t, src, b.Framebuffer(), fmt.Sprintf("round %d, the viewer left alone, change %d", round, step))
+		}
+	}
+}
+
+func hubOf(buf *fb.Buffer) *mirrorHub {
+	hubsMu.Lock()
+	defer hubsMu.Unlock()
+	return hubs[buf]
+}

@@ -122,6 +122,7 @@ func (s *session) maybeUpdate() error {
 		} else if <-u.done; u.ok {
 			copy(e.sums, u.sums)
 			rects, planned = append(rects, u.rects...), true
+			e.tightZ.stale = true // the viewer's zlib stream gets another's bytes
 		}
 	}
 	switch {
