@@ -2,9 +2,10 @@ package rfbserver
 
 import (
 	"bytes"
-	"compress/zlib"
 	"image"
 	"image/jpeg"
+
+	"github.com/klauspost/compress/zlib"
 )
 
 // Tight encoding (7). Each rectangle is sent as the smallest of what fits
@@ -134,12 +135,26 @@ func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOpti
 		out = pf.appendTPixel(out, c)
 	}
 	data := e.raw[:0]
+	var prevRow []byte
 	for y := 0; y < h; y++ {
 		row := e.band[y*e.stride : y*e.stride+w*4]
+		if prevRow != nil && bytes.Equal(row, prevRow) {
+			// The same pixels give the same indices: the last row's again.
+			n := w
+			if len(pal) <= 2 {
+				n = (w + 7) / 8
+			}
+			data = append(data, data[len(data)-n:]...)
+			continue
+		}
+		prevRow = row
 		var cur byte
 		nbits := 0
+		last, idx := ^uint32(0), byte(0)
 		for i := 0; i < len(row); i += 4 {
-			idx := byte(e.colours.add(rgbAt(row, i)))
+			if c := rgbAt(row, i); c != last { // a run keeps its index
+				last, idx = c, byte(e.colours.add(c))
+			}
 			if len(pal) > 2 {
 				data = append(data, idx)
 				continue
