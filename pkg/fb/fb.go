@@ -313,6 +313,7 @@ type Damage struct {
 	Share   float64         // share of the frame's tiles that changed, 0..1
 	Bounds  image.Rectangle // bounding box of all changes; empty when none
 	Resized bool            // a resize happened
+	Seq     uint64          // the buffer's damage sequence when this was read
 }
 
 // Peek reports the accumulated damage without clearing it.
@@ -325,7 +326,7 @@ func (t *Tracker) Peek() Damage {
 func (t *Tracker) peekLocked() Damage {
 	cols := (t.b.w + TileSize - 1) / TileSize
 	rows := (t.b.h + TileSize - 1) / TileSize
-	d := Damage{Bounds: t.bounds, Resized: t.resized}
+	d := Damage{Bounds: t.bounds, Resized: t.resized, Seq: t.b.seq}
 	if cols*rows > 0 {
 		d.Share = float64(t.count) / float64(cols*rows)
 	}

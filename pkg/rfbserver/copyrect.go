@@ -9,23 +9,19 @@ import (
 // minScrollRows is the smallest band worth a CopyRect.
 const minScrollRows = 32
 
-// rowHashes fills rows with one hash per row of area: the row's tile
-// column hashes (sum, or the frame's when pix is given) combined, each
+// rowHash is row y of area as one hash: the row's tile column hashes (as
+// the viewer has them, or the frame's when pix is given) combined, each
 // mixed with its column so equal segments in two columns do not cancel.
-func (e *encoder) rowHashes(rows []uint64, pix []byte, stride int, area image.Rectangle) []uint64 {
-	rows = rows[:0]
-	for y := area.Min.Y; y < area.Max.Y; y++ {
-		var acc uint64
-		for c := area.Min.X / tile; c < (area.Max.X+tile-1)/tile; c++ {
-			h := e.sums[y*e.cols+c]
-			if pix != nil {
-				h = maphash.Bytes(seed, e.segment(pix, stride, y, c))
-			}
-			acc += mix(h ^ uint64(c)*0x9e3779b97f4a7c15)
+func (e *encoder) rowHash(pix []byte, stride, y int, area image.Rectangle) uint64 {
+	var acc uint64
+	for c := area.Min.X / tile; c < (area.Max.X+tile-1)/tile; c++ {
+		h := e.sums[y*e.cols+c]
+		if pix != nil {
+			h = maphash.Bytes(seed, e.segment(pix, stride, y, c))
 		}
-		rows = append(rows, acc)
+		acc += mix(h ^ uint64(c)*0x9e3779b97f4a7c15)
 	}
-	return rows
+	return acc
 }
 
 // mix is a 64-bit finaliser (splitmix64's).
@@ -40,14 +36,29 @@ func mix(z uint64) uint64 {
 // hashes as the viewer will move its pixels and returns the CopyRect,
 // which must be sent before any other rectangle of the update (it reads
 // the viewer's framebuffer as it was). area is tile-aligned.
-func (e *encoder) findScroll(pix []byte, stride int, area image.Rectangle) (rectOut, bool) {
+func (e *encoder) findScroll(buf frameReader, area image.Rectangle) (rectOut, bool) {
 	if area.Dy() < minScrollRows*2 || area.Dx() < tile {
 		return rectOut{}, false
 	}
-	e.newRows = e.rowHashes(e.newRows, pix, stride, area)
-	e.oldRows = e.rowHashes(e.oldRows, nil, 0, area)
+	// The viewer's rows cost no pixel reading; the frame's rows are hashed
+	// only as the search needs them (0: not yet), so a change that is no
+	// scroll (a new picture) costs three rows, not the area.
 	top := area.Min.Y
-	newRow := func(y int) uint64 { return e.newRows[y-top] }
+	e.oldRows = e.oldRows[:0]
+	for y := area.Min.Y; y < area.Max.Y; y++ {
+		e.oldRows = append(e.oldRows, e.rowHash(nil, 0, y, area))
+	}
+	if cap(e.newRows) < area.Dy() {
+		e.newRows = make([]uint64, area.Dy())
+	}
+	e.newRows = e.newRows[:area.Dy()]
+	clear(e.newRows)
+	newRow := func(y int) uint64 {
+		if e.newRows[y-top] == 0 {
+			e.read(buf, func(pix []byte, stride int) { e.newRows[y-top] = e.rowHash(pix, stride, y, area) })
+		}
+		return e.newRows[y-top]
+	}
 	oldRow := func(y int) uint64 { return e.oldRows[y-top] }
 	for _, probe := range []int{area.Min.Y + area.Dy()/2, area.Min.Y + area.Dy()/4, area.Min.Y + 3*area.Dy()/4} {
 		if newRow(probe) == oldRow(probe) {
@@ -66,6 +77,9 @@ func (e *encoder) findScroll(pix []byte, stride int, area image.Rectangle) (rect
 			}
 			for y1 < area.Max.Y && y1+dy < area.Max.Y && newRow(y1) == oldRow(y1+dy) {
 				y1++
+			}
+			if e.w < 0 {
+				return rectOut{}, false // resized meanwhile
 			}
 			if y1-y0 < minScrollRows {
 				continue

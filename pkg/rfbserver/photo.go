@@ -48,7 +48,7 @@ func looksPhotographic(colours int, overflow bool, runs, pixels int) bool {
 // splitPhoto cuts pixel rectangles where their 64-pixel tile columns turn
 // from photographic to not, and marks the photographic parts, so a
 // photograph beside text goes as JPEG and the text stays lossless.
-func (e *encoder) splitPhoto(rects []rectOut, pix []byte, stride int) []rectOut {
+func (e *encoder) splitPhoto(rects []rectOut, buf frameReader) []rectOut {
 	if e.colours == nil {
 		e.colours = &colourSet{}
 	}
@@ -59,16 +59,18 @@ func (e *encoder) splitPhoto(rects []rectOut, pix []byte, stride int) []rectOut 
 			continue
 		}
 		start, startPhoto := r.r.Min.X, false
-		for x := r.r.Min.X; x < r.r.Max.X; x += tile {
-			t := image.Rect(x, r.r.Min.Y, min(x+tile, r.r.Max.X), r.r.Max.Y)
-			p := e.tilePhotographic(pix, stride, t)
-			if x == r.r.Min.X {
-				startPhoto = p
-			} else if p != startPhoto {
-				out = append(out, rectOut{r: image.Rect(start, r.r.Min.Y, x, r.r.Max.Y), photo: startPhoto})
-				start, startPhoto = x, p
+		e.read(buf, func(pix []byte, stride int) { // one rectangle: at most a tile row
+			for x := r.r.Min.X; x < r.r.Max.X; x += tile {
+				t := image.Rect(x, r.r.Min.Y, min(x+tile, r.r.Max.X), r.r.Max.Y)
+				p := e.tilePhotographic(pix, stride, t)
+				if x == r.r.Min.X {
+					startPhoto = p
+				} else if p != startPhoto {
+					out = append(out, rectOut{r: image.Rect(start, r.r.Min.Y, x, r.r.Max.Y), photo: startPhoto})
+					start, startPhoto = x, p
+				}
 			}
-		}
+		})
 		out = append(out, rectOut{r: image.Rect(start, r.r.Min.Y, r.r.Max.X, r.r.Max.Y), photo: startPhoto})
 	}
 	return out
@@ -79,18 +81,7 @@ func (e *encoder) splitPhoto(rects []rectOut, pix []byte, stride int) []rectOut 
 func (e *encoder) tilePhotographic(pix []byte, stride int, t image.Rectangle) bool {
 	set := e.colours
 	set.reset()
-	runs, many, rows := 0, false, 0
-	for y := t.Min.Y; y < t.Max.Y; y += 2 {
-		rows++
-		row := pix[y*stride+t.Min.X*4 : y*stride+t.Max.X*4]
-		prev := ^uint32(0)
-		for i := 0; i < len(row); i += 4 {
-			if c := rgbAt(row, i); c != prev {
-				runs++
-				prev = c
-				many = many || set.add(c) < 0
-			}
-		}
-	}
-	return looksPhotographic(len(set.list), many, runs, t.Dx()*rows)
+	row0 := t.Min.Y*stride + t.Min.X*4
+	runs, many := countRuns(set, pix[row0:], stride, t.Dx(), 0, t.Dy(), 2)
+	return looksPhotographic(len(set.list), many, runs, t.Dx()*((t.Dy()+1)/2))
 }

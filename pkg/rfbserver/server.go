@@ -171,20 +171,16 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 		defer t.Stop()
 		cursorPoll = t.C
 	}
+	s.hub = joinHub(cfg.Buffer)
+	defer s.hub.leave()
 	pace := time.NewTimer(0)
 	defer pace.Stop()
 	var bucket pacer
 	for {
-		before := s.updates
-		if err := s.maybeUpdate(); err != nil {
-			return err
-		}
 		now := time.Now()
 		interval := updateInterval(now)
-		if s.updates != before {
-			bucket.spend(now, interval)
-		}
-		if wait := bucket.wait(now, interval); wait > 0 {
+		wait := s.onTick(now, bucket.wait(now, interval), interval)
+		if wait > 0 {
 			// What changes meanwhile goes in the next update; input is
 			// read all the while.
 			pace.Reset(wait)
@@ -200,6 +196,17 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 			}
 			continue
 		}
+		// Taken before looking for damage: a change landing after the look
+		// closes this one and wakes the session.
+		changed := cfg.Buffer.Changed()
+		before := s.updates
+		if err := s.maybeUpdate(); err != nil {
+			return err
+		}
+		if s.updates != before {
+			bucket.spend(now, interval)
+			continue // the pacing again before waiting for a change
+		}
 		select {
 		case <-cursorPoll:
 		case <-ctx.Done():
@@ -210,7 +217,7 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 			}
 			return err
 		case <-s.wake:
-		case <-cfg.Buffer.Changed():
+		case <-changed:
 		}
 	}
 }
@@ -247,6 +254,8 @@ type session struct {
 	// the machine, not to one viewer.
 	extSent     bool
 	resizeAsked int
+
+	hub *mirrorHub // the mirror's sessions, sharing encodings
 
 	updates int           // updates written, the writer's
 	enc     encoder       // the writer's only

@@ -2,9 +2,10 @@ package rfbserver
 
 import (
 	"bytes"
-	"compress/zlib"
 	"image"
 	"image/jpeg"
+
+	"github.com/klauspost/compress/zlib"
 )
 
 // Tight encoding (7). Each rectangle is sent as the smallest of what fits
@@ -75,9 +76,37 @@ func (f PixelFormat) appendTPixel(out []byte, c uint32) []byte {
 
 func rgbAt(p []byte, i int) uint32 { return uint32(p[i])<<16 | uint32(p[i+1])<<8 | uint32(p[i+2]) }
 
+// countRuns adds the colours of every step-th row of pix from y0 to y1
+// (w pixels from its start, stride bytes a row) to set, and counts the
+// runs of one colour along those rows and whether there were more than
+// 256 colours. A row equal to the one before (background, a flat area)
+// is compared, not walked: it adds its runs again and no colour.
+func countRuns(set *colourSet, pix []byte, stride, w, y0, y1, step int) (runs int, many bool) {
+	var prevRow []byte
+	prevRuns := 0
+	for y := y0; y < y1; y += step {
+		row := pix[y*stride : y*stride+w*4]
+		if prevRow != nil && bytes.Equal(row, prevRow) {
+			runs += prevRuns
+			continue
+		}
+		n, prev := 0, ^uint32(0)
+		for i := 0; i < len(row); i += 4 {
+			if c := rgbAt(row, i); c != prev {
+				n++
+				prev = c
+				many = many || set.add(c) < 0
+			}
+		}
+		runs += n
+		prevRow, prevRuns = row, n
+	}
+	return runs, many
+}
+
 // tight encodes the band (r, from 0,0) as one Tight rectangle; photo says
 // the planning found it photographic (see splitPhoto).
-func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo bool) []byte {
+func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo, stateless bool) []byte {
 	out := e.out[:0]
 	set := e.colours
 	if set == nil {
@@ -85,18 +114,7 @@ func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo bool) []
 		e.colours = set
 	}
 	set.reset()
-	runs, many := 0, false
-	for y := 0; y < h; y++ {
-		row := e.band[y*e.stride : y*e.stride+w*4]
-		prev := ^uint32(0)
-		for i := 0; i < len(row); i += 4 {
-			if c := rgbAt(row, i); c != prev {
-				runs++
-				prev = c
-				many = many || set.add(c) < 0
-			}
-		}
-	}
+	runs, many := countRuns(set, e.band, e.stride, w, 0, h, 1)
 	n := len(set.list)
 	photo = photo && looksPhotographic(n, many, runs, w*h)
 	switch {
@@ -105,24 +123,38 @@ func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo bool) []
 	case photo && o.quality >= 0 && pf.BPP > 8 && w >= 8 && h >= 8:
 		return e.tightJPEG(out, w, h, jpegQuality[o.quality])
 	case !many:
-		return e.tightPalette(out, pf, w, h, o)
+		return e.tightPalette(out, pf, w, h, o, stateless)
 	}
-	return e.tightCopy(out, pf, w, h, o)
+	return e.tightCopy(out, pf, w, h, o, stateless)
 }
 
-func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOptions) []byte {
+func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOptions, stateless bool) []byte {
 	pal := e.colours.list
 	out = append(out, tightStream0<<4|tightExplicit, tightFilterPal, byte(len(pal)-1))
 	for _, c := range pal {
 		out = pf.appendTPixel(out, c)
 	}
 	data := e.raw[:0]
+	var prevRow []byte
 	for y := 0; y < h; y++ {
 		row := e.band[y*e.stride : y*e.stride+w*4]
+		if prevRow != nil && bytes.Equal(row, prevRow) {
+			// The same pixels give the same indices: the last row's again.
+			n := w
+			if len(pal) <= 2 {
+				n = (w + 7) / 8
+			}
+			data = append(data, data[len(data)-n:]...)
+			continue
+		}
+		prevRow = row
 		var cur byte
 		nbits := 0
+		last, idx := ^uint32(0), byte(0)
 		for i := 0; i < len(row); i += 4 {
-			idx := byte(e.colours.add(rgbAt(row, i)))
+			if c := rgbAt(row, i); c != last { // a run keeps its index
+				last, idx = c, byte(e.colours.add(c))
+			}
 			if len(pal) > 2 {
 				data = append(data, idx)
 				continue
@@ -138,10 +170,10 @@ func (e *encoder) tightPalette(out []byte, pf PixelFormat, w, h int, o tightOpti
 		}
 	}
 	e.raw = data
-	return e.tightZlib(out, data, o)
+	return e.tightZlib(out, data, o, stateless)
 }
 
-func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions) []byte {
+func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions, stateless bool) []byte {
 	out = append(out, tightStream0<<4)
 	data := e.raw[:0]
 	rgb := pf.tpixelRGB()
@@ -156,24 +188,30 @@ func (e *encoder) tightCopy(out []byte, pf PixelFormat, w, h int, o tightOptions
 		}
 	}
 	e.raw = data
-	return e.tightZlib(out, data, o)
+	return e.tightZlib(out, data, o, stateless)
 }
 
 // tightZlib appends data through the zlib stream (a compact length
 // first), or as it is when it is too short to be worth compressing.
-func (e *encoder) tightZlib(out []byte, data []byte, o tightOptions) []byte {
+// stateless starts a new stream for this rectangle alone (the viewer
+// resets its stream too), so the bytes can be sent to any viewer.
+func (e *encoder) tightZlib(out []byte, data []byte, o tightOptions, stateless bool) []byte {
 	if len(data) < tightMinZlib {
 		return append(out, data...)
 	}
 	z := &e.tightZ
-	if z.w == nil || z.level != o.compress {
-		// A new stream, or a new level: the viewer resets its stream.
-		z.buf.Reset()
+	z.buf.Reset()
+	switch {
+	case z.w == nil || z.level != o.compress:
 		z.w, _ = zlib.NewWriterLevel(&z.buf, o.compress)
-		z.level = o.compress
+		z.level, z.fresh = o.compress, true
+	case stateless || z.stale:
+		z.w.Reset(&z.buf)
+	}
+	if z.fresh || stateless || z.stale {
 		out[0] |= 1 << tightStream0 // out starts with the compression-control byte
 	}
-	z.buf.Reset()
+	z.fresh, z.stale = false, false
 	z.w.Write(data)
 	z.w.Flush()
 	out = appendCompactLen(out, z.buf.Len())
@@ -212,6 +250,8 @@ type tightStream struct {
 	w     *zlib.Writer
 	buf   bytes.Buffer
 	level int
+	fresh bool // a new writer: the viewer must reset its stream
+	stale bool // the viewer's stream was fed bytes this writer did not make
 }
 
 // splitForTight cuts pixel rectangles to Tight's size bounds.

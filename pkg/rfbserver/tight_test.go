@@ -71,7 +71,7 @@ func TestTightChoosesByContent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var e encoder
 			fillBand(&e, 256, 64, tc.pixel)
-			out := e.tight(defaultFormat, 256, 64, tightOptions{quality: tc.quality, compress: 2}, true)
+			out := e.tight(defaultFormat, 256, 64, tightOptions{quality: tc.quality, compress: 2}, true, false)
 			if got := out[0] &^ 0x0f; got != tc.want {
 				t.Fatalf("control byte %#x, want %#x", got, tc.want)
 			}
@@ -165,7 +165,8 @@ func abs(v int) int {
 }
 
 // FuzzTightRoundTrip: any picture sent as lossless Tight (to a viewer
-// asking for any pixel layout pkg/rfb decodes) arrives exact. The bytes
+// asking for any pixel layout pkg/rfb decodes) arrives exact, to a viewer
+// alone and to two sharing the encoding (stateless zlib). The bytes
 // choose the size and a small palette-or-noise picture.
 func FuzzTightRoundTrip(f *testing.F) {
 	f.Add([]byte{200, 100, 1, 2, 3, 4, 5})
@@ -194,7 +195,12 @@ func FuzzTightRoundTrip(f *testing.F) {
 			}
 		}
 		src.EndWrite(image.Rect(0, 0, w, h))
-		c := dial(t, serve(t, Config{Buffer: src}), &rfb.Config{Encodings: []int32{rfb.EncTight}})
+		addr := serve(t, Config{Buffer: src})
+		c := dial(t, addr, &rfb.Config{Encodings: []int32{rfb.EncTight}})
 		waitSame(t, src, c.Framebuffer(), "tight round trip")
+		c2 := dial(t, addr, &rfb.Config{Encodings: []int32{rfb.EncTight}})
+		c3 := dial(t, addr, &rfb.Config{Encodings: []int32{rfb.EncTight}})
+		waitSame(t, src, c2.Framebuffer(), "tight round trip, shared")
+		waitSame(t, src, c3.Framebuffer(), "tight round trip, shared")
 	})
 }

@@ -41,6 +41,7 @@ type encoder struct {
 	colours    *colourSet  // Tight's palette of the rectangle
 	tightZ     tightStream // Tight's zlib stream
 	jbuf       flushBuffer // Tight's JPEG
+	state      uint64      // a hash of sums when the mirror has other sessions, else 0
 }
 
 var seed = maphash.MakeSeed()
@@ -91,7 +92,7 @@ func (s *session) maybeUpdate() error {
 	s.resizeAsked = 0
 	s.mu.Unlock()
 	yieldToAgent()
-	d := s.tracker.Take()
+	d := s.tracker.Take() // exactly the damage up to d.Seq
 	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && !extDue && refusals == 0 && s.enc.w > 0 {
 		return nil // an incremental request waits for a change
 	}
@@ -99,27 +100,62 @@ func (s *session) maybeUpdate() error {
 	pe := pixelEncodingOf(encs)
 	var rects []rectOut
 	resized := false
-	s.cfg.Buffer.Read(func(pix []byte, stride, w, h int, _ uint64) {
-		if w != e.w || h != e.h {
-			resized = e.w != 0 || e.h != 0
-			e.reset(w, h)
-			full = true
+	// The mirror's read lock is taken for one tile row (or one row) at a
+	// time, never for the whole planning: its writer, and an agent's
+	// screen queued behind that writer, wait microseconds, not the
+	// planning of every viewer.
+	w, h := s.cfg.Buffer.Size()
+	if w != e.w || h != e.h {
+		resized = e.w != 0 || e.h != 0
+		e.reset(w, h)
+		full = true
+	}
+	buf := s.cfg.Buffer
+	var owned *sharedUpdate // this session plans the update others take
+	planned := false
+	if !full && e.state != 0 && pe.enc == encTight && s.hub.shared() {
+		k := updateKey{pf: pf, pe: pe, copyRect: s.wants(encs, encCopyRect), from: e.state, seq: d.Seq}
+		u, first := s.hub.claimUpdate(k)
+		if first {
+			owned = u
+			defer s.hub.publishUpdate(u, nil, nil) // unless published whole below
+		} else if <-u.done; u.ok {
+			copy(e.sums, u.sums)
+			rects, planned = append(rects, u.rects...), true
+			e.tightZ.stale = true // the viewer's zlib stream gets another's bytes
 		}
-		if full {
-			rects = appendPieces(rects, image.Rect(0, 0, w, h))
-		} else {
-			area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
-			if s.wants(encs, encCopyRect) {
-				if cr, ok := e.findScroll(pix, stride, area); ok {
-					rects = append(rects, cr)
-				}
+	}
+	switch {
+	case planned:
+	case full:
+		rects = appendPieces(rects, image.Rect(0, 0, w, h))
+	default:
+		area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
+		if s.wants(encs, encCopyRect) {
+			if cr, ok := e.findScroll(buf, area); ok {
+				rects = append(rects, cr)
 			}
-			rects = e.diff(rects, pix, stride, area)
 		}
-		if pe.enc == encTight && pe.tight.quality >= 0 {
-			rects = e.splitPhoto(rects, pix, stride)
-		}
-	})
+		rects = e.diff(rects, buf, area)
+	}
+	if !planned {
+		plans.Add(1)
+	}
+	if !planned && pe.enc == encTight && pe.tight.quality >= 0 {
+		rects = e.splitPhoto(rects, buf)
+	}
+	if !planned && pe.enc == encTight {
+		rects = splitForTight(rects)
+	}
+	if owned != nil && e.w == w && e.h == h {
+		s.encodeAhead(owned, rects, pf, pe)
+	}
+	if e.w != w || e.h != h {
+		// Resized while planning: the next update sends the new size and
+		// everything.
+		s.poke()
+		return nil
+	}
 	if resized && !ext && !s.wants(encs, encDesktopSize) {
 		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
 	}
@@ -151,10 +187,12 @@ func (s *session) maybeUpdate() error {
 		s.inFlight++
 	}
 	s.mu.Unlock()
-	if pe.enc == encTight {
-		out = splitForTight(out)
+	err := s.write(out, pf, pe)
+	e.state = 0
+	if s.hub.shared() {
+		e.state = e.stateHash()
 	}
-	if err := s.write(out, pf, pe); err != nil || !fence {
+	if err != nil || !fence {
 		return err
 	}
 	// The viewer answers once it has read the update: until then this
@@ -202,7 +240,7 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 			data := r.data
 			if r.enc == 0 {
 				yieldToAgent() // also between the rectangles of a big update
-				r.enc, data = s.enc.encode(s.cfg.Buffer, r, pf, pe)
+				r.enc, data = s.encodeRect(r, pf, pe, false)
 			}
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
 			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
@@ -231,35 +269,40 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 	return nil
 }
 
-// encode copies rectangle r out of the mirror, records it as what the
-// viewer has, and encodes it. A mirror resized since the update was
-// planned sends r black; the size mismatch then makes the next update a
-// DesktopSize and a full frame.
-func (e *encoder) encode(buf interface {
-	Read(func(pix []byte, stride, w, h int, seq uint64))
-}, ro rectOut, pf PixelFormat, pe pixelEncoding) (int32, []byte) {
-	r := ro.r
+// copyBand copies rectangle r out of the mirror into the band, records it
+// as what the viewer has, and returns a hash of what it copied. A mirror
+// resized since the update was planned gives r black (ok false); the size
+// mismatch then makes the next update a DesktopSize and a full frame.
+func (e *encoder) copyBand(buf frameReader, r image.Rectangle) (sum uint64, ok bool) {
 	e.stride = r.Dx() * 4
 	e.band = grow(e.band, e.stride*r.Dy())
-	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
-		if w != e.w || h != e.h {
-			clear(e.band)
-			e.w, e.h = -1, -1
-			return
-		}
+	ok = e.read(buf, func(pix []byte, stride int) {
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			copy(e.band[(y-r.Min.Y)*e.stride:], pix[y*stride+r.Min.X*4:y*stride+r.Max.X*4])
 			for c := r.Min.X / tile; c < (r.Max.X+tile-1)/tile; c++ {
-				e.sums[y*e.cols+c] = maphash.Bytes(seed, e.segment(pix, stride, y, c))
+				h := maphash.Bytes(seed, e.segment(pix, stride, y, c))
+				e.sums[y*e.cols+c] = h
+				sum = mix(sum + h)
 			}
 		}
 	})
+	if !ok {
+		clear(e.band)
+	}
+	return sum, ok
+}
+
+// encodeBand encodes the band copied for ro. stateless asks for bytes that
+// do not depend on what this session sent before (see shared.go).
+func (e *encoder) encodeBand(ro rectOut, pf PixelFormat, pe pixelEncoding, stateless bool) (int32, []byte) {
+	encodes.Add(1)
+	r := ro.r
 	local := image.Rect(0, 0, r.Dx(), r.Dy())
 	switch pe.enc {
 	case encZRLE:
 		return encZRLE, e.zrle(pf, local)
 	case encTight:
-		e.out = e.tight(pf, r.Dx(), r.Dy(), pe.tight, ro.photo)
+		e.out = e.tight(pf, r.Dx(), r.Dy(), pe.tight, ro.photo, stateless)
 		return encTight, e.out
 	}
 	e.out = pf.appendRect(e.out[:0], e.band, e.stride, 0, 0, r.Dx(), r.Dy(), pf.pixelSize(), 0)
@@ -312,26 +355,54 @@ func alignTiles(r image.Rectangle) image.Rectangle {
 	return image.Rect(r.Min.X/tile*tile, r.Min.Y/tile*tile, (r.Max.X+tile-1)/tile*tile, (r.Max.Y+tile-1)/tile*tile)
 }
 
+// frameReader is the mirror as the encoder reads it.
+type frameReader interface {
+	Read(func(pix []byte, stride, w, h int, seq uint64))
+}
+
+// read runs fn with the mirror's pixels under its read lock when the
+// mirror is still the size the viewer has, and reports whether it was.
+// A mirror resized meanwhile leaves the encoder sized -1×-1: the next
+// update sends the new size and everything.
+func (e *encoder) read(buf frameReader, fn func(pix []byte, stride int)) bool {
+	ok := false
+	buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
+		if w == e.w && h == e.h {
+			ok = true
+			fn(pix, stride)
+		}
+	})
+	if !ok {
+		e.w, e.h = -1, -1
+	}
+	return ok
+}
+
 // diff appends the tiles of area whose pixels differ from what the viewer
 // has (by hash), neighbours on a row merged.
-func (e *encoder) diff(out []rectOut, pix []byte, stride int, area image.Rectangle) []rectOut {
+func (e *encoder) diff(out []rectOut, buf frameReader, area image.Rectangle) []rectOut {
 	for ty := area.Min.Y; ty < area.Max.Y; ty += tile {
 		th := min(tile, area.Max.Y-ty)
 		run := image.Rectangle{}
-		for tx := area.Min.X; tx < area.Max.X; tx += tile {
-			tw := min(tile, area.Max.X-tx)
-			changed := false
-			for y := ty; y < ty+th && !changed; y++ {
-				changed = maphash.Bytes(seed, e.segment(pix, stride, y, tx/tile)) != e.sums[y*e.cols+tx/tile]
+		ok := e.read(buf, func(pix []byte, stride int) {
+			for tx := area.Min.X; tx < area.Max.X; tx += tile {
+				tw := min(tile, area.Max.X-tx)
+				changed := false
+				for y := ty; y < ty+th && !changed; y++ {
+					changed = maphash.Bytes(seed, e.segment(pix, stride, y, tx/tile)) != e.sums[y*e.cols+tx/tile]
+				}
+				if changed {
+					run = run.Union(image.Rect(tx, ty, tx+tw, ty+th))
+					continue
+				}
+				if !run.Empty() {
+					out = appendPieces(out, run)
+					run = image.Rectangle{}
+				}
 			}
-			if changed {
-				run = run.Union(image.Rect(tx, ty, tx+tw, ty+th))
-				continue
-			}
-			if !run.Empty() {
-				out = appendPieces(out, run)
-				run = image.Rectangle{}
-			}
+		})
+		if !ok {
+			return out
 		}
 		if !run.Empty() {
 			out = appendPieces(out, run)

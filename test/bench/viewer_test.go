@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"image"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/rfb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -170,16 +173,40 @@ func TestViewerBench(t *testing.T) {
 	tabs := []tab{dvv, anchor}
 
 	// 1. Latency: a full-screen colour change until the canvas shows it.
+	// Our RFB client on both paths (through dvvd's page WebSocket, and
+	// straight to Xvnc, noVNC's encodings) watches the same pixel beside
+	// the browsers: the part of a gap that is dvvd's, not the page's.
+	encs := &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7}
+	_, goDvv := goViewerConn(t, viewerURL, id, encs)
+	goDirect, err := rfb.Dial(context.Background(), v.Addr, encs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go goDirect.Run()
 	colours := [][3]int{{0xc0, 0x30, 0x30}, {0x30, 0xc0, 0x60}, {0x20, 0x40, 0xd0}, {0xe0, 0xe0, 0x40}}
 	lat := make([]durations, len(tabs))
+	var goLat [2]durations
 	for i := 0; i < 40; i++ {
 		col := colours[i%len(colours)]
 		for _, tb := range tabs {
 			var ok bool
 			tb.eval(t, fmt.Sprintf(`(window.__watch(700, 500, %d, %d, %d), true)`, col[0], col[1], col[2]), &ok)
 		}
+		var seen [2]chan time.Time
+		for k, c := range []*rfb.Client{goDvv, goDirect} {
+			seen[k] = make(chan time.Time, 1)
+			go watchPixel(c.Framebuffer(), 700, 500, col, seen[k])
+		}
 		t0 := time.Now()
 		v.Run(t, "xsetroot", "-solid", fmt.Sprintf("#%02x%02x%02x", col[0], col[1], col[2]))
+		for k := range seen {
+			select {
+			case at := <-seen[k]:
+				goLat[k] = append(goLat[k], at.Sub(t0))
+			case <-time.After(10 * time.Second):
+				t.Fatalf("our RFB client never showed colour %v", col)
+			}
+		}
 		for k, tb := range tabs {
 			deadline := time.Now().Add(10 * time.Second)
 			for {
@@ -200,6 +227,10 @@ func TestViewerBench(t *testing.T) {
 	for k, tb := range tabs {
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", tb.name, ms(lat[k].pct(0.5)), ms(lat[k].pct(0.9))))
 	}
+	rows = append(rows, fmt.Sprintf("| our RFB client through dvvd's page WebSocket | %s | %s |", ms(goLat[0].pct(0.5)), ms(goLat[0].pct(0.9))),
+		fmt.Sprintf("| our RFB client straight to Xvnc | %s | %s |", ms(goLat[1].pct(0.5)), ms(goLat[1].pct(0.9))))
+	goDvv.Close()
+	goDirect.Close()
 	report(t, fmt.Sprintf("Remote change → browser canvas, %dx%d Xvnc, full-screen colour change (xsetroot), 40 changes", W, H), rows...)
 
 	// 2. Bytes per second to the browser.
@@ -259,26 +290,37 @@ func TestViewerBench(t *testing.T) {
 	// cores. Rounds alternate without and with them, so drift in the
 	// machine's load falls on both.
 	var q0, q3 durations
-	screens := func(into *durations) {
+	// CPU while the screens run, without and with the viewers: dvvd's (in
+	// clock ticks of 10 ms) and this process's (the viewers' decoding).
+	var cpu0, cpu3 struct{ dvvd, self, wall time.Duration }
+	screens := func(into *durations, cpu *struct{ dvvd, self, wall time.Duration }) {
+		d0, s0, w0 := d.cpuTicks(), selfCPU(), time.Now()
 		*into = append(*into, timeN(30, func() { must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}}) })...)
+		cpu.dvvd += time.Duration(d.cpuTicks()-d0) * 10 * time.Millisecond
+		cpu.self += selfCPU() - s0
+		cpu.wall += time.Since(w0)
 	}
 	for round := 0; round < 4; round++ {
-		screens(&q0)
+		screens(&q0, &cpu0)
 		var viewers []*rfb.Client
 		for i := 0; i < 3; i++ {
 			viewers = append(viewers, goViewer(t, viewerURL, id))
 		}
 		time.Sleep(time.Second) // their first full frames
-		screens(&q3)
+		screens(&q3, &cpu3)
 		for _, v := range viewers {
 			v.Close()
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	share := func(cpu, wall time.Duration) string { return fmt.Sprintf("%.0f%%", 100*cpu.Seconds()/wall.Seconds()) }
 	report(t, "Agent `screen` with three viewers decoding in the test process (dvvd's own cost; xterm scrolling, 1024x768, 4 alternating rounds of 30)",
 		"| op | no viewer p50 / p90 | three viewers p50 / p90 | p50 change |", "| --- | --- | --- | --- |",
 		fmt.Sprintf("| `screen` (full PNG) | %s / %s | %s / %s | %+.0f%% |", ms(q0.pct(0.5)), ms(q0.pct(0.9)), ms(q3.pct(0.5)), ms(q3.pct(0.9)),
-			100*(float64(q3.pct(0.5))/float64(q0.pct(0.5))-1)))
+			100*(float64(q3.pct(0.5))/float64(q0.pct(0.5))-1)),
+		"", "| CPU (share of one core) while the screens run | no viewer | three viewers |", "| --- | --- | --- |",
+		fmt.Sprintf("| dvvd | %s | %s |", share(cpu0.dvvd, cpu0.wall), share(cpu3.dvvd, cpu3.wall)),
+		fmt.Sprintf("| bench process (the agent's client; with viewers, their decoding) | %s | %s |", share(cpu0.self, cpu0.wall), share(cpu3.self, cpu3.wall)))
 	s0, c0 := agent()
 	for i := 0; i < 3; i++ {
 		openTab(t, fmt.Sprintf("viewer %d", i+1), viewerURL)
@@ -313,6 +355,30 @@ func TestViewerBench(t *testing.T) {
 		"| before | peak | at 10 s | at 20 s | at 30 s | stalled tab disconnected by dvvd |", "| --- | --- | --- | --- | --- | --- |",
 		fmt.Sprintf("| %.1f MiB | %.1f MiB | %.1f MiB | %.1f MiB | %.1f MiB | %v |", float64(rss0)/1024, float64(peak)/1024,
 			float64(samples[9])/1024, float64(samples[19])/1024, float64(samples[29])/1024, dropped))
+}
+
+// watchPixel sends the time pixel (x, y) of buf first shows colour c.
+func watchPixel(buf *fb.Buffer, x, y int, c [3]int, seen chan<- time.Time) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		changed := buf.Changed()
+		img, _ := buf.Snapshot(image.Rect(x, y, x+1, y+1))
+		if len(img.Pix) >= 3 && int(img.Pix[0]) == c[0] && int(img.Pix[1]) == c[1] && int(img.Pix[2]) == c[2] {
+			seen <- time.Now()
+			return
+		}
+		select {
+		case <-changed:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// selfCPU is the CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // countingConn counts the bytes read through it.
