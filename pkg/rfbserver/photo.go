@@ -12,11 +12,39 @@ type colourSet struct {
 	keys  [1024]uint32
 	index [1024]int16 // 0: empty, else palette index + 1
 	list  []uint32
+	count [256]int32  // pixels counted of each palette colour
+	row   []colourRun // the last row walked, counted again when a row repeats
+}
+
+// colourRun is a run of one palette colour along a row.
+type colourRun struct {
+	idx int16
+	n   int32
 }
 
 func (s *colourSet) reset() {
 	clear(s.index[:])
+	clear(s.count[:len(s.list)])
 	s.list = s.list[:0]
+}
+
+// tally counts a run of n pixels of palette colour idx (-1: a colour past
+// the 256th, not counted).
+func (s *colourSet) tally(idx, n int) {
+	if idx < 0 {
+		return
+	}
+	s.count[idx] += int32(n)
+	s.row = append(s.row, colourRun{int16(idx), int32(n)})
+}
+
+// dominant is the pixel count of the most common colour counted.
+func (s *colourSet) dominant() int {
+	m := int32(0)
+	for _, n := range s.count[:len(s.list)] {
+		m = max(m, n)
+	}
+	return int(m)
 }
 
 // add returns c's palette index, or -1 once there are more than 256.
@@ -38,11 +66,14 @@ func (s *colourSet) add(c uint32) int {
 	}
 }
 
-// looksPhotographic: many colours, seldom repeated along a row (a
-// photograph, video, noise). Text, even anti-aliased, has few colours and
-// long runs of background.
-func looksPhotographic(colours int, overflow bool, runs, pixels int) bool {
-	return (overflow || colours > 64) && runs*4 > pixels
+// looksPhotographic: many colours, seldom repeated along a row, none of
+// them common (a photograph, video, noise). Text has few colours and long
+// runs of background; dense anti-aliased text can have many colours and
+// short runs, but its background still covers a good part of the area
+// (about half in `ls -l` in a smoothed font), where no colour of a
+// photograph covers more than a few percent.
+func looksPhotographic(colours int, overflow bool, runs, dominant, pixels int) bool {
+	return (overflow || colours > 64) && runs*4 > pixels && dominant*4 < pixels
 }
 
 // splitPhoto cuts pixel rectangles where their 64-pixel tile columns turn
@@ -83,5 +114,5 @@ func (e *encoder) tilePhotographic(pix []byte, stride int, t image.Rectangle) bo
 	set.reset()
 	row0 := t.Min.Y*stride + t.Min.X*4
 	runs, many := countRuns(set, pix[row0:], stride, t.Dx(), 0, t.Dy(), 2)
-	return looksPhotographic(len(set.list), many, runs, t.Dx()*((t.Dy()+1)/2))
+	return looksPhotographic(len(set.list), many, runs, set.dominant(), t.Dx()*((t.Dy()+1)/2))
 }

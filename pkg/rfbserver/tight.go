@@ -79,8 +79,9 @@ func rgbAt(p []byte, i int) uint32 { return uint32(p[i])<<16 | uint32(p[i+1])<<8
 // countRuns adds the colours of every step-th row of pix from y0 to y1
 // (w pixels from its start, stride bytes a row) to set, and counts the
 // runs of one colour along those rows and whether there were more than
-// 256 colours. A row equal to the one before (background, a flat area)
-// is compared, not walked: it adds its runs again and no colour.
+// 256 colours; set also counts the pixels of each colour. A row equal to
+// the one before (background, a flat area) is compared, not walked: it
+// adds its runs and counts again and no colour.
 func countRuns(set *colourSet, pix []byte, stride, w, y0, y1, step int) (runs int, many bool) {
 	var prevRow []byte
 	prevRuns := 0
@@ -88,15 +89,26 @@ func countRuns(set *colourSet, pix []byte, stride, w, y0, y1, step int) (runs in
 		row := pix[y*stride : y*stride+w*4]
 		if prevRow != nil && bytes.Equal(row, prevRow) {
 			runs += prevRuns
+			for _, r := range set.row {
+				set.count[r.idx] += r.n
+			}
 			continue
 		}
-		n, prev := 0, ^uint32(0)
+		set.row = set.row[:0]
+		n, prev, idx, start := 0, ^uint32(0), -1, 0
 		for i := 0; i < len(row); i += 4 {
 			if c := rgbAt(row, i); c != prev {
+				if n > 0 {
+					set.tally(idx, i/4-start)
+				}
 				n++
-				prev = c
-				many = many || set.add(c) < 0
+				prev, start = c, i/4
+				idx = set.add(c)
+				many = many || idx < 0
 			}
+		}
+		if n > 0 {
+			set.tally(idx, w-start)
 		}
 		runs += n
 		prevRow, prevRuns = row, n
@@ -116,7 +128,7 @@ func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo, statele
 	set.reset()
 	runs, many := countRuns(set, e.band, e.stride, w, 0, h, 1)
 	n := len(set.list)
-	photo = photo && looksPhotographic(n, many, runs, w*h)
+	photo = photo && looksPhotographic(n, many, runs, set.dominant(), w*h)
 	switch {
 	case !many && n == 1:
 		return pf.appendTPixel(append(out, tightFill), set.list[0])
