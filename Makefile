@@ -75,6 +75,8 @@ fuzz:
 
 lint:
 	$(GO) vet $(PKGS)
+	@# The benchmarks build only with their tag: vet them too, so they keep up.
+	$(GO) vet -tags bench ./test/bench
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@# go.mod and go.sum must be what `go mod tidy` makes of the imports.
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' (what it would change: go mod tidy -diff)"; exit 1; }
