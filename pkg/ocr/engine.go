@@ -47,36 +47,14 @@ type Engine struct {
 	Worker string
 	// Program is the path or name of the tesseract program.
 	Program string
-	// Scale, when not 0, is the upscale factor applied to every block
-	// before recognition. 0 chooses per block (blockScale): Tesseract
-	// reads glyphs best at 20 to 30 pixels high, UI fonts are 10 to 13
-	// and terminal fonts 13 to 16 (docs/ocr.md has the measurements).
+	// Scale is the upscale factor applied before recognition: Tesseract
+	// reads glyphs best at 20 to 30 pixels high, and UI fonts are 10 to 13
+	// (docs/ocr.md has the measurement). 0 means DefaultScale.
 	Scale int
 }
 
-// Scales are in halves: 3 is 1.5x, 4 is 2x.
-const (
-	smallTextScale = 4 // lines under bigTextHeight pixels of ink: 2x
-	bigTextScale   = 3 // taller lines: 1.5x, a quarter less recognition
-	// bigTextHeight is the ink height (ascender to descender) from which
-	// a one-line block is read at 1.5x: 14 pixels become 21.
-	bigTextHeight = 14
-)
-
-// blockScale is the scale (in halves) a block is read at: 1.5x for one
-// line of text at least bigTextHeight high, else 2x. Tesseract's time
-// grows with the picture it is given, and from about 20 pixels high its
-// reading of terminal and UI text does not improve.
-func (e *Engine) blockScale(b block) int {
-	if e.Scale > 0 {
-		return 2 * e.Scale
-	}
-	h, one := lineExtent(b.g, b.r, b.g.background(b.r))
-	if one && h >= bigTextHeight {
-		return bigTextScale
-	}
-	return smallTextScale
-}
+// DefaultScale is the upscale factor used when Engine.Scale is 0.
+const DefaultScale = 2
 
 // NewEngine returns an engine using the worker FindWorker finds and, when
 // there is none or it cannot start, program, or $DVV_TESSERACT, or
@@ -149,7 +127,6 @@ type block struct {
 	g      *gray
 	r      image.Rectangle
 	origin image.Point
-	scale  int // what it is read at, in halves (blockScale)
 }
 
 // segment cuts an area of the screen (img, whose top-left corner is at
@@ -191,6 +168,10 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	if err := e.Check(); err != nil {
 		return nil, work{}, err
 	}
+	scale := e.Scale
+	if scale <= 0 {
+		scale = DefaultScale
+	}
 	var out []Line
 	// Each distinct block is recognised once: a terminal repeats the same
 	// pieces of text (-rw-r--r--, "1 root root", a date) on many lines, and
@@ -205,8 +186,7 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	}
 	rows, cost := 0, 0
 	for _, b := range blocks {
-		b.scale = e.blockScale(b)
-		k := contentKey(seed, b, b.scale)
+		k := contentKey(seed, b, scale)
 		if cache != nil {
 			if lines, ok := cache.get(k, b); ok {
 				out = append(out, lines...)
@@ -219,7 +199,7 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		}
 		seen[k] = len(todo)
 		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
-		rows += b.rows()
+		rows += (b.r.Dy() + pad) * scale
 		cost += blockCost(b)
 	}
 	if len(todo) == 0 {
@@ -241,9 +221,9 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	var cur *canvas
 	curCost := 0
 	for i, b := range todo {
-		r, c := b.rows(), blockCost(b)
+		r, c := (b.r.Dy()+pad)*scale, blockCost(b)
 		if cur == nil || (cur.rows > 0 && (cur.rows+r > canvasRows || (curCost+c/2 > share && len(canvases) < n))) {
-			cur = &canvas{}
+			cur = &canvas{scale: scale}
 			canvases = append(canvases, cur)
 			first = append(first, i)
 			curCost = 0
@@ -360,17 +340,12 @@ func langMissing(lang string) error {
 	return &UnavailableError{Reason: fmt.Sprintf("the language data for %q is not installed (Debian: apt install tesseract-ocr-%s)", lang, strings.SplitN(lang, "+", 2)[0])}
 }
 
-// pad is the white space around each block on a canvas, in canvas pixels.
-const pad = 16
-
-// scaled is n source pixels at scale s (in halves), rounded up.
-func scaled(n, s int) int { return (n*s + 1) / 2 }
-
-// rows is the canvas height the block takes, with its padding.
-func (b block) rows() int { return scaled(b.r.Dy(), b.scale) + pad }
+// pad is the white space around each block on a canvas, in source pixels.
+const pad = 8
 
 // canvas is one engine run's picture: blocks stacked top to bottom.
 type canvas struct {
+	scale  int
 	blocks []block
 	at     []image.Rectangle // each block's place on the canvas (upscaled pixels)
 	rows   int
@@ -378,12 +353,13 @@ type canvas struct {
 }
 
 func (c *canvas) add(b block) {
-	top := c.rows + pad
-	r := image.Rect(pad, top, pad+scaled(b.r.Dx(), b.scale), top+scaled(b.r.Dy(), b.scale))
+	s := c.scale
+	top := c.rows + pad*s
+	r := image.Rect(pad*s, top, pad*s+b.r.Dx()*s, top+b.r.Dy()*s)
 	c.blocks = append(c.blocks, b)
 	c.at = append(c.at, r)
 	c.rows = r.Max.Y
-	c.cols = max(c.cols, r.Max.X+pad)
+	c.cols = max(c.cols, r.Max.X+pad*s)
 }
 
 // pgm wraps grey pixels in a binary PGM header.
@@ -394,7 +370,7 @@ func pgm(pix []byte, w, h int) []byte {
 // draw draws the canvas: white paper, each block upscaled (bilinear) and
 // inverted when its paper is dark, as w x h grey bytes.
 func (c *canvas) draw() (dst []byte, w, h int) {
-	w, h = c.cols, c.rows+pad
+	w, h = c.cols, c.rows+pad*c.scale
 	dst = make([]byte, w*h)
 	for i := range dst {
 		dst[i] = 0xff
@@ -402,12 +378,12 @@ func (c *canvas) draw() (dst []byte, w, h int) {
 	for i, b := range c.blocks {
 		paper := b.g.background(b.r)
 		invert := paper < 128
-		upscale(b.g, b.r, b.scale, invert, dst, w, c.at[i].Min)
+		upscale(b.g, b.r, c.scale, invert, dst, w, c.at[i].Min)
 		white := paper
 		if invert {
 			white = 255 - paper
 		}
-		eraseFrames(b.g, b.r, paper, b.scale, dst, w, c.at[i].Min, white)
+		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, white)
 	}
 	return dst, w, h
 }
@@ -427,7 +403,7 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 					continue
 				}
 				b := c.blocks[i]
-				box := unscale(w.Box.Intersect(at).Sub(at.Min), b.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
+				box := unscale(w.Box.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
 				if !box.Empty() {
 					nl := per[i]
 					if nl == nil {
@@ -449,13 +425,13 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 	return out
 }
 
-// unscale maps a box on the upscaled picture (scale s, in halves) back to
-// source pixels, rounding outward so the box still holds the glyphs.
+// unscale maps a box on the upscaled picture back to source pixels,
+// rounding outward so the box still holds the glyphs.
 func unscale(r image.Rectangle, s int) image.Rectangle {
-	return image.Rect(r.Min.X*2/s, r.Min.Y*2/s, (r.Max.X*2+s-1)/s, (r.Max.Y*2+s-1)/s)
+	return image.Rect(r.Min.X/s, r.Min.Y/s, (r.Max.X+s-1)/s, (r.Max.Y+s-1)/s)
 }
 
-// upscale draws r of g, s/2 times larger with bilinear interpolation, into
+// upscale draws r of g, s times larger with bilinear interpolation, into
 // dst (stride w) at p.
 func upscale(g *gray, r image.Rectangle, s int, invert bool, dst []byte, w int, p image.Point) {
 	bw, bh := r.Dx(), r.Dy()
@@ -466,17 +442,17 @@ func upscale(g *gray, r image.Rectangle, s int, invert bool, dst []byte, w int, 
 		}
 		return v
 	}
-	for oy := 0; oy < scaled(bh, s); oy++ {
-		// Sample centres: source = (o + 0.5)/(s/2) - 0.5, in 1/256ths.
-		fy := ((2*oy+1)*256)/s - 128
+	for oy := 0; oy < bh*s; oy++ {
+		// Sample centres: source = (o + 0.5)/s - 0.5, in 1/256ths.
+		fy := ((2*oy+1)*256)/(2*s) - 128
 		y0, wy := 0, 0
 		if fy > 0 {
 			y0, wy = fy>>8, fy&0xff
 		}
 		y1 := min(y0+1, bh-1)
 		row := dst[(p.Y+oy)*w+p.X:]
-		for ox := 0; ox < scaled(bw, s); ox++ {
-			fx := ((2*ox+1)*256)/s - 128
+		for ox := 0; ox < bw*s; ox++ {
+			fx := ((2*ox+1)*256)/(2*s) - 128
 			x0, wx := 0, 0
 			if fx > 0 {
 				x0, wx = fx>>8, fx&0xff

@@ -13,7 +13,7 @@ const maxComponents = 8192
 // text field's box, a window border. The engine takes a button row with
 // its outlines for a picture and reads nothing; without them it reads the
 // labels. The mask is of the source block (unscaled); dst holds the
-// block upscaled s/2 times at p with stride w.
+// upscaled block at p with stride w.
 func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w int, p image.Point, white byte) {
 	bw, bh := r.Dx(), r.Dy()
 	label := make([]int32, bw*bh)
@@ -75,11 +75,9 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 				if label[y*bw+x] != id {
 					continue
 				}
-				// The source pixel covers [x*s/2, ceil((x+1)*s/2)) on the
-				// canvas (s in halves).
-				for oy := y * s / 2; oy < scaled(y+1, s); oy++ {
-					row := dst[(p.Y+oy)*w+p.X:]
-					for ox := x * s / 2; ox < scaled(x+1, s); ox++ {
+				for oy := 0; oy < s; oy++ {
+					row := dst[(p.Y+y*s+oy)*w+p.X+x*s:]
+					for ox := 0; ox < s; ox++ {
 						row[ox] = white
 					}
 				}
