@@ -164,8 +164,8 @@ func BenchmarkFullScreenRead(b *testing.B) {
 }
 
 // dumpCanvases writes, when DVV_BENCH_DUMP names a directory, the screen
-// and the canvas dvvd gives the engine for it with every block at 1x, 1.5x
-// and 2x, as PGM, so the engine's settings can be tried on them by hand
+// and the canvas dvvd gives the engine for it with every block at 1x and
+// 2x, as PGM, so the engine's settings can be tried on them by hand
 // (docs/benchmarks.md).
 func dumpCanvases(b *testing.B, buf *fb.Buffer, name string) {
 	dir := os.Getenv("DVV_BENCH_DUMP")
@@ -175,14 +175,13 @@ func dumpCanvases(b *testing.B, buf *fb.Buffer, name string) {
 	img, _ := buf.Snapshot(image.Rect(0, 0, 1920, 1080))
 	g := toGray(img)
 	files := map[string][]byte{name + "-frame.pgm": pgm(g.pix, g.w, g.h)}
-	for _, s := range []int{2, 3, 4} {
-		c := &canvas{}
+	for _, s := range []int{1, 2} {
+		c := &canvas{scale: s}
 		for _, bl := range segment(img, image.Point{}) {
-			bl.scale = s
 			c.add(bl)
 		}
 		pix, w, h := c.draw()
-		files[fmt.Sprintf("%s-canvas-%dhalves.pgm", name, s)] = pgm(pix, w, h)
+		files[fmt.Sprintf("%s-canvas-%dx.pgm", name, s)] = pgm(pix, w, h)
 	}
 	for f, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
