@@ -52,7 +52,14 @@ type Engine struct {
 	// reads glyphs best at 20 to 30 pixels high, UI fonts are 10 to 13
 	// and terminal fonts 13 to 16 (docs/ocr.md has the measurements).
 	Scale int
+	// NoGlyphs turns the glyph dictionary off: every block not in the
+	// block cache goes to the engine ($DVV_OCR_GLYPHS=off).
+	NoGlyphs bool
 }
+
+// EnvGlyphs names the environment variable that turns the glyph dictionary
+// off ("off").
+const EnvGlyphs = "DVV_OCR_GLYPHS"
 
 // Scales are in halves: 3 is 1.5x, 4 is 2x.
 const (
@@ -88,7 +95,7 @@ func NewEngine(program string) *Engine {
 	if program == "" {
 		program = "tesseract"
 	}
-	return &Engine{Worker: FindWorker(), Program: program}
+	return &Engine{Worker: FindWorker(), Program: program, NoGlyphs: os.Getenv(EnvGlyphs) == "off"}
 }
 
 // ValidLang reports whether lang is a well-formed language list such as
@@ -167,7 +174,7 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // corner is at origin in framebuffer pixels; boxes come back in
 // framebuffer pixels.
 func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
-	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil)
+	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil, nil)
 	readingOrder(lines)
 	return joinRows(lines), err
 }
@@ -183,8 +190,10 @@ const splitRows = 400
 // recognizeBlocks lays the blocks out one under the other on white canvases
 // (each block upscaled, dark text on light paper whatever its colours),
 // runs the engine once per canvas, side by side, and maps every word back
-// to the screen. Blocks the cache (if any) knows are not read again.
-func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, work, error) {
+// to the screen. Blocks the cache (if any) knows are not read again; lines
+// whose every glyph the dictionary (if any) knows are read from it, and
+// what the engine reads teaches it.
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache, dict *glyphDict) ([]Line, work, error) {
 	if !ValidLang(lang) {
 		return nil, work{}, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
 	}
@@ -203,7 +212,7 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	if cache != nil {
 		seed = cache.seed
 	}
-	rows, cost := 0, 0
+	rows, cost, looked := 0, 0, 0
 	for _, b := range blocks {
 		b.scale = e.blockScale(b)
 		k := contentKey(seed, b, b.scale)
@@ -217,13 +226,20 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 			twins[i] = append(twins[i], b)
 			continue
 		}
+		if dict != nil {
+			if lines, ok := dict.lookup(b); ok {
+				out = append(out, lines...)
+				looked++
+				continue
+			}
+		}
 		seen[k] = len(todo)
 		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
 		rows += b.rows()
 		cost += blockCost(b)
 	}
 	if len(todo) == 0 {
-		return out, work{}, nil
+		return out, work{looked: looked}, nil
 	}
 	n := (rows + canvasRows - 1) / canvasRows
 	if slots := cap(runSlots); n < slots && rows > splitRows {
@@ -279,17 +295,21 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 			if cache != nil {
 				cache.put(keys[first[i]+j], b, lines)
 			}
+			if dict != nil {
+				dict.learn(b, lines)
+			}
 			out = append(out, lines...)
 			for _, t := range twins[first[i]+j] {
 				out = append(out, place(lines, t.r.Min.Add(t.origin).Sub(b.r.Min.Add(b.origin)))...)
 			}
 		}
 	}
-	return out, work{runs: len(canvases), blocks: len(todo)}, nil
+	return out, work{runs: len(canvases), blocks: len(todo), looked: looked}, nil
 }
 
-// work is what a recognition cost: engine runs, and distinct blocks read.
-type work struct{ runs, blocks int }
+// work is what a recognition cost: engine runs, distinct blocks the engine
+// read, and blocks read from the glyph dictionary instead.
+type work struct{ runs, blocks, looked int }
 
 // blockCost is what recognising a block costs, in proportion: the
 // engine's time grows with the width of the text it reads, line by line.
