@@ -18,7 +18,7 @@ type glyphDict struct {
 	mu    sync.Mutex
 	seed  maphash.Seed
 	byKey map[glyphKey]*list.Element
-	lru   list.List           // of *glyphEntry, most recent first
+	lru   list.List          // of *glyphEntry, most recent first
 	gaps  map[int]*gapBounds // by line height
 }
 

@@ -13,7 +13,7 @@ import (
 // monoFont draws text as a terminal does: every character's picture (drawn
 // once by ImageMagick) at a whole-pixel cell pitch.
 type monoFont struct {
-	cells      map[rune]*image.RGBA
+	cells        map[rune]*image.RGBA
 	cellW, cellH int
 }
 
