@@ -39,13 +39,15 @@ type glyphEntry struct {
 }
 
 // gapBounds are the widest gap seen inside a word and the narrowest seen
-// between two words, in one line height.
+// between two words, in lines whose commonest glyph height (a font's
+// x-height, in practice) is the same: a line with no ascenders is lower
+// but spaced as the others.
 type gapBounds struct{ inWord, between int }
 
 // Bounds and thresholds of the dictionary.
 const (
 	dictGlyphs    = 4096 // per reader, least recently used dropped
-	learnConf     = 0.90 // only words Tesseract read at least this sure of
+	learnConf     = 0.95 // only words Tesseract read at least this sure of
 	maxLineGlyphs = 512
 	maxGlyphSide  = 64
 )
@@ -114,6 +116,21 @@ func segmentLine(g *gray, r image.Rectangle, paper uint8) (glyphs []glyph, basel
 	return glyphs, baseline, best*2 >= len(glyphs)
 }
 
+// commonHeight is the height most glyphs of a line have (the tallest of
+// those, on a tie).
+func commonHeight(glyphs []glyph) int {
+	n := map[int]int{}
+	best := 0
+	for _, gl := range glyphs {
+		h := gl.box.Dy()
+		n[h]++
+		if n[h] > n[best] || (n[h] == n[best] && h > best) {
+			best = h
+		}
+	}
+	return best
+}
+
 // inkRows narrows r to its rows holding ink.
 func inkRows(g *gray, r image.Rectangle, paper uint8) image.Rectangle {
 	rowInk := func(y int) bool {
@@ -167,7 +184,8 @@ func (d *glyphDict) learn(b block, lines []Line) {
 	prevWord := -1 // index in lines[0].Words of the last word learned
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	gb := d.gaps[b.r.Dy()]
+	font := commonHeight(glyphs)
+	gb := d.gaps[font]
 	for wi, w := range lines[0].Words {
 		box := w.Box.Sub(b.origin)
 		var idx []int
@@ -183,7 +201,7 @@ func (d *glyphDict) learn(b block, lines []Line) {
 		}
 		if gb == nil {
 			gb = &gapBounds{inWord: -1, between: 1 << 30}
-			d.gaps[b.r.Dy()] = gb
+			d.gaps[font] = gb
 		}
 		i := 0
 		for _, ch := range w.Text {
@@ -237,7 +255,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	gb := d.gaps[b.r.Dy()]
+	gb := d.gaps[commonHeight(glyphs)]
 	if gb == nil || gb.inWord < 0 || gb.between <= gb.inWord {
 		return nil, false
 	}

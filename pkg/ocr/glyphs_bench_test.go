@@ -84,7 +84,7 @@ func BenchmarkNewTextSeenFont(b *testing.B) {
 			eng := &Engine{Worker: worker, Program: "/nonexistent/tesseract", NoGlyphs: mode.off}
 			ctx := context.Background()
 			var cpu float64
-			looked, blocks, right, total := 0, 0, 0, 0
+			looked, blocks, right, total, errs, chars := 0, 0, 0, 0, 0, 0
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				rng := rand.New(rand.NewPCG(uint64(i), 7))
@@ -114,7 +114,16 @@ func BenchmarkNewTextSeenFont(b *testing.B) {
 						got[w.Text]++
 					}
 				}
+				var read []string
+				for _, l := range lines {
+					read = append(read, l.Text())
+				}
 				for _, l := range want {
+					best := len(l)
+					for _, r := range read {
+						best = min(best, editDistance(l, r))
+					}
+					errs, chars = errs+best, chars+len(l)
 					for _, w := range strings.Fields(l) {
 						total++
 						if got[w] > 0 {
@@ -128,6 +137,28 @@ func BenchmarkNewTextSeenFont(b *testing.B) {
 			b.ReportMetric(float64(looked)/float64(b.N), "looked/op")
 			b.ReportMetric(float64(blocks)/float64(b.N), "engine-blocks/op")
 			b.ReportMetric(100*float64(right)/float64(max(total, 1)), "words-%")
+			b.ReportMetric(100*float64(errs)/float64(max(chars, 1)), "CER-%")
 		})
 	}
+}
+
+// editDistance is the Levenshtein distance between two ASCII strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
