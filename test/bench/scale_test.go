@@ -74,7 +74,7 @@ func TestTwoHundredTerminalLimbs(t *testing.T) {
 	status := timeN(50, func() { must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: ids[len(ids)/2]}}) })
 	runTo := 10000
 	run := timeN(10, func() {
-		r := must(t, c, wire.RunArgs{Target: wire.Target{LimbID: ids[len(ids)-1]}, Command: "echo ok", TimeoutMs: &runTo})
+		r := must(t, c, wire.RunArgs{Target: wire.Target{LimbID: ids[len(ids)-1]}, Command: "echo ok", TimeoutMs: runTo})
 		if r.Run == nil || !strings.Contains(r.Run.Stdout, "ok") {
 			t.Fatalf("run: %+v", r.Run)
 		}
