@@ -195,7 +195,7 @@ func (d *glyphDict) learn(b block, lines []Line) {
 				idx = append(idx, i)
 			}
 		}
-		if w.Conf < learnConf || len(idx) == 0 || len(idx) != utf8.RuneCountInString(w.Text) || idx[len(idx)-1]-idx[0] != len(idx)-1 {
+		if len(idx) == 0 || len(idx) != utf8.RuneCountInString(w.Text) || idx[len(idx)-1]-idx[0] != len(idx)-1 {
 			prevWord = -1
 			continue
 		}
@@ -203,10 +203,16 @@ func (d *glyphDict) learn(b block, lines []Line) {
 			gb = &gapBounds{inWord: -1, between: 1 << 30}
 			d.gaps[font] = gb
 		}
+		// Gaps are learned from every word whose glyphs match its letters,
+		// however sure the engine was of the letters: its word breaks are
+		// what they teach, and a wrong one only makes the two bounds
+		// overlap, which sends the font's lines to the engine.
 		i := 0
 		for _, ch := range w.Text {
 			gl := glyphs[idx[i]]
-			d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf)
+			if w.Conf >= learnConf {
+				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf)
+			}
 			if i > 0 {
 				gb.inWord = max(gb.inWord, gl.box.Min.X-glyphs[idx[i-1]].box.Max.X)
 			}
