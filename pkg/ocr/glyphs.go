@@ -150,22 +150,43 @@ func inkRows(g *gray, r image.Rectangle, paper uint8) image.Rectangle {
 	return r
 }
 
-// key hashes a glyph's ink bits, its size and its height over the baseline.
+// key hashes a glyph's pixels, its size and its height over the baseline.
+// Each pixel is hashed as one of four levels of distance from the paper,
+// not only ink or not: two characters whose strong strokes binarize alike
+// but whose faint (anti-aliased) edges differ get different keys, while a
+// terminal, which draws a character with the same pixels every time,
+// still gets one.
 func (d *glyphDict) key(g *gray, gl glyph, paper uint8, baseline int) glyphKey {
 	var h maphash.Hash
 	h.SetSeed(d.seed)
-	var bits [maxGlyphSide/8 + 1]byte
+	var bits [maxGlyphSide/4 + 1]byte
 	for y := gl.box.Min.Y; y < gl.box.Max.Y; y++ {
 		clear(bits[:])
 		for x := gl.box.Min.X; x < gl.box.Max.X; x++ {
-			if inkAt(g, x, y, paper) {
-				i := x - gl.box.Min.X
-				bits[i/8] |= 1 << (i % 8)
-			}
+			i := x - gl.box.Min.X
+			bits[i/4] |= inkLevel(g.pix[y*g.w+x], paper) << (2 * (i % 4))
 		}
-		h.Write(bits[:(gl.box.Dx()+7)/8])
+		h.Write(bits[:(gl.box.Dx()+3)/4])
 	}
 	return glyphKey{sum: h.Sum64(), w: gl.box.Dx(), h: gl.box.Dy(), dy: baseline - gl.box.Min.Y}
+}
+
+// inkLevel is how far v is from the paper: 0 paper, 1 a faint edge, 2 a
+// soft one, 3 ink (more than inkDelta*2.5 away).
+func inkLevel(v, paper uint8) byte {
+	d := int(v) - int(paper)
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d <= 16:
+		return 0
+	case d <= inkDelta:
+		return 1
+	case d <= 160:
+		return 2
+	}
+	return 3
 }
 
 // learn teaches the dictionary a block the engine read as lines (screen
