@@ -47,7 +47,8 @@ type gapBounds struct{ inWord, between int }
 // Bounds and thresholds of the dictionary.
 const (
 	dictGlyphs    = 4096 // per reader, least recently used dropped
-	learnConf     = 0.95 // only words Tesseract read at least this sure of
+	learnConf     = 0.95 // glyphs: only from words Tesseract read at least this sure of
+	gapConf       = 0.80 // gaps: only from words read at least this sure of
 	maxLineGlyphs = 512
 	maxGlyphSide  = 64
 )
@@ -216,7 +217,7 @@ func (d *glyphDict) learn(b block, lines []Line) {
 				idx = append(idx, i)
 			}
 		}
-		if len(idx) == 0 || len(idx) != utf8.RuneCountInString(w.Text) || idx[len(idx)-1]-idx[0] != len(idx)-1 {
+		if w.Conf < gapConf || len(idx) == 0 || len(idx) != utf8.RuneCountInString(w.Text) || idx[len(idx)-1]-idx[0] != len(idx)-1 {
 			prevWord = -1
 			continue
 		}
@@ -224,10 +225,10 @@ func (d *glyphDict) learn(b block, lines []Line) {
 			gb = &gapBounds{inWord: -1, between: 1 << 30}
 			d.gaps[font] = gb
 		}
-		// Gaps are learned from every word whose glyphs match its letters,
-		// however sure the engine was of the letters: its word breaks are
-		// what they teach, and a wrong one only makes the two bounds
-		// overlap, which sends the font's lines to the engine.
+		// Gaps are learned from words read less sure than glyphs are:
+		// their word breaks are what they teach, and a wrong one only
+		// makes the two bounds overlap, which sends the font's lines to
+		// the engine (from then on: so not from words read unsure).
 		i := 0
 		for _, ch := range w.Text {
 			gl := glyphs[idx[i]]
