@@ -19,10 +19,10 @@ type glyphDict struct {
 	seed  maphash.Seed
 	byKey map[glyphKey]*list.Element
 	lru   list.List          // of *glyphEntry, most recent first
-	gaps  map[int]*gapBounds // by line height
+	gaps  map[int]*gapBounds // by the line's commonest glyph height
 }
 
-// glyphKey is a glyph's binarized bitmap (hashed), its size and where its
+// glyphKey is a glyph's pixels (hashed, see key), its size and where its
 // top is relative to the line's baseline: a comma and an apostrophe may be
 // drawn alike, but not at the same height.
 type glyphKey struct {
