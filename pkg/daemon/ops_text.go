@@ -82,7 +82,7 @@ func (c *call) readText(lang string) (*desktopText, error) {
 			return nil, textError(err)
 		}
 		if st.Areas > 0 {
-			c.d.log.Debug("text read", "limb", l.id, "areas", st.Areas, "pixels", st.Pixels, "runs", st.Runs, "ms", time.Since(t0).Milliseconds())
+			c.d.log.Debug("text read", "limb", l.id, "areas", st.Areas, "pixels", st.Pixels, "runs", st.Runs, "blocks", st.Blocks, "looked", st.Looked, "ms", time.Since(t0).Milliseconds())
 		}
 		// A resize during the read leaves boxes of another geometry: read
 		// again (the reader starts over on a resize).

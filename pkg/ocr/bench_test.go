@@ -33,7 +33,7 @@ func BenchmarkDialogRead(b *testing.B) {
 			fill(buf, image.Rect(0, 0, 1920, 1080), 0xff)
 			r := NewReader(mode.eng, buf, "eng")
 			defer r.Close()
-			r.cache = nil // every dialog is new text
+			r.cache, r.dict = nil, nil // every dialog is new text
 			ctx := context.Background()
 			if _, _, err := r.Read(ctx); err != nil {
 				b.Fatal(err)
@@ -119,7 +119,7 @@ func BenchmarkFullScreenRead(b *testing.B) {
 				r := NewReader(mode.eng, buf, "eng")
 				defer r.Close()
 				if !cached {
-					r.cache = nil
+					r.cache, r.dict = nil, nil
 				} else if _, _, err := r.Read(ctx); err != nil {
 					b.Fatal(err)
 				}

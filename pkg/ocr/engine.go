@@ -51,10 +51,17 @@ type Engine struct {
 	// reads glyphs best at 20 to 30 pixels high, and UI fonts are 10 to 13
 	// (docs/ocr.md has the measurement). 0 means DefaultScale.
 	Scale int
+	// NoGlyphs turns the glyph dictionary off: every block not in the
+	// block cache goes to the engine ($DVV_OCR_GLYPHS=off).
+	NoGlyphs bool
 }
 
 // DefaultScale is the upscale factor used when Engine.Scale is 0.
 const DefaultScale = 2
+
+// EnvGlyphs names the environment variable that turns the glyph dictionary
+// off ("off").
+const EnvGlyphs = "DVV_OCR_GLYPHS"
 
 // NewEngine returns an engine using the worker FindWorker finds and, when
 // there is none or it cannot start, program, or $DVV_TESSERACT, or
@@ -66,7 +73,7 @@ func NewEngine(program string) *Engine {
 	if program == "" {
 		program = "tesseract"
 	}
-	return &Engine{Worker: FindWorker(), Program: program}
+	return &Engine{Worker: FindWorker(), Program: program, NoGlyphs: os.Getenv(EnvGlyphs) == "off"}
 }
 
 // ValidLang reports whether lang is a well-formed language list such as
@@ -144,7 +151,7 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // corner is at origin in framebuffer pixels; boxes come back in
 // framebuffer pixels.
 func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
-	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil)
+	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil, nil)
 	readingOrder(lines)
 	return joinRows(lines), err
 }
@@ -160,8 +167,10 @@ const splitRows = 400
 // recognizeBlocks lays the blocks out one under the other on white canvases
 // (each block upscaled, dark text on light paper whatever its colours),
 // runs the engine once per canvas, side by side, and maps every word back
-// to the screen. Blocks the cache (if any) knows are not read again.
-func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache) ([]Line, work, error) {
+// to the screen. Blocks the cache (if any) knows are not read again; lines
+// whose every glyph the dictionary (if any) knows are read from it, and
+// what the engine reads teaches it.
+func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache, dict *glyphDict) ([]Line, work, error) {
 	if !ValidLang(lang) {
 		return nil, work{}, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
 	}
@@ -184,7 +193,7 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	if cache != nil {
 		seed = cache.seed
 	}
-	rows, cost := 0, 0
+	rows, cost, looked := 0, 0, 0
 	for _, b := range blocks {
 		k := contentKey(seed, b, scale)
 		if cache != nil {
@@ -197,13 +206,20 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 			twins[i] = append(twins[i], b)
 			continue
 		}
+		if dict != nil {
+			if lines, ok := dict.lookup(b); ok {
+				out = append(out, lines...)
+				looked++
+				continue
+			}
+		}
 		seen[k] = len(todo)
 		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
 		rows += (b.r.Dy() + pad) * scale
 		cost += blockCost(b)
 	}
 	if len(todo) == 0 {
-		return out, work{}, nil
+		return out, work{looked: looked}, nil
 	}
 	n := (rows + canvasRows - 1) / canvasRows
 	if slots := cap(runSlots); n < slots && rows > splitRows {
@@ -259,17 +275,21 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 			if cache != nil {
 				cache.put(keys[first[i]+j], b, lines)
 			}
+			if dict != nil {
+				dict.learn(b, lines)
+			}
 			out = append(out, lines...)
 			for _, t := range twins[first[i]+j] {
 				out = append(out, place(lines, t.r.Min.Add(t.origin).Sub(b.r.Min.Add(b.origin)))...)
 			}
 		}
 	}
-	return out, work{runs: len(canvases), blocks: len(todo)}, nil
+	return out, work{runs: len(canvases), blocks: len(todo), looked: looked}, nil
 }
 
-// work is what a recognition cost: engine runs, and distinct blocks read.
-type work struct{ runs, blocks int }
+// work is what a recognition cost: engine runs, distinct blocks the engine
+// read, and blocks read from the glyph dictionary instead.
+type work struct{ runs, blocks, looked int }
 
 // blockCost is what recognising a block costs, in proportion: the
 // engine's time grows with the width of the text it reads, line by line.

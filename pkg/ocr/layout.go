@@ -229,3 +229,42 @@ func (g *gray) background(r image.Rectangle) uint8 {
 	}
 	return uint8(best)
 }
+
+// lineExtent measures a block's ink rows: the height of its tallest band
+// of rows holding ink, and whether the block is one line of text (one
+// band, apart from bands less than half as high: an i's dot, an accent).
+func lineExtent(g *gray, r image.Rectangle, paper uint8) (height int, oneLine bool) {
+	var bands []int
+	run := 0
+	for y := r.Min.Y; y <= r.Max.Y; y++ {
+		if y < r.Max.Y && g.rowInk(y, r.Min.X, r.Max.X, paper) {
+			run++
+			continue
+		}
+		if run > 0 {
+			bands = append(bands, run)
+		}
+		run = 0
+	}
+	for _, b := range bands {
+		height = max(height, b)
+	}
+	big := 0
+	for _, b := range bands {
+		if b*2 > height {
+			big++
+		}
+	}
+	return height, big == 1
+}
+
+// rowInk reports whether row y holds ink (a pixel far from the paper)
+// over [x0, x1).
+func (g *gray) rowInk(y, x0, x1 int, paper uint8) bool {
+	for _, v := range g.pix[y*g.w+x0 : y*g.w+x1] {
+		if d := int(v) - int(paper); d > inkDelta || d < -inkDelta {
+			return true
+		}
+	}
+	return false
+}

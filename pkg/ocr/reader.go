@@ -24,6 +24,7 @@ type Reader struct {
 	seq     uint64
 	lastRun Stats
 	cache   *blockCache
+	dict    *glyphDict
 }
 
 // Stats describes the work the latest Read did.
@@ -32,12 +33,17 @@ type Stats struct {
 	Pixels int64 // framebuffer pixels recognised
 	Runs   int   // engine runs
 	Blocks int   // distinct blocks of content recognised (equal ones once)
+	Looked int   // blocks read from the glyph dictionary instead
 	Seq    uint64
 }
 
 // NewReader starts following buf's damage.
 func NewReader(eng *Engine, buf *fb.Buffer, lang string) *Reader {
-	return &Reader{eng: eng, buf: buf, lang: lang, tr: buf.NewTracker(), cache: newBlockCache()}
+	r := &Reader{eng: eng, buf: buf, lang: lang, tr: buf.NewTracker(), cache: newBlockCache()}
+	if !eng.NoGlyphs {
+		r.dict = newGlyphDict()
+	}
+	return r
 }
 
 // Close stops following the mirror.
@@ -93,7 +99,7 @@ func (r *Reader) Read(ctx context.Context) ([]Line, Stats, error) {
 	readingOrder(r.lines)
 	r.lines = joinRows(r.lines)
 	r.primed, r.seq = true, seq
-	st := Stats{Areas: len(areas), Seq: seq, Runs: wk.runs, Blocks: wk.blocks}
+	st := Stats{Areas: len(areas), Seq: seq, Runs: wk.runs, Blocks: wk.blocks, Looked: wk.looked}
 	for _, a := range areas {
 		st.Pixels += int64(a.Dx()) * int64(a.Dy())
 	}
@@ -214,7 +220,7 @@ func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line
 		img, _ := r.buf.Snapshot(a)
 		blocks = append(blocks, segment(img, a.Min)...)
 	}
-	return r.eng.recognizeBlocks(ctx, blocks, r.lang, r.cache)
+	return r.eng.recognizeBlocks(ctx, blocks, r.lang, r.cache, r.dict)
 }
 
 // maxGrow bounds how far growToQuiet pushes one side of an area.

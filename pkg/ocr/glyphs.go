@@ -1,0 +1,333 @@
+package ocr
+
+import (
+	"container/list"
+	"hash/maphash"
+	"image"
+	"sync"
+	"unicode/utf8"
+)
+
+// glyphDict remembers, per reader, what each glyph bitmap read as when
+// Tesseract was confident, so a line of new text in a font already seen is
+// read by exact lookup instead of the engine. A line is answered from the
+// dictionary only when every glyph in it is known and every gap between
+// glyphs is plainly a letter gap or a word space; anything else goes to the
+// engine, which teaches the dictionary. docs/ocr.md has the design.
+type glyphDict struct {
+	mu    sync.Mutex
+	seed  maphash.Seed
+	byKey map[glyphKey]*list.Element
+	lru   list.List          // of *glyphEntry, most recent first
+	gaps  map[int]*gapBounds // by the line's commonest glyph height
+}
+
+// glyphKey is a glyph's pixels (hashed, see key), its size and where its
+// top is relative to the line's baseline: a comma and an apostrophe may be
+// drawn alike, but not at the same height.
+type glyphKey struct {
+	sum  uint64
+	w, h int
+	dy   int
+}
+
+type glyphEntry struct {
+	key      glyphKey
+	ch       rune
+	conf     float64 // the least confidence it was learned from
+	poisoned bool    // read as two different characters: never used
+}
+
+// gapBounds are the widest gap seen inside a word and the narrowest seen
+// between two words, in lines whose commonest glyph height (a font's
+// x-height, in practice) is the same: a line with no ascenders is lower
+// but spaced as the others.
+type gapBounds struct{ inWord, between int }
+
+// Bounds and thresholds of the dictionary.
+const (
+	dictGlyphs    = 4096 // per reader, least recently used dropped
+	learnConf     = 0.95 // glyphs: only from words Tesseract read at least this sure of
+	gapConf       = 0.80 // gaps: only from words read at least this sure of
+	maxLineGlyphs = 512
+	maxGlyphSide  = 64
+)
+
+func newGlyphDict() *glyphDict {
+	return &glyphDict{seed: maphash.MakeSeed(), byKey: map[glyphKey]*list.Element{}, gaps: map[int]*gapBounds{}}
+}
+
+// glyph is one run of ink columns of a line: its ink box in the grey
+// picture's pixels.
+type glyph struct{ box image.Rectangle }
+
+// inkAt reports whether a pixel is ink on paper: the reader's own
+// binarization (as eraseFrames and lineExtent use).
+func inkAt(g *gray, x, y int, paper uint8) bool {
+	d := int(g.pix[y*g.w+x]) - int(paper)
+	return d > inkDelta || d < -inkDelta
+}
+
+// segmentLine cuts a one-line block into glyphs at columns with no ink and
+// finds the line's baseline (the row most glyphs end on). ok is false for a
+// block that is not one line, too long or too tall, or whose baseline is
+// not shared by at least half its glyphs.
+func segmentLine(g *gray, r image.Rectangle, paper uint8) (glyphs []glyph, baseline int, ok bool) {
+	if r.Empty() || r.Dy() > maxGlyphSide || !r.In(image.Rect(0, 0, g.w, g.h)) {
+		return nil, 0, false
+	}
+	if _, one := lineExtent(g, r, paper); !one {
+		return nil, 0, false
+	}
+	start := -1
+	for x := r.Min.X; x <= r.Max.X; x++ {
+		inked := false
+		if x < r.Max.X {
+			for y := r.Min.Y; y < r.Max.Y && !inked; y++ {
+				inked = inkAt(g, x, y, paper)
+			}
+		}
+		if inked && start < 0 {
+			start = x
+		}
+		if !inked && start >= 0 {
+			if len(glyphs) == maxLineGlyphs {
+				return nil, 0, false
+			}
+			glyphs = append(glyphs, glyph{box: inkRows(g, image.Rect(start, r.Min.Y, x, r.Max.Y), paper)})
+			start = -1
+		}
+	}
+	if len(glyphs) == 0 {
+		return nil, 0, false
+	}
+	votes := map[int]int{}
+	for _, gl := range glyphs {
+		if gl.box.Dx() > maxGlyphSide {
+			return nil, 0, false
+		}
+		votes[gl.box.Max.Y]++
+	}
+	best := 0
+	for y, n := range votes {
+		if n > best || (n == best && y > baseline) {
+			best, baseline = n, y
+		}
+	}
+	return glyphs, baseline, best*2 >= len(glyphs)
+}
+
+// commonHeight is the height most glyphs of a line have (the tallest of
+// those, on a tie).
+func commonHeight(glyphs []glyph) int {
+	n := map[int]int{}
+	best := 0
+	for _, gl := range glyphs {
+		h := gl.box.Dy()
+		n[h]++
+		if n[h] > n[best] || (n[h] == n[best] && h > best) {
+			best = h
+		}
+	}
+	return best
+}
+
+// inkRows narrows r to its rows holding ink.
+func inkRows(g *gray, r image.Rectangle, paper uint8) image.Rectangle {
+	rowInk := func(y int) bool {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if inkAt(g, x, y, paper) {
+				return true
+			}
+		}
+		return false
+	}
+	for r.Min.Y < r.Max.Y && !rowInk(r.Min.Y) {
+		r.Min.Y++
+	}
+	for r.Max.Y > r.Min.Y && !rowInk(r.Max.Y-1) {
+		r.Max.Y--
+	}
+	return r
+}
+
+// key hashes a glyph's pixels, its size and its height over the baseline.
+// Each pixel is hashed as one of four levels of distance from the paper,
+// not only ink or not: two characters whose strong strokes binarize alike
+// but whose faint (anti-aliased) edges differ get different keys, while a
+// terminal, which draws a character with the same pixels every time,
+// still gets one.
+func (d *glyphDict) key(g *gray, gl glyph, paper uint8, baseline int) glyphKey {
+	var h maphash.Hash
+	h.SetSeed(d.seed)
+	var bits [maxGlyphSide/4 + 1]byte
+	for y := gl.box.Min.Y; y < gl.box.Max.Y; y++ {
+		clear(bits[:])
+		for x := gl.box.Min.X; x < gl.box.Max.X; x++ {
+			i := x - gl.box.Min.X
+			bits[i/4] |= inkLevel(g.pix[y*g.w+x], paper) << (2 * (i % 4))
+		}
+		h.Write(bits[:(gl.box.Dx()+3)/4])
+	}
+	return glyphKey{sum: h.Sum64(), w: gl.box.Dx(), h: gl.box.Dy(), dy: baseline - gl.box.Min.Y}
+}
+
+// inkLevel is how far v is from the paper: 0 paper, 1 a faint edge, 2 a
+// soft one, 3 ink (more than inkDelta*2.5 away).
+func inkLevel(v, paper uint8) byte {
+	d := int(v) - int(paper)
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d <= 16:
+		return 0
+	case d <= inkDelta:
+		return 1
+	case d <= 160:
+		return 2
+	}
+	return 3
+}
+
+// learn teaches the dictionary a block the engine read as lines (screen
+// pixels). Only confident words whose glyphs segment one to one with their
+// characters are learned, with the gaps inside and between them.
+func (d *glyphDict) learn(b block, lines []Line) {
+	paper := b.g.background(b.r)
+	glyphs, baseline, ok := segmentLine(b.g, b.r, paper)
+	if !ok || len(lines) != 1 {
+		return
+	}
+	type learned struct {
+		first, last int // glyph indexes of the word
+	}
+	var words []learned
+	prevWord := -1 // index in lines[0].Words of the last word learned
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	font := commonHeight(glyphs)
+	gb := d.gaps[font]
+	for wi, w := range lines[0].Words {
+		box := w.Box.Sub(b.origin)
+		var idx []int
+		for i, gl := range glyphs {
+			cx := (gl.box.Min.X + gl.box.Max.X) / 2
+			if cx >= box.Min.X && cx < box.Max.X {
+				idx = append(idx, i)
+			}
+		}
+		if w.Conf < gapConf || len(idx) == 0 || len(idx) != utf8.RuneCountInString(w.Text) || idx[len(idx)-1]-idx[0] != len(idx)-1 {
+			prevWord = -1
+			continue
+		}
+		if gb == nil {
+			gb = &gapBounds{inWord: -1, between: 1 << 30}
+			d.gaps[font] = gb
+		}
+		// Gaps are learned from words read less sure than glyphs are:
+		// their word breaks are what they teach, and a wrong one only
+		// makes the two bounds overlap, which sends the font's lines to
+		// the engine (from then on: so not from words read unsure).
+		i := 0
+		for _, ch := range w.Text {
+			gl := glyphs[idx[i]]
+			if w.Conf >= learnConf {
+				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf)
+			}
+			if i > 0 {
+				gb.inWord = max(gb.inWord, gl.box.Min.X-glyphs[idx[i-1]].box.Max.X)
+			}
+			i++
+		}
+		if prevWord == wi-1 && len(words) > 0 && words[len(words)-1].last == idx[0]-1 {
+			gb.between = min(gb.between, glyphs[idx[0]].box.Min.X-glyphs[idx[0]-1].box.Max.X)
+		}
+		words = append(words, learned{idx[0], idx[len(idx)-1]})
+		prevWord = wi
+	}
+}
+
+// put records key → ch; a key already seen as another character is
+// poisoned for good (until it is dropped as least recently used).
+func (d *glyphDict) put(k glyphKey, ch rune, conf float64) {
+	if el, ok := d.byKey[k]; ok {
+		e := el.Value.(*glyphEntry)
+		if e.ch != ch {
+			e.poisoned = true
+		}
+		e.conf = min(e.conf, conf)
+		d.lru.MoveToFront(el)
+		return
+	}
+	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, ch: ch, conf: conf})
+	for d.lru.Len() > dictGlyphs {
+		old := d.lru.Back()
+		d.lru.Remove(old)
+		delete(d.byKey, old.Value.(*glyphEntry).key)
+	}
+}
+
+// lookup reads a block from the dictionary alone: ok only when it is one
+// line whose every glyph is known (and not poisoned) and whose every gap is
+// plainly inside a word or between two. Boxes are in screen pixels.
+func (d *glyphDict) lookup(b block) ([]Line, bool) {
+	paper := b.g.background(b.r)
+	glyphs, baseline, ok := segmentLine(b.g, b.r, paper)
+	if !ok {
+		return nil, false
+	}
+	keys := make([]glyphKey, len(glyphs))
+	for i, gl := range glyphs {
+		keys[i] = d.key(b.g, gl, paper, baseline)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	gb := d.gaps[commonHeight(glyphs)]
+	if gb == nil || gb.inWord < 0 || gb.between <= gb.inWord {
+		return nil, false
+	}
+	var line Line
+	var cur Word
+	var text []rune
+	flush := func() {
+		cur.Text = string(text)
+		cur.Box = cur.Box.Add(b.origin)
+		line.Words = append(line.Words, cur)
+		line.Box = line.Box.Union(cur.Box)
+		cur, text = Word{}, text[:0]
+	}
+	for i, gl := range glyphs {
+		el, ok := d.byKey[keys[i]]
+		if !ok || el.Value.(*glyphEntry).poisoned {
+			return nil, false
+		}
+		e := el.Value.(*glyphEntry)
+		if i > 0 {
+			switch gap := gl.box.Min.X - glyphs[i-1].box.Max.X; {
+			case gap >= gb.between:
+				flush()
+			case gap > gb.inWord:
+				return nil, false // neither: the engine decides
+			}
+		}
+		if len(text) == 0 {
+			cur.Conf = e.conf
+		}
+		cur.Conf = min(cur.Conf, e.conf)
+		cur.Box = cur.Box.Union(gl.box)
+		text = append(text, e.ch)
+	}
+	flush()
+	for i := range glyphs {
+		d.lru.MoveToFront(d.byKey[keys[i]])
+	}
+	return []Line{line}, true
+}
+
+// size is the number of glyphs known (poisoned ones included).
+func (d *glyphDict) size() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lru.Len()
+}

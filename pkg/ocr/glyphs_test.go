@@ -1,0 +1,221 @@
+package ocr
+
+import (
+	"image"
+	"strings"
+	"testing"
+)
+
+// tinyFont is a 5-row bitmap font; '#' is ink. 'c' and 'o' are drawn alike
+// on purpose (a bitmap two characters share), ',' and '\” too but at
+// different heights.
+var tinyFont = map[rune][]string{
+	'a': {".##.", "#..#", "####", "#..#", "#..#"},
+	'b': {"###.", "#..#", "###.", "#..#", "###."},
+	'd': {"###.", "#..#", "#..#", "#..#", "###."},
+	'e': {"####", "#...", "###.", "#...", "####"},
+	'c': {".##.", "#..#", "#..#", "#..#", ".##."},
+	'o': {".##.", "#..#", "#..#", "#..#", ".##."},
+	'i': {"#", ".", "#", "#", "#"},
+	'x': {"#...#", ".#.#.", "..#..", ".#.#.", "#...#"},
+}
+
+// drawLine draws text in tinyFont, letters 1 pixel apart and words 4, on
+// white paper with a 3-pixel margin, and returns the picture, the line's
+// block and each word's box.
+func drawLine(text string, letterGap, spaceGap int) (*gray, block, []image.Rectangle) {
+	const margin = 3
+	w := margin
+	for _, word := range strings.Fields(text) {
+		for _, ch := range word {
+			w += len(tinyFont[ch][0]) + letterGap
+		}
+		w += spaceGap - letterGap
+	}
+	g := &gray{w: w + margin, h: 5 + 2*margin}
+	g.pix = make([]uint8, g.w*g.h)
+	for i := range g.pix {
+		g.pix[i] = 0xff
+	}
+	var boxes []image.Rectangle
+	x := margin
+	for _, word := range strings.Fields(text) {
+		box := image.Rect(x, margin, x, margin+5)
+		for _, ch := range word {
+			rows := tinyFont[ch]
+			for y, row := range rows {
+				for i, c := range row {
+					if c == '#' {
+						g.pix[(margin+y)*g.w+x+i] = 0
+					}
+				}
+			}
+			x += len(rows[0]) + letterGap
+			box.Max.X = x - letterGap
+		}
+		boxes = append(boxes, box)
+		x += spaceGap - letterGap
+	}
+	r := image.Rect(margin, margin, g.w-margin, margin+5)
+	return g, block{g: g, r: r}, boxes
+}
+
+// readAs is the engine's answer for a line drawn by drawLine.
+func readAs(text string, boxes []image.Rectangle, conf float64) []Line {
+	var l Line
+	for i, w := range strings.Fields(text) {
+		l.Words = append(l.Words, Word{Text: w, Box: boxes[i], Conf: conf})
+		l.Box = l.Box.Union(boxes[i])
+	}
+	return []Line{l}
+}
+
+func TestSegmentLine(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rows   []string
+		glyphs int
+		ok     bool
+	}{
+		{"two glyphs", []string{"#.#", "#.#", "#.#"}, 2, true},
+		{"touching glyphs are one", []string{"##", "##", "##"}, 1, true},
+		{"a dot above a stem is one glyph", []string{"#..", "...", "#.#", "#.#", "#.#"}, 2, true},
+		{"two lines", []string{"#.#", "#.#", "...", "...", "#.#", "#.#"}, 0, false},
+		{"no ink", []string{"...", "..."}, 0, false},
+		{"baseline shared by too few", []string{"#.#.#", "#.#.#", "..#.#", "....#"}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gray{w: len(tc.rows[0]), h: len(tc.rows)}
+			for _, row := range tc.rows {
+				for _, c := range row {
+					v := uint8(0xff)
+					if c == '#' {
+						v = 0
+					}
+					g.pix = append(g.pix, v)
+				}
+			}
+			gl, _, ok := segmentLine(g, image.Rect(0, 0, g.w, g.h), 0xff)
+			if ok != tc.ok || (ok && len(gl) != tc.glyphs) {
+				t.Fatalf("%d glyphs, ok %v; want %d, %v", len(gl), ok, tc.glyphs, tc.ok)
+			}
+		})
+	}
+	tall := &gray{w: 3, h: maxGlyphSide + 1, pix: make([]uint8, 3*(maxGlyphSide+1))}
+	if _, _, ok := segmentLine(tall, image.Rect(0, 0, 3, tall.h), 0xff); ok {
+		t.Fatal("a block taller than a glyph may be was segmented as a line")
+	}
+}
+
+func TestGlyphDictLearnAndLookup(t *testing.T) {
+	learn := func(d *glyphDict, text string, conf float64) {
+		_, b, boxes := drawLine(text, 1, 4)
+		d.learn(b, readAs(text, boxes, conf))
+	}
+	lookup := func(d *glyphDict, text string, letterGap, spaceGap int) (string, bool) {
+		_, b, _ := drawLine(text, letterGap, spaceGap)
+		lines, ok := d.lookup(b)
+		if !ok {
+			return "", false
+		}
+		return lines[0].Text(), true
+	}
+	t.Run("new words of known glyphs", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "bad dab", 0.95)
+		learn(d, "bed ax", 0.95)
+		got, ok := lookup(d, "abe deb xa", 1, 4)
+		if !ok || got != "abe deb xa" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		_, b, boxes := drawLine("abe deb", 1, 4)
+		lines, _ := d.lookup(b)
+		if lines[0].Words[1].Box != boxes[1] || lines[0].Words[1].Conf != 0.95 {
+			t.Fatalf("word %+v; drawn at %v", lines[0].Words[1], boxes[1])
+		}
+	})
+	t.Run("an unknown glyph sends the line to the engine", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "bad dab", 0.95)
+		if got, ok := lookup(d, "bad be", 1, 4); ok {
+			t.Fatalf("read %q with an e never learned", got)
+		}
+	})
+	t.Run("unsure words are not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "bad dab", learnConf-0.05)
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
+	t.Run("a word whose glyphs do not match its letters is not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		_, b, boxes := drawLine("bad", 1, 4)
+		d.learn(b, readAs("bd", boxes, 0.99))
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
+	t.Run("a bitmap read as two characters is poisoned", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "cab bad", 0.95)
+		learn(d, "oba bad", 0.95)
+		if got, ok := lookup(d, "bad", 1, 4); !ok || got != "bad" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		if got, ok := lookup(d, "cab", 1, 4); ok {
+			t.Fatalf("read %q from a poisoned glyph", got)
+		}
+	})
+	t.Run("a gap neither a letter's nor a word's goes to the engine", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "bad dab", 0.95)
+		if got, ok := lookup(d, "bad dab", 2, 4); ok {
+			t.Fatalf("read %q with 2-pixel letter gaps", got)
+		}
+		if got, ok := lookup(d, "bad dab", 1, 3); ok {
+			t.Fatalf("read %q with 3-pixel word gaps", got)
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		d := newGlyphDict()
+		for i := 0; i < dictGlyphs+10; i++ {
+			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, 'a', 1)
+		}
+		if d.size() != dictGlyphs {
+			t.Fatalf("%d glyphs kept", d.size())
+		}
+		if _, ok := d.byKey[glyphKey{sum: 0, w: 1, h: 1}]; ok {
+			t.Fatal("the least recently used glyph was kept")
+		}
+	})
+}
+
+// FuzzSegmentLine: any picture segments without panicking, into glyphs
+// inside the block, left to right and apart; a dictionary that learned
+// nothing reads nothing.
+func FuzzSegmentLine(f *testing.F) {
+	g, _, _ := drawLine("bad dab xi", 1, 4)
+	f.Add(g.pix, uint8(g.w), uint8(0xff))
+	f.Add([]byte{0, 255, 0, 255, 0, 255, 0, 255, 0}, uint8(3), uint8(0))
+	f.Fuzz(func(t *testing.T, pix []byte, width, paper uint8) {
+		w := int(width)
+		if w == 0 || len(pix) < w {
+			return
+		}
+		g := &gray{pix: pix[:len(pix)/w*w], w: w, h: len(pix) / w}
+		r := image.Rect(0, 0, g.w, g.h)
+		glyphs, _, ok := segmentLine(g, r, paper)
+		if !ok {
+			return
+		}
+		for i, gl := range glyphs {
+			if gl.box.Empty() || !gl.box.In(r) || (i > 0 && gl.box.Min.X <= glyphs[i-1].box.Max.X) {
+				t.Fatalf("glyph %d at %v (previous %v) in %v", i, gl.box, glyphs[max(i-1, 0)].box, r)
+			}
+		}
+		if _, ok := newGlyphDict().lookup(block{g: g, r: r}); ok {
+			t.Fatal("an empty dictionary read a line")
+		}
+	})
+}
