@@ -51,13 +51,15 @@ func skipSpace(b []byte, i int) int {
 }
 
 // plainString reads the string starting at b[i] (a quote), without
-// copying it; plain is false when it holds an escape or is not closed.
+// copying it; plain is false when it holds an escape, a byte outside
+// printable ASCII (the decoder would change invalid UTF-8; op names and
+// keys are ASCII) or is not closed.
 func plainString(b []byte, i int) (s []byte, next int, plain bool) {
 	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
+		switch c := b[j]; {
+		case c == '\\' || c < 0x20 || c >= 0x7f:
 			return nil, 0, false
-		case '"':
+		case c == '"':
 			return b[i+1 : j], j + 1, true
 		}
 	}
