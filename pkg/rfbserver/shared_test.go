@@ -96,18 +96,11 @@ func TestViewersShareOneEncoding(t *testing.T) {
 // waitSameArea waits until got shows r of want exactly.
 func waitSameArea(t *testing.T, want, got *fb.Buffer, r image.Rectangle, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testbed.Eventually(t, 10*time.Second, fmt.Sprintf("%s: the viewer to show %v as the mirror has it", what, r), func() bool {
 		a, _ := want.Snapshot(r)
 		b, _ := got.Snapshot(r)
-		if sameRGB(a.Pix, b.Pix) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the viewer never showed %v as the mirror has it", what, r)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return sameRGB(a.Pix, b.Pix)
+	})
 }
 
 // TestStalledViewerHoldsNoOneBack: a viewer that asks for full Tight
@@ -212,10 +205,7 @@ func TestViewerLeftAloneKeepsItsStream(t *testing.T) {
 			waitSame(t, src, b.Framebuffer(), fmt.Sprintf("round %d, second viewer, change %d", round, step))
 		}
 		a.Close()
-		deadline := time.Now().Add(10 * time.Second)
-		for hubOf(src).shared() && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond) // the first viewer's session ends
-		}
+		testbed.Eventually(t, 10*time.Second, "the first viewer's session to end", func() bool { return !hubOf(src).shared() })
 		for step := 0; step < 4; step++ {
 			paint(src, image.Rect(0, 64*step, 640, 64*step+64), round*10+step+50)
 			waitSame(t, src, b.Framebuffer(), fmt.Sprintf("round %d, the viewer left alone, change %d", round, step))
