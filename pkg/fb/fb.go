@@ -124,8 +124,9 @@ func (b *Buffer) Resize(w, h int) error {
 	full := image.Rect(0, 0, w, h)
 	for t := range b.trackers {
 		t.resized = t.resized || changed
+		t.fills = t.fills[:0] // the cleared pixels are no fill anyone was told of
 		if !full.Empty() {
-			t.add(full)
+			t.addOther(full)
 		}
 	}
 	b.bumpLocked()
@@ -189,6 +190,10 @@ func (b *Buffer) BeginWrite() (pix []byte, stride, w, h int) {
 
 // EndWrite records damage and unlocks. Rectangles are clipped to the frame.
 func (b *Buffer) EndWrite(damage ...image.Rectangle) {
+	b.endWrite(damage, nil)
+}
+
+func (b *Buffer) endWrite(damage []image.Rectangle, fills []Fill) {
 	bounds := image.Rect(0, 0, b.w, b.h)
 	any := false
 	for _, r := range damage {
@@ -199,7 +204,19 @@ func (b *Buffer) EndWrite(damage ...image.Rectangle) {
 		any = true
 		b.coverLocked(r)
 		for t := range b.trackers {
-			t.add(r)
+			t.addOther(r)
+		}
+	}
+	for _, f := range fills {
+		f.R = f.R.Intersect(bounds)
+		if f.R.Empty() {
+			continue
+		}
+		any = true
+		b.coverLocked(f.R)
+		for t := range b.trackers {
+			t.add(f.R)
+			t.addFill(f)
 		}
 	}
 	if any {
@@ -277,6 +294,8 @@ type Tracker struct {
 	count   int
 	bounds  image.Rectangle
 	resized bool
+	fills   []Fill          // known fills, in the order written (fill.go)
+	other   image.Rectangle // bounding box of the damage that is no known fill
 }
 
 // NewTracker starts a tracker with no damage recorded.
@@ -286,6 +305,12 @@ func (b *Buffer) NewTracker() *Tracker {
 	b.trackers[t] = struct{}{}
 	b.mu.Unlock()
 	return t
+}
+
+// addOther records damage that is no known fill.
+func (t *Tracker) addOther(r image.Rectangle) {
+	t.add(r)
+	t.other = t.other.Union(r)
 }
 
 func (t *Tracker) add(r image.Rectangle) {
@@ -314,6 +339,12 @@ type Damage struct {
 	Bounds  image.Rectangle // bounding box of all changes; empty when none
 	Resized bool            // a resize happened
 	Seq     uint64          // the buffer's damage sequence when this was read
+	// Fills are changes known to be one colour each, in the order written
+	// (a later one may cover part of an earlier one); Other bounds the
+	// rest. Painting the fills in order, then whatever differs inside
+	// Other, gives the picture up to Seq.
+	Fills []Fill
+	Other image.Rectangle
 }
 
 // Peek reports the accumulated damage without clearing it.
@@ -326,7 +357,7 @@ func (t *Tracker) Peek() Damage {
 func (t *Tracker) peekLocked() Damage {
 	cols := (t.b.w + TileSize - 1) / TileSize
 	rows := (t.b.h + TileSize - 1) / TileSize
-	d := Damage{Bounds: t.bounds, Resized: t.resized, Seq: t.b.seq}
+	d := Damage{Bounds: t.bounds, Resized: t.resized, Seq: t.b.seq, Other: t.other}
 	if cols*rows > 0 {
 		d.Share = float64(t.count) / float64(cols*rows)
 	}
@@ -338,9 +369,17 @@ func (t *Tracker) Take() Damage {
 	t.b.mu.Lock()
 	defer t.b.mu.Unlock()
 	d := t.peekLocked()
+	if len(t.fills) > 0 {
+		d.Fills = append([]Fill(nil), t.fills...)
+	}
+	t.clearLocked()
+	return d
+}
+
+func (t *Tracker) clearLocked() {
 	clear(t.tiles)
 	t.count, t.bounds, t.resized = 0, image.Rectangle{}, false
-	return d
+	t.fills, t.other = t.fills[:0], image.Rectangle{}
 }
 
 // Close detaches the tracker from its buffer.
@@ -380,7 +419,6 @@ func (t *Tracker) TakeRects() (rects []image.Rectangle, resized bool) {
 			}
 		}
 	}
-	clear(t.tiles)
-	t.count, t.bounds, t.resized = 0, image.Rectangle{}, false
+	t.clearLocked()
 	return rects, resized
 }

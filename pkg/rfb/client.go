@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
 )
 
@@ -407,6 +408,9 @@ func (c *Client) loop() error {
 			return err
 		}
 		c.r.n++
+		if t[0] == msgFramebufferUpdate {
+			hoptrace.Mark(c.buf, "read")
+		}
 		if err := c.message(t[0]); err != nil {
 			return err
 		}
@@ -423,11 +427,16 @@ func (c *Client) message(t byte) error {
 		if err := c.dec.readUpdate(r); err != nil {
 			return err
 		}
+		hoptrace.Mark(c.buf, "decoded")
 		work := 0
 		for _, rc := range c.dec.damage {
 			work += rc.Dx() * rc.Dy()
 		}
+		for _, f := range c.dec.fills {
+			work += f.R.Dx() * f.R.Dy()
+		}
 		c.flush()
+		hoptrace.Mark(c.buf, "published")
 		// Past the buffer's decode budget this pauses reading, so a flood
 		// of cheap whole-screen updates cannot take a core.
 		// (Reading and decoding interleave here, so only pixels count.)
@@ -463,26 +472,45 @@ func (c *Client) message(t byte) error {
 }
 
 // flush copies the damaged rectangles of the finished update into the
-// shared framebuffer in one short critical section.
+// shared framebuffer in one short critical section. Fills are painted
+// first, in the order received, then the rest is copied from the surface
+// (its final state, whatever the order), and the fills are handed on as
+// such: readers forwarding the picture need not read them back.
 func (c *Client) flush() {
-	if len(c.dec.damage) == 0 {
+	d := &c.dec
+	if len(d.damage) == 0 && len(d.fills) == 0 {
 		return
 	}
 	pix, stride, w, h := c.buf.BeginWrite()
-	if w != c.dec.s.w || h != c.dec.s.h {
+	if w != d.s.w || h != d.s.h {
 		c.buf.EndWrite()
-		c.buf.Resize(c.dec.s.w, c.dec.s.h)
+		c.buf.Resize(d.s.w, d.s.h)
 		pix, stride, _, _ = c.buf.BeginWrite()
-		c.dec.damage = append(c.dec.damage[:0], c.dec.s.bounds())
+		d.damage, d.fills = append(d.damage[:0], d.s.bounds()), d.fills[:0]
 	}
-	for _, rc := range c.dec.damage {
+	for _, f := range d.fills {
+		fillRows(pix, stride, f)
+	}
+	for _, rc := range d.damage {
 		for y := rc.Min.Y; y < rc.Max.Y; y++ {
 			o := y*stride + rc.Min.X*4
-			copy(pix[o:o+rc.Dx()*4], c.dec.s.row(rc.Min.X, y, rc.Dx()))
+			copy(pix[o:o+rc.Dx()*4], d.s.row(rc.Min.X, y, rc.Dx()))
 		}
 	}
-	c.buf.EndWrite(c.dec.damage...)
-	c.dec.damage = c.dec.damage[:0]
+	c.buf.EndWriteFills(d.damage, d.fills)
+	d.damage, d.fills = d.damage[:0], d.fills[:0]
+}
+
+// fillRows paints f into pixels of stride bytes a row.
+func fillRows(pix []byte, stride int, f fb.Fill) {
+	r := f.R
+	first := pix[r.Min.Y*stride+r.Min.X*4 : r.Min.Y*stride+r.Max.X*4]
+	for i := 0; i < len(first); i += 4 {
+		copy(first[i:i+4], f.C[:])
+	}
+	for y := r.Min.Y + 1; y < r.Max.Y; y++ {
+		copy(pix[y*stride+r.Min.X*4:], first)
+	}
 }
 
 func (c *Client) endOfContinuous() error {

@@ -29,6 +29,9 @@ type decoder struct {
 	zrle   zstream
 	tight  [4]zstream
 	damage []image.Rectangle
+	fills  []fb.Fill // rectangles the server sent as one colour (not in damage)
+	filled bool      // the rectangle just decoded was a fill (its colour in fills' next)
+	fill   [4]byte
 	buf    []byte     // per-decoder scratch
 	limit  *fb.Buffer // whose size limit a server-announced size must meet
 
@@ -163,6 +166,7 @@ func (d *decoder) rect(r *reader, x, y, w, h int, enc int32) (last bool, err err
 	case EncZlib:
 		err = d.zlibRect(r, x, y, w, h)
 	case EncTight:
+		d.filled = false
 		err = d.tightRect(r, x, y, w, h)
 	case EncZRLE:
 		err = d.zrleRect(r, x, y, w, h)
@@ -172,7 +176,11 @@ func (d *decoder) rect(r *reader, x, y, w, h int, enc int32) (last bool, err err
 	if err == nil {
 		err = r.err
 	}
-	if err == nil && w > 0 && h > 0 {
+	switch {
+	case err != nil || w <= 0 || h <= 0:
+	case enc == EncTight && d.filled:
+		d.fills = append(d.fills, fb.Fill{R: image.Rect(x, y, x+w, y+h), C: d.fill})
+	default:
 		d.damage = append(d.damage, image.Rect(x, y, x+w, y+h))
 	}
 	return false, err
@@ -183,7 +191,7 @@ func (d *decoder) resize(w, h int) error {
 		return err
 	}
 	d.s.resize(w, h)
-	d.damage = d.damage[:0]
+	d.damage, d.fills = d.damage[:0], d.fills[:0]
 	if d.onResize != nil {
 		d.onResize(w, h)
 	}

@@ -154,7 +154,10 @@ func replayPixels(t *testing.T, stream []byte) int64 {
 			for _, r := range c.dec.damage {
 				pixels += int64(r.Dx() * r.Dy())
 			}
-			c.dec.damage = c.dec.damage[:0]
+			for _, f := range c.dec.fills {
+				pixels += int64(f.R.Dx() * f.R.Dy())
+			}
+			c.dec.damage, c.dec.fills = c.dec.damage[:0], c.dec.fills[:0]
 			continue
 		}
 		if err := c.message(typ); err != nil {

@@ -41,6 +41,7 @@ func (d *decoder) tightRect(r *reader, x, y, w, h int) error {
 		c := r.tpixel()
 		if r.err == nil {
 			d.s.fill(x, y, w, h, c)
+			d.filled, d.fill = true, c
 		}
 		return r.err
 	case ctl == tightJPEG:

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
 )
 
@@ -219,6 +220,7 @@ func Serve(ctx context.Context, conn net.Conn, cfg Config) error {
 		case <-s.wake:
 		case <-changed:
 		}
+		hoptrace.Mark(s, "woken")
 	}
 }
 

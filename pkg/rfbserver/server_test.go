@@ -54,7 +54,7 @@ func (r *recorder) Key(k uint32, down bool) {
 }
 func (r *recorder) CutText(string) {}
 
-func serve(t *testing.T, cfg Config) string {
+func serve(t testing.TB, cfg Config) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -78,7 +78,7 @@ func serve(t *testing.T, cfg Config) string {
 	return ln.Addr().String()
 }
 
-func dial(t *testing.T, addr string, cfg *rfb.Config) *rfb.Client {
+func dial(t testing.TB, addr string, cfg *rfb.Config) *rfb.Client {
 	t.Helper()
 	c, err := rfb.Dial(context.Background(), addr, cfg)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"hash/maphash"
 	"image"
 	"time"
+
+	"github.com/dvvhq/dvv/internal/hoptrace"
 )
 
 // tile is the side of the squares compared against the viewer's copy, and
@@ -92,6 +94,7 @@ func (s *session) maybeUpdate() error {
 	s.resizeAsked = 0
 	s.mu.Unlock()
 	yieldToAgent()
+	hoptrace.Mark(s, "take")
 	d := s.tracker.Take() // exactly the damage up to d.Seq
 	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && !extDue && refusals == 0 && s.enc.w > 0 {
 		return nil // an incremental request waits for a change
@@ -130,13 +133,25 @@ func (s *session) maybeUpdate() error {
 	case full:
 		rects = appendPieces(rects, image.Rect(0, 0, w, h))
 	default:
-		area := alignTiles(d.Bounds).Intersect(image.Rect(0, 0, w, h))
+		bounds := d.Bounds
+		var strips []image.Rectangle
+		if pe.enc == encTight && len(d.Fills) > 0 {
+			// What the mirror's writer knows was painted one colour goes
+			// as Tight fills without a look at its pixels; only the rest
+			// is compared.
+			rects, strips = e.applyFills(rects, d.Fills, pf)
+			bounds = d.Other
+		}
+		area := alignTiles(bounds).Intersect(image.Rect(0, 0, w, h))
 		if s.wants(encs, encCopyRect) {
 			if cr, ok := e.findScroll(buf, area); ok {
 				rects = append(rects, cr)
 			}
 		}
 		rects = e.diff(rects, buf, area)
+		for _, st := range strips {
+			rects = e.diff(rects, buf, st)
+		}
 	}
 	if !planned {
 		plans.Add(1)
@@ -146,6 +161,9 @@ func (s *session) maybeUpdate() error {
 	}
 	if !planned && pe.enc == encTight {
 		rects = splitForTight(rects)
+	}
+	if hoptrace.On() {
+		hoptrace.Mark(s, fmt.Sprintf("planned(fills=%d,other=%v,rects=%d)", len(d.Fills), d.Other, len(rects)))
 	}
 	if owned != nil && e.w == w && e.h == h {
 		s.encodeAhead(owned, rects, pf, pe)
@@ -188,6 +206,7 @@ func (s *session) maybeUpdate() error {
 	}
 	s.mu.Unlock()
 	err := s.write(out, pf, pe)
+	hoptrace.Mark(s, "written")
 	e.state = 0
 	if s.hub.shared() {
 		e.state = e.stateHash()
