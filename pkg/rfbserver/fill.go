@@ -3,9 +3,13 @@ package rfbserver
 import (
 	"hash/maphash"
 	"image"
+	"sync/atomic"
 
 	"github.com/dvvhq/dvv/pkg/fb"
 )
+
+// fillsSent counts the fills passed on as such (the tests' measure).
+var fillsSent atomic.Int64
 
 // applyFills appends a Tight fill for each of the mirror's known fills (in
 // the order written, so a later one paints over an earlier one) and
@@ -28,6 +32,7 @@ func (e *encoder) applyFills(out []rectOut, fills []fb.Fill, pf PixelFormat) ([]
 		}
 		colour := uint32(f.C[0])<<16 | uint32(f.C[1])<<8 | uint32(f.C[2])
 		out = append(out, rectOut{r: r, enc: encTight, data: pf.appendTPixel([]byte{tightFill}, colour)})
+		fillsSent.Add(1)
 		for c := r.Min.X / tile; c < (r.Max.X+tile-1)/tile; c++ {
 			x0, x1 := c*tile, min((c+1)*tile, e.w)
 			sum := uint64(0)

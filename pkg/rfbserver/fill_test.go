@@ -1,0 +1,83 @@
+package rfbserver
+
+import (
+	"fmt"
+	"image"
+	"testing"
+
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/rfb"
+)
+
+// writeFills paints fills and other rectangles into buf in one write, as
+// our RFB client does with an update: the fills first, then the rest
+// (noise) over them.
+func writeFills(buf *fb.Buffer, fills []fb.Fill, other []image.Rectangle, seed int) {
+	pix, stride, _, _ := buf.BeginWrite()
+	for _, f := range fills {
+		for y := f.R.Min.Y; y < f.R.Max.Y; y++ {
+			for x := f.R.Min.X; x < f.R.Max.X; x++ {
+				copy(pix[y*stride+x*4:], f.C[:])
+			}
+		}
+	}
+	for _, r := range other {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				v := (x*31 + y*17 + seed*7) * 2654435761
+				copy(pix[y*stride+x*4:], []byte{byte(v >> 3), byte(v >> 11), byte(v >> 19), 0xff})
+			}
+		}
+	}
+	buf.EndWriteFills(other, fills)
+}
+
+// TestFillsReachViewers: fills the mirror's writer knows of reach Tight
+// viewers as Tight fills, with no pixel rectangle encoded for a fill that
+// spans whole tile columns, and every viewer (two Tight ones sharing
+// their encodings, ZRLE, Raw) ends with the mirror's exact picture:
+// fills off the tile grid, fills overlapping each other, other damage
+// painted over a fill in the same write, and a fill over other damage.
+func TestFillsReachViewers(t *testing.T) {
+	src := fb.New()
+	src.Resize(640, 480)
+	paint(src, image.Rect(0, 0, 640, 480), 1)
+	addr := serve(t, Config{Buffer: src})
+	tight := dial(t, addr, &rfb.Config{Encodings: []int32{rfb.EncCopyRect, rfb.EncTight}})
+	viewers := []*rfb.Client{tight,
+		dial(t, addr, &rfb.Config{Encodings: []int32{rfb.EncCopyRect, rfb.EncTight}}),
+		dial(t, addr, &rfb.Config{Encodings: []int32{rfb.EncZRLE}}),
+		dial(t, addr, &rfb.Config{Encodings: []int32{rfb.EncRaw}}),
+	}
+	for i, v := range viewers {
+		waitSame(t, src, v.Framebuffer(), fmt.Sprintf("viewer %d, first frame", i))
+	}
+	red, green, blue := [4]byte{200, 30, 30, 255}, [4]byte{30, 200, 60, 255}, [4]byte{20, 40, 210, 255}
+	steps := []struct {
+		name  string
+		fills []fb.Fill
+		other []image.Rectangle
+	}{
+		{"full frame", []fb.Fill{{R: image.Rect(0, 0, 640, 480), C: red}}, nil},
+		{"off the tile grid", []fb.Fill{{R: image.Rect(37, 45, 337, 245), C: green}}, nil},
+		{"overlapping fills", []fb.Fill{{R: image.Rect(10, 10, 300, 200), C: blue}, {R: image.Rect(100, 90, 500, 400), C: red}}, nil},
+		{"noise over a fill", []fb.Fill{{R: image.Rect(0, 0, 640, 480), C: green}}, []image.Rectangle{image.Rect(70, 80, 150, 130)}},
+		{"a fill over noise", []fb.Fill{{R: image.Rect(64, 0, 256, 480), C: blue}}, []image.Rectangle{image.Rect(0, 100, 640, 140)}},
+	}
+	for i, st := range steps {
+		f0, e0 := fillsSent.Load(), encodes.Load()
+		others0 := pixelRects(viewers[2]) + pixelRects(viewers[3])
+		writeFills(src, st.fills, st.other, i)
+		for k, v := range viewers {
+			waitSame(t, src, v.Framebuffer(), fmt.Sprintf("%s: viewer %d", st.name, k))
+		}
+		if fillsSent.Load() == f0 {
+			t.Fatalf("%s: no fill passed on as such", st.name)
+		}
+		// ZRLE and Raw encode every rectangle they send; the Tight
+		// viewers nothing for a fill spanning whole tile columns.
+		if others := int64(pixelRects(viewers[2]) + pixelRects(viewers[3]) - others0); i == 0 && encodes.Load()-e0 != others {
+			t.Fatalf("full-frame fill: %d pixel rectangles encoded, want the ZRLE and Raw viewers' %d only", encodes.Load()-e0, others)
+		}
+	}
+}
