@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
 )
 
@@ -99,20 +100,26 @@ type tileLook struct {
 func (m *motion) absorb() {
 	m.absorbMu.Lock()
 	defer m.absorbMu.Unlock()
-	rects, resized := m.tr.TakeRects()
+	rects, fills, other, resized := m.tr.TakeRectsFills()
 	if len(rects) == 0 && !resized {
 		return
 	}
+	hoptrace.Mark(m, "motion.absorb")
+	defer hoptrace.Mark(m, "motion.absorbed")
 	looks := m.scratch[:0]
 	var w, h int
 	cov := m.buf.Coverage()
+	var solid solidTiles
 	m.buf.Read(func(pix []byte, stride, bw, bh int, _ uint64) {
 		w, h = bw, bh
 		cols := (w + fb.TileSize - 1) / fb.TileSize
 		for _, r := range rects {
 			for ty := r.Min.Y / fb.TileSize; ty <= (r.Max.Y-1)/fb.TileSize; ty++ {
 				for tx := r.Min.X / fb.TileSize; tx <= (r.Max.X-1)/fb.TileSize; tx++ {
-					hash, clear := hashTile(pix, stride, w, h, tx, ty)
+					hash, clear, ok := solid.hash(fills, other, w, h, tx, ty)
+					if !ok {
+						hash, clear = hashTile(pix, stride, w, h, tx, ty)
+					}
 					looks = append(looks, tileLook{i: ty*cols + tx, hash: hash, clear: clear})
 				}
 			}
@@ -199,6 +206,46 @@ func hashTile(pix []byte, stride, w, h, tx, ty int) (uint64, bool) {
 	}
 	hash := (h0 ^ bits.RotateLeft64(h1, 17) ^ bits.RotateLeft64(h2, 29) ^ bits.RotateLeft64(h3, 43)) * k
 	return hash ^ hash>>33, colour == 0
+}
+
+// solidTiles hashes tiles the mirror's writer painted with one colour (its
+// known fills) without reading them: such a tile hashes as any tile of
+// its width and rows in that colour does, so one hash serves a tile row.
+type solidTiles struct {
+	row       [fb.TileSize * 4]byte
+	c         [4]byte
+	ty, width int
+	hashed    bool
+	sum       uint64
+	clear     bool
+}
+
+// hash is tile (tx, ty)'s hash when the latest fill over it covers it
+// whole and no other damage touches it (ok false: read its pixels).
+func (s *solidTiles) hash(fills []fb.Fill, other image.Rectangle, w, h, tx, ty int) (sum uint64, clear, ok bool) {
+	t := image.Rect(tx*fb.TileSize, ty*fb.TileSize, (tx+1)*fb.TileSize, (ty+1)*fb.TileSize).Intersect(image.Rect(0, 0, w, h))
+	if t.Overlaps(other) {
+		return 0, false, false
+	}
+	for i := len(fills) - 1; i >= 0; i-- {
+		f := fills[i]
+		if !f.R.Overlaps(t) {
+			continue
+		}
+		if !t.In(f.R) {
+			return 0, false, false
+		}
+		if !s.hashed || s.c != f.C || s.ty != ty || s.width != t.Dx() {
+			for j := 0; j < len(s.row); j += 4 {
+				copy(s.row[j:j+4], f.C[:])
+			}
+			// A stride of 0 reads the one row for every row of the tile.
+			s.sum, s.clear = hashTile(s.row[:], 0, t.Dx(), h, 0, ty)
+			s.c, s.ty, s.width, s.hashed = f.C, ty, t.Dx(), true
+		}
+		return s.sum, s.clear, true
+	}
+	return 0, false, false
 }
 
 // learn records a change no act caused.

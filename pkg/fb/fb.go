@@ -397,8 +397,26 @@ func (t *Tracker) Close() {
 func (t *Tracker) TakeRects() (rects []image.Rectangle, resized bool) {
 	t.b.mu.Lock()
 	defer t.b.mu.Unlock()
+	rects, resized = t.rectsLocked(), t.resized
+	t.clearLocked()
+	return rects, resized
+}
+
+// TakeRectsFills is TakeRects with the known fills among the damage and
+// the bounds of the rest (see Damage.Fills and Damage.Other).
+func (t *Tracker) TakeRectsFills() (rects []image.Rectangle, fills []Fill, other image.Rectangle, resized bool) {
+	t.b.mu.Lock()
+	defer t.b.mu.Unlock()
+	rects, resized, other = t.rectsLocked(), t.resized, t.other
+	if len(t.fills) > 0 {
+		fills = append([]Fill(nil), t.fills...)
+	}
+	t.clearLocked()
+	return rects, fills, other, resized
+}
+
+func (t *Tracker) rectsLocked() (rects []image.Rectangle) {
 	frame := image.Rect(0, 0, t.b.w, t.b.h)
-	resized = t.resized
 	if t.count > 0 && t.cols > 0 {
 		rows := (len(t.tiles)*64 + t.cols - 1) / t.cols
 		set := func(i int) bool { return i/64 < len(t.tiles) && t.tiles[i/64]&(1<<(i%64)) != 0 }
@@ -419,6 +437,5 @@ func (t *Tracker) TakeRects() (rects []image.Rectangle, resized bool) {
 			}
 		}
 	}
-	t.clearLocked()
-	return rects, resized
+	return rects
 }

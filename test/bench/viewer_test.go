@@ -149,6 +149,7 @@ var ackedRe = regexp.MustCompile(`bytes_acked:(\d+)`)
 // viewers; dvvd's RSS with a browser that never reads.
 func TestViewerBench(t *testing.T) {
 	const W, H = 1024, 768
+	trace := newHopTrace(t) // DVV_HOPTRACE=1: each change's stages through dvvd
 	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: W, Height: H})
 	v.Run(t, "xsetroot", "-solid", "#102030")
 	d := startDvvd(t)
@@ -183,6 +184,10 @@ func TestViewerBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	go goDirect.Run()
+	if trace != nil {
+		trace.names[goDvv.Framebuffer()], trace.names[goDirect.Framebuffer()] = "client via dvvd", "client direct"
+	}
+	trace.skip()
 	colours := [][3]int{{0xc0, 0x30, 0x30}, {0x30, 0xc0, 0x60}, {0x20, 0x40, 0xd0}, {0xe0, 0xe0, 0x40}}
 	lat := make([]durations, len(tabs))
 	var goLat [2]durations
@@ -222,6 +227,13 @@ func TestViewerBench(t *testing.T) {
 				time.Sleep(2 * time.Millisecond)
 			}
 		}
+		if trace != nil {
+			seen := map[string]time.Time{}
+			for k, tb := range tabs {
+				seen["browser: "+tb.name] = t0.Add(lat[k][len(lat[k])-1])
+			}
+			t.Logf("change %d:%s", i, trace.change(t0, seen))
+		}
 	}
 	rows := []string{"| path | p50 | p90 |", "| --- | --- | --- |"}
 	for k, tb := range tabs {
@@ -232,6 +244,9 @@ func TestViewerBench(t *testing.T) {
 	goDvv.Close()
 	goDirect.Close()
 	report(t, fmt.Sprintf("Remote change → browser canvas, %dx%d Xvnc, full-screen colour change (xsetroot), 40 changes", W, H), rows...)
+	if trace != nil {
+		report(t, "Stages of each change (DVV_HOPTRACE=1)", trace.table()...)
+	}
 
 	// 2. Bytes per second to the browser.
 	rate := func(what string, start func() *testbed.Proc) {
