@@ -1,10 +1,13 @@
 package rfbserver
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"testing"
+	"time"
 
+	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/rfb"
 )
@@ -78,6 +81,59 @@ func TestFillsReachViewers(t *testing.T) {
 		// viewers nothing for a fill spanning whole tile columns.
 		if others := int64(pixelRects(viewers[2]) + pixelRects(viewers[3]) - others0); i == 0 && encodes.Load()-e0 != others {
 			t.Fatalf("full-frame fill: %d pixel rectangles encoded, want the ZRLE and Raw viewers' %d only", encodes.Load()-e0, others)
+		}
+	}
+}
+
+// TestFillsMatchXServer: Xvnc's own solid fills (a new root colour, a
+// one-colour window off the tile grid) pass through the mirror to Tight
+// viewers as fills, and every viewer's picture is the X server's capture.
+func TestFillsMatchXServer(t *testing.T) {
+	testbed.Need(t, "Xvnc", "xsetroot", "display", "import")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 800, Height: 600})
+	v.Run(t, "xsetroot", "-solid", "#203040")
+	mirror, err := rfb.Dial(context.Background(), v.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go mirror.Run()
+	t.Cleanup(func() { mirror.Close() })
+	addr := serve(t, Config{Buffer: mirror.Framebuffer()})
+	var viewers []*rfb.Client
+	for _, encs := range [][]int32{{rfb.EncCopyRect, rfb.EncTight}, {rfb.EncTight}, {rfb.EncZRLE}} {
+		viewers = append(viewers, dial(t, addr, &rfb.Config{Encodings: encs}))
+	}
+	matchCapture := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for _, c := range viewers {
+			for {
+				want := v.Capture(t)
+				b := want.Bounds()
+				got, _ := c.Framebuffer().Snapshot(b)
+				m, _ := mirror.Framebuffer().Snapshot(b)
+				// The pointer is in the mirror's picture, not the capture.
+				if sameRGB(m.Pix, got.Pix) && diffCount(want.Pix, got.Pix) < 32*32 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: viewer %v: %d pixels differ from the X server's capture (the mirror: %d)", what, c.Encodings(), diffCount(want.Pix, got.Pix), diffCount(want.Pix, m.Pix))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	matchCapture("first frame")
+	for i, colour := range []string{"#c03030", "#30c060", "#2040d0"} {
+		f0 := fillsSent.Load()
+		v.Run(t, "xsetroot", "-solid", colour)
+		matchCapture("root " + colour)
+		if fillsSent.Load() == f0 {
+			t.Fatalf("root %s: no fill passed on as such", colour)
+		}
+		if i == 0 {
+			v.Background(t, "display", "-size", "301x203", "xc:#e0e040", "-geometry", "+37+45")
+			matchCapture("a one-colour window off the tile grid")
 		}
 	}
 }

@@ -77,6 +77,14 @@ func (h *hopTrace) change(t0 time.Time, extra map[string]time.Time) string {
 	for _, e := range hoptrace.Drain() {
 		note(h.names[e.Who]+"."+e.Stage, e.At)
 	}
+	// A session wakes for other reasons too (a fence's answer): its
+	// stages count from the mirror's update on.
+	type mark struct {
+		who, stage string
+		at         time.Time
+	}
+	var marks []mark
+	var published time.Time
 	sessions := map[string]string{}
 	for {
 		line, err := h.rd.ReadString('\n')
@@ -88,19 +96,26 @@ func (h *hopTrace) change(t0 time.Time, extra map[string]time.Time) string {
 			continue
 		}
 		ns, _ := strconv.ParseInt(fs[0], 10, 64)
-		who, stage := "dvvd", fs[2]
-		if strings.HasPrefix(stage, "motion.") || stage == "read" || stage == "decoded" || stage == "published" {
-			who = "dvvd upstream"
-		} else if _, ok := sessions[fs[1]]; !ok {
-			sessions[fs[1]] = fmt.Sprintf("dvvd session %d", len(sessions)+1)
+		m := mark{who: "dvvd upstream", stage: fs[2], at: time.Unix(0, ns)}
+		if i := strings.IndexByte(m.stage, '('); i > 0 {
+			m.stage = m.stage[:i]
 		}
-		if s, ok := sessions[fs[1]]; ok {
-			who = s
+		switch {
+		case m.stage == "published" && published.IsZero() && !m.at.Before(t0):
+			published = m.at
+		case strings.HasPrefix(m.stage, "motion.") || m.stage == "read" || m.stage == "decoded" || m.stage == "published":
+		default:
+			if _, ok := sessions[fs[1]]; !ok {
+				sessions[fs[1]] = fmt.Sprintf("dvvd session %d", len(sessions)+1)
+			}
+			m.who = sessions[fs[1]]
 		}
-		if i := strings.IndexByte(stage, '('); i > 0 {
-			stage = stage[:i]
+		marks = append(marks, m)
+	}
+	for _, m := range marks {
+		if m.who == "dvvd upstream" || !published.IsZero() && !m.at.Before(published) {
+			note(m.who+"."+m.stage, m.at)
 		}
-		note(who+"."+stage, time.Unix(0, ns))
 	}
 	for k, at := range extra {
 		note(k, at)
