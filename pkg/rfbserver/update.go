@@ -205,19 +205,25 @@ func (s *session) maybeUpdate() error {
 		s.inFlight++
 	}
 	s.mu.Unlock()
-	err := s.write(out, pf, pe)
+	var tail []byte
+	if fence {
+		// The viewer answers once it has read the update: until then this
+		// update counts as in flight. It goes in the update's last write:
+		// one message for the browser to take, not two.
+		tail = fenceMsg
+	}
+	err := s.write(out, pf, pe, tail)
 	hoptrace.Mark(s, "written")
 	e.state = 0
 	if s.hub.shared() {
 		e.state = e.stateHash()
 	}
-	if err != nil || !fence {
-		return err
-	}
-	// The viewer answers once it has read the update: until then this
-	// update counts as in flight.
-	return s.writeMsg([]byte{248, 0, 0, 0, 0x80, 0, 0, 0, 1, 'u'})
+	return err
 }
+
+// fenceMsg is the ServerFence sent after each pushed update: a request
+// (the viewer answers it) with no flag the viewer must act on.
+var fenceMsg = []byte{248, 0, 0, 0, 0x80, 0, 0, 0, 1, 'u'}
 
 // screenLayout is ExtendedDesktopSize's payload: one screen covering the
 // w×h desktop.
@@ -244,8 +250,9 @@ func (s *session) writeMsg(b []byte) error {
 }
 
 // write sends the rectangles, encoding each pixel rectangle only when its
-// turn comes, so one rectangle's pixels are in memory at a time.
-func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error {
+// turn comes, so one rectangle's pixels are in memory at a time, and then
+// tail (a message to follow the update) in the same last write.
+func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding, tail []byte) error {
 	if s.w == nil {
 		s.w = bufio.NewWriterSize(s.conn, 64<<10)
 	}
@@ -274,6 +281,9 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding) error
 				return err
 			}
 			sent += len(hdr) + len(data)
+		}
+		if len(rects) == n {
+			s.w.Write(tail)
 		}
 		if err := s.w.Flush(); err != nil {
 			return err
