@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -22,14 +21,26 @@ import (
 // and, in the same iteration, straight from Xvnc to the same kind of
 // viewer. Reported: the p50 of each path and of their difference (the
 // hop's cost). With DVV_HOPTRACE=1 it also logs, per change, when each
-// stage of the hop was reached.
+// stage of the hop was reached. Xvnc writes each update to the client
+// connected last first: the direct viewer is connected after the mirror's
+// client (as in TestViewerBench) or before it.
 func BenchmarkXvncHop(b *testing.B) {
+	for _, directFirst := range []bool{false, true} {
+		name := "direct-connected-last"
+		if directFirst {
+			name = "direct-connected-first"
+		}
+		b.Run(name, func(b *testing.B) { benchHop(b, directFirst) })
+	}
+}
+
+func benchHop(b *testing.B, directFirst bool) {
 	testbed.Need(b, "Xvnc", "xsetroot")
 	v := testbed.StartXvnc(b, testbed.XvncOptions{Width: 1024, Height: 768})
 	v.Run(b, "xsetroot", "-solid", "#102030")
 	encs := &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7}
 	var direct *rfb.Client
-	if os.Getenv("HOP_DIRECT_FIRST") != "" {
+	if directFirst {
 		direct = dial(b, v.Addr, encs)
 	}
 	up, err := rfb.Dial(context.Background(), v.Addr, &rfb.Config{Shared: true})
