@@ -30,7 +30,7 @@ type decoder struct {
 	tight  [4]zstream
 	damage []image.Rectangle
 	fills  []fb.Fill // rectangles the server sent as one colour (not in damage)
-	filled bool      // the rectangle just decoded was a fill (its colour in fills' next)
+	filled bool      // the Tight rectangle just decoded was a fill, of colour fill
 	fill   [4]byte
 	buf    []byte     // per-decoder scratch
 	limit  *fb.Buffer // whose size limit a server-announced size must meet

@@ -35,7 +35,8 @@ func mix(z uint64) uint64 {
 // viewer already has, only moved. When it finds one it moves the band's
 // hashes as the viewer will move its pixels and returns the CopyRect,
 // which must be sent before any other rectangle of the update (it reads
-// the viewer's framebuffer as it was). area is tile-aligned.
+// the viewer's framebuffer as it was) but the fills already recorded in
+// the hashes. area is tile-aligned.
 func (e *encoder) findScroll(buf frameReader, area image.Rectangle) (rectOut, bool) {
 	if area.Dy() < minScrollRows*2 || area.Dx() < tile {
 		return rectOut{}, false
