@@ -40,7 +40,8 @@ func writeFills(buf *fb.Buffer, fills []fb.Fill, other []image.Rectangle, seed i
 // spans whole tile columns, and every viewer (two Tight ones sharing
 // their encodings, ZRLE, Raw) ends with the mirror's exact picture:
 // fills off the tile grid, fills overlapping each other, other damage
-// painted over a fill in the same write, and a fill over other damage.
+// painted over a fill in the same write, a fill over other damage, and
+// a scroll (a CopyRect) under a fill.
 func TestFillsReachViewers(t *testing.T) {
 	src := fb.New()
 	src.Resize(640, 480)
@@ -56,6 +57,29 @@ func TestFillsReachViewers(t *testing.T) {
 		waitSame(t, src, v.Framebuffer(), fmt.Sprintf("viewer %d, first frame", i))
 	}
 	red, green, blue := [4]byte{200, 30, 30, 255}, [4]byte{30, 200, 60, 255}, [4]byte{20, 40, 210, 255}
+
+	// A scroll with a fill painted over the scrolled band in the same
+	// write: the fill goes first, the CopyRect after it, and both read
+	// what the hashes say the viewer has.
+	copies := tight.Encodings()["CopyRect"]
+	pix, stride, _, _ := src.BeginWrite()
+	for y := 64; y < 448-20; y++ {
+		copy(pix[y*stride:(y+1)*stride], pix[(y+20)*stride:(y+21)*stride])
+	}
+	band := fb.Fill{R: image.Rect(0, 300, 640, 340), C: red}
+	for y := band.R.Min.Y; y < band.R.Max.Y; y++ {
+		for x := 0; x < 640; x++ {
+			copy(pix[y*stride+x*4:], band.C[:])
+		}
+	}
+	src.EndWriteFills([]image.Rectangle{image.Rect(0, 64, 640, 448)}, []fb.Fill{band})
+	for k, v := range viewers {
+		waitSame(t, src, v.Framebuffer(), fmt.Sprintf("scroll under a fill: viewer %d", k))
+	}
+	if tight.Encodings()["CopyRect"] == copies {
+		t.Fatal("scroll under a fill: no CopyRect")
+	}
+
 	steps := []struct {
 		name  string
 		fills []fb.Fill
