@@ -26,6 +26,7 @@ type motion struct {
 
 	absorbMu sync.Mutex // one absorb at a time: the watcher's, or an act's flush
 	scratch  []tileLook // absorb's damaged tiles, kept between calls
+	changes  []tileLook // and those that changed (a watch copies what it is given)
 
 	mu       sync.Mutex
 	w, h     int
@@ -141,7 +142,8 @@ func (m *motion) absorb() {
 		}
 	}
 	quiet := m.acts > 0 || now.Before(m.quietEnd)
-	var changed []tileLook
+	watched := len(m.watches) > 0 // only acts being watched want the changed tiles
+	changed := m.changes[:0]
 	for _, lk := range looks {
 		if lk.i >= len(m.tiles) {
 			continue
@@ -156,12 +158,16 @@ func (m *motion) absorb() {
 			// it: a server that sends only what changes (FreeRDP's shadow)
 			// shows a tile for the first time when something is drawn there.
 			*t = tileState{hash: lk.hash, known: true, looks: [4]uint64{lk.hash}, nlooks: 1}
-			changed = append(changed, lk)
+			if watched {
+				changed = append(changed, lk)
+			}
 			continue
 		case lk.hash == t.hash:
 			continue // repainted as it was
 		}
-		changed = append(changed, lk)
+		if watched {
+			changed = append(changed, lk)
+		}
 		if !quiet || t.moving(now) && (t.restless() || t.showed(lk.hash)) {
 			t.learn(lk.hash, now)
 		}
@@ -172,6 +178,7 @@ func (m *motion) absorb() {
 			a.add(changed, now)
 		}
 	}
+	m.changes = changed // absorbMu held: reused by the next absorb
 }
 
 // hashTile hashes tile (tx, ty)'s pixels and says whether they are all

@@ -49,3 +49,39 @@ func TestSolidTileHashMatchesPixels(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMotionAbsorb: the motion record taking a full 1024x768 change,
+// told it was a fill (hashed from the colour) or not (hashed from the
+// pixels).
+func BenchmarkMotionAbsorb(b *testing.B) {
+	for _, fill := range []bool{true, false} {
+		name := "pixels"
+		if fill {
+			name = "fill"
+		}
+		b.Run(name, func(b *testing.B) {
+			buf := fb.New()
+			buf.Resize(1024, 768)
+			m := newMotion(buf)
+			m.absorb()
+			b.StopTimer()
+			for i := 0; i < b.N; i++ {
+				c := [4]byte{byte(i), 2, 3, 255}
+				pix, stride, _, _ := buf.BeginWrite()
+				for y := 0; y < 768; y++ {
+					for x := 0; x < 1024; x++ {
+						copy(pix[y*stride+x*4:], c[:])
+					}
+				}
+				if fill {
+					buf.EndWriteFills(nil, []fb.Fill{{R: image.Rect(0, 0, 1024, 768), C: c}})
+				} else {
+					buf.EndWrite(image.Rect(0, 0, 1024, 768))
+				}
+				b.StartTimer()
+				m.absorb()
+				b.StopTimer()
+			}
+		})
+	}
+}
