@@ -423,8 +423,12 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 					continue
 				}
 				b := c.blocks[i]
-				box := unscale(w.Box.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
+				toScreen := func(r image.Rectangle) image.Rectangle {
+					return unscale(r.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
+				}
+				box := toScreen(w.Box)
 				if !box.Empty() {
+					w.chars = mapChars(w.chars, toScreen)
 					nl := per[i]
 					if nl == nil {
 						nl = &Line{}
@@ -441,6 +445,19 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 		for _, i := range order {
 			out[i] = append(out[i], *per[i])
 		}
+	}
+	return out
+}
+
+// mapChars maps a word's characters as its box; a character mapped off
+// its block drops them all (they must spell the word).
+func mapChars(cs []char, toScreen func(image.Rectangle) image.Rectangle) []char {
+	out := make([]char, 0, len(cs))
+	for _, ch := range cs {
+		if ch.box = toScreen(ch.box); ch.box.Empty() {
+			return nil
+		}
+		out = append(out, ch)
 	}
 	return out
 }
