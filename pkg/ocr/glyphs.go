@@ -45,6 +45,11 @@ type glyphEntry struct {
 type gapBounds struct{ inWord, between int }
 
 // Bounds and thresholds of the dictionary.
+var (
+	charConf     = 0.99
+	charWordConf = 0.0
+)
+
 const (
 	dictGlyphs    = 4096 // per reader, least recently used dropped
 	learnConf     = 0.95 // glyphs: only from words Tesseract read at least this sure of
@@ -217,7 +222,11 @@ func (d *glyphDict) learn(b block, lines []Line) {
 				idx = append(idx, i)
 			}
 		}
-		if w.Conf < gapConf || len(idx) == 0 || len(idx) != utf8.RuneCountInString(w.Text) || idx[len(idx)-1]-idx[0] != len(idx)-1 {
+		whole := len(idx) > 0 && len(idx) == utf8.RuneCountInString(w.Text) && idx[len(idx)-1]-idx[0] == len(idx)-1
+		if whole && w.Conf < learnConf {
+			d.learnChars(b, glyphs, idx, paper, baseline, w)
+		}
+		if w.Conf < gapConf || !whole {
 			prevWord = -1
 			continue
 		}
@@ -245,6 +254,36 @@ func (d *glyphDict) learn(b block, lines []Line) {
 		}
 		words = append(words, learned{idx[0], idx[len(idx)-1]})
 		prevWord = wi
+	}
+}
+
+// learnChars learns the glyphs of a word read unsure as a whole, whose
+// glyphs match its characters one to one, from the characters the engine
+// was sure of. Each character's own box must hold its glyph: the glyph's
+// centre inside it, its ink within it (a pixel of slack each side: the
+// engine's boxes are that close). A word whose glyphs do not match its
+// characters teaches nothing: a glyph drawn in two pieces was read once as
+// the character of only one of them.
+func (d *glyphDict) learnChars(b block, glyphs []glyph, idx []int, paper uint8, baseline int, w Word) {
+	if len(w.chars) != len(idx) {
+		return
+	}
+	// No other glyph may reach into the word: a piece of a glyph the
+	// engine read as a whole character would be learned as that.
+	box := w.Box.Sub(b.origin)
+	first, last := idx[0], idx[len(idx)-1]
+	if (first > 0 && glyphs[first-1].box.Max.X > box.Min.X) || (last+1 < len(glyphs) && glyphs[last+1].box.Min.X < box.Max.X) {
+		return
+	}
+	for i, ch := range w.chars {
+		gl := glyphs[idx[i]]
+		box := ch.box.Sub(b.origin)
+		cx := (gl.box.Min.X + gl.box.Max.X) / 2
+		if ch.conf < charConf || cx < box.Min.X || cx >= box.Max.X || gl.box.Min.X < box.Min.X-1 || gl.box.Max.X > box.Max.X+1 {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(ch.text)
+		d.put(d.key(b.g, gl, paper, baseline), r, ch.conf)
 	}
 }
 
