@@ -152,6 +152,7 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // framebuffer pixels.
 func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
 	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil, nil)
+	dropChars(lines)
 	readingOrder(lines)
 	return joinRows(lines), err
 }

@@ -20,6 +20,9 @@ type glyphDict struct {
 	byKey map[glyphKey]*list.Element
 	lru   list.List          // of *glyphEntry, most recent first
 	gaps  map[int]*gapBounds // by the line's commonest glyph height
+	// wordsOnly learns from words read sure only, not from characters
+	// (benchmarks compare the two).
+	wordsOnly bool
 }
 
 // glyphKey is a glyph's pixels (hashed, see key), its size and where its
@@ -36,7 +39,13 @@ type glyphEntry struct {
 	ch       rune
 	conf     float64 // the least confidence it was learned from
 	poisoned bool    // read as two different characters: never used
+	// votes is how often it was learned: a word read sure gives
+	// charVotes at once, a sure character of an unsure word one.
+	votes int
 }
+
+// usable reports whether lookups may read the glyph.
+func (e *glyphEntry) usable() bool { return !e.poisoned && e.votes >= charVotes }
 
 // gapBounds are the widest gap seen inside a word and the narrowest seen
 // between two words, in lines whose commonest glyph height (a font's
@@ -45,15 +54,17 @@ type glyphEntry struct {
 type gapBounds struct{ inWord, between int }
 
 // Bounds and thresholds of the dictionary.
-var (
-	charConf     = 0.99
-	charWordConf = 0.0
-)
-
 const (
-	dictGlyphs    = 4096 // per reader, least recently used dropped
-	learnConf     = 0.95 // glyphs: only from words Tesseract read at least this sure of
-	gapConf       = 0.80 // gaps: only from words read at least this sure of
+	dictGlyphs = 4096 // per reader, least recently used dropped
+	learnConf  = 0.95 // glyphs: only from words Tesseract read at least this sure of
+	gapConf    = 0.80 // gaps: only from words read at least this sure of
+	// Characters of words read less sure are learned when the engine was
+	// this sure of them, and used once two words taught the same. At
+	// 0.95 or 0.98 the engine's sure misreadings (o as 0, l as L in a
+	// file name) poisoned good glyphs, and one vote let a rare misreading
+	// through (an underscore read as m); docs/ocr.md has the figures.
+	charConf      = 0.99
+	charVotes     = 2
 	maxLineGlyphs = 512
 	maxGlyphSide  = 64
 )
@@ -223,7 +234,7 @@ func (d *glyphDict) learn(b block, lines []Line) {
 			}
 		}
 		whole := len(idx) > 0 && len(idx) == utf8.RuneCountInString(w.Text) && idx[len(idx)-1]-idx[0] == len(idx)-1
-		if whole && w.Conf < learnConf {
+		if whole && w.Conf < learnConf && !d.wordsOnly {
 			d.learnChars(b, glyphs, idx, paper, baseline, w)
 		}
 		if w.Conf < gapConf || !whole {
@@ -242,7 +253,7 @@ func (d *glyphDict) learn(b block, lines []Line) {
 		for _, ch := range w.Text {
 			gl := glyphs[idx[i]]
 			if w.Conf >= learnConf {
-				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf)
+				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf, charVotes)
 			}
 			if i > 0 {
 				gb.inWord = max(gb.inWord, gl.box.Min.X-glyphs[idx[i-1]].box.Max.X)
@@ -283,23 +294,24 @@ func (d *glyphDict) learnChars(b block, glyphs []glyph, idx []int, paper uint8, 
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(ch.text)
-		d.put(d.key(b.g, gl, paper, baseline), r, ch.conf)
+		d.put(d.key(b.g, gl, paper, baseline), r, ch.conf, 1)
 	}
 }
 
 // put records key → ch; a key already seen as another character is
 // poisoned for good (until it is dropped as least recently used).
-func (d *glyphDict) put(k glyphKey, ch rune, conf float64) {
+func (d *glyphDict) put(k glyphKey, ch rune, conf float64, votes int) {
 	if el, ok := d.byKey[k]; ok {
 		e := el.Value.(*glyphEntry)
 		if e.ch != ch {
 			e.poisoned = true
 		}
 		e.conf = min(e.conf, conf)
+		e.votes = min(e.votes+votes, charVotes)
 		d.lru.MoveToFront(el)
 		return
 	}
-	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, ch: ch, conf: conf})
+	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, ch: ch, conf: conf, votes: min(votes, charVotes)})
 	for d.lru.Len() > dictGlyphs {
 		old := d.lru.Back()
 		d.lru.Remove(old)
@@ -338,7 +350,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 	}
 	for i, gl := range glyphs {
 		el, ok := d.byKey[keys[i]]
-		if !ok || el.Value.(*glyphEntry).poisoned {
+		if !ok || !el.Value.(*glyphEntry).usable() {
 			return nil, false
 		}
 		e := el.Value.(*glyphEntry)

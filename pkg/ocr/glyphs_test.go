@@ -180,7 +180,7 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 	t.Run("bounded", func(t *testing.T) {
 		d := newGlyphDict()
 		for i := 0; i < dictGlyphs+10; i++ {
-			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, 'a', 1)
+			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, 'a', 1, charVotes)
 		}
 		if d.size() != dictGlyphs {
 			t.Fatalf("%d glyphs kept", d.size())

@@ -133,3 +133,14 @@ func spells(cs []char, text string) bool {
 	}
 	return text == ""
 }
+
+// dropChars forgets the words' characters once the glyph dictionary has
+// learned from them: what a reader keeps and answers holds words only.
+func dropChars(lines []Line) []Line {
+	for i := range lines {
+		for j := range lines[i].Words {
+			lines[i].Words[j].chars = nil
+		}
+	}
+	return lines
+}
