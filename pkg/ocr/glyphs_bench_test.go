@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"math/rand/v2"
 	"strings"
@@ -63,6 +64,43 @@ func wordScreen(buf *fb.Buffer, f *monoFont, rng *rand.Rand) []string {
 		lines = append(lines, text)
 	}
 	return lines
+}
+
+// lsChars are the characters lsLine draws.
+const lsChars = "abcdefghijklmnopqrstuvwxyz0123456789-._:"
+
+// lsLine returns a made-up `ls -l` line: permissions, owners and a file
+// name never seen before, shaped like a shared library's or a package's
+// (digits, dots, dashes, underscores).
+func lsLine(rng *rand.Rand) string {
+	perms := []string{"-rw-r--r--", "-rwxr-xr-x", "drwxr-xr-x", "lrwxrwxrwx"}
+	months := []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+	sep := func() string { return string("_-."[rng.IntN(3)]) }
+	num := func() string { return fmt.Sprint(rng.IntN([]int{10, 100, 10000}[rng.IntN(3)])) }
+	w := syllableWords(rng, 4)
+	var name string
+	switch rng.IntN(3) {
+	case 0:
+		name = "lib" + w[2] + sep() + w[3] + "-" + num() + "." + num() + ".so." + num() + "." + num()
+	case 1:
+		name = w[2] + sep() + num() + "." + num() + sep() + w[3] + ".tar.gz"
+	default:
+		name = w[2] + "_" + w[3] + num() + "." + w[0][:1] + "z"
+	}
+	return fmt.Sprintf("%s %2d %-5s %-5s %8d %s %2d %02d:%02d %s", perms[rng.IntN(len(perms))], 1+rng.IntN(12),
+		w[0], w[1], rng.IntN(99999999), months[rng.IntN(12)], 1+rng.IntN(28), rng.IntN(24), rng.IntN(60), name)
+}
+
+// lsScreen paints 2 columns of 40 terminal lines of lsLine and returns the
+// lines drawn and where.
+func lsScreen(buf *fb.Buffer, f *monoFont, rng *rand.Rand) (lines []string, at []image.Point) {
+	for i := 0; i < 80; i++ {
+		text := lsLine(rng)
+		p := image.Pt(4+(i/40)*960, 4+(i%40)*(f.cellH+4))
+		f.draw(buf, text, p, 95)
+		lines, at = append(lines, text), append(at, p)
+	}
+	return lines, at
 }
 
 // BenchmarkNewTextSeenFont: a 1920x1080 mirror of 80 terminal lines of

@@ -177,6 +177,76 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 			t.Fatalf("read %q with 3-pixel word gaps", got)
 		}
 	})
+	// learnChars teaches a line read conf sure as words, whose characters
+	// carry sure's answer (their boxes the glyphs' own, moved by shift).
+	learnChars := func(d *glyphDict, text string, conf float64, sure func(rune) float64, shift int) {
+		g, b, boxes := drawLine(text, 1, 4)
+		glyphs, _, _ := segmentLine(g, b.r, 0xff)
+		lines := readAs(text, boxes, conf)
+		i := 0
+		for wi, w := range strings.Fields(text) {
+			for _, ch := range w {
+				lines[0].Words[wi].chars = append(lines[0].Words[wi].chars, char{text: string(ch), box: glyphs[i].box.Add(image.Pt(shift, 0)), conf: sure(ch)})
+				i++
+			}
+		}
+		d.learn(b, lines)
+	}
+	allSure := func(rune) float64 { return 0.995 }
+	t.Run("sure characters of an unsure word are learned, unsure ones not", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99) // the gaps
+		learnChars(d, "bad dab", 0.5, func(ch rune) float64 {
+			if ch == 'a' {
+				return charConf - 0.01
+			}
+			return 0.995
+		}, 0)
+		if got, ok := lookup(d, "bd db", 1, 4); !ok || got != "bd db" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		if got, ok := lookup(d, "bad", 1, 4); ok {
+			t.Fatalf("read %q with an a read unsure", got)
+		}
+	})
+	t.Run("a character taught by one word is not used until a second", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learnChars(d, "bd", 0.5, allSure, 0)
+		if got, ok := lookup(d, "db", 1, 4); ok {
+			t.Fatalf("read %q from one word", got)
+		}
+		learnChars(d, "db", 0.5, allSure, 0)
+		if got, ok := lookup(d, "db bd", 1, 4); !ok || got != "db bd" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+	})
+	t.Run("characters of a word whose glyphs do not match them are not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		g, b, boxes := drawLine("bad", 1, 4)
+		glyphs, _, _ := segmentLine(g, b.r, 0xff)
+		lines := readAs("bd", boxes, 0.5)
+		lines[0].Words[0].chars = []char{{"b", glyphs[0].box, 0.995}, {"d", glyphs[2].box, 0.995}}
+		d.learn(b, lines)
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
+	t.Run("a character whose box does not hold its glyph is not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		learnChars(d, "bad dab", 0.5, allSure, 3)
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
+	t.Run("the dictionary told to learn from words only ignores characters", func(t *testing.T) {
+		d := newGlyphDict()
+		d.wordsOnly = true
+		learnChars(d, "bad dab", 0.5, allSure, 0)
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
 	t.Run("bounded", func(t *testing.T) {
 		d := newGlyphDict()
 		for i := 0; i < dictGlyphs+10; i++ {
