@@ -453,6 +453,9 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 // mapChars maps a word's characters as its box; a character mapped off
 // its block drops them all (they must spell the word).
 func mapChars(cs []char, toScreen func(image.Rectangle) image.Rectangle) []char {
+	if len(cs) == 0 {
+		return nil
+	}
 	out := make([]char, 0, len(cs))
 	for _, ch := range cs {
 		if ch.box = toScreen(ch.box); ch.box.Empty() {
