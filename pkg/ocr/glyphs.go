@@ -41,7 +41,8 @@ type glyphEntry struct {
 	poisoned bool    // read as two different characters: never used
 	// votes is how often it was learned: a word read sure gives
 	// charVotes at once, a sure character of an unsure word one.
-	votes int
+	votes    int
+	fromWord bool // learned from a word read sure
 }
 
 // usable reports whether lookups may read the glyph.
@@ -253,7 +254,7 @@ func (d *glyphDict) learn(b block, lines []Line) {
 		for _, ch := range w.Text {
 			gl := glyphs[idx[i]]
 			if w.Conf >= learnConf {
-				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf, charVotes)
+				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf, true)
 			}
 			if i > 0 {
 				gb.inWord = max(gb.inWord, gl.box.Min.X-glyphs[idx[i-1]].box.Max.X)
@@ -294,24 +295,39 @@ func (d *glyphDict) learnChars(b block, glyphs []glyph, idx []int, paper uint8, 
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(ch.text)
-		d.put(d.key(b.g, gl, paper, baseline), r, ch.conf, 1)
+		d.put(d.key(b.g, gl, paper, baseline), r, ch.conf, false)
 	}
 }
 
-// put records key → ch; a key already seen as another character is
-// poisoned for good (until it is dropped as least recently used).
-func (d *glyphDict) put(k glyphKey, ch rune, conf float64, votes int) {
+// put records key → ch, learned from a word read sure (fromWord) or from
+// a sure character of an unsure word. Two words read sure that disagree
+// poison the key for good (until it is dropped as least recently used);
+// so do two characters. A word read sure outweighs characters: it
+// replaces what they taught, and they cannot contradict it (the engine's
+// sure misreadings are characters in context, o as 0 in `.s0.`, and they
+// would poison a glyph its sure words read right).
+func (d *glyphDict) put(k glyphKey, ch rune, conf float64, fromWord bool) {
+	votes := 1
+	if fromWord {
+		votes = charVotes
+	}
 	if el, ok := d.byKey[k]; ok {
 		e := el.Value.(*glyphEntry)
-		if e.ch != ch {
+		d.lru.MoveToFront(el)
+		switch {
+		case fromWord && !e.fromWord:
+			*e = glyphEntry{key: k, ch: ch, conf: conf, votes: votes, fromWord: true}
+			return
+		case !fromWord && e.fromWord:
+			return
+		case e.ch != ch:
 			e.poisoned = true
 		}
 		e.conf = min(e.conf, conf)
 		e.votes = min(e.votes+votes, charVotes)
-		d.lru.MoveToFront(el)
 		return
 	}
-	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, ch: ch, conf: conf, votes: min(votes, charVotes)})
+	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, ch: ch, conf: conf, votes: votes, fromWord: fromWord})
 	for d.lru.Len() > dictGlyphs {
 		old := d.lru.Back()
 		d.lru.Remove(old)

@@ -239,6 +239,36 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 			t.Fatalf("%d glyphs learned", d.size())
 		}
 	})
+	t.Run("a word read sure outweighs characters", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learn(d, "bad dab", 0.99)
+		// Read sure as characters in an unsure word: "c" for the "a"
+		// that sure words read as "a". It neither replaces nor poisons it.
+		g, b, boxes := drawLine("bad", 1, 4)
+		glyphs, _, _ := segmentLine(g, b.r, 0xff)
+		lines := readAs("bcd", boxes, 0.5)
+		lines[0].Words[0].chars = []char{{"b", glyphs[0].box, 0.995}, {"c", glyphs[1].box, 0.995}, {"d", glyphs[2].box, 0.995}}
+		d.learn(b, lines)
+		d.learn(b, lines)
+		if got, ok := lookup(d, "dab", 1, 4); !ok || got != "dab" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		// And a sure word replaces what characters taught.
+		d = newGlyphDict()
+		learn(d, "bad dab", 0.99)
+		learn(d, "i", 0.99)
+		learnChars(d, "ex", 0.5, allSure, 0)
+		learnChars(d, "xe", 0.5, allSure, 0)
+		_, b, boxes = drawLine("xi", 1, 4)
+		if got, ok := lookup(d, "ex", 1, 4); !ok || got != "ex" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		d.learn(b, readAs("ei", boxes, 0.99))
+		if got, ok := lookup(d, "xi", 1, 4); !ok || got != "ei" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+	})
 	t.Run("the dictionary told to learn from words only ignores characters", func(t *testing.T) {
 		d := newGlyphDict()
 		d.wordsOnly = true
@@ -250,7 +280,7 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 	t.Run("bounded", func(t *testing.T) {
 		d := newGlyphDict()
 		for i := 0; i < dictGlyphs+10; i++ {
-			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, 'a', 1, charVotes)
+			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, 'a', 1, true)
 		}
 		if d.size() != dictGlyphs {
 			t.Fatalf("%d glyphs kept", d.size())
