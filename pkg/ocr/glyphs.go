@@ -36,7 +36,7 @@ type glyphKey struct {
 
 type glyphEntry struct {
 	key      glyphKey
-	ch       rune
+	text     string  // one character, or a few drawn touching
 	conf     float64 // the least confidence it was learned from
 	poisoned bool    // read as two different characters: never used
 	// votes is how often it was learned: a word read sure gives
@@ -234,9 +234,10 @@ func (d *glyphDict) learn(b block, lines []Line) {
 				idx = append(idx, i)
 			}
 		}
-		whole := len(idx) > 0 && len(idx) == utf8.RuneCountInString(w.Text) && idx[len(idx)-1]-idx[0] == len(idx)-1
-		if whole && w.Conf < learnConf && !d.wordsOnly {
-			d.learnChars(b, glyphs, idx, paper, baseline, w)
+		consecutive := len(idx) > 0 && idx[len(idx)-1]-idx[0] == len(idx)-1
+		whole := consecutive && len(idx) == utf8.RuneCountInString(w.Text)
+		if consecutive {
+			d.learnWord(b, glyphs, idx, paper, baseline, w, whole)
 		}
 		if w.Conf < gapConf || !whole {
 			prevWord = -1
@@ -250,52 +251,93 @@ func (d *glyphDict) learn(b block, lines []Line) {
 		// their word breaks are what they teach, and a wrong one only
 		// makes the two bounds overlap, which sends the font's lines to
 		// the engine (from then on: so not from words read unsure).
-		i := 0
-		for _, ch := range w.Text {
-			gl := glyphs[idx[i]]
-			if w.Conf >= learnConf {
-				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf, true)
-			}
-			if i > 0 {
-				gb.inWord = max(gb.inWord, gl.box.Min.X-glyphs[idx[i-1]].box.Max.X)
-			}
-			i++
+		for i := 1; i < len(idx); i++ {
+			gb.inWord = max(gb.inWord, glyphs[idx[i]].box.Min.X-glyphs[idx[i-1]].box.Max.X)
 		}
-		if prevWord == wi-1 && len(words) > 0 && words[len(words)-1].last == idx[0]-1 {
-			gb.between = min(gb.between, glyphs[idx[0]].box.Min.X-glyphs[idx[0]-1].box.Max.X)
+		// A word space narrower than a third of the font's height is a
+		// break the engine misplaced (a file name read as two words one
+		// pixel apart): learned, it would turn the font's lookups off.
+		if gap := glyphs[idx[0]].box.Min.X - glyphs[max(idx[0]-1, 0)].box.Max.X; prevWord == wi-1 && len(words) > 0 && words[len(words)-1].last == idx[0]-1 && gap*3 >= font {
+			gb.between = min(gb.between, gap)
 		}
 		words = append(words, learned{idx[0], idx[len(idx)-1]})
 		prevWord = wi
 	}
 }
 
-// learnChars learns the glyphs of a word read unsure as a whole, whose
-// glyphs match its characters one to one, from the characters the engine
-// was sure of. Each character's own box must hold its glyph: the glyph's
-// centre inside it, its ink within it (a pixel of slack each side: the
-// engine's boxes are that close). A word whose glyphs do not match its
-// characters teaches nothing: a glyph drawn in two pieces was read once as
-// the character of only one of them.
-func (d *glyphDict) learnChars(b block, glyphs []glyph, idx []int, paper uint8, baseline int, w Word) {
-	if len(w.chars) != len(idx) {
+// maxGlyphChars bounds the characters one glyph may be learned as (a
+// few drawn touching: `rw`, `--` in a small terminal font).
+const maxGlyphChars = 4
+
+// learnWord teaches the glyphs under a word (idx, consecutive): a word
+// read sure whose glyphs match its characters one to one, as they are
+// (the engine's characters are not needed); otherwise its characters, when
+// the engine said them, each tied to the glyph its box's centre is in:
+// every glyph must get one to maxGlyphChars characters, in order, and its
+// ink lie within their boxes (a pixel of slack each side: the engine's
+// boxes are that close), and no other glyph may reach into the word (a
+// piece of a glyph the engine read as a whole character would be learned
+// as that). A glyph two or more characters fell on (letters drawn
+// touching) is learned as all of them. Glyphs are learned from the word
+// when it was read sure, else from characters the engine was sure of.
+func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, baseline int, w Word, whole bool) {
+	if whole && w.Conf >= learnConf {
+		i := 0
+		for _, ch := range w.Text {
+			d.put(d.key(b.g, glyphs[idx[i]], paper, baseline), string(ch), w.Conf, true)
+			i++
+		}
 		return
 	}
-	// No other glyph may reach into the word: a piece of a glyph the
-	// engine read as a whole character would be learned as that.
+	if len(w.chars) == 0 || d.wordsOnly {
+		return
+	}
 	box := w.Box.Sub(b.origin)
 	first, last := idx[0], idx[len(idx)-1]
 	if (first > 0 && glyphs[first-1].box.Max.X > box.Min.X) || (last+1 < len(glyphs) && glyphs[last+1].box.Min.X < box.Max.X) {
 		return
 	}
-	for i, ch := range w.chars {
-		gl := glyphs[idx[i]]
-		box := ch.box.Sub(b.origin)
-		cx := (gl.box.Min.X + gl.box.Max.X) / 2
-		if ch.conf < charConf || cx < box.Min.X || cx >= box.Max.X || gl.box.Min.X < box.Min.X-1 || gl.box.Max.X > box.Max.X+1 {
+	groups := make([][]char, len(idx))
+	j := 0
+	for _, ch := range w.chars {
+		c := ch.box.Sub(b.origin)
+		cx := (c.Min.X + c.Max.X) / 2
+		for j < len(idx) && cx >= glyphs[idx[j]].box.Max.X {
+			j++
+		}
+		if j == len(idx) || cx < glyphs[idx[j]].box.Min.X {
+			return // on no glyph, or between two
+		}
+		groups[j] = append(groups[j], char{text: ch.text, box: c, conf: ch.conf})
+	}
+	for _, g := range groups {
+		if len(g) == 0 || len(g) > maxGlyphChars {
+			return
+		}
+	}
+	for j, g := range groups {
+		gl := glyphs[idx[j]]
+		var within image.Rectangle
+		var text string
+		sure := true
+		for _, ch := range g {
+			within = within.Union(ch.box)
+			text += ch.text
+			sure = sure && ch.conf >= charConf
+		}
+		if gl.box.Min.X < within.Min.X-1 || gl.box.Max.X > within.Max.X+1 {
 			continue
 		}
-		r, _ := utf8.DecodeRuneInString(ch.text)
-		d.put(d.key(b.g, gl, paper, baseline), r, ch.conf, false)
+		switch {
+		case w.Conf >= learnConf:
+			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true)
+		case sure:
+			conf := 1.0
+			for _, ch := range g {
+				conf = min(conf, ch.conf)
+			}
+			d.put(d.key(b.g, gl, paper, baseline), text, conf, false)
+		}
 	}
 }
 
@@ -306,7 +348,7 @@ func (d *glyphDict) learnChars(b block, glyphs []glyph, idx []int, paper uint8, 
 // replaces what they taught, and they cannot contradict it (the engine's
 // sure misreadings are characters in context, o as 0 in `.s0.`, and they
 // would poison a glyph its sure words read right).
-func (d *glyphDict) put(k glyphKey, ch rune, conf float64, fromWord bool) {
+func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord bool) {
 	votes := 1
 	if fromWord {
 		votes = charVotes
@@ -316,18 +358,18 @@ func (d *glyphDict) put(k glyphKey, ch rune, conf float64, fromWord bool) {
 		d.lru.MoveToFront(el)
 		switch {
 		case fromWord && !e.fromWord:
-			*e = glyphEntry{key: k, ch: ch, conf: conf, votes: votes, fromWord: true}
+			*e = glyphEntry{key: k, text: text, conf: conf, votes: votes, fromWord: true}
 			return
 		case !fromWord && e.fromWord:
 			return
-		case e.ch != ch:
+		case e.text != text:
 			e.poisoned = true
 		}
 		e.conf = min(e.conf, conf)
 		e.votes = min(e.votes+votes, charVotes)
 		return
 	}
-	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, ch: ch, conf: conf, votes: votes, fromWord: fromWord})
+	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, text: text, conf: conf, votes: votes, fromWord: fromWord})
 	for d.lru.Len() > dictGlyphs {
 		old := d.lru.Back()
 		d.lru.Remove(old)
@@ -356,7 +398,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 	}
 	var line Line
 	var cur Word
-	var text []rune
+	var text []byte
 	flush := func() {
 		cur.Text = string(text)
 		cur.Box = cur.Box.Add(b.origin)
@@ -383,7 +425,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 		}
 		cur.Conf = min(cur.Conf, e.conf)
 		cur.Box = cur.Box.Union(gl.box)
-		text = append(text, e.ch)
+		text = append(text, e.text...)
 	}
 	flush()
 	for i := range glyphs {

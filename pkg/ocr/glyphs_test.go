@@ -269,6 +269,47 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 			t.Fatalf("read %q, %v", got, ok)
 		}
 	})
+	t.Run("a glyph of letters drawn touching is learned as all of them", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99) // the gaps
+		// "bad dab" with no gap between letters: two glyphs, six
+		// characters, whose boxes are the letters' own.
+		g, b, boxes := drawLine("bad dab", 0, 4)
+		lines := readAs("bad dab", boxes, 0.99)
+		for wi, w := range strings.Fields("bad dab") {
+			x := boxes[wi].Min.X
+			for _, ch := range w {
+				wd := len(tinyFont[ch][0])
+				lines[0].Words[wi].chars = append(lines[0].Words[wi].chars, char{text: string(ch), box: image.Rect(x, boxes[wi].Min.Y, x+wd, boxes[wi].Max.Y), conf: 0.995})
+				x += wd
+			}
+		}
+		if glyphs, _, _ := segmentLine(g, b.r, 0xff); len(glyphs) != 2 {
+			t.Fatalf("%d glyphs", len(glyphs))
+		}
+		d.learn(b, lines)
+		if got, ok := lookup(d, "dab bad", 0, 4); !ok || got != "dab bad" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		// Without the characters (the program) such a word teaches nothing.
+		d = newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learn(d, "bad dab", 0.99)
+		_, b, boxes = drawLine("bad dab", 0, 4)
+		d.learn(b, readAs("bad dab", boxes, 0.99))
+		if got, ok := lookup(d, "dab bad", 0, 4); ok {
+			t.Fatalf("read %q", got)
+		}
+	})
+	t.Run("a word space under a third of the font's height is not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "bad dab", 0.95)
+		_, b, boxes := drawLine("bad dab", 1, 1) // read as two words one pixel apart
+		d.learn(b, readAs("bad dab", boxes, 0.95))
+		if got, ok := lookup(d, "dab bad", 1, 4); !ok || got != "dab bad" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+	})
 	t.Run("the dictionary told to learn from words only ignores characters", func(t *testing.T) {
 		d := newGlyphDict()
 		d.wordsOnly = true
@@ -280,7 +321,7 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 	t.Run("bounded", func(t *testing.T) {
 		d := newGlyphDict()
 		for i := 0; i < dictGlyphs+10; i++ {
-			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, 'a', 1, true)
+			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, "a", 1, true)
 		}
 		if d.size() != dictGlyphs {
 			t.Fatalf("%d glyphs kept", d.size())
