@@ -1,7 +1,8 @@
 // Command dvvocr is dvvd's resident text recognition worker: it keeps
 // Tesseract's model loaded (libtesseract, through cgo) and reads the grey
-// pictures dvvd sends it over stdin, answering each with tesseract's TSV on
-// stdout, in pkg/ocr/pipe's frames. dvvd starts it on first use, one per
+// pictures dvvd sends it over stdin, answering each with tesseract's TSV
+// (and a row of level 6 for each character read: docs/ocr.md) on stdout,
+// in pkg/ocr/pipe's frames. dvvd starts it on first use, one per
 // core at most, and restarts it if it dies; dvvd itself stays static.
 // docs/ocr.md says why and what it measured.
 //

@@ -5,6 +5,7 @@ package main
 /*
 #cgo pkg-config: tesseract
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <tesseract/capi.h>
 
@@ -21,8 +22,72 @@ static TessBaseAPI *dvv_open(const char *lang) {
 	return api;
 }
 
-// dvv_read recognises one grey picture and answers its TSV (free it with
-// TessDeleteText), or NULL when recognition failed or ran out of time.
+// dvv_symbols appends to tsv (which it frees) one row per recognised
+// character, as TSV rows of level 6: the word's page, block, paragraph,
+// line and word numbers, numbered as TessBaseAPIGetTsvText numbers its
+// words, then the character's box, confidence and text. It answers a new
+// string (free it with free), or NULL when out of memory.
+static char *dvv_symbols(TessBaseAPI *api, char *tsv) {
+	size_t len = strlen(tsv), cap = len + 4096;
+	char *out = malloc(cap);
+	if (out == NULL) {
+		TessDeleteText(tsv);
+		return NULL;
+	}
+	memcpy(out, tsv, len + 1);
+	TessDeleteText(tsv);
+	TessResultIterator *ri = TessBaseAPIGetIterator(api);
+	if (ri == NULL) {
+		return out;
+	}
+	TessPageIterator *pi = TessResultIteratorGetPageIterator(ri);
+	int block = 0, par = 0, line = 0, word = 0;
+	do {
+		char *text = TessResultIteratorGetUTF8Text(ri, RIL_SYMBOL);
+		if (text == NULL) {
+			continue;
+		}
+		if (TessPageIteratorIsAtBeginningOf(pi, RIL_BLOCK)) {
+			block++;
+			par = line = word = 0;
+		}
+		if (TessPageIteratorIsAtBeginningOf(pi, RIL_PARA)) {
+			par++;
+			line = word = 0;
+		}
+		if (TessPageIteratorIsAtBeginningOf(pi, RIL_TEXTLINE)) {
+			line++;
+			word = 0;
+		}
+		if (TessPageIteratorIsAtBeginningOf(pi, RIL_WORD)) {
+			word++;
+		}
+		int l = 0, t = 0, r = 0, b = 0;
+		TessPageIteratorBoundingBox(pi, RIL_SYMBOL, &l, &t, &r, &b);
+		float conf = TessResultIteratorConfidence(ri, RIL_SYMBOL);
+		size_t need = strlen(text) + 128;
+		if (len + need >= cap) {
+			cap = (cap + need) * 2;
+			char *grown = realloc(out, cap);
+			if (grown == NULL) {
+				TessDeleteText(text);
+				TessResultIteratorDelete(ri);
+				free(out);
+				return NULL;
+			}
+			out = grown;
+		}
+		len += snprintf(out + len, cap - len, "6\t1\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%s\n",
+			block, par, line, word, l, t, r - l, b - t, conf, text);
+		TessDeleteText(text);
+	} while (TessResultIteratorNext(ri, RIL_SYMBOL));
+	TessResultIteratorDelete(ri);
+	return out;
+}
+
+// dvv_read recognises one grey picture and answers its TSV, the words'
+// rows followed by the characters' (free it with free), or NULL when
+// recognition failed or ran out of time.
 static char *dvv_read(TessBaseAPI *api, const unsigned char *pix, int w, int h, int psm, int deadline_ms) {
 	TessBaseAPISetPageSegMode(api, (TessPageSegMode)psm);
 	TessBaseAPISetImage(api, pix, w, h, 1, w);
@@ -33,6 +98,9 @@ static char *dvv_read(TessBaseAPI *api, const unsigned char *pix, int w, int h, 
 	char *tsv = NULL;
 	if (TessBaseAPIRecognize(api, mon) == 0) {
 		tsv = TessBaseAPIGetTsvText(api, 0);
+		if (tsv != NULL) {
+			tsv = dvv_symbols(api, tsv);
+		}
 	}
 	TessMonitorDelete(mon);
 	TessBaseAPIClear(api);
@@ -106,7 +174,7 @@ func (t *tess) read(q *pipe.Request) ([]byte, error) {
 	if out == nil {
 		return nil, fmt.Errorf("recognition failed or passed its %d ms deadline", q.DeadlineMs)
 	}
-	defer C.TessDeleteText(out)
+	defer C.free(unsafe.Pointer(out))
 	n := C.strlen(out)
 	if n > pipe.MaxAnswer {
 		return nil, fmt.Errorf("%d bytes of output, over the %d byte bound", n, pipe.MaxAnswer)

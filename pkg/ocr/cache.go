@@ -102,6 +102,7 @@ func place(lines []Line, d image.Point) []Line {
 		out[i] = Line{Box: l.Box.Add(d), Words: make([]Word, len(l.Words))}
 		for j, w := range l.Words {
 			w.Box = w.Box.Add(d)
+			w.chars = nil // learned from once, where first read
 			out[i].Words[j] = w
 		}
 	}

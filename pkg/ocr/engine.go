@@ -152,6 +152,7 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // framebuffer pixels.
 func (e *Engine) Recognize(ctx context.Context, img *image.RGBA, origin image.Point, lang string) ([]Line, error) {
 	lines, _, err := e.recognizeBlocks(ctx, segment(img, origin), lang, nil, nil)
+	dropChars(lines)
 	readingOrder(lines)
 	return joinRows(lines), err
 }
@@ -423,8 +424,12 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 					continue
 				}
 				b := c.blocks[i]
-				box := unscale(w.Box.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
+				toScreen := func(r image.Rectangle) image.Rectangle {
+					return unscale(r.Intersect(at).Sub(at.Min), c.scale).Add(b.r.Min).Intersect(b.r).Add(b.origin)
+				}
+				box := toScreen(w.Box)
 				if !box.Empty() {
+					w.chars = mapChars(w.chars, toScreen)
 					nl := per[i]
 					if nl == nil {
 						nl = &Line{}
@@ -441,6 +446,22 @@ func (c *canvas) mapBack(lines []Line) [][]Line {
 		for _, i := range order {
 			out[i] = append(out[i], *per[i])
 		}
+	}
+	return out
+}
+
+// mapChars maps a word's characters as its box; a character mapped off
+// its block drops them all (they must spell the word).
+func mapChars(cs []char, toScreen func(image.Rectangle) image.Rectangle) []char {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]char, 0, len(cs))
+	for _, ch := range cs {
+		if ch.box = toScreen(ch.box); ch.box.Empty() {
+			return nil
+		}
+		out = append(out, ch)
 	}
 	return out
 }

@@ -20,6 +20,9 @@ type glyphDict struct {
 	byKey map[glyphKey]*list.Element
 	lru   list.List          // of *glyphEntry, most recent first
 	gaps  map[int]*gapBounds // by the line's commonest glyph height
+	// wordsOnly learns from words read sure only, not from characters
+	// (benchmarks compare the two).
+	wordsOnly bool
 }
 
 // glyphKey is a glyph's pixels (hashed, see key), its size and where its
@@ -33,10 +36,17 @@ type glyphKey struct {
 
 type glyphEntry struct {
 	key      glyphKey
-	ch       rune
+	text     string  // one character, or a few drawn touching
 	conf     float64 // the least confidence it was learned from
 	poisoned bool    // read as two different characters: never used
+	// votes is how often it was learned: a word read sure gives
+	// charVotes at once, a sure character of an unsure word one.
+	votes    int
+	fromWord bool // learned from a word read sure
 }
+
+// usable reports whether lookups may read the glyph.
+func (e *glyphEntry) usable() bool { return !e.poisoned && e.votes >= charVotes }
 
 // gapBounds are the widest gap seen inside a word and the narrowest seen
 // between two words, in lines whose commonest glyph height (a font's
@@ -46,9 +56,16 @@ type gapBounds struct{ inWord, between int }
 
 // Bounds and thresholds of the dictionary.
 const (
-	dictGlyphs    = 4096 // per reader, least recently used dropped
-	learnConf     = 0.95 // glyphs: only from words Tesseract read at least this sure of
-	gapConf       = 0.80 // gaps: only from words read at least this sure of
+	dictGlyphs = 4096 // per reader, least recently used dropped
+	learnConf  = 0.95 // glyphs: only from words Tesseract read at least this sure of
+	gapConf    = 0.80 // gaps: only from words read at least this sure of
+	// Characters of words read less sure are learned when the engine was
+	// this sure of them, and used once two words taught the same. At
+	// 0.95 or 0.98 the engine's sure misreadings (o as 0, l as L in a
+	// file name) poisoned good glyphs, and one vote let a rare misreading
+	// through (an underscore read as m); docs/ocr.md has the figures.
+	charConf      = 0.99
+	charVotes     = 2
 	maxLineGlyphs = 512
 	maxGlyphSide  = 64
 )
@@ -217,7 +234,12 @@ func (d *glyphDict) learn(b block, lines []Line) {
 				idx = append(idx, i)
 			}
 		}
-		if w.Conf < gapConf || len(idx) == 0 || len(idx) != utf8.RuneCountInString(w.Text) || idx[len(idx)-1]-idx[0] != len(idx)-1 {
+		consecutive := len(idx) > 0 && idx[len(idx)-1]-idx[0] == len(idx)-1
+		whole := consecutive && len(idx) == utf8.RuneCountInString(w.Text)
+		if consecutive {
+			d.learnWord(b, glyphs, idx, paper, baseline, w, whole)
+		}
+		if w.Conf < gapConf || !whole {
 			prevWord = -1
 			continue
 		}
@@ -229,38 +251,125 @@ func (d *glyphDict) learn(b block, lines []Line) {
 		// their word breaks are what they teach, and a wrong one only
 		// makes the two bounds overlap, which sends the font's lines to
 		// the engine (from then on: so not from words read unsure).
-		i := 0
-		for _, ch := range w.Text {
-			gl := glyphs[idx[i]]
-			if w.Conf >= learnConf {
-				d.put(d.key(b.g, gl, paper, baseline), ch, w.Conf)
-			}
-			if i > 0 {
-				gb.inWord = max(gb.inWord, gl.box.Min.X-glyphs[idx[i-1]].box.Max.X)
-			}
-			i++
+		for i := 1; i < len(idx); i++ {
+			gb.inWord = max(gb.inWord, glyphs[idx[i]].box.Min.X-glyphs[idx[i-1]].box.Max.X)
 		}
-		if prevWord == wi-1 && len(words) > 0 && words[len(words)-1].last == idx[0]-1 {
-			gb.between = min(gb.between, glyphs[idx[0]].box.Min.X-glyphs[idx[0]-1].box.Max.X)
+		// A word space narrower than a third of the font's height is a
+		// break the engine misplaced (a file name read as two words one
+		// pixel apart): learned, it would turn the font's lookups off.
+		if gap := glyphs[idx[0]].box.Min.X - glyphs[max(idx[0]-1, 0)].box.Max.X; prevWord == wi-1 && len(words) > 0 && words[len(words)-1].last == idx[0]-1 && gap*3 >= font {
+			gb.between = min(gb.between, gap)
 		}
 		words = append(words, learned{idx[0], idx[len(idx)-1]})
 		prevWord = wi
 	}
 }
 
-// put records key → ch; a key already seen as another character is
-// poisoned for good (until it is dropped as least recently used).
-func (d *glyphDict) put(k glyphKey, ch rune, conf float64) {
+// maxGlyphChars bounds the characters one glyph may be learned as (a
+// few drawn touching: `rw`, `--` in a small terminal font).
+const maxGlyphChars = 4
+
+// learnWord teaches the glyphs under a word (idx, consecutive): a word
+// read sure whose glyphs match its characters one to one, as they are
+// (the engine's characters are not needed); otherwise its characters, when
+// the engine said them, each tied to the glyph its box's centre is in:
+// every glyph must get one to maxGlyphChars characters, in order, and its
+// ink lie within their boxes (a pixel of slack each side: the engine's
+// boxes are that close), and no other glyph may reach into the word (a
+// piece of a glyph the engine read as a whole character would be learned
+// as that). A glyph two or more characters fell on (letters drawn
+// touching) is learned as all of them. Glyphs are learned from the word
+// when it was read sure, else from characters the engine was sure of.
+func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, baseline int, w Word, whole bool) {
+	if whole && w.Conf >= learnConf {
+		i := 0
+		for _, ch := range w.Text {
+			d.put(d.key(b.g, glyphs[idx[i]], paper, baseline), string(ch), w.Conf, true)
+			i++
+		}
+		return
+	}
+	if len(w.chars) == 0 || d.wordsOnly {
+		return
+	}
+	box := w.Box.Sub(b.origin)
+	first, last := idx[0], idx[len(idx)-1]
+	if (first > 0 && glyphs[first-1].box.Max.X > box.Min.X) || (last+1 < len(glyphs) && glyphs[last+1].box.Min.X < box.Max.X) {
+		return
+	}
+	groups := make([][]char, len(idx))
+	j := 0
+	for _, ch := range w.chars {
+		c := ch.box.Sub(b.origin)
+		cx := (c.Min.X + c.Max.X) / 2
+		for j < len(idx) && cx >= glyphs[idx[j]].box.Max.X {
+			j++
+		}
+		if j == len(idx) || cx < glyphs[idx[j]].box.Min.X {
+			return // on no glyph, or between two
+		}
+		groups[j] = append(groups[j], char{text: ch.text, box: c, conf: ch.conf})
+	}
+	for _, g := range groups {
+		if len(g) == 0 || len(g) > maxGlyphChars {
+			return
+		}
+	}
+	for j, g := range groups {
+		gl := glyphs[idx[j]]
+		var within image.Rectangle
+		var text string
+		sure := true
+		for _, ch := range g {
+			within = within.Union(ch.box)
+			text += ch.text
+			sure = sure && ch.conf >= charConf
+		}
+		if gl.box.Min.X < within.Min.X-1 || gl.box.Max.X > within.Max.X+1 {
+			continue
+		}
+		switch {
+		case w.Conf >= learnConf:
+			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true)
+		case sure:
+			conf := 1.0
+			for _, ch := range g {
+				conf = min(conf, ch.conf)
+			}
+			d.put(d.key(b.g, gl, paper, baseline), text, conf, false)
+		}
+	}
+}
+
+// put records key → ch, learned from a word read sure (fromWord) or from
+// a sure character of an unsure word. Two words read sure that disagree
+// poison the key for good (until it is dropped as least recently used);
+// so do two characters. A word read sure outweighs characters: it
+// replaces what they taught, and they cannot contradict it (the engine's
+// sure misreadings are characters in context, o as 0 in `.s0.`, and they
+// would poison a glyph its sure words read right).
+func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord bool) {
+	votes := 1
+	if fromWord {
+		votes = charVotes
+	}
 	if el, ok := d.byKey[k]; ok {
 		e := el.Value.(*glyphEntry)
-		if e.ch != ch {
+		d.lru.MoveToFront(el)
+		switch {
+		case fromWord && !e.fromWord:
+			*e = glyphEntry{key: k, text: text, conf: conf, votes: votes, fromWord: true}
+			return
+		case !fromWord && e.fromWord:
+			return
+		case e.text != text:
 			e.poisoned = true
 		}
 		e.conf = min(e.conf, conf)
-		d.lru.MoveToFront(el)
+		e.votes = min(e.votes+votes, charVotes)
 		return
 	}
-	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, ch: ch, conf: conf})
+	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, text: text, conf: conf, votes: votes, fromWord: fromWord})
 	for d.lru.Len() > dictGlyphs {
 		old := d.lru.Back()
 		d.lru.Remove(old)
@@ -289,7 +398,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 	}
 	var line Line
 	var cur Word
-	var text []rune
+	var text []byte
 	flush := func() {
 		cur.Text = string(text)
 		cur.Box = cur.Box.Add(b.origin)
@@ -299,7 +408,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 	}
 	for i, gl := range glyphs {
 		el, ok := d.byKey[keys[i]]
-		if !ok || el.Value.(*glyphEntry).poisoned {
+		if !ok || !el.Value.(*glyphEntry).usable() {
 			return nil, false
 		}
 		e := el.Value.(*glyphEntry)
@@ -316,7 +425,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 		}
 		cur.Conf = min(cur.Conf, e.conf)
 		cur.Box = cur.Box.Union(gl.box)
-		text = append(text, e.ch)
+		text = append(text, e.text...)
 	}
 	flush()
 	for i := range glyphs {

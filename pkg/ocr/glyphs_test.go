@@ -177,10 +177,151 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 			t.Fatalf("read %q with 3-pixel word gaps", got)
 		}
 	})
+	// learnChars teaches a line read conf sure as words, whose characters
+	// carry sure's answer (their boxes the glyphs' own, moved by shift).
+	learnChars := func(d *glyphDict, text string, conf float64, sure func(rune) float64, shift int) {
+		g, b, boxes := drawLine(text, 1, 4)
+		glyphs, _, _ := segmentLine(g, b.r, 0xff)
+		lines := readAs(text, boxes, conf)
+		i := 0
+		for wi, w := range strings.Fields(text) {
+			for _, ch := range w {
+				lines[0].Words[wi].chars = append(lines[0].Words[wi].chars, char{text: string(ch), box: glyphs[i].box.Add(image.Pt(shift, 0)), conf: sure(ch)})
+				i++
+			}
+		}
+		d.learn(b, lines)
+	}
+	allSure := func(rune) float64 { return 0.995 }
+	t.Run("sure characters of an unsure word are learned, unsure ones not", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99) // the gaps
+		learnChars(d, "bad dab", 0.5, func(ch rune) float64 {
+			if ch == 'a' {
+				return charConf - 0.01
+			}
+			return 0.995
+		}, 0)
+		if got, ok := lookup(d, "bd db", 1, 4); !ok || got != "bd db" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		if got, ok := lookup(d, "bad", 1, 4); ok {
+			t.Fatalf("read %q with an a read unsure", got)
+		}
+	})
+	t.Run("a character taught by one word is not used until a second", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learnChars(d, "bd", 0.5, allSure, 0)
+		if got, ok := lookup(d, "db", 1, 4); ok {
+			t.Fatalf("read %q from one word", got)
+		}
+		learnChars(d, "db", 0.5, allSure, 0)
+		if got, ok := lookup(d, "db bd", 1, 4); !ok || got != "db bd" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+	})
+	t.Run("characters of a word whose glyphs do not match them are not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		g, b, boxes := drawLine("bad", 1, 4)
+		glyphs, _, _ := segmentLine(g, b.r, 0xff)
+		lines := readAs("bd", boxes, 0.5)
+		lines[0].Words[0].chars = []char{{"b", glyphs[0].box, 0.995}, {"d", glyphs[2].box, 0.995}}
+		d.learn(b, lines)
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
+	t.Run("a character whose box does not hold its glyph is not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		learnChars(d, "bad dab", 0.5, allSure, 3)
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
+	t.Run("a word read sure outweighs characters", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learn(d, "bad dab", 0.99)
+		// Read sure as characters in an unsure word: "c" for the "a"
+		// that sure words read as "a". It neither replaces nor poisons it.
+		g, b, boxes := drawLine("bad", 1, 4)
+		glyphs, _, _ := segmentLine(g, b.r, 0xff)
+		lines := readAs("bcd", boxes, 0.5)
+		lines[0].Words[0].chars = []char{{"b", glyphs[0].box, 0.995}, {"c", glyphs[1].box, 0.995}, {"d", glyphs[2].box, 0.995}}
+		d.learn(b, lines)
+		d.learn(b, lines)
+		if got, ok := lookup(d, "dab", 1, 4); !ok || got != "dab" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		// And a sure word replaces what characters taught.
+		d = newGlyphDict()
+		learn(d, "bad dab", 0.99)
+		learn(d, "i", 0.99)
+		learnChars(d, "ex", 0.5, allSure, 0)
+		learnChars(d, "xe", 0.5, allSure, 0)
+		_, b, boxes = drawLine("xi", 1, 4)
+		if got, ok := lookup(d, "ex", 1, 4); !ok || got != "ex" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		d.learn(b, readAs("ei", boxes, 0.99))
+		if got, ok := lookup(d, "xi", 1, 4); !ok || got != "ei" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+	})
+	t.Run("a glyph of letters drawn touching is learned as all of them", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99) // the gaps
+		// "bad dab" with no gap between letters: two glyphs, six
+		// characters, whose boxes are the letters' own.
+		g, b, boxes := drawLine("bad dab", 0, 4)
+		lines := readAs("bad dab", boxes, 0.99)
+		for wi, w := range strings.Fields("bad dab") {
+			x := boxes[wi].Min.X
+			for _, ch := range w {
+				wd := len(tinyFont[ch][0])
+				lines[0].Words[wi].chars = append(lines[0].Words[wi].chars, char{text: string(ch), box: image.Rect(x, boxes[wi].Min.Y, x+wd, boxes[wi].Max.Y), conf: 0.995})
+				x += wd
+			}
+		}
+		if glyphs, _, _ := segmentLine(g, b.r, 0xff); len(glyphs) != 2 {
+			t.Fatalf("%d glyphs", len(glyphs))
+		}
+		d.learn(b, lines)
+		if got, ok := lookup(d, "dab bad", 0, 4); !ok || got != "dab bad" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		// Without the characters (the program) such a word teaches nothing.
+		d = newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learn(d, "bad dab", 0.99)
+		_, b, boxes = drawLine("bad dab", 0, 4)
+		d.learn(b, readAs("bad dab", boxes, 0.99))
+		if got, ok := lookup(d, "dab bad", 0, 4); ok {
+			t.Fatalf("read %q", got)
+		}
+	})
+	t.Run("a word space under a third of the font's height is not learned", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "bad dab", 0.95)
+		_, b, boxes := drawLine("bad dab", 1, 1) // read as two words one pixel apart
+		d.learn(b, readAs("bad dab", boxes, 0.95))
+		if got, ok := lookup(d, "dab bad", 1, 4); !ok || got != "dab bad" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+	})
+	t.Run("the dictionary told to learn from words only ignores characters", func(t *testing.T) {
+		d := newGlyphDict()
+		d.wordsOnly = true
+		learnChars(d, "bad dab", 0.5, allSure, 0)
+		if d.size() != 0 {
+			t.Fatalf("%d glyphs learned", d.size())
+		}
+	})
 	t.Run("bounded", func(t *testing.T) {
 		d := newGlyphDict()
 		for i := 0; i < dictGlyphs+10; i++ {
-			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, 'a', 1)
+			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, "a", 1, true)
 		}
 		if d.size() != dictGlyphs {
 			t.Fatalf("%d glyphs kept", d.size())

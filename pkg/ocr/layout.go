@@ -90,7 +90,10 @@ func (g *gray) rowBlank(y, x0, x1 int) bool {
 
 // colBlank reports whether column x holds no detail over [y0, y1).
 func (g *gray) colBlank(x, y0, y1 int) bool {
-	if g.colUniform(x, y0, y1) {
+	// One value over the rows and the row above and below them too: a
+	// glyph's stem exactly as high as its band (an r starting a word of
+	// x-height letters) is one value over the band, but it is not paper.
+	if g.colUniform(x, max(y0-1, 0), min(y1+1, g.h)) {
 		return true
 	}
 	if g.detail == nil {
@@ -156,24 +159,14 @@ func (g *gray) blocks(r image.Rectangle, out []image.Rectangle, depth int) []ima
 		return append(out, r)
 	}
 	// Horizontal cuts: every blank row ends a band.
-	start := r.Min.Y
-	split := false
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		if g.rowBlank(y, r.Min.X, r.Max.X) {
-			if y > start {
-				split = true
-				out = g.blocks(image.Rect(r.Min.X, start, r.Max.X, y), out, depth+1)
-			}
-			start = y + 1
-		}
-	}
-	if split {
-		if start < r.Max.Y {
-			out = g.blocks(image.Rect(r.Min.X, start, r.Max.X, r.Max.Y), out, depth+1)
+	if bands := g.bands(r); len(bands) > 1 {
+		for _, b := range bands {
+			out = g.blocks(image.Rect(r.Min.X, b[0], r.Max.X, b[1]), out, depth+1)
 		}
 		return out
 	}
 	// Vertical cuts: runs of colGap blank columns.
+	split := false
 	start, run := r.Min.X, 0
 	for x := r.Min.X; x < r.Max.X; x++ {
 		if g.colBlank(x, r.Min.Y, r.Max.Y) {
@@ -191,6 +184,48 @@ func (g *gray) blocks(r image.Rectangle, out []image.Rectangle, depth int) []ima
 		return g.blocks(image.Rect(start, r.Min.Y, r.Max.X, r.Max.Y), out, depth+1)
 	}
 	return append(out, r)
+}
+
+// Bands of rows too thin to hold a glyph alone (trim drops them).
+const (
+	thinBand = 5
+	thinGap  = 3 // the most blank rows between a thin band and its line
+)
+
+// bands cuts r (trimmed) at blank rows into runs of rows [y0, y1). A band
+// too thin to hold a glyph joins the band above it, or else below, when
+// at most thinGap rows apart: an underscore under a line with no
+// descenders is parted from its letters by a blank row, and alone it
+// would be dropped (`tudurebe_fa49.fz` read as two words).
+func (g *gray) bands(r image.Rectangle) [][2]int {
+	var out [][2]int
+	start := r.Min.Y
+	for y := r.Min.Y; y <= r.Max.Y; y++ {
+		if y < r.Max.Y && !g.rowBlank(y, r.Min.X, r.Max.X) {
+			continue
+		}
+		if y > start {
+			out = append(out, [2]int{start, y})
+		}
+		start = y + 1
+	}
+	for i := 0; i < len(out); i++ {
+		b := out[i]
+		if b[1]-b[0] >= thinBand {
+			continue
+		}
+		switch {
+		case i > 0 && b[0]-out[i-1][1] <= thinGap && out[i-1][1]-out[i-1][0] >= thinBand:
+			out[i-1][1] = b[1]
+		case i+1 < len(out) && out[i+1][0]-b[1] <= thinGap && out[i+1][1]-out[i+1][0] >= thinBand:
+			out[i+1][0] = b[0]
+		default:
+			continue
+		}
+		out = append(out[:i], out[i+1:]...)
+		i--
+	}
+	return out
 }
 
 // trim drops blank rows and columns at r's edges.

@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"image"
+	"strings"
 	"testing"
 )
 
@@ -77,9 +78,62 @@ func TestParseTSV(t *testing.T) {
 	}
 }
 
+// TestParseTSVChars: dvvocr's level-6 rows become a word's characters only
+// when they spell it; the program's TSV, without them, gives words alone.
+func TestParseTSVChars(t *testing.T) {
+	const word = "5\t1\t1\t1\t1\t1\t20\t20\t30\t24\t80\tab_1\n"
+	rows := func(texts ...string) string {
+		out := ""
+		for i, c := range texts {
+			out += "6\t1\t1\t1\t1\t1\t" + itoa(20+i*7) + "\t20\t7\t24\t99.5\t" + c + "\n"
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		tsv  string
+		want string // the characters' texts joined by |, "" for none
+	}{
+		{"spelled", word + rows("a", "b", "_", "1"), "a|b|_|1"},
+		{"before their word", rows("a", "b", "_", "1") + word, "a|b|_|1"},
+		{"no characters (the program)", word, ""},
+		{"one missing", word + rows("a", "b", "1"), ""},
+		{"one too many", word + rows("a", "b", "_", "1", "1"), ""},
+		{"misspelled", word + rows("a", "d", "_", "1"), ""},
+		{"another word's", word + strings.ReplaceAll(rows("a", "b", "_", "1"), "\t1\t1\t1\t1\t1\t", "\t1\t1\t1\t1\t2\t"), ""},
+		{"malformed box", word + strings.Replace(rows("a", "b", "_", "1"), "\t27\t", "\tx\t", 1), ""},
+		{"empty box", word + strings.Replace(rows("a", "b", "_", "1"), "\t7\t", "\t0\t", 1), ""},
+		{"confidence not a number", word + strings.Replace(rows("a", "b", "_", "1"), "99.5", "NaN", 1), ""},
+		{"blank character", word + rows("a", " ", "b", "_", "1"), "a|b|_|1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := parseTSV([]byte(tc.tsv))
+			if len(lines) != 1 || len(lines[0].Words) != 1 || lines[0].Words[0].Text != "ab_1" {
+				t.Fatalf("lines %+v", lines)
+			}
+			var got []string
+			for _, c := range lines[0].Words[0].chars {
+				got = append(got, c.text)
+			}
+			if strings.Join(got, "|") != tc.want {
+				t.Fatalf("characters %q, want %q", got, tc.want)
+			}
+		})
+	}
+	lines := parseTSV([]byte(word + rows("a", "b", "_", "1")))
+	c := lines[0].Words[0].chars[1]
+	if c.box != image.Rect(27, 20, 34, 44) || c.conf != 0.995 {
+		t.Fatalf("second character %+v", c)
+	}
+	if dropChars(lines)[0].Words[0].chars != nil {
+		t.Fatal("dropChars kept them")
+	}
+}
+
 func FuzzParseTSV(f *testing.F) {
 	f.Add([]byte("5\t1\t1\t1\t1\t1\t20\t20\t80\t24\t96.5\tHello\n"))
 	f.Add([]byte("5\t1\t1\t1\t1\t1\t-5\t99999999999\t80\t24\tNaN\tx\n"))
+	f.Add([]byte("5\t1\t1\t1\t1\t1\t20\t20\t14\t24\t60\tab\n6\t1\t1\t1\t1\t1\t20\t20\t7\t24\t99.1\ta\n6\t1\t1\t1\t1\t1\t27\t20\t7\t24\t98\tb\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, l := range parseTSV(data) {
 			if len(l.Words) == 0 {
@@ -88,6 +142,14 @@ func FuzzParseTSV(f *testing.F) {
 			for _, w := range l.Words {
 				if w.Box.Empty() || !(w.Conf >= 0 && w.Conf <= 1) || w.Text == "" {
 					t.Fatalf("bad word %+v", w)
+				}
+				if w.chars != nil && !spells(w.chars, w.Text) {
+					t.Fatalf("characters %+v do not spell %q", w.chars, w.Text)
+				}
+				for _, c := range w.chars {
+					if c.box.Empty() || !(c.conf >= 0 && c.conf <= 1) || c.text == "" {
+						t.Fatalf("bad character %+v", c)
+					}
 				}
 				Find([]Line{l}, w.Text)
 			}

@@ -220,7 +220,8 @@ func (r *Reader) recognize(ctx context.Context, areas []image.Rectangle) ([]Line
 		img, _ := r.buf.Snapshot(a)
 		blocks = append(blocks, segment(img, a.Min)...)
 	}
-	return r.eng.recognizeBlocks(ctx, blocks, r.lang, r.cache, r.dict)
+	lines, w, err := r.eng.recognizeBlocks(ctx, blocks, r.lang, r.cache, r.dict)
+	return dropChars(lines), w, err
 }
 
 // maxGrow bounds how far growToQuiet pushes one side of an area.

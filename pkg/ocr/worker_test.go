@@ -318,3 +318,60 @@ func TestIdleWorkerIsStopped(t *testing.T) {
 		t.Fatalf("after the stop: %v %v", lines, err)
 	}
 }
+
+// TestWorkerReportsCharacters: the worker's answer carries each word's
+// characters, which spell it and lie within its box on the screen; the
+// tesseract program's answer carries none, and words alone are read.
+func TestWorkerReportsCharacters(t *testing.T) {
+	worker := buildWorker(t)
+	testbed.Need(t, "tesseract")
+	buf := fb.New()
+	buf.Resize(640, 80)
+	fill(buf, image.Rect(0, 0, 640, 80), 0xff)
+	paint(buf, labelIn(t, "DejaVu-Sans-Mono", "libgdk_pixbuf-2.0.so.0 4200 saved", 16), image.Pt(20, 20))
+	img, _ := buf.Snapshot(image.Rect(0, 0, 640, 80))
+	c := &canvas{scale: DefaultScale}
+	for _, b := range segment(img, image.Point{}) {
+		c.add(b)
+	}
+	pix, w, h := c.draw()
+	ctx := context.Background()
+	tsv, err := poolFor(worker).recognize(ctx, pix, w, h, "eng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	words, spelled := 0, 0
+	for _, lines := range c.mapBack(parseTSV(tsv)) {
+		for _, l := range lines {
+			for _, wd := range l.Words {
+				words++
+				if wd.chars == nil {
+					t.Errorf("%q came without its characters", wd.Text)
+					continue
+				}
+				spelled++
+				for _, ch := range wd.chars {
+					if !ch.box.In(wd.Box.Inset(-2)) || ch.conf <= 0 {
+						t.Errorf("%q: character %+v outside %v", wd.Text, ch, wd.Box)
+					}
+				}
+			}
+		}
+	}
+	if words < 3 || spelled != words {
+		t.Fatalf("%d words, %d with characters: %s", words, spelled, tsv)
+	}
+	out, err := (&Engine{Program: "tesseract"}).run(ctx, pgm(pix, w, h), "eng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lines := range c.mapBack(parseTSV(out)) {
+		for _, l := range lines {
+			for _, wd := range l.Words {
+				if wd.chars != nil {
+					t.Fatalf("the program's %q came with characters", wd.Text)
+				}
+			}
+		}
+	}
+}

@@ -91,6 +91,8 @@ func TestMalformedRequests(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add(request(f))
 	f.Add([]byte("DV\x01T\x00\x00\x00\x03a\tb"))
+	// dvvocr's answer: words' rows and, after them, characters' (level 6).
+	f.Add([]byte("DV\x01T\x00\x00\x00\x3b" + "5\t1\t1\t1\t1\t1\t20\t20\t7\t24\t96\ta\n" + "6\t1\t1\t1\t1\t1\t20\t20\t7\t24\t99.50\ta\n"))
 	f.Add([]byte("DV\x01R\xff\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := bytes.NewReader(in)
