@@ -171,7 +171,7 @@ const splitRows = 400
 // whose every glyph the dictionary (if any) knows are read from it, and
 // what the engine reads teaches it. When the dictionary lacks glyphs, the
 // few blocks that hold them all are read first, and the rest are looked up
-// with what they taught (stage.go).
+// with what they taught, in up to maxRounds rounds (stage.go).
 func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache, dict *glyphDict) ([]Line, work, error) {
 	if !ValidLang(lang) {
 		return nil, work{}, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
@@ -226,44 +226,27 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 			out = append(out, place(lines, t.r.Min.Add(t.origin).Sub(b.r.Min.Add(b.origin)))...)
 		}
 	}
-	stages := [][]int{make([]int, len(todo))}
+	pending := make([]int, len(todo))
 	for i := range todo {
-		stages[0][i] = i
+		pending[i] = i
 	}
-	if dict != nil {
-		if first, later := teachFirst(dict, todo); len(later) > 0 {
-			stages = [][]int{first, later}
+	for round := 1; len(pending) > 0; round++ {
+		now, later := pending, []int(nil)
+		if dict != nil && round < maxRounds {
+			now, later = teachFirst(dict, todo, pending)
 		}
-	}
-	for si, idx := range stages {
-		if si > 0 {
-			// Look the rest up with what the first stage taught.
-			left := idx[:0]
-			for _, i := range idx {
-				if lines, ok := dict.lookup(todo[i]); ok {
-					found(i, lines)
-					wk.looked++
-				} else {
-					left = append(left, i)
-				}
-			}
-			idx = left
-		}
-		if len(idx) == 0 {
-			continue
-		}
-		sub := make([]block, len(idx))
-		for j, i := range idx {
+		sub := make([]block, len(now))
+		for j, i := range now {
 			sub[j] = todo[i]
 		}
-		results, runs, err := e.readBlocks(ctx, sub, lang, scale, si == 0 && len(stages) > 1)
+		results, runs, err := e.readBlocks(ctx, sub, lang, scale, len(later) > 0)
 		if err != nil {
 			return nil, work{}, err
 		}
 		wk.runs += runs
 		wk.blocks += len(sub)
 		for j, lines := range results {
-			i := idx[j]
+			i := now[j]
 			if cache != nil {
 				cache.put(keys[i], todo[i], lines)
 			}
@@ -271,6 +254,17 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 				dict.learn(todo[i], lines)
 			}
 			found(i, lines)
+		}
+		// Look the rest up with what this round taught; what is still
+		// unknown goes to the next round.
+		pending = nil
+		for _, i := range later {
+			if lines, ok := dict.lookup(todo[i]); ok {
+				found(i, lines)
+				wk.looked++
+			} else {
+				pending = append(pending, i)
+			}
 		}
 	}
 	return out, wk, nil

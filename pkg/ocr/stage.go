@@ -8,7 +8,12 @@ import "container/heap"
 // engine need only read the lines that hold each unknown glyph once, and
 // the dictionary reads the rest with what those lines taught. teachFirst
 // picks those lines; recognizeBlocks reads them first, then looks the others
-// up, and sends what still cannot be looked up to the engine.
+// up, and picks again among what still cannot be looked up (the engine is
+// not always sure enough of a glyph to teach it), for at most maxRounds
+// rounds: the last reads whatever is left.
+
+// maxRounds bounds the engine rounds of one read.
+const maxRounds = 3
 
 // stageShare is the largest share of the work a first stage may be: past
 // it, two stages cost more than one (the second waits for the first).
@@ -19,28 +24,23 @@ const stageShare = 0.6
 // its glyphs, and a second copy in another word often is.
 const teachCopies = 2
 
-// teachFirst splits blocks the engine would read into first, the blocks to
-// read now (those that cannot be looked up at all, and a small set that
-// holds every glyph the dictionary does not know), and later, the blocks
-// to look up once first has been learned from. later is empty when staging
-// would not pay.
-func teachFirst(d *glyphDict, todo []block) (first, later []int) {
-	all := func() ([]int, []int) {
-		first = make([]int, len(todo))
-		for i := range todo {
-			first[i] = i
-		}
-		return first, nil
-	}
-	if len(todo) < 3 {
-		return all()
+// teachFirst splits the pending blocks (indexes in todo) the engine would
+// read into first, the blocks to read now (those that cannot be looked up
+// at all, those whose every glyph is known but that still failed a lookup,
+// and a small set that holds every glyph the dictionary does not know),
+// and later, the blocks to look up once first has been learned from. later
+// is empty when staging would not pay.
+func teachFirst(d *glyphDict, todo []block, pending []int) (first, later []int) {
+	if len(pending) < 3 {
+		return pending, nil
 	}
 	var cands candidates
 	total, firstCost := 0, 0
-	for i, b := range todo {
+	for _, i := range pending {
+		b := todo[i]
 		total += blockCost(b)
 		missing, ok := d.unknown(b)
-		if !ok {
+		if !ok || len(missing) == 0 {
 			first = append(first, i)
 			firstCost += blockCost(b)
 			continue
@@ -77,7 +77,7 @@ func teachFirst(d *glyphDict, todo []block) (first, later []int) {
 		firstCost += blockCost(todo[c.i])
 	}
 	if len(later) == 0 || float64(firstCost) > stageShare*float64(total) {
-		return all()
+		return pending, nil
 	}
 	return first, later
 }

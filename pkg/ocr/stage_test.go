@@ -31,7 +31,7 @@ func keysOf(d *glyphDict, b block) map[glyphKey]bool {
 func TestTeachFirstCoversEveryUnknownGlyph(t *testing.T) {
 	d := newGlyphDict()
 	blocks := tinyBlocks("bad dab", "abe dee", "ix ax", "bad bed", "dab ix", "bee dad", "axe bid", "aid", "dead bead", "ix ix ix", "ebb", "bid bad")
-	first, later := teachFirst(d, blocks)
+	first, later := teachFirst(d, blocks, all(blocks))
 	if len(later) == 0 {
 		t.Fatalf("everything read first (%d blocks): staging never pays", len(first))
 	}
@@ -80,7 +80,7 @@ func TestTeachFirstReadsWhatCannotBeLookedUp(t *testing.T) {
 		}
 	}
 	blocks = append(blocks, block{g: two, r: image.Rect(0, 0, 12, 14)})
-	first, later := teachFirst(d, blocks)
+	first, later := teachFirst(d, blocks, all(blocks))
 	if len(later) == 0 {
 		t.Fatal("everything read first")
 	}
@@ -97,9 +97,17 @@ func TestTeachFirstDoesNotStageWhatWouldNotPay(t *testing.T) {
 		tinyBlocks("bad", "dab"),            // too few to split
 		tinyBlocks("bad", "ice", "ox", "e"), // each holds glyphs no other has
 	} {
-		first, later := teachFirst(d, blocks)
+		first, later := teachFirst(d, blocks, all(blocks))
 		if len(later) != 0 || len(first) != len(blocks) {
 			t.Errorf("%d blocks split as first %v, later %v", len(blocks), first, later)
 		}
 	}
+}
+
+func all(blocks []block) []int {
+	out := make([]int, len(blocks))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
