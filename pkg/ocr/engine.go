@@ -230,11 +230,10 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	for i := range todo {
 		pending[i] = i
 	}
-	tried := map[glyphKey]int{}
 	for round := 1; len(pending) > 0; round++ {
 		now, later := pending, []int(nil)
 		if dict != nil && round < maxRounds {
-			now, later = teachFirst(dict, todo, pending, tried)
+			now, later = teachFirst(dict, todo, pending)
 		}
 		sub := make([]block, len(now))
 		for j, i := range now {

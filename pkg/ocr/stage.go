@@ -13,7 +13,7 @@ import "container/heap"
 // rounds: the last reads whatever is left.
 
 // maxRounds bounds the engine rounds of one read.
-const maxRounds = 4
+const maxRounds = 3
 
 // stageShare is the largest share of the work a first stage may be: past
 // it, two stages cost more than one (the second waits for the first).
@@ -30,25 +30,18 @@ const teachCopies = 2
 // and a small set that holds every glyph the dictionary does not know),
 // and later, the blocks to look up once first has been learned from. later
 // is empty when staging would not pay.
-//
-// tried counts, per glyph, the blocks holding it that earlier rounds of the
-// same read sent to the engine: a glyph the engine read teachCopies times
-// without teaching it will not be learned in this read, so a block holding
-// it goes to the engine now rather than wait for another round.
-func teachFirst(d *glyphDict, todo []block, pending []int, tried map[glyphKey]int) (first, later []int) {
+func teachFirst(d *glyphDict, todo []block, pending []int) (first, later []int) {
 	if len(pending) < 3 {
 		return pending, nil
 	}
 	var cands candidates
-	var readNow [][]glyphKey // the missing glyphs of each block read now
 	total, firstCost := 0, 0
 	for _, i := range pending {
 		b := todo[i]
 		total += blockCost(b)
 		missing, ok := d.unknown(b)
-		if !ok || len(missing) == 0 || hopeless(missing, tried) {
+		if !ok || len(missing) == 0 {
 			first = append(first, i)
-			readNow = append(readNow, missing)
 			firstCost += blockCost(b)
 			continue
 		}
@@ -81,29 +74,12 @@ func teachFirst(d *glyphDict, todo []block, pending []int, tried map[glyphKey]in
 			covered[k]++
 		}
 		first = append(first, c.i)
-		readNow = append(readNow, c.missing)
 		firstCost += blockCost(todo[c.i])
 	}
 	if len(later) == 0 || float64(firstCost) > stageShare*float64(total) {
 		return pending, nil
 	}
-	for _, missing := range readNow {
-		for _, k := range missing {
-			tried[k]++
-		}
-	}
 	return first, later
-}
-
-// hopeless reports whether one of the glyphs was read by the engine
-// teachCopies times in this read without being learned.
-func hopeless(missing []glyphKey, tried map[glyphKey]int) bool {
-	for _, k := range missing {
-		if tried[k] >= teachCopies {
-			return true
-		}
-	}
-	return false
 }
 
 // candidate is a block that the dictionary could read once it knows the

@@ -31,7 +31,7 @@ func keysOf(d *glyphDict, b block) map[glyphKey]bool {
 func TestTeachFirstCoversEveryUnknownGlyph(t *testing.T) {
 	d := newGlyphDict()
 	blocks := tinyBlocks("bad dab", "abe dee", "ix ax", "bad bed", "dab ix", "bee dad", "axe bid", "aid", "dead bead", "ix ix ix", "ebb", "bid bad")
-	first, later := teachFirst(d, blocks, all(blocks), map[glyphKey]int{})
+	first, later := teachFirst(d, blocks, all(blocks))
 	if len(later) == 0 {
 		t.Fatalf("everything read first (%d blocks): staging never pays", len(first))
 	}
@@ -80,7 +80,7 @@ func TestTeachFirstReadsWhatCannotBeLookedUp(t *testing.T) {
 		}
 	}
 	blocks = append(blocks, block{g: two, r: image.Rect(0, 0, 12, 14)})
-	first, later := teachFirst(d, blocks, all(blocks), map[glyphKey]int{})
+	first, later := teachFirst(d, blocks, all(blocks))
 	if len(later) == 0 {
 		t.Fatal("everything read first")
 	}
@@ -97,7 +97,7 @@ func TestTeachFirstDoesNotStageWhatWouldNotPay(t *testing.T) {
 		tinyBlocks("bad", "dab"),            // too few to split
 		tinyBlocks("bad", "ice", "ox", "e"), // each holds glyphs no other has
 	} {
-		first, later := teachFirst(d, blocks, all(blocks), map[glyphKey]int{})
+		first, later := teachFirst(d, blocks, all(blocks))
 		if len(later) != 0 || len(first) != len(blocks) {
 			t.Errorf("%d blocks split as first %v, later %v", len(blocks), first, later)
 		}
@@ -110,23 +110,4 @@ func all(blocks []block) []int {
 		out[i] = i
 	}
 	return out
-}
-
-func TestTeachFirstSendsGlyphsTheEngineDidNotTeachStraightToIt(t *testing.T) {
-	d := newGlyphDict()
-	blocks := tinyBlocks("bad dab", "abe dee", "bad bed", "dab bed", "bee dad", "ix", "dead bead", "bad dab dab")
-	tried := map[glyphKey]int{}
-	for k := range keysOf(d, blocks[5]) {
-		tried[k] = teachCopies // read twice already, never learned
-	}
-	first, later := teachFirst(d, blocks, all(blocks), tried)
-	if len(later) == 0 || !slices.Contains(first, 5) {
-		t.Fatalf("first %v, later %v: the block of glyphs the engine could not teach waits for a lookup", first, later)
-	}
-	// What is read now counts as tried.
-	for k := range keysOf(d, blocks[first[len(first)-1]]) {
-		if tried[k] == 0 {
-			t.Fatalf("a glyph of block %d, read now, is not counted as tried", first[len(first)-1])
-		}
-	}
 }
