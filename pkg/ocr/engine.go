@@ -230,9 +230,9 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	for i := range todo {
 		pending[i] = i
 	}
-	for round := 1; len(pending) > 0; round++ {
+	for round, taught := 1, true; len(pending) > 0; round++ {
 		now, later := pending, []int(nil)
-		if dict != nil && round < maxRounds {
+		if dict != nil && taught && round < maxRounds {
 			now, later = teachFirst(dict, todo, pending)
 		}
 		sub := make([]block, len(now))
@@ -257,11 +257,12 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		}
 		// Look the rest up with what this round taught; what is still
 		// unknown goes to the next round.
-		pending = nil
+		pending, taught = nil, false
 		for _, i := range later {
 			if lines, ok := dict.lookup(todo[i]); ok {
 				found(i, lines)
 				wk.looked++
+				taught = true
 			} else {
 				pending = append(pending, i)
 			}

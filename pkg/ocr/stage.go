@@ -9,11 +9,15 @@ import "container/heap"
 // the dictionary reads the rest with what those lines taught. teachFirst
 // picks those lines; recognizeBlocks reads them first, then looks the others
 // up, and picks again among what still cannot be looked up (the engine is
-// not always sure enough of a glyph to teach it), for at most maxRounds
-// rounds: the last reads whatever is left.
+// not always sure enough of a glyph to teach it: a file name's dash, say,
+// is learned from the third line that holds one). The last round reads
+// whatever is left: the maxRounds-th, or the one after a round whose
+// teaching let no block be looked up (a font whose glyphs touch, which
+// the dictionary cannot learn, costs one round more than no staging).
 
-// maxRounds bounds the engine rounds of one read.
-const maxRounds = 3
+// maxRounds bounds the engine rounds of one read: the rounds before the
+// last are small, so each adds little more than the engine's call.
+const maxRounds = 6
 
 // stageShare is the largest share of the work a first stage may be: past
 // it, two stages cost more than one (the second waits for the first).
