@@ -170,7 +170,9 @@ const splitRows = 400
 // runs the engine once per canvas, side by side, and maps every word back
 // to the screen. Blocks the cache (if any) knows are not read again; lines
 // whose every glyph the dictionary (if any) knows are read from it, and
-// what the engine reads teaches it.
+// what the engine reads teaches it. When the dictionary lacks glyphs, the
+// few blocks that hold them all are read first, and the rest are looked up
+// with what they taught, in up to maxRounds rounds (stage.go).
 func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang string, cache *blockCache, dict *glyphDict) ([]Line, work, error) {
 	if !ValidLang(lang) {
 		return nil, work{}, fmt.Errorf("ocr: language %q is not a list like eng or eng+deu", lang)
@@ -183,6 +185,7 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		scale = DefaultScale
 	}
 	var out []Line
+	var wk work
 	// Each distinct block is recognised once: a terminal repeats the same
 	// pieces of text (-rw-r--r--, "1 root root", a date) on many lines, and
 	// equal pixels read as equal text, as the block cache assumes.
@@ -194,7 +197,6 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	if cache != nil {
 		seed = cache.seed
 	}
-	rows, cost, looked := 0, 0, 0
 	for _, b := range blocks {
 		k := contentKey(seed, b, scale)
 		if cache != nil {
@@ -210,20 +212,78 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		if dict != nil {
 			if lines, ok := dict.lookup(b); ok {
 				out = append(out, lines...)
-				looked++
+				wk.looked++
 				continue
 			}
 		}
 		seen[k] = len(todo)
 		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
+	}
+	// found adds what block i of todo read as, with its twins.
+	found := func(i int, lines []Line) {
+		out = append(out, lines...)
+		b := todo[i]
+		for _, t := range twins[i] {
+			out = append(out, place(lines, t.r.Min.Add(t.origin).Sub(b.r.Min.Add(b.origin)))...)
+		}
+	}
+	pending := make([]int, len(todo))
+	for i := range todo {
+		pending[i] = i
+	}
+	for round, taught := 1, true; len(pending) > 0; round++ {
+		now, later := pending, []int(nil)
+		if dict != nil && taught && round < maxRounds {
+			now, later = teachFirst(dict, todo, pending)
+		}
+		sub := make([]block, len(now))
+		for j, i := range now {
+			sub[j] = todo[i]
+		}
+		results, runs, err := e.readBlocks(ctx, sub, lang, scale, len(later) > 0)
+		if err != nil {
+			return nil, work{}, err
+		}
+		wk.runs += runs
+		wk.blocks += len(sub)
+		for j, lines := range results {
+			i := now[j]
+			if cache != nil {
+				cache.put(keys[i], todo[i], lines)
+			}
+			if dict != nil {
+				dict.learn(todo[i], lines)
+			}
+			found(i, lines)
+		}
+		// Look the rest up with what this round taught; what is still
+		// unknown goes to the next round.
+		pending, taught = nil, false
+		for _, i := range later {
+			if lines, ok := dict.lookup(todo[i]); ok {
+				found(i, lines)
+				wk.looked++
+				taught = true
+			} else {
+				pending = append(pending, i)
+			}
+		}
+	}
+	return out, wk, nil
+}
+
+// readBlocks reads blocks with the engine: one list of lines for each.
+// The blocks are laid out on canvases run side by side, sharing the work
+// evenly; spread puts them on as many canvases as there are run slots even
+// when they are few (a first stage is waited for before anything else).
+func (e *Engine) readBlocks(ctx context.Context, todo []block, lang string, scale int, spread bool) ([][]Line, int, error) {
+	rows, cost := 0, 0
+	for _, b := range todo {
 		rows += (b.r.Dy() + pad) * scale
 		cost += blockCost(b)
 	}
-	if len(todo) == 0 {
-		return out, work{looked: looked}, nil
-	}
 	n := (rows + canvasRows - 1) / canvasRows
-	if slots := cap(runSlots); n < slots && rows > splitRows {
+	if slots := cap(runSlots); n < slots && (rows > splitRows || spread) {
 		n = min(slots, len(todo))
 	} else if n > slots {
 		// Whole rounds: 3 equal canvases on 2 cores take two thirds of
@@ -267,25 +327,16 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		}()
 	}
 	wg.Wait()
-	for i, c := range canvases {
+	out := make([][]Line, len(todo))
+	for i := range canvases {
 		if errs[i] != nil {
-			return nil, work{}, errs[i]
+			return nil, 0, errs[i]
 		}
 		for j, lines := range results[i] {
-			b := c.blocks[j]
-			if cache != nil {
-				cache.put(keys[first[i]+j], b, lines)
-			}
-			if dict != nil {
-				dict.learn(b, lines)
-			}
-			out = append(out, lines...)
-			for _, t := range twins[first[i]+j] {
-				out = append(out, place(lines, t.r.Min.Add(t.origin).Sub(b.r.Min.Add(b.origin)))...)
-			}
+			out[first[i]+j] = lines
 		}
 	}
-	return out, work{runs: len(canvases), blocks: len(todo), looked: looked}, nil
+	return out, len(canvases), nil
 }
 
 // work is what a recognition cost: engine runs, distinct blocks the engine

@@ -54,6 +54,9 @@ func (e *glyphEntry) usable() bool { return !e.poisoned && e.votes >= charVotes 
 // but spaced as the others.
 type gapBounds struct{ inWord, between int }
 
+// noGap is gapBounds.between before any two words of a font were seen.
+const noGap = 1 << 30
+
 // Bounds and thresholds of the dictionary.
 const (
 	dictGlyphs = 4096 // per reader, least recently used dropped
@@ -244,7 +247,7 @@ func (d *glyphDict) learn(b block, lines []Line) {
 			continue
 		}
 		if gb == nil {
-			gb = &gapBounds{inWord: -1, between: 1 << 30}
+			gb = &gapBounds{inWord: -1, between: noGap}
 			d.gaps[font] = gb
 		}
 		// Gaps are learned from words read less sure than glyphs are:
@@ -432,6 +435,45 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 		d.lru.MoveToFront(d.byKey[keys[i]])
 	}
 	return []Line{line}, true
+}
+
+// unknown lists the distinct glyphs of a block the dictionary does not
+// know yet, with a stand-in for the gaps of its font when those are not
+// known either (a line of that font must be read to learn them). ok is
+// false when the block cannot be looked up whatever is learned: it is not
+// one line, or holds a glyph known to read two ways.
+func (d *glyphDict) unknown(b block) (missing []glyphKey, ok bool) {
+	paper := b.g.background(b.r)
+	glyphs, baseline, ok := segmentLine(b.g, b.r, paper)
+	if !ok {
+		return nil, false
+	}
+	keys := make([]glyphKey, len(glyphs))
+	for i, gl := range glyphs {
+		keys[i] = d.key(b.g, gl, paper, baseline)
+	}
+	font := commonHeight(glyphs)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	seen := map[glyphKey]bool{}
+	for _, k := range keys {
+		el, known := d.byKey[k]
+		if known && el.Value.(*glyphEntry).poisoned {
+			return nil, false
+		}
+		// A glyph taught by one word only is not used yet: still missing.
+		if known = known && el.Value.(*glyphEntry).usable(); !known && !seen[k] {
+			seen[k] = true
+			missing = append(missing, k)
+		}
+	}
+	switch gb := d.gaps[font]; {
+	case gb == nil || gb.inWord < 0 || gb.between == noGap:
+		missing = append(missing, glyphKey{h: font, dy: -1 << 20})
+	case gb.between <= gb.inWord:
+		return nil, false // the font's spaces are ambiguous: never looked up
+	}
+	return missing, true
 }
 
 // size is the number of glyphs known (poisoned ones included).

@@ -142,6 +142,37 @@ type dictMode struct {
 // benchSecondScreen times the read of a second screen drawn by draw after
 // a first one was read, in each mode.
 func benchSecondScreen(b *testing.B, draw func(*fb.Buffer, *rand.Rand) []string, modes []dictMode) {
+	benchScreen(b, draw, modes, false)
+}
+
+// BenchmarkNewTextNewFont: the first screen of BenchmarkNewTextSeenFont's
+// text, timed: a new reader, whose dictionary knows no glyph yet (with it,
+// the engine reads the few lines that hold every glyph, and the dictionary
+// the rest; without, the engine reads every line).
+//
+//	go test -run '^$' -bench NewTextNewFont -benchtime 3x ./pkg/ocr
+func BenchmarkNewTextNewFont(b *testing.B) {
+	font := newMonoFont(b, "DejaVu-Sans-Mono", 15, "abdefhmnprstuz")
+	benchScreen(b, func(buf *fb.Buffer, rng *rand.Rand) []string { return wordScreen(buf, font, rng) },
+		[]dictMode{{"dictionary", false, false}, {"engine-only", true, false}}, true)
+}
+
+// BenchmarkNewFileNamesNewFont: the first screen of
+// BenchmarkNewFileNamesSeenFont's `ls -l` lines, timed, as
+// BenchmarkNewTextNewFont.
+//
+//	go test -run '^$' -bench NewFileNamesNewFont -benchtime 3x ./pkg/ocr
+func BenchmarkNewFileNamesNewFont(b *testing.B) {
+	font := newMonoFont(b, "DejaVu-Sans-Mono", 15, lsChars)
+	benchScreen(b, func(buf *fb.Buffer, rng *rand.Rand) []string {
+		lines, _ := lsScreen(buf, font, rng)
+		return lines
+	}, []dictMode{{"characters", false, false}, {"words-only", false, true}, {"engine-only", true, false}}, true)
+}
+
+// benchScreen times the read of the first screen drawn by draw, or of a
+// second one after the first was read, in each mode.
+func benchScreen(b *testing.B, draw func(*fb.Buffer, *rand.Rand) []string, modes []dictMode, firstScreen bool) {
 	worker := buildWorker(b)
 	for _, mode := range modes {
 		b.Run(mode.name, func(b *testing.B) {
@@ -155,15 +186,17 @@ func benchSecondScreen(b *testing.B, draw func(*fb.Buffer, *rand.Rand) []string,
 				buf := fb.New()
 				buf.Resize(1920, 1080)
 				fill(buf, image.Rect(0, 0, 1920, 1080), 0xff)
-				draw(buf, rng)
+				want := draw(buf, rng)
 				r := NewReader(eng, buf, "eng")
 				if r.dict != nil {
 					r.dict.wordsOnly = mode.wordsOnly
 				}
-				if _, _, err := r.Read(ctx); err != nil {
-					b.Fatal(err)
+				if !firstScreen {
+					if _, _, err := r.Read(ctx); err != nil {
+						b.Fatal(err)
+					}
+					want = draw(buf, rng)
 				}
-				want := draw(buf, rng)
 				cpu0 := selfCPU() + workersCPU(worker)
 				b.StartTimer()
 				lines, st, err := r.Read(ctx)

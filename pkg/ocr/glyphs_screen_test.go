@@ -154,3 +154,47 @@ func wordsReadExactly(lines []Line, drawn []string) (right, total int) {
 	}
 	return right, total
 }
+
+// TestFirstScreenIsStaged: the first screen of new text a reader sees, in a
+// font it has never read, is mostly looked up (the engine reads only the
+// lines that teach the font) and reads as drawn.
+func TestFirstScreenIsStaged(t *testing.T) {
+	worker := buildWorker(t)
+	font := newMonoFont(t, "DejaVu-Sans-Mono", 15, "abdefhmnprstuz")
+	eng := &Engine{Worker: worker, Program: "/nonexistent/tesseract"}
+	for seed := uint64(0); seed < 2; seed++ {
+		buf := fb.New()
+		buf.Resize(1920, 1080)
+		fill(buf, image.Rect(0, 0, 1920, 1080), 0xff)
+		want := wordScreen(buf, font, rand.New(rand.NewPCG(seed, 11)))
+		r := NewReader(eng, buf, "eng")
+		lines, st, err := r.Read(context.Background())
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, l := range lines {
+			for _, w := range l.Words {
+				got[w.Text]++
+			}
+		}
+		right, total := 0, 0
+		for _, l := range want {
+			for _, w := range strings.Fields(l) {
+				total++
+				if got[w] > 0 {
+					got[w]--
+					right++
+				}
+			}
+		}
+		t.Logf("seed %d: %d blocks by the engine, %d looked up; %d of %d words read exactly", seed, st.Blocks, st.Looked, right, total)
+		if st.Looked < 3*st.Blocks {
+			t.Errorf("seed %d: the engine read %d blocks and the dictionary only %d", seed, st.Blocks, st.Looked)
+		}
+		if right*100 < total*97 {
+			t.Errorf("seed %d: %d of %d words read exactly", seed, right, total)
+		}
+	}
+}
