@@ -193,7 +193,9 @@ func openerBrowser(t *testing.T) *personBrowser {
 func (b *personBrowser) attach(t *testing.T, prefix string) context.Context {
 	t.Helper()
 	portFile := filepath.Join(b.profile, "DevToolsActivePort")
-	testbed.WaitFile(t, portFile, 20*time.Second)
+	// A first start in a fresh profile, on two loaded cores, has taken
+	// over 20 s.
+	testbed.WaitFile(t, portFile, 60*time.Second)
 	var ws string
 	testbed.Eventually(t, 10*time.Second, "Chromium's DevTools address", func() bool {
 		lines := strings.Fields(readFile(portFile))
