@@ -51,36 +51,47 @@ func (c cellGrid) fit(runs []glyph) (narrow, inside int) {
 	return narrow, inside
 }
 
-// fits reports whether the runs agree with the grid: nearly every run at
-// most a cell wide lies within one (a tenth may not: a glyph whose ink
-// leaves its cell in some other font).
-func (c cellGrid) fits(narrow, inside int) bool { return (narrow-inside)*10 <= narrow }
+// fits reports whether the runs agree with the grid: every run at most a
+// cell wide lies within one. A tenth let a grid several cells wide fit a
+// long line (its edges fall in enough gaps by chance); on the real xterm
+// no glyph's ink leaves its cell, and a font whose glyphs do is cut at
+// ink columns only.
+func (c cellGrid) fits(narrow, inside int) bool { return narrow == inside }
 
-// findGrid measures a line's cell pitch from its runs: the narrowest width
-// w for which exactly one phase puts at least minCellRuns runs each in one
-// cell, with the runs a cell wide or narrower nearly all inside one. A
-// proportional font's runs fit no such grid, or fit several phases (too
-// few or too narrow runs to tell): ok is false and the line is cut at ink
-// columns only. inside is the evidence.
+// findGrid measures a line's cell pitch from its runs. A width w is a
+// candidate when exactly one phase puts at least minCellRuns runs each in
+// one cell, with every run a cell wide or narrower inside one; of the
+// candidates, the one with the most runs inside a cell wins (the wider on
+// a tie). A multiple of the pitch fits as many phases as it
+// holds cells, so it is never a candidate; a divisor of it (4 for 8) can
+// be, through glyphs narrower than half a cell (`-`, `.`), but holds fewer
+// runs whole. A proportional font's runs fit no grid, or several phases:
+// ok is false and the line is cut at ink columns only. inside is the
+// evidence.
 func findGrid(runs []glyph) (grid cellGrid, inside int, ok bool) {
-	for w := minCellW; w <= maxCellW; w++ {
-		found := 0
+	// A monospaced font's cell is narrower than its tallest glyph (DejaVu
+	// Sans Mono: 8 pixels for glyphs 10 to 12 high): a wider grid fits
+	// short lines by chance, and was measured to.
+	tallest := 0
+	for _, r := range runs {
+		tallest = max(tallest, r.box.Dy())
+	}
+	for w := minCellW; w <= min(maxCellW, tallest); w++ {
+		found, best := 0, cellGrid{}
+		bestIn := 0
 		for p := 0; p < w; p++ {
 			c := cellGrid{w: w, phase: p}
 			n, in := c.fit(runs)
 			if in >= minCellRuns && c.fits(n, in) {
 				found++
-				grid, inside = c, in
+				best, bestIn = c, in
 			}
 		}
-		switch {
-		case found == 1:
-			return grid, inside, true
-		case found > 1:
-			return cellGrid{}, 0, false // the runs do not tell the phase
+		if found == 1 && bestIn >= inside {
+			grid, inside, ok = best, bestIn, true
 		}
 	}
-	return cellGrid{}, 0, false
+	return grid, inside, ok
 }
 
 // cutCells cuts every run wider than one cell at the grid's cell edges,
@@ -104,26 +115,32 @@ func cutCells(g *gray, paper uint8, runs []glyph, c cellGrid) []glyph {
 	return out
 }
 
-// cells cuts a line's runs at its cell grid: the line's own when its runs
-// say it clearly (the dictionary then remembers it for the font, as a
-// phase on the screen), else the one remembered for lines of the same
-// commonest glyph height when the runs agree with it (a terminal's cells
-// are aligned across its lines). Otherwise the runs are kept.
+// cells cuts a line's runs at its cell grid: the one remembered for lines
+// of the same commonest glyph height when the runs agree with it (a
+// terminal's cells are aligned across its lines, and a short line, or one
+// of dashes and r's, says little of its own), else the line's own when its
+// runs say it clearly (remembered for the font, as a phase on the screen,
+// when they say it with twice the evidence). Otherwise the runs are kept.
 func (d *glyphDict) cells(b block, paper uint8, runs []glyph) []glyph {
 	if d.noCells {
 		return runs
 	}
 	font := commonHeight(runs)
-	grid, inside, ok := findGrid(runs)
 	d.mu.Lock()
-	switch kept, known := d.grids[font]; {
-	case ok && inside >= 2*minCellRuns:
-		d.grids[font] = cellGrid{w: grid.w, phase: mod(grid.phase+b.origin.X, grid.w)}
-	case !ok && known:
-		grid = cellGrid{w: kept.w, phase: mod(kept.phase-b.origin.X, kept.w)}
-		ok = grid.fits(grid.fit(runs))
-	}
+	kept, known := d.grids[font]
 	d.mu.Unlock()
+	if known {
+		grid := cellGrid{w: kept.w, phase: mod(kept.phase-b.origin.X, kept.w)}
+		if grid.fits(grid.fit(runs)) {
+			return cutCells(b.g, paper, runs, grid)
+		}
+	}
+	grid, inside, ok := findGrid(runs)
+	if ok && inside >= 2*minCellRuns {
+		d.mu.Lock()
+		d.grids[font] = cellGrid{w: grid.w, phase: mod(grid.phase+b.origin.X, grid.w)}
+		d.mu.Unlock()
+	}
 	if !ok {
 		return runs
 	}
