@@ -1,0 +1,131 @@
+package ocr
+
+import (
+	"image"
+	"testing"
+)
+
+// spans are glyphs' ink columns within an 8-pixel cell, [from, to), as
+// DejaVu Sans Mono 10 pt's are on xterm: 'c' fills its cell.
+var spans = map[rune][2]int{'a': {0, 7}, 'b': {1, 8}, 'c': {0, 8}, 'd': {2, 6}, 'e': {1, 7}}
+
+// cellLine draws text in 8-pixel cells from x = phase, each glyph its span
+// of columns over 10 rows (the rows told apart by the glyph, so every glyph
+// has its own pixels), on white paper.
+func cellLine(phase int, text string) (*gray, block) {
+	g := &gray{w: phase + 8*len(text) + 4, h: 14}
+	g.pix = make([]uint8, g.w*g.h)
+	for i := range g.pix {
+		g.pix[i] = 0xff
+	}
+	for k, ch := range text {
+		s, ok := spans[ch]
+		if !ok {
+			continue
+		}
+		for x := phase + k*8 + s[0]; x < phase+k*8+s[1]; x++ {
+			for y := 2; y < 12; y++ {
+				if y == 2 || y == 11 || x == phase+k*8+s[0] || (y+int(ch))%4 == 0 {
+					g.pix[y*g.w+x] = 0
+				}
+			}
+		}
+	}
+	return g, block{g: g, r: image.Rect(0, 0, g.w, g.h)}
+}
+
+func TestFindGrid(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		phase int
+		text  string
+		ok    bool
+	}{
+		{"8-pixel cells", 3, "ad da cd ed ac", true},
+		{"touching letters among them", 5, "ba ad cd ebad dc", true},
+		{"too few glyphs to tell", 3, "ad c", false},
+		{"every letter touches: no run within a cell", 3, "cccccccc", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, b := cellLine(tc.phase, tc.text)
+			runs, _ := inkRuns(g, b.r, 0xff)
+			grid, _, ok := findGrid(runs)
+			if ok != tc.ok || (ok && (grid.w != 8 || grid.phase != tc.phase)) {
+				t.Fatalf("grid %+v ok %v; want w 8 phase %d ok %v", grid, ok, tc.phase, tc.ok)
+			}
+		})
+	}
+	// Proportional: glyphs of varying advance fit no single phase.
+	g := &gray{w: 200, h: 14, pix: make([]uint8, 200*14)}
+	for i := range g.pix {
+		g.pix[i] = 0xff
+	}
+	x := 2
+	for i, adv := range []int{7, 4, 9, 6, 11, 5, 8, 3, 10, 7, 6, 9, 4, 12, 5, 8} {
+		for c := x; c < x+adv-1-i%2; c++ {
+			for y := 2; y < 12; y++ {
+				g.pix[y*g.w+c] = 0
+			}
+		}
+		x += adv + 1
+	}
+	runs, _ := inkRuns(g, image.Rect(0, 0, g.w, g.h), 0xff)
+	if grid, _, ok := findGrid(runs); ok {
+		t.Fatalf("a proportional line was given the grid %+v", grid)
+	}
+}
+
+func TestCutCells(t *testing.T) {
+	// b ends at its cell's edge and a starts at its own: one run.
+	g, b := cellLine(3, "ba d")
+	runs, _ := inkRuns(g, b.r, 0xff)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(runs))
+	}
+	cut := cutCells(g, 0xff, runs, cellGrid{w: 8, phase: 3})
+	want := []image.Rectangle{image.Rect(4, 2, 11, 12), image.Rect(11, 2, 18, 12), image.Rect(29, 2, 33, 12)}
+	if len(cut) != len(want) {
+		t.Fatalf("cut into %v", cut)
+	}
+	for i := range want {
+		if cut[i].box != want[i] {
+			t.Fatalf("piece %d is %v, want %v (all: %v)", i, cut[i].box, want[i], cut)
+		}
+	}
+}
+
+// TestDictCutsTouchingLettersAtCells: glyphs learned apart are known when
+// drawn touching on a monospaced line, which reads as drawn; with cells off
+// the touching pair is a glyph never seen and the line is not looked up.
+func TestDictCutsTouchingLettersAtCells(t *testing.T) {
+	for _, noCells := range []bool{false, true} {
+		d := newGlyphDict()
+		d.noCells = noCells
+		// The engine's read of a line where nothing touches.
+		taught := "ad da bd cd ed ad da bd cd ed"
+		g, b := cellLine(3, taught)
+		runs, _ := inkRuns(g, b.r, 0xff)
+		var l Line
+		i := 0
+		for _, w := range []string{"ad", "da", "bd", "cd", "ed", "ad", "da", "bd", "cd", "ed"} {
+			l.Words = append(l.Words, Word{Text: w, Box: runs[i].box.Union(runs[i+1].box), Conf: 0.97})
+			i += 2
+		}
+		d.learn(b, []Line{l})
+		_, b2 := cellLine(3, "ba da ebad da")
+		lines, ok := d.lookup(b2)
+		if noCells {
+			if ok {
+				t.Fatalf("cells off: a line with letters touching was read %q", lines[0].Text())
+			}
+			continue
+		}
+		if !ok || lines[0].Text() != "ba da ebad da" {
+			t.Fatalf("a line of known letters, some touching, read %v, %v", lines, ok)
+		}
+		_, b3 := cellLine(3, "ba da cbad da")
+		if _, ok := d.lookup(b3); ok {
+			t.Fatal("a line holding a glyph never seen (c touching b) was looked up")
+		}
+	}
+}
