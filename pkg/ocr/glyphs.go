@@ -112,7 +112,12 @@ func (d *glyphDict) segment(b block, paper uint8) (glyphs []glyph, baseline int,
 	if !ok {
 		return nil, 0, false
 	}
-	return onBaseline(d.cells(b, paper, runs))
+	if glyphs, baseline, ok := onBaseline(d.cells(b, paper, runs)); ok {
+		return glyphs, baseline, ok
+	}
+	// A grid that cuts glyphs apart (half an r off its baseline) is
+	// not the line's: its runs as they are.
+	return onBaseline(runs)
 }
 
 // inkRuns cuts a one-line block at columns with no ink: each run of inked
