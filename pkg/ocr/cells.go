@@ -21,10 +21,12 @@ const (
 	minCellW = 4
 	maxCellW = maxGlyphSide / 2
 	// minCellRuns is how many runs must lie each in one cell before a
-	// line's own runs say its grid; twice that many teach the dictionary
-	// the grid for lines of the same font that say too little (a word of
-	// touching digits, `84440`, is one run).
-	minCellRuns = 6
+	// line's own runs say its grid, which the dictionary then remembers
+	// for lines of the same font that say too little (a word of touching
+	// digits, `84440`, is one run). With 6, `-rw-r--r--` in 10-pixel cells
+	// fitted 5-pixel ones (its six dashes whole) and its r's were cut in
+	// two.
+	minCellRuns = 12
 )
 
 // cell is the index of the cell holding column x.
@@ -82,7 +84,7 @@ func findGrid(runs []glyph) (grid cellGrid, inside int, ok bool) {
 		for p := 0; p < w; p++ {
 			c := cellGrid{w: w, phase: p}
 			n, in := c.fit(runs)
-			if in >= minCellRuns && c.fits(n, in) {
+			if in >= minCellRuns && in*2 >= len(runs) && c.fits(n, in) {
 				found++
 				best, bestIn = c, in
 			}
@@ -119,8 +121,8 @@ func cutCells(g *gray, paper uint8, runs []glyph, c cellGrid) []glyph {
 // of the same commonest glyph height when the runs agree with it (a
 // terminal's cells are aligned across its lines, and a short line, or one
 // of dashes and r's, says little of its own), else the line's own when its
-// runs say it clearly (remembered for the font, as a phase on the screen,
-// when they say it with twice the evidence). Otherwise the runs are kept.
+// runs say it clearly (then remembered for the font, as a phase on the
+// screen). Otherwise the runs are kept.
 func (d *glyphDict) cells(b block, paper uint8, runs []glyph) []glyph {
 	if d.noCells {
 		return runs
@@ -135,8 +137,8 @@ func (d *glyphDict) cells(b block, paper uint8, runs []glyph) []glyph {
 			return cutCells(b.g, paper, runs, grid)
 		}
 	}
-	grid, inside, ok := findGrid(runs)
-	if ok && inside >= 2*minCellRuns {
+	grid, _, ok := findGrid(runs)
+	if ok {
 		d.mu.Lock()
 		d.grids[font] = cellGrid{w: grid.w, phase: mod(grid.phase+b.origin.X, grid.w)}
 		d.mu.Unlock()

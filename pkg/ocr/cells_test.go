@@ -41,9 +41,10 @@ func TestFindGrid(t *testing.T) {
 		text  string
 		ok    bool
 	}{
-		{"8-pixel cells", 3, "ad da cd ed ac", true},
-		{"touching letters among them", 5, "ba ad cd ebad dc", true},
-		{"too few glyphs to tell", 3, "ad c", false},
+		{"8-pixel cells", 3, "ad da cd ed ac ad ea de", true},
+		{"touching letters among them", 5, "ba ad cd ebad dc ae ad ed", true},
+		{"too few glyphs to tell", 3, "ad ca ed", false},
+		{"most letters touching", 3, "ba ba ba ba ba ba ba ba ba ba ba ba ba de", false},
 		{"every letter touches: no run within a cell", 3, "cccccccc", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
