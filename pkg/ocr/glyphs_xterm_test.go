@@ -6,6 +6,7 @@ import (
 	"image"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,4 +130,73 @@ func TestGlyphDictReadsRealXterm(t *testing.T) {
 	if lookedUp[false] <= lookedUp[true] {
 		t.Errorf("cutting at cells looked up %d lines, not cutting %d", lookedUp[false], lookedUp[true])
 	}
+}
+
+// TestGlyphDictReadsRealListing: four xterms in a row of 60 lines of
+// `ls -l /usr/lib/x86_64-linux-gnu` (real file names: upper case, `+`,
+// `->`), read by one reader as a terminal's successive screens. Before each
+// screen from the second on is read, every block the dictionary looks up
+// must be what xterm drew there, and from the second screen on most blocks
+// are read from the dictionary. The blocks the engine read with and
+// without cutting at cells are logged (docs/benchmarks.md compares them).
+func TestGlyphDictReadsRealListing(t *testing.T) {
+	testbed.Need(t, "xterm", "xdotool")
+	out, err := exec.Command("ls", "-l", "/usr/lib/x86_64-linux-gnu").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listing []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l != "" && len(l) < 190 && !strings.HasPrefix(l, "total") {
+			listing = append(listing, l)
+		}
+	}
+	if len(listing) < 240 {
+		t.Skipf("only %d lines of ls -l", len(listing))
+	}
+	worker := buildWorker(t)
+	eng := &Engine{Worker: worker, Program: "/nonexistent/tesseract"}
+	x := testbed.StartXvnc(t, testbed.XvncOptions{Width: 1920, Height: 1080})
+	var screens []*xtermScreen
+	var p *testbed.Proc
+	for i := range 4 {
+		var s *xtermScreen
+		s, p = showXterm(t, x, p, listing[i*60:i*60+60])
+		screens = append(screens, s)
+	}
+	engine := map[bool]int{}
+	for _, noCells := range []bool{false, true} {
+		buf := fb.New()
+		buf.Resize(1920, 1080)
+		r := NewReader(eng, buf, "eng")
+		r.dict.noCells = noCells
+		for i, s := range screens {
+			paint(buf, s.img, image.Point{})
+			looked := 0
+			for _, b := range segment(s.img, image.Point{}) {
+				if i == 0 {
+					break
+				}
+				lines, ok := r.dict.lookup(b)
+				if !ok {
+					continue
+				}
+				looked++
+				if got, want := lines[0].Text(), s.drawnAt(b.r); got != want {
+					t.Errorf("cells off %v, screen %d: read %q at %v where xterm drew %q", noCells, i, got, b.r, want)
+				}
+			}
+			_, st, err := r.Read(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("cells off %v, screen %d: %d blocks looked up before reading; the read: %d from the dictionary, %d by the engine", noCells, i, looked, st.Looked, st.Blocks)
+			engine[noCells] += st.Blocks
+			if i > 0 && !noCells && st.Looked <= st.Blocks {
+				t.Errorf("screen %d: %d blocks read from the dictionary, %d by the engine", i, st.Looked, st.Blocks)
+			}
+		}
+		r.Close()
+	}
+	t.Logf("blocks the engine read over the four screens: %d cutting at cells, %d not", engine[false], engine[true])
 }
