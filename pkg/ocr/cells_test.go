@@ -130,3 +130,40 @@ func TestDictCutsTouchingLettersAtCells(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCells: any picture segments, cut at cells or not, into glyphs inside
+// the block, left to right and not overlapping, each piece of a run within
+// one cell of the grid found (if any).
+func FuzzCells(f *testing.F) {
+	g, _ := cellLine(3, "ba ad cd ebad dc ae ad ed")
+	f.Add(g.pix, uint8(g.w), uint8(0xff))
+	f.Add([]byte{0, 255, 0, 255, 0, 255, 0, 255, 0}, uint8(3), uint8(0))
+	f.Fuzz(func(t *testing.T, pix []byte, width, paper uint8) {
+		w := int(width)
+		if w == 0 || len(pix) < w {
+			return
+		}
+		g := &gray{pix: pix[:len(pix)/w*w], w: w, h: len(pix) / w}
+		r := image.Rect(0, 0, g.w, g.h)
+		runs, ok := inkRuns(g, r, paper)
+		if !ok {
+			return
+		}
+		if grid, _, ok := findGrid(runs); ok {
+			for _, p := range cutCells(g, paper, runs, grid) {
+				if grid.cell(p.box.Min.X) != grid.cell(p.box.Max.X-1) {
+					t.Fatalf("piece %v crosses a cell of %+v", p.box, grid)
+				}
+			}
+		}
+		glyphs, _, ok := newGlyphDict().segment(block{g: g, r: r}, paper)
+		if !ok {
+			return
+		}
+		for i, gl := range glyphs {
+			if gl.box.Empty() || !gl.box.In(r) || (i > 0 && gl.box.Min.X < glyphs[i-1].box.Max.X) {
+				t.Fatalf("glyph %d at %v (previous %v) in %v", i, gl.box, glyphs[max(i-1, 0)].box, r)
+			}
+		}
+	})
+}
