@@ -16,6 +16,21 @@ import "image"
 // picture's columns.
 type cellGrid struct{ w, phase int }
 
+// keptGrid is a grid the dictionary remembers for a font: its phase in
+// screen columns, and the screen area of the lines that said it (a
+// terminal's text), the only place it is used for lines that say too
+// little of their own: a proportional line of the same height elsewhere
+// (a dialog's word of one run of touching letters) is not cut at a
+// terminal's cells.
+type keptGrid struct {
+	cellGrid
+	area image.Rectangle
+}
+
+// keptSlack is how far past the lines that said a grid it still holds
+// (rows above and below them: a terminal's next lines).
+const keptSlack = maxGlyphSide
+
 // Bounds of the pitch detection.
 const (
 	minCellW = 4
@@ -61,10 +76,12 @@ func (c cellGrid) fit(runs []glyph) (narrow, inside int) {
 func (c cellGrid) fits(narrow, inside int) bool { return narrow == inside }
 
 // findGrid measures a line's cell pitch from its runs. A width w is a
-// candidate when exactly one phase puts at least minCellRuns runs each in
-// one cell, with every run a cell wide or narrower inside one; of the
-// candidates, the one with the most runs inside a cell wins (the wider on
-// a tie). A multiple of the pitch fits as many phases as it
+// candidate when exactly one phase puts at least minCellRuns runs, and at
+// least half the line's, each in one cell, with every run a cell wide or
+// narrower inside one (most letters do not touch their neighbours: a
+// width that holds only the dots and dashes whole, 5 for a 10-pixel
+// pitch, would cut every letter in two); of the candidates, the one with
+// the most runs inside a cell wins (the wider on a tie). A multiple of the pitch fits as many phases as it
 // holds cells, so it is never a candidate; a divisor of it (4 for 8) can
 // be, through glyphs narrower than half a cell (`-`, `.`), but holds fewer
 // runs whole. A proportional font's runs fit no grid, or several phases:
@@ -118,9 +135,11 @@ func cutCells(g *gray, paper uint8, runs []glyph, c cellGrid) []glyph {
 }
 
 // cells cuts a line's runs at its cell grid: the one remembered for lines
-// of the same commonest glyph height when the runs agree with it (a
-// terminal's cells are aligned across its lines, and a short line, or one
-// of dashes and r's, says little of its own), else the line's own when its
+// of the same commonest glyph height when its runs agree with it and the
+// line is where that grid was said, or says it itself with half as many
+// runs as a grid needs (a terminal's cells are aligned across
+// its lines, and a short line, or one of dashes and r's, says little of
+// its own), else the line's own when its
 // runs say it clearly (then remembered for the font, as a phase on the
 // screen). Otherwise the runs are kept.
 func (d *glyphDict) cells(b block, paper uint8, runs []glyph) []glyph {
@@ -128,19 +147,38 @@ func (d *glyphDict) cells(b block, paper uint8, runs []glyph) []glyph {
 		return runs
 	}
 	font := commonHeight(runs)
+	on := b.r.Add(b.origin) // the block on the screen
 	d.mu.Lock()
 	kept, known := d.grids[font]
 	d.mu.Unlock()
 	if known {
 		grid := cellGrid{w: kept.w, phase: mod(kept.phase-b.origin.X, kept.w)}
-		if grid.fits(grid.fit(runs)) {
+		near := on.In(image.Rect(kept.area.Min.X, kept.area.Min.Y-keptSlack, kept.area.Max.X, kept.area.Max.Y+keptSlack))
+		narrow, inside := grid.fit(runs)
+		// A line elsewhere joins the grid's area when half its runs and
+		// at least minCellRuns/2 lie in its cells (a terminal's
+		// `-rw-r--r--`, left of the file names that said the grid).
+		joins := inside*2 >= minCellRuns && inside*2 >= len(runs)
+		if grid.fits(narrow, inside) && (near || joins) {
+			if !near {
+				d.mu.Lock()
+				if k, ok := d.grids[font]; ok && k.cellGrid == kept.cellGrid {
+					k.area = k.area.Union(on)
+					d.grids[font] = k
+				}
+				d.mu.Unlock()
+			}
 			return cutCells(b.g, paper, runs, grid)
 		}
 	}
 	grid, _, ok := findGrid(runs)
 	if ok {
+		screen := cellGrid{w: grid.w, phase: mod(grid.phase+b.origin.X, grid.w)}
 		d.mu.Lock()
-		d.grids[font] = cellGrid{w: grid.w, phase: mod(grid.phase+b.origin.X, grid.w)}
+		if kept, known := d.grids[font]; known && kept.cellGrid == screen {
+			on = on.Union(kept.area)
+		}
+		d.grids[font] = keptGrid{cellGrid: screen, area: on}
 		d.mu.Unlock()
 	}
 	if !ok {

@@ -167,3 +167,46 @@ func FuzzCells(f *testing.F) {
 		}
 	})
 }
+
+// TestKeptGridOnlyWhereItWasSaid: a line too short to say its grid (one
+// run of two letters touching) is cut at the grid a long line of the same
+// font said, under that line, and not far away on the screen.
+func TestKeptGridOnlyWhereItWasSaid(t *testing.T) {
+	d := newGlyphDict()
+	g, long := cellLine(3, "ad da cd ed ac ad ea de")
+	runs, _ := inkRuns(g, long.r, 0xff)
+	d.cells(long, 0xff, runs)
+	if len(d.grids) != 1 {
+		t.Fatalf("grids remembered: %v", d.grids)
+	}
+	gs, short := cellLine(3, "ba")
+	runs, _ = inkRuns(gs, short.r, 0xff)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want b and a touching", len(runs))
+	}
+	for _, tc := range []struct {
+		origin image.Point
+		pieces int
+	}{
+		{image.Pt(0, 16), 2},   // the terminal's next line
+		{image.Pt(16, 32), 2},  // two cells in, two lines down
+		{image.Pt(0, 400), 1},  // far below
+		{image.Pt(900, 0), 1},  // beside it
+		{image.Pt(-40, 16), 1}, // partly left of it
+	} {
+		short.origin = tc.origin
+		if got := len(d.cells(short, 0xff, runs)); got != tc.pieces {
+			t.Errorf("at %v: %d pieces, want %d", tc.origin, got, tc.pieces)
+		}
+	}
+	// A line beside it with six runs in the grid's cells (half a grid's
+	// evidence) joins the grid's area: a short line under it is then cut.
+	gm, mid := cellLine(3, "ad da ce")
+	mid.origin = image.Pt(904, 0)
+	mruns, _ := inkRuns(gm, mid.r, 0xff)
+	d.cells(mid, 0xff, mruns)
+	short.origin = image.Pt(904, 16)
+	if got := len(d.cells(short, 0xff, runs)); got != 2 {
+		t.Errorf("under a line that joined the grid's area: %d pieces, want 2", got)
+	}
+}

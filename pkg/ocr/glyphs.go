@@ -26,7 +26,7 @@ type glyphDict struct {
 	// grids are the cell grids of monospaced lines, by commonest glyph
 	// height, their phase in screen columns (cells.go); noCells never
 	// cuts runs at cells (tests and benchmarks compare).
-	grids   map[int]cellGrid
+	grids   map[int]keptGrid
 	noCells bool
 }
 
@@ -79,7 +79,7 @@ const (
 )
 
 func newGlyphDict() *glyphDict {
-	return &glyphDict{seed: maphash.MakeSeed(), byKey: map[glyphKey]*list.Element{}, gaps: map[int]*gapBounds{}, grids: map[int]cellGrid{}}
+	return &glyphDict{seed: maphash.MakeSeed(), byKey: map[glyphKey]*list.Element{}, gaps: map[int]*gapBounds{}, grids: map[int]keptGrid{}}
 }
 
 // glyph is one run of ink columns of a line: its ink box in the grey
