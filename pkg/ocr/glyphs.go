@@ -23,6 +23,11 @@ type glyphDict struct {
 	// wordsOnly learns from words read sure only, not from characters
 	// (benchmarks compare the two).
 	wordsOnly bool
+	// grids are the cell grids of monospaced lines, by commonest glyph
+	// height, their phase in screen columns (cells.go); noCells never
+	// cuts runs at cells (tests and benchmarks compare).
+	grids   map[int]keptGrid
+	noCells bool
 }
 
 // glyphKey is a glyph's pixels (hashed, see key), its size and where its
@@ -74,7 +79,7 @@ const (
 )
 
 func newGlyphDict() *glyphDict {
-	return &glyphDict{seed: maphash.MakeSeed(), byKey: map[glyphKey]*list.Element{}, gaps: map[int]*gapBounds{}}
+	return &glyphDict{seed: maphash.MakeSeed(), byKey: map[glyphKey]*list.Element{}, gaps: map[int]*gapBounds{}, grids: map[int]keptGrid{}}
 }
 
 // glyph is one run of ink columns of a line: its ink box in the grey
@@ -93,11 +98,36 @@ func inkAt(g *gray, x, y int, paper uint8) bool {
 // block that is not one line, too long or too tall, or whose baseline is
 // not shared by at least half its glyphs.
 func segmentLine(g *gray, r image.Rectangle, paper uint8) (glyphs []glyph, baseline int, ok bool) {
-	if r.Empty() || r.Dy() > maxGlyphSide || !r.In(image.Rect(0, 0, g.w, g.h)) {
+	runs, ok := inkRuns(g, r, paper)
+	if !ok {
 		return nil, 0, false
 	}
-	if _, one := lineExtent(g, r, paper); !one {
+	return onBaseline(runs)
+}
+
+// segment is segmentLine with the runs of a monospaced line cut at its
+// cells (cells.go).
+func (d *glyphDict) segment(b block, paper uint8) (glyphs []glyph, baseline int, ok bool) {
+	runs, ok := inkRuns(b.g, b.r, paper)
+	if !ok {
 		return nil, 0, false
+	}
+	if glyphs, baseline, ok := onBaseline(d.cells(b, paper, runs)); ok {
+		return glyphs, baseline, ok
+	}
+	// A grid that cuts glyphs apart (half an r off its baseline) is
+	// not the line's: its runs as they are.
+	return onBaseline(runs)
+}
+
+// inkRuns cuts a one-line block at columns with no ink: each run of inked
+// columns, trimmed to its ink rows.
+func inkRuns(g *gray, r image.Rectangle, paper uint8) (runs []glyph, ok bool) {
+	if r.Empty() || r.Dy() > maxGlyphSide || !r.In(image.Rect(0, 0, g.w, g.h)) {
+		return nil, false
+	}
+	if _, one := lineExtent(g, r, paper); !one {
+		return nil, false
 	}
 	start := -1
 	for x := r.Min.X; x <= r.Max.X; x++ {
@@ -111,14 +141,21 @@ func segmentLine(g *gray, r image.Rectangle, paper uint8) (glyphs []glyph, basel
 			start = x
 		}
 		if !inked && start >= 0 {
-			if len(glyphs) == maxLineGlyphs {
-				return nil, 0, false
+			if len(runs) == maxLineGlyphs {
+				return nil, false
 			}
-			glyphs = append(glyphs, glyph{box: inkRows(g, image.Rect(start, r.Min.Y, x, r.Max.Y), paper)})
+			runs = append(runs, glyph{box: inkRows(g, image.Rect(start, r.Min.Y, x, r.Max.Y), paper)})
 			start = -1
 		}
 	}
-	if len(glyphs) == 0 {
+	return runs, len(runs) > 0
+}
+
+// onBaseline finds a line's baseline (the row most of its glyphs end on):
+// ok is false when fewer than half share it, or a glyph is too wide or the
+// line too long.
+func onBaseline(glyphs []glyph) (_ []glyph, baseline int, ok bool) {
+	if len(glyphs) == 0 || len(glyphs) > maxLineGlyphs {
 		return nil, 0, false
 	}
 	votes := map[int]int{}
@@ -215,7 +252,7 @@ func inkLevel(v, paper uint8) byte {
 // characters are learned, with the gaps inside and between them.
 func (d *glyphDict) learn(b block, lines []Line) {
 	paper := b.g.background(b.r)
-	glyphs, baseline, ok := segmentLine(b.g, b.r, paper)
+	glyphs, baseline, ok := d.segment(b, paper)
 	if !ok || len(lines) != 1 {
 		return
 	}
@@ -385,7 +422,7 @@ func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord bool) {
 // plainly inside a word or between two. Boxes are in screen pixels.
 func (d *glyphDict) lookup(b block) ([]Line, bool) {
 	paper := b.g.background(b.r)
-	glyphs, baseline, ok := segmentLine(b.g, b.r, paper)
+	glyphs, baseline, ok := d.segment(b, paper)
 	if !ok {
 		return nil, false
 	}
@@ -444,7 +481,7 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 // one line, or holds a glyph known to read two ways.
 func (d *glyphDict) unknown(b block) (missing []glyphKey, ok bool) {
 	paper := b.g.background(b.r)
-	glyphs, baseline, ok := segmentLine(b.g, b.r, paper)
+	glyphs, baseline, ok := d.segment(b, paper)
 	if !ok {
 		return nil, false
 	}

@@ -114,7 +114,7 @@ func lsScreen(buf *fb.Buffer, f *monoFont, rng *rand.Rand) (lines []string, at [
 func BenchmarkNewTextSeenFont(b *testing.B) {
 	font := newMonoFont(b, "DejaVu-Sans-Mono", 15, "abdefhmnprstuz")
 	benchSecondScreen(b, func(buf *fb.Buffer, rng *rand.Rand) []string { return wordScreen(buf, font, rng) },
-		[]dictMode{{"dictionary", false, false}, {"engine-only", true, false}})
+		[]dictMode{{"dictionary", false, false, false}, {"no-cells", false, false, true}, {"engine-only", true, false, false}})
 }
 
 // BenchmarkNewFileNamesSeenFont: as BenchmarkNewTextSeenFont, with 80 `ls
@@ -129,7 +129,7 @@ func BenchmarkNewFileNamesSeenFont(b *testing.B) {
 	benchSecondScreen(b, func(buf *fb.Buffer, rng *rand.Rand) []string {
 		lines, _ := lsScreen(buf, font, rng)
 		return lines
-	}, []dictMode{{"characters", false, false}, {"words-only", false, true}, {"engine-only", true, false}})
+	}, []dictMode{{"characters", false, false, false}, {"no-cells", false, false, true}, {"words-only", false, true, false}, {"engine-only", true, false, false}})
 }
 
 // dictMode is how a benchmark's reader uses the glyph dictionary.
@@ -137,6 +137,7 @@ type dictMode struct {
 	name      string
 	off       bool // no dictionary
 	wordsOnly bool // learned from sure words only
+	noCells   bool // touching letters not cut at a monospaced line's cells
 }
 
 // benchSecondScreen times the read of a second screen drawn by draw after
@@ -154,7 +155,7 @@ func benchSecondScreen(b *testing.B, draw func(*fb.Buffer, *rand.Rand) []string,
 func BenchmarkNewTextNewFont(b *testing.B) {
 	font := newMonoFont(b, "DejaVu-Sans-Mono", 15, "abdefhmnprstuz")
 	benchScreen(b, func(buf *fb.Buffer, rng *rand.Rand) []string { return wordScreen(buf, font, rng) },
-		[]dictMode{{"dictionary", false, false}, {"engine-only", true, false}}, true)
+		[]dictMode{{"dictionary", false, false, false}, {"no-cells", false, false, true}, {"engine-only", true, false, false}}, true)
 }
 
 // BenchmarkNewFileNamesNewFont: the first screen of
@@ -167,7 +168,7 @@ func BenchmarkNewFileNamesNewFont(b *testing.B) {
 	benchScreen(b, func(buf *fb.Buffer, rng *rand.Rand) []string {
 		lines, _ := lsScreen(buf, font, rng)
 		return lines
-	}, []dictMode{{"characters", false, false}, {"words-only", false, true}, {"engine-only", true, false}}, true)
+	}, []dictMode{{"characters", false, false, false}, {"no-cells", false, false, true}, {"words-only", false, true, false}, {"engine-only", true, false, false}}, true)
 }
 
 // benchScreen times the read of the first screen drawn by draw, or of a
@@ -189,7 +190,7 @@ func benchScreen(b *testing.B, draw func(*fb.Buffer, *rand.Rand) []string, modes
 				want := draw(buf, rng)
 				r := NewReader(eng, buf, "eng")
 				if r.dict != nil {
-					r.dict.wordsOnly = mode.wordsOnly
+					r.dict.wordsOnly, r.dict.noCells = mode.wordsOnly, mode.noCells
 				}
 				if !firstScreen {
 					if _, _, err := r.Read(ctx); err != nil {
