@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"image"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,9 @@ type glyphDict struct {
 	// wordsOnly learns from words read sure only, not from characters
 	// (benchmarks compare the two).
 	wordsOnly bool
+	// noFair learns from sure characters only, not fairly sure ones
+	// (tests compare the two).
+	noFair bool
 	// grids are the cell grids of monospaced lines, by commonest glyph
 	// height, their phase in screen columns (cells.go); noCells never
 	// cuts runs at cells (tests and benchmarks compare).
@@ -44,14 +48,15 @@ type glyphEntry struct {
 	text     string  // one character, or a few drawn touching
 	conf     float64 // the least confidence it was learned from
 	poisoned bool    // read as two different characters: never used
-	// votes is how often it was learned: a word read sure gives
-	// charVotes at once, a sure character of an unsure word one.
+	// votes is how often it was learned, in half votes: a word read sure
+	// gives charVotes at once, a sure character of an unsure word one, a
+	// fairly sure one half.
 	votes    int
 	fromWord bool // learned from a word read sure
 }
 
 // usable reports whether lookups may read the glyph.
-func (e *glyphEntry) usable() bool { return !e.poisoned && e.votes >= charVotes }
+func (e *glyphEntry) usable() bool { return !e.poisoned && e.votes >= 2*charVotes }
 
 // gapBounds are the widest gap seen inside a word and the narrowest seen
 // between two words, in lines whose commonest glyph height (a font's
@@ -72,8 +77,12 @@ const (
 	// 0.95 or 0.98 the engine's sure misreadings (o as 0, l as L in a
 	// file name) poisoned good glyphs, and one vote let a rare misreading
 	// through (an underscore read as m); docs/ocr.md has the figures.
-	charConf      = 0.99
-	charVotes     = 2
+	charConf  = 0.99
+	charVotes = 2
+	// A character only this sure (an underscore, seldom read over 0.99)
+	// counts half a vote, and poisons no glyph already in use: the
+	// engine's sure misreadings are mostly under 0.99.
+	fairConf      = 0.95
 	maxLineGlyphs = 512
 	maxGlyphSide  = 64
 )
@@ -324,7 +333,7 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 	if whole && w.Conf >= learnConf {
 		i := 0
 		for _, ch := range w.Text {
-			d.put(d.key(b.g, glyphs[idx[i]], paper, baseline), string(ch), w.Conf, true)
+			d.put(d.key(b.g, glyphs[idx[i]], paper, baseline), string(ch), w.Conf, true, false)
 			i++
 		}
 		return
@@ -359,26 +368,38 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 		gl := glyphs[idx[j]]
 		var within image.Rectangle
 		var text string
-		sure := true
+		sure, fair := true, true
 		for _, ch := range g {
 			within = within.Union(ch.box)
 			text += ch.text
 			sure = sure && ch.conf >= charConf
+			fair = fair && ch.conf >= fairConf
 		}
 		if gl.box.Min.X < within.Min.X-1 || gl.box.Max.X > within.Max.X+1 {
 			continue
 		}
 		switch {
 		case w.Conf >= learnConf:
-			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true)
-		case sure:
+			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true, false)
+		case j == 0 && startsWithLetter(text):
+			// The case the engine gives a word's first letter leans on
+			// its language model, sure or not (the l of lib and of
+			// lrwxrwxrwx read as L at 0.99): an unsure word teaches no
+			// glyph from it; the same letter inside a word does.
+		case sure || (fair && !d.noFair):
 			conf := 1.0
 			for _, ch := range g {
 				conf = min(conf, ch.conf)
 			}
-			d.put(d.key(b.g, gl, paper, baseline), text, conf, false)
+			d.put(d.key(b.g, gl, paper, baseline), text, conf, false, !sure)
 		}
 	}
+}
+
+// startsWithLetter reports whether text begins with a letter.
+func startsWithLetter(text string) bool {
+	r, _ := utf8.DecodeRuneInString(text)
+	return unicode.IsLetter(r)
 }
 
 // put records key → ch, learned from a word read sure (fromWord) or from
@@ -388,10 +409,13 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 // replaces what they taught, and they cannot contradict it (the engine's
 // sure misreadings are characters in context, o as 0 in `.s0.`, and they
 // would poison a glyph its sure words read right).
-func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord bool) {
-	votes := 1
-	if fromWord {
-		votes = charVotes
+func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord, fair bool) {
+	votes := 2
+	switch {
+	case fromWord:
+		votes = 2 * charVotes
+	case fair:
+		votes = 1
 	}
 	if el, ok := d.byKey[k]; ok {
 		e := el.Value.(*glyphEntry)
@@ -402,11 +426,13 @@ func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord bool) {
 			return
 		case !fromWord && e.fromWord:
 			return
+		case e.text != text && fair && e.usable():
+			return // a fairly sure read does not undo a glyph in use
 		case e.text != text:
 			e.poisoned = true
 		}
 		e.conf = min(e.conf, conf)
-		e.votes = min(e.votes+votes, charVotes)
+		e.votes = min(e.votes+votes, 2*charVotes)
 		return
 	}
 	d.byKey[k] = d.lru.PushFront(&glyphEntry{key: k, text: text, conf: conf, votes: votes, fromWord: fromWord})

@@ -196,9 +196,9 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 	t.Run("sure characters of an unsure word are learned, unsure ones not", func(t *testing.T) {
 		d := newGlyphDict()
 		learn(d, "ex ie", 0.99) // the gaps
-		learnChars(d, "bad dab", 0.5, func(ch rune) float64 {
+		learnChars(d, "xbad xdab", 0.5, func(ch rune) float64 {
 			if ch == 'a' {
-				return charConf - 0.01
+				return fairConf - 0.01
 			}
 			return 0.995
 		}, 0)
@@ -209,14 +209,55 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 			t.Fatalf("read %q with an a read unsure", got)
 		}
 	})
+	t.Run("an unsure word's first letter teaches nothing", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learnChars(d, "bd bd", 0.5, allSure, 0)
+		if got, ok := lookup(d, "dd", 1, 4); !ok || got != "dd" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		if got, ok := lookup(d, "bd", 1, 4); ok {
+			t.Fatalf("read %q with a b only ever first in its word", got)
+		}
+	})
+	t.Run("fairly sure characters count half and never undo a glyph in use", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		fair := func(rune) float64 { return fairConf + 0.01 }
+		learnChars(d, "xbd xdb", 0.5, fair, 0)
+		if got, ok := lookup(d, "bd", 1, 4); ok {
+			t.Fatalf("read %q from two fairly sure reads", got)
+		}
+		learnChars(d, "xbd xdb", 0.5, fair, 0)
+		if got, ok := lookup(d, "bd db", 1, 4); !ok || got != "bd db" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		misread := func(conf float64) {
+			g, b, boxes := drawLine("xdd", 1, 4)
+			glyphs, _, _ := segmentLine(g, b.r, 0xff)
+			lines := readAs("xbb", boxes, 0.5)
+			for i, ch := range "xbb" {
+				lines[0].Words[0].chars = append(lines[0].Words[0].chars, char{text: string(ch), box: glyphs[i].box, conf: conf})
+			}
+			d.learn(b, lines)
+		}
+		misread(fairConf + 0.01)
+		if got, ok := lookup(d, "dd", 1, 4); !ok || got != "dd" {
+			t.Fatalf("after a fairly sure misreading: read %q, %v", got, ok)
+		}
+		misread(0.995)
+		if got, ok := lookup(d, "dd", 1, 4); ok {
+			t.Fatalf("read %q from a glyph a sure character contradicted", got)
+		}
+	})
 	t.Run("a character taught by one word is not used until a second", func(t *testing.T) {
 		d := newGlyphDict()
 		learn(d, "ex ie", 0.99)
-		learnChars(d, "bd", 0.5, allSure, 0)
+		learnChars(d, "xbd", 0.5, allSure, 0)
 		if got, ok := lookup(d, "db", 1, 4); ok {
 			t.Fatalf("read %q from one word", got)
 		}
-		learnChars(d, "db", 0.5, allSure, 0)
+		learnChars(d, "xdb", 0.5, allSure, 0)
 		if got, ok := lookup(d, "db bd", 1, 4); !ok || got != "db bd" {
 			t.Fatalf("read %q, %v", got, ok)
 		}
@@ -258,8 +299,8 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 		d = newGlyphDict()
 		learn(d, "bad dab", 0.99)
 		learn(d, "i", 0.99)
-		learnChars(d, "ex", 0.5, allSure, 0)
-		learnChars(d, "xe", 0.5, allSure, 0)
+		learnChars(d, "iex", 0.5, allSure, 0)
+		learnChars(d, "ixe", 0.5, allSure, 0)
 		_, b, boxes = drawLine("xi", 1, 4)
 		if got, ok := lookup(d, "ex", 1, 4); !ok || got != "ex" {
 			t.Fatalf("read %q, %v", got, ok)
@@ -321,7 +362,7 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 	t.Run("bounded", func(t *testing.T) {
 		d := newGlyphDict()
 		for i := 0; i < dictGlyphs+10; i++ {
-			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, "a", 1, true)
+			d.put(glyphKey{sum: uint64(i), w: 1, h: 1}, "a", 1, true, false)
 		}
 		if d.size() != dictGlyphs {
 			t.Fatalf("%d glyphs kept", d.size())
