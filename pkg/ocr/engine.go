@@ -240,6 +240,10 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		for j, i := range now {
 			sub[j] = todo[i]
 		}
+		inUse := 0
+		if dict != nil {
+			inUse = dict.inUse()
+		}
 		results, runs, err := e.readBlocks(ctx, sub, lang, scale, len(later) > 0)
 		if err != nil {
 			return nil, work{}, err
@@ -257,8 +261,9 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 			found(i, lines)
 		}
 		// Look the rest up with what this round taught; what is still
-		// unknown goes to the next round.
-		pending, taught = nil, false
+		// unknown goes to the next round, if this one taught anything (a
+		// glyph put in use, or a block looked up).
+		pending, taught = nil, dict != nil && dict.inUse() > inUse
 		for _, i := range later {
 			if lines, ok := dict.lookup(todo[i]); ok {
 				found(i, lines)

@@ -539,6 +539,19 @@ func (d *glyphDict) unknown(b block) (missing []glyphKey, ok bool) {
 	return missing, true
 }
 
+// inUse is the number of glyphs lookups may read.
+func (d *glyphDict) inUse() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for el := d.lru.Front(); el != nil; el = el.Next() {
+		if el.Value.(*glyphEntry).usable() {
+			n++
+		}
+	}
+	return n
+}
+
 // size is the number of glyphs known (poisoned ones included).
 func (d *glyphDict) size() int {
 	d.mu.Lock()

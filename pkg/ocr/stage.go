@@ -11,9 +11,10 @@ import "container/heap"
 // up, and picks again among what still cannot be looked up (the engine is
 // not always sure enough of a glyph to teach it: a file name's dash, say,
 // is learned from the third line that holds one). The last round reads
-// whatever is left: the maxRounds-th, or the one after a round whose
-// teaching let no block be looked up (a font whose glyphs touch, which
-// the dictionary cannot learn, costs one round more than no staging).
+// whatever is left: the maxRounds-th, or the one after a round that taught
+// nothing (no glyph put in use, no block looked up: a font whose glyphs
+// touch, which the dictionary cannot learn, costs one round more than no
+// staging).
 
 // maxRounds bounds the engine rounds of one read: the rounds before the
 // last are small, so each adds little more than the engine's call.
