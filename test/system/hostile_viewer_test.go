@@ -193,8 +193,9 @@ func openerBrowser(t *testing.T) *personBrowser {
 func (b *personBrowser) attach(t *testing.T, prefix string) context.Context {
 	t.Helper()
 	portFile := filepath.Join(b.profile, "DevToolsActivePort")
-	// A first start in a fresh profile, on two loaded cores, has taken
-	// over 20 s.
+	// A first start in a fresh profile, on two cores busy with the other
+	// test packages, has taken over 20 s to write its port and over 10 s
+	// (chromedp's default) to answer on it.
 	testbed.WaitFile(t, portFile, 60*time.Second)
 	var ws string
 	testbed.Eventually(t, 10*time.Second, "Chromium's DevTools address", func() bool {
@@ -206,7 +207,7 @@ func (b *personBrowser) attach(t *testing.T, prefix string) context.Context {
 		return true
 	})
 	actx, cancelA := chromedp.NewRemoteAllocator(context.Background(), ws, chromedp.NoModifyURL)
-	bctx, cancelB := chromedp.NewContext(actx)
+	bctx, cancelB := chromedp.NewContext(actx, chromedp.WithBrowserOption(chromedp.WithDialTimeout(60*time.Second)))
 	t.Cleanup(func() { cancelB(); cancelA() })
 	// The first Run of a context connects it; no deadline there, as
 	// cancelling that Run's context would drop the connection.
@@ -249,7 +250,7 @@ func (b *personBrowser) newTab(t *testing.T) context.Context {
 	t.Helper()
 	lines := strings.Fields(readFile(filepath.Join(b.profile, "DevToolsActivePort")))
 	actx, cancelA := chromedp.NewRemoteAllocator(context.Background(), "ws://127.0.0.1:"+lines[0]+lines[1], chromedp.NoModifyURL)
-	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithBrowserOption(chromedp.WithDialTimeout(60*time.Second)))
 	t.Cleanup(func() { cancelB(); cancelA() })
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("open a tab: %v", err)
