@@ -102,20 +102,11 @@ func inkAt(g *gray, x, y int, paper uint8) bool {
 	return d > inkDelta || d < -inkDelta
 }
 
-// segmentLine cuts a one-line block into glyphs at columns with no ink and
-// finds the line's baseline (the row most glyphs end on). ok is false for a
-// block that is not one line, too long or too tall, or whose baseline is
-// not shared by at least half its glyphs.
-func segmentLine(g *gray, r image.Rectangle, paper uint8) (glyphs []glyph, baseline int, ok bool) {
-	runs, ok := inkRuns(g, r, paper)
-	if !ok {
-		return nil, 0, false
-	}
-	return onBaseline(runs)
-}
-
-// segment is segmentLine with the runs of a monospaced line cut at its
-// cells (cells.go).
+// segment cuts a one-line block into glyphs at columns with no ink (the
+// runs of a monospaced line cut at its cells too: cells.go) and finds the
+// line's baseline (the row most glyphs end on). ok is false for a block
+// that is not one line, too long or too tall, or whose baseline is not
+// shared by at least half its glyphs.
 func (d *glyphDict) segment(b block, paper uint8) (glyphs []glyph, baseline int, ok bool) {
 	runs, ok := inkRuns(b.g, b.r, paper)
 	if !ok {

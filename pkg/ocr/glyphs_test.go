@@ -20,6 +20,16 @@ var tinyFont = map[rune][]string{
 	'x': {"#...#", ".#.#.", "..#..", ".#.#.", "#...#"},
 }
 
+// segmentLine is a block's glyphs cut at ink columns only, never at cells
+// (what glyphDict.segment does for a line with no grid).
+func segmentLine(g *gray, r image.Rectangle, paper uint8) (glyphs []glyph, baseline int, ok bool) {
+	runs, ok := inkRuns(g, r, paper)
+	if !ok {
+		return nil, 0, false
+	}
+	return onBaseline(runs)
+}
+
 // drawLine draws text in tinyFont, letters 1 pixel apart and words 4, on
 // white paper with a 3-pixel margin, and returns the picture, the line's
 // block and each word's box.
