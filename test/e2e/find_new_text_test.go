@@ -28,19 +28,7 @@ func TestFindOnNewText(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
-	// Made-up words of syllables (consonant, vowel): never seen before,
-	// yet shaped like words, which Tesseract reads without the slips it
-	// makes on runs of random letters (ff read as tf). No i, l, o, j, g,
-	// q: letters a monospaced font draws like a digit or like each other;
-	// no k, which Tesseract reads as < at the start of a line.
-	const consonants, vowels = "bdfhmnprstz", "aeu"
-	word := func(syllables int) string {
-		b := make([]byte, 0, 2*syllables)
-		for range syllables {
-			b = append(b, consonants[rng.IntN(len(consonants))], vowels[rng.IntN(len(vowels))])
-		}
-		return string(b)
-	}
+	word := func(syllables int) string { return syllableWord(rng, syllables) }
 	target, absent := word(5), word(5)
 	dir := t.TempDir()
 	for i, geo := range []string{"100x30+0+0", "100x30+960+0", "150x28+0+560"} {
@@ -118,4 +106,18 @@ func buildOCRWorker(t *testing.T) string {
 		t.Fatalf("build dvvocr: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "dvvocr")
+}
+
+// syllableWord is a made-up word of syllables (consonant, vowel): never
+// seen before, yet shaped like a word, which Tesseract reads without the
+// slips it makes on runs of random letters (ff read as tf). No i, l, o, j,
+// g, q: letters a monospaced font draws like a digit or like each other;
+// no k, which Tesseract reads as < at the start of a line.
+func syllableWord(rng *rand.Rand, syllables int) string {
+	const consonants, vowels = "bdfhmnprstz", "aeu"
+	b := make([]byte, 0, 2*syllables)
+	for range syllables {
+		b = append(b, consonants[rng.IntN(len(consonants))], vowels[rng.IntN(len(vowels))])
+	}
+	return string(b)
 }

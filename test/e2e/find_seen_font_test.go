@@ -56,16 +56,7 @@ func TestFindOnNewTextInSeenFont(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
-	// As TestFindOnNewText: syllable words, no letters a monospaced font
-	// draws like a digit or like each other.
-	const consonants, vowels = "bdfhmnprstz", "aeu"
-	word := func(syllables int) string {
-		b := make([]byte, 0, 2*syllables)
-		for range syllables {
-			b = append(b, consonants[rng.IntN(len(consonants))], vowels[rng.IntN(len(vowels))])
-		}
-		return string(b)
-	}
+	word := func(syllables int) string { return syllableWord(rng, syllables) }
 	screen := func() string {
 		var sb strings.Builder
 		for n := 0; n < 28; n++ {
