@@ -270,7 +270,14 @@ func (l *Limb) run() {
 		}
 		first = false
 		started := time.Now()
-		l.setState(wire.StateConnected, nil)
+		// A session that ended before it was reported (taken over as it
+		// began) goes straight to what ended it: a waiter for "connected"
+		// must not be answered by a session that is already gone.
+		select {
+		case <-sess.Done():
+		default:
+			l.setState(wire.StateConnected, nil)
+		}
 		switch l.serve(sess) {
 		case endDropped:
 			if l.part.ended() {
