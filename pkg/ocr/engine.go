@@ -240,9 +240,9 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		for j, i := range now {
 			sub[j] = todo[i]
 		}
-		inUse := 0
+		progress := 0
 		if dict != nil {
-			inUse = dict.inUse()
+			progress = dict.progress()
 		}
 		results, runs, err := e.readBlocks(ctx, sub, lang, scale, len(later) > 0)
 		if err != nil {
@@ -262,8 +262,8 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		}
 		// Look the rest up with what this round taught; what is still
 		// unknown goes to the next round, if this one taught anything (a
-		// glyph put in use, or a block looked up).
-		pending, taught = nil, dict != nil && dict.inUse() > inUse
+		// glyph put in use or brought nearer, or a block looked up).
+		pending, taught = nil, dict != nil && dict.progress() > progress
 		for _, i := range later {
 			if lines, ok := dict.lookup(todo[i]); ok {
 				found(i, lines)

@@ -32,6 +32,10 @@ type glyphDict struct {
 	// cuts runs at cells (tests and benchmarks compare).
 	grids   map[int]keptGrid
 	noCells bool
+	// firmed counts the votes glyphs not yet in use gained: a read that
+	// put no glyph in use may still have brought one nearer (staging goes
+	// on while reads do).
+	firmed int
 }
 
 // glyphKey is a glyph's pixels (hashed, see key), its size and where its
@@ -366,11 +370,17 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 			sure = sure && ch.conf >= charConf
 			fair = fair && ch.conf >= fairConf
 		}
-		if gl.box.Min.X < within.Min.X-1 || gl.box.Max.X > within.Max.X+1 {
+		bar := text == "_" && underBar(b.g, gl, paper, baseline)
+		if !bar && (gl.box.Min.X < within.Min.X-1 || gl.box.Max.X > within.Max.X+1) {
 			continue
 		}
 		switch {
-		case w.Conf >= learnConf:
+		case w.Conf >= learnConf || bar:
+			// An underscore the engine reads where a plain bar lies under
+			// the baseline is taught at once, as by a sure word: no other
+			// character has that shape, and the engine's doubt about it
+			// is only where its box ends (narrower than its ink at a
+			// word's edge), which left it half-learned for screens.
 			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true, false)
 		case j == 0 && startsWithLetter(text):
 			// The case the engine gives a word's first letter leans on
@@ -385,6 +395,26 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 			d.put(d.key(b.g, gl, paper, baseline), text, conf, false, !sure)
 		}
 	}
+}
+
+// underBar reports whether a glyph is a plain bar lying under the
+// baseline: low, at least twice as wide as it is high, and ink across
+// every column.
+func underBar(g *gray, gl glyph, paper uint8, baseline int) bool {
+	r := gl.box
+	if r.Dy() > 3 || r.Dx() < 3 || r.Dx() < 2*r.Dy() || r.Min.Y < baseline-1 {
+		return false
+	}
+	for x := r.Min.X; x < r.Max.X; x++ {
+		inked := false
+		for y := r.Min.Y; y < r.Max.Y && !inked; y++ {
+			inked = inkLevel(g.pix[y*g.w+x], paper) >= 2
+		}
+		if !inked {
+			return false
+		}
+	}
+	return true
 }
 
 // startsWithLetter reports whether text begins with a letter.
@@ -423,6 +453,9 @@ func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord, fair bo
 			e.poisoned = true
 		}
 		e.conf = min(e.conf, conf)
+		if !e.poisoned && !e.usable() {
+			d.firmed++
+		}
 		e.votes = min(e.votes+votes, 2*charVotes)
 		return
 	}
@@ -541,6 +574,15 @@ func (d *glyphDict) inUse() int {
 		}
 	}
 	return n
+}
+
+// progress is a count that grows whenever a glyph is put in use or a
+// glyph not yet in use gains a vote.
+func (d *glyphDict) progress() int {
+	n := d.inUse()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return n + d.firmed
 }
 
 // size is the number of glyphs known (poisoned ones included).

@@ -18,6 +18,9 @@ var tinyFont = map[rune][]string{
 	'o': {".##.", "#..#", "#..#", "#..#", ".##."},
 	'i': {"#", ".", "#", "#", "#"},
 	'x': {"#...#", ".#.#.", "..#..", ".#.#.", "#...#"},
+	// Below the baseline, the only glyph with a sixth row.
+	'_': {"....", "....", "....", "....", "....", "####"},
+	'-': {"...", "...", "###", "...", "..."},
 }
 
 // segmentLine is a block's glyphs cut at ink columns only, never at cells
@@ -42,7 +45,11 @@ func drawLine(text string, letterGap, spaceGap int) (*gray, block, []image.Recta
 		}
 		w += spaceGap - letterGap
 	}
-	g := &gray{w: w + margin, h: 5 + 2*margin}
+	rows := 5
+	for _, ch := range text {
+		rows = max(rows, len(tinyFont[ch]))
+	}
+	g := &gray{w: w + margin, h: rows + 2*margin}
 	g.pix = make([]uint8, g.w*g.h)
 	for i := range g.pix {
 		g.pix[i] = 0xff
@@ -66,7 +73,7 @@ func drawLine(text string, letterGap, spaceGap int) (*gray, block, []image.Recta
 		boxes = append(boxes, box)
 		x += spaceGap - letterGap
 	}
-	r := image.Rect(margin, margin, g.w-margin, margin+5)
+	r := image.Rect(margin, margin, g.w-margin, margin+rows)
 	return g, block{g: g, r: r}, boxes
 }
 
@@ -290,6 +297,36 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 			t.Fatalf("%d glyphs learned", d.size())
 		}
 	})
+	t.Run("an underscore bar is taught by one fair read, whatever its box", func(t *testing.T) {
+		d := newGlyphDict()
+		learn(d, "ex ie", 0.99)
+		learn(d, "bad dab", 0.99)
+		// The engine's box for an underscore at a word's edge is narrower
+		// than its ink; it is read only fairly sure.
+		read := func(text, as string, conf float64) {
+			g, b, boxes := drawLine(text, 1, 4)
+			glyphs, _, _ := segmentLine(g, b.r, 0xff)
+			lines := readAs(text, boxes, 0.5)
+			for i, ch := range as {
+				box := glyphs[i].box
+				if ch == '_' {
+					box.Max.X -= 2
+				}
+				lines[0].Words[0].chars = append(lines[0].Words[0].chars, char{text: string(ch), box: box, conf: conf})
+			}
+			d.learn(b, lines)
+		}
+		read("ba_", "ba_", fairConf+0.01)
+		if got, ok := lookup(d, "d_b", 1, 4); !ok || got != "d_b" {
+			t.Fatalf("read %q, %v", got, ok)
+		}
+		// A dash is no bar under the baseline: one fair read teaches it
+		// half a vote, as any character.
+		read("ba-", "ba-", fairConf+0.01)
+		if got, ok := lookup(d, "d-b", 1, 4); ok {
+			t.Fatalf("read %q from one fair read of a dash", got)
+		}
+	})
 	t.Run("a word read sure outweighs characters", func(t *testing.T) {
 		d := newGlyphDict()
 		learn(d, "ex ie", 0.99)
@@ -386,6 +423,51 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 // FuzzSegmentLine: any picture segments without panicking, into glyphs
 // inside the block, left to right and apart; a dictionary that learned
 // nothing reads nothing.
+func TestUnderBar(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []bool // for each glyph
+	}{
+		{"b_d", []bool{false, true, false}},
+		{"b-d", []bool{false, false, false}},
+		{"bi_", []bool{false, false, true}},
+	} {
+		g, b, _ := drawLine(tc.text, 1, 4)
+		glyphs, baseline, ok := segmentLine(g, b.r, 0xff)
+		if !ok || len(glyphs) != len(tc.want) {
+			t.Fatalf("%s: %d glyphs, %v", tc.text, len(glyphs), ok)
+		}
+		for i, gl := range glyphs {
+			if got := underBar(g, gl, 0xff, baseline); got != tc.want[i] {
+				t.Errorf("%s, glyph %d: underBar %v", tc.text, i, got)
+			}
+		}
+	}
+}
+
+// TestProgressCountsVotesOfGlyphsNotInUse: a read that brings a glyph
+// nearer to use is progress even when nothing is put in use yet.
+func TestProgressCountsVotesOfGlyphsNotInUse(t *testing.T) {
+	d := newGlyphDict()
+	k := glyphKey{sum: 1, w: 4, h: 5, dy: 5}
+	d.put(k, "z", fairConf+0.01, false, true)
+	p := d.progress()
+	d.put(k, "z", fairConf+0.01, false, true)
+	if d.progress() <= p || d.inUse() != 0 {
+		t.Fatalf("progress %d after %d, %d in use", d.progress(), p, d.inUse())
+	}
+	p = d.progress()
+	d.put(k, "z", 0.995, false, false) // now in use
+	if d.progress() <= p || d.inUse() != 1 {
+		t.Fatalf("progress %d after %d, %d in use", d.progress(), p, d.inUse())
+	}
+	p = d.progress()
+	d.put(k, "z", 0.995, false, false) // in use already: no progress
+	if d.progress() != p {
+		t.Fatalf("progress %d after %d for a glyph in use", d.progress(), p)
+	}
+}
+
 func FuzzSegmentLine(f *testing.F) {
 	g, _, _ := drawLine("bad dab xi", 1, 4)
 	f.Add(g.pix, uint8(g.w), uint8(0xff))
