@@ -225,7 +225,7 @@ func desktopTextWait(c *call, a wire.WaitArgs, want string, found *[]wire.TextMa
 // shorter stillness is enough.
 const (
 	paintQuiet         = 40 * time.Millisecond
-	paintQuietResident = 20 * time.Millisecond
+	paintQuietResident = 12 * time.Millisecond
 	paintMaxWait       = 150 * time.Millisecond
 )
 
