@@ -31,6 +31,10 @@ func TestMain(m *testing.M) {
 		echoServer(path) // this binary, re-run as the floor's echo server
 		return
 	}
+	if spec := os.Getenv("DVV_BENCH_VIEWERS"); spec != "" {
+		viewersProcess(spec) // this binary, re-run as viewers at low priority
+		return
+	}
 	dir, err := os.MkdirTemp("", "dvv-bench-bin")
 	if err != nil {
 		panic(err)
