@@ -375,13 +375,15 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 			continue
 		}
 		switch {
-		case w.Conf >= learnConf || bar:
+		case w.Conf >= learnConf:
+			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true, false)
+		case bar && fair:
 			// An underscore the engine reads where a plain bar lies under
 			// the baseline is taught at once, as by a sure word: no other
 			// character has that shape, and the engine's doubt about it
 			// is only where its box ends (narrower than its ink at a
 			// word's edge), which left it half-learned for screens.
-			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true, false)
+			d.put(d.key(b.g, gl, paper, baseline), text, g[0].conf, true, false)
 		case j == 0 && startsWithLetter(text):
 			// The case the engine gives a word's first letter leans on
 			// its language model, sure or not (the l of lib and of

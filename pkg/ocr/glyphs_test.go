@@ -316,6 +316,10 @@ func TestGlyphDictLearnAndLookup(t *testing.T) {
 			}
 			d.learn(b, lines)
 		}
+		read("ba_", "ba_", fairConf-0.05) // unsure: no credit
+		if got, ok := lookup(d, "d_b", 1, 4); ok {
+			t.Fatalf("read %q from an unsure underscore", got)
+		}
 		read("ba_", "ba_", fairConf+0.01)
 		if got, ok := lookup(d, "d_b", 1, 4); !ok || got != "d_b" {
 			t.Fatalf("read %q, %v", got, ok)
