@@ -469,18 +469,28 @@ func (d *glyphDict) put(k glyphKey, text string, conf float64, fromWord, fair bo
 	}
 }
 
+// keyed cuts a block into its glyphs and keys each; ok is false when the
+// block is not one line the dictionary can cut.
+func (d *glyphDict) keyed(b block) (glyphs []glyph, keys []glyphKey, ok bool) {
+	paper := b.g.background(b.r)
+	glyphs, baseline, ok := d.segment(b, paper)
+	if !ok {
+		return nil, nil, false
+	}
+	keys = make([]glyphKey, len(glyphs))
+	for i, gl := range glyphs {
+		keys[i] = d.key(b.g, gl, paper, baseline)
+	}
+	return glyphs, keys, true
+}
+
 // lookup reads a block from the dictionary alone: ok only when it is one
 // line whose every glyph is known (and not poisoned) and whose every gap is
 // plainly inside a word or between two. Boxes are in screen pixels.
 func (d *glyphDict) lookup(b block) ([]Line, bool) {
-	paper := b.g.background(b.r)
-	glyphs, baseline, ok := d.segment(b, paper)
+	glyphs, keys, ok := d.keyed(b)
 	if !ok {
 		return nil, false
-	}
-	keys := make([]glyphKey, len(glyphs))
-	for i, gl := range glyphs {
-		keys[i] = d.key(b.g, gl, paper, baseline)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -532,14 +542,9 @@ func (d *glyphDict) lookup(b block) ([]Line, bool) {
 // false when the block cannot be looked up whatever is learned: it is not
 // one line, or holds a glyph known to read two ways.
 func (d *glyphDict) unknown(b block) (missing []glyphKey, ok bool) {
-	paper := b.g.background(b.r)
-	glyphs, baseline, ok := d.segment(b, paper)
+	glyphs, keys, ok := d.keyed(b)
 	if !ok {
 		return nil, false
-	}
-	keys := make([]glyphKey, len(glyphs))
-	for i, gl := range glyphs {
-		keys[i] = d.key(b.g, gl, paper, baseline)
 	}
 	font := commonHeight(glyphs)
 	d.mu.Lock()

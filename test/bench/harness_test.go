@@ -88,10 +88,21 @@ func (d *dvvd) rssKiB() int {
 	return 0
 }
 
-func (d *dvvd) cpuTicks() int {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.proc.Cmd.Process.Pid))
+func (d *dvvd) cpuTicks() int { return procTicks(d.proc.Cmd.Process.Pid) }
+
+// procTicks is a process's CPU time so far (user and system), in clock
+// ticks of 10 ms, from /proc; 0 once it is gone.
+func procTicks(pid int) int {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
 	u, _ := strconv.Atoi(f[11])
 	k, _ := strconv.Atoi(f[12])
 	return u + k

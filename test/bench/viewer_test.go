@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -378,9 +377,9 @@ func TestViewerBench(t *testing.T) {
 	for round := 0; round < 4; round++ {
 		screens(&n0, &ncpu0)
 		cmd, in := niceViewers(t, viewerURL, id)
-		v0 := procCPU(cmd.Process.Pid)
+		v0 := procTicks(cmd.Process.Pid)
 		screens(&n3, &ncpu3)
-		viewersCPU += procCPU(cmd.Process.Pid) - v0
+		viewersCPU += time.Duration(procTicks(cmd.Process.Pid)-v0) * 10 * time.Millisecond
 		in.Close()
 		cmd.Wait()
 		time.Sleep(500 * time.Millisecond)
@@ -549,8 +548,8 @@ func dialViewer(viewerURL, id string, cfg *rfb.Config) (*countingConn, *rfb.Clie
 // viewersProcess is this binary re-run (DVV_BENCH_VIEWERS="n url limb")
 // as n viewers decoding in a process of their own, which the benchmark
 // runs at the lowest priority: what is left of their cost to the agent
-// is dvvd's work for them. It says "ready" once they have had a second
-// for their first frames, and ends when its stdin closes.
+// is dvvd's work for them. It says "ready" once each has its first
+// frame, and ends when its stdin closes.
 func viewersProcess(spec string) {
 	var n int
 	var viewerURL, id string
@@ -559,12 +558,25 @@ func viewersProcess(spec string) {
 		os.Exit(2)
 	}
 	for i := 0; i < n; i++ {
-		if _, _, err := dialViewer(viewerURL, id, &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7}); err != nil {
+		_, v, err := dialViewer(viewerURL, id, &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7})
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		buf := v.Framebuffer()
+		for { // until its first whole frame
+			changed := buf.Changed()
+			if buf.Coverage() == 1 {
+				break
+			}
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				fmt.Fprintln(os.Stderr, "no first frame in 10 s")
+				os.Exit(1)
+			}
+		}
 	}
-	time.Sleep(time.Second)
 	fmt.Println("ready")
 	io.Copy(io.Discard, os.Stdin)
 }
@@ -586,23 +598,6 @@ func niceViewers(t *testing.T, viewerURL, id string) (*exec.Cmd, io.WriteCloser)
 		t.Fatalf("viewers process: %q, %v", line, err)
 	}
 	return cmd, in
-}
-
-// procCPU is a process's CPU time so far, from /proc.
-func procCPU(pid int) time.Duration {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.Atoi(f[11])
-	k, _ := strconv.Atoi(f[12])
-	return time.Duration(u+k) * 10 * time.Millisecond
 }
 
 // stalledConn is a WebSocket client that completes the RFB handshake
