@@ -166,10 +166,8 @@ func TestQEMUTypeChecksTheWholeTextFirst(t *testing.T) {
 	// The firmware may still switch video modes; a resize trips the fence,
 	// and the agent reads the screen again, as the answer tells it to.
 	typeText := func(text string) error {
-		return readingFirst(t, c, r.LimbID, func() error {
-			_, err := do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp(text)})
-			return err
-		})
+		_, err := doAfterRead(t, c, r.LimbID, wire.TypeArgs{Target: wire.Target{LimbID: r.LimbID}, Text: strp(text)})
+		return err
 	}
 	if err := typeText("héllo"); client.Code(err) != wire.NotImplemented {
 		t.Fatalf("type with é on QEMU: %v", err)
@@ -219,27 +217,9 @@ func checkChord(t *testing.T, c *client.Client, id string, w *testbed.KeyWatch, 
 // tries again until a deadline.
 func sendKey(t *testing.T, c *client.Client, id, chord string) {
 	t.Helper()
-	err := readingFirst(t, c, id, func() error {
-		_, err := do(t, c, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: chord})
-		return err
-	})
-	if err != nil {
+	if _, err := doAfterRead(t, c, id, wire.KeyArgs{Target: wire.Target{LimbID: id}, Keys: chord}); err != nil {
 		t.Fatal(fmt.Errorf("key %s: %w", chord, err))
 	}
-}
-
-// readingFirst runs act, reading the screen and trying again while the
-// answer is SCREEN_CHANGED, for up to 15 s; it returns the last error.
-func readingFirst(t *testing.T, c *client.Client, id string, act func() error) error {
-	t.Helper()
-	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
-	deadline := time.Now().Add(15 * time.Second)
-	err := act()
-	for client.Code(err) == wire.ScreenChanged && time.Now().Before(deadline) {
-		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
-		err = act()
-	}
-	return err
 }
 
 // TestChordsOnRDP sends the chord table through RDP scan codes (FreeRDP's

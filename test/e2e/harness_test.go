@@ -70,6 +70,33 @@ func do(t *testing.T, c *client.Client, a wire.Args) (*wiretest.Response, error)
 	return client.Call[wiretest.Response](ctx, c, a)
 }
 
+// doAfterRead reads the screen and sends a, reading again and resending
+// while the answer is SCREEN_CHANGED (a window still painting trips the
+// typing fence again), for up to 15 s, as an agent told so would; it
+// returns the last answer.
+func doAfterRead(t *testing.T, c *client.Client, id string, a wire.Args) (*wiretest.Response, error) {
+	t.Helper()
+	read := wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)}
+	must(t, c, read)
+	deadline := time.Now().Add(15 * time.Second)
+	r, err := do(t, c, a)
+	for client.Code(err) == wire.ScreenChanged && time.Now().Before(deadline) {
+		must(t, c, read)
+		r, err = do(t, c, a)
+	}
+	return r, err
+}
+
+// mustAfterRead is doAfterRead that fails the test on an error.
+func mustAfterRead(t *testing.T, c *client.Client, id string, a wire.Args) *wiretest.Response {
+	t.Helper()
+	r, err := doAfterRead(t, c, id, a)
+	if err != nil {
+		t.Fatalf("%s: %v", a.Op(), err)
+	}
+	return r
+}
+
 func must(t *testing.T, c *client.Client, a wire.Args) *wiretest.Response {
 	t.Helper()
 	r, err := do(t, c, a)

@@ -40,7 +40,7 @@ func TestRecordingsPage(t *testing.T) {
 	v.Run(t, "xsetroot", "-solid", "#405060")
 	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: desk}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(8000)})
 	const clickX, clickY = 300, 200
-	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: desk}, Scale: floatp(0.25)})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: desk}, Scale: f64p(0.25)})
 	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: desk}, Action: "click", X: intp(clickX), Y: intp(clickY), Generation: u64p(1)})
 	// A click fenced on a generation the screen never had is refused: its
 	// act is drawn in red.

@@ -39,7 +39,7 @@ func TestRecordDesktop(t *testing.T) {
 	must(t, c, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "acquire"})
 	testbed.Eventually(t, 15*time.Second, "typing to pass the fence", func() bool {
 		must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "screen-stable", QuietMs: intp(300), TimeoutMs: intp(5000)})
-		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: floatp(0.25)})
+		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
 		_, err := do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("secret-ish words\n")})
 		return err == nil
 	})

@@ -93,7 +93,6 @@ func checkVerificationOnBusyDesktop(t *testing.T, b *busyDesktop, c *client.Clie
 	// Let the limb see the clock tick, the log scroll and the caret blink
 	// a few times with no act: that is what tells them from an act's effect.
 	time.Sleep(4 * time.Second)
-	read := func() { must(t, c, wire.ScreenArgs{Target: tgt, Scale: floatp(0.25)}) }
 
 	// A move over bare root: the clock and the log change meanwhile, and
 	// nothing near the point does.
@@ -107,20 +106,17 @@ func checkVerificationOnBusyDesktop(t *testing.T, b *busyDesktop, c *client.Clie
 	}
 
 	// A key the focused xterm shows nothing for: only the caret blinks.
-	read()
-	r = must(t, c, wire.KeyArgs{Target: tgt, Keys: "shift", VerifyMs: intp(1500)})
+	r = mustAfterRead(t, c, id, wire.KeyArgs{Target: tgt, Keys: "shift", VerifyMs: intp(1500)})
 	if vf = logged(t, "shift alone into the blinking xterm", r); vf == nil || vf.Status != wire.VerifyUnverified || !hasDiscount(vf, wire.DiscountBlinking) {
 		t.Fatalf("shift alone into the blinking xterm: %+v", vf)
 	}
 
 	// Typing into the focused echoing xterm: the echo at the caret.
-	read()
-	r = must(t, c, wire.TypeArgs{Target: tgt, Text: strp("hello"), VerifyMs: intp(1500)})
+	r = mustAfterRead(t, c, id, wire.TypeArgs{Target: tgt, Text: strp("hello"), VerifyMs: intp(1500)})
 	if vf = logged(t, "typing into the echoing xterm", r); vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "input" || vf.Region == nil {
 		t.Fatalf("typing into the echoing xterm: %+v", vf)
 	}
-	read()
-	must(t, c, wire.KeyArgs{Target: tgt, Keys: "Return"})
+	mustAfterRead(t, c, id, wire.KeyArgs{Target: tgt, Keys: "Return"})
 	testbed.Eventually(t, 10*time.Second, "the typed line in the xterm's file", func() bool {
 		return readFile(t, b.typed) == "hello\n"
 	})
@@ -128,8 +124,7 @@ func checkVerificationOnBusyDesktop(t *testing.T, b *busyDesktop, c *client.Clie
 	// Typing into the clock: it takes the focus and ignores the keys.
 	b.focus(t, b.clockWin)
 	time.Sleep(time.Second) // the xterm's caret turns hollow before the act
-	read()
-	r = must(t, c, wire.TypeArgs{Target: tgt, Text: strp("abc"), VerifyMs: intp(1500)})
+	r = mustAfterRead(t, c, id, wire.TypeArgs{Target: tgt, Text: strp("abc"), VerifyMs: intp(1500)})
 	if vf = logged(t, "typing into the focused xclock", r); vf == nil || vf.Status != wire.VerifyUnverified || !hasDiscount(vf, wire.DiscountMoving) {
 		t.Fatalf("typing into the focused xclock: %+v", vf)
 	}

@@ -48,7 +48,7 @@ func TestVerifiedActsOnDesktop(t *testing.T) {
 	// A click into the xterm, as an agent focuses a window: typing then
 	// shows within reach of it, where input goes.
 	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "click", X: intp(200), Y: intp(100), Generation: u64p(1)})
-	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: floatp(0.25)})
+	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
 	r = must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("verify me\n")})
 	vf := r.Verification
 	if vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "input" || vf.Region == nil || vf.WindowMs != wire.DefaultVerifyMs {
@@ -108,8 +108,6 @@ func TestVerifiedActsOnTerminal(t *testing.T) {
 		t.Fatal("the hidden input did not arrive")
 	}
 }
-
-func floatp(f float64) *float64 { return &f }
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
