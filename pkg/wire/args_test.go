@@ -92,8 +92,12 @@ func roundTrip(t *testing.T, s *OpSpec, a Args) {
 	}
 	bare := Envelop(a)
 	*bare.Head() = Envelope{}
-	if !reflect.DeepEqual(back, bare) {
-		t.Fatalf("%s round trip:\n got %+v\nwant %+v", s.Name, back, bare)
+	// Equal as lines: an empty list and none are the same on the wire
+	// (`"modifiers":[]` is omitted when encoded), as Go values they are not.
+	got, _ := json.Marshal(back)
+	want, _ := json.Marshal(bare)
+	if string(got) != string(want) {
+		t.Fatalf("%s round trip:\n got %s\nwant %s", s.Name, got, want)
 	}
 }
 
