@@ -97,8 +97,7 @@ func TestRDPTypeChecksTheWholeTextFirst(t *testing.T) {
 	c, id := openShadow(t, srv)
 	out := srv.CatTerm(t)
 	typeRead := func(text string) error {
-		must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
-		_, err := do(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: &text})
+		_, err := doAfterRead(t, c, id, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: &text})
 		return err
 	}
 	err := typeRead("héllo ünïcode\n")

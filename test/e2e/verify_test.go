@@ -48,8 +48,7 @@ func TestVerifiedActsOnDesktop(t *testing.T) {
 	// A click into the xterm, as an agent focuses a window: typing then
 	// shows within reach of it, where input goes.
 	must(t, c, wire.ClickArgs{Target: wire.Target{LimbID: id}, Action: "click", X: intp(200), Y: intp(100), Generation: u64p(1)})
-	must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}, Scale: f64p(0.25)})
-	r = must(t, c, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("verify me\n")})
+	r = mustAfterRead(t, c, id, wire.TypeArgs{Target: wire.Target{LimbID: id}, Text: strp("verify me\n")})
 	vf := r.Verification
 	if vf == nil || vf.Status != wire.VerifyVerified || vf.Where != "input" || vf.Region == nil || vf.WindowMs != wire.DefaultVerifyMs {
 		t.Fatalf("typing into the xterm: %+v", vf)
