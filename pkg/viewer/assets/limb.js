@@ -57,7 +57,9 @@ if (limb.kind === 'desktop') {
       rfb.viewOnly = info.readOnly;
       rfb.scaleViewport = fitted;
       rfb.background = 'transparent';
-      rfb.qualityLevel = 9;
+      // noVNC's JPEG quality level (6 unless ?quality=0..9): only
+      // photographic areas are lossy; text always arrives exact.
+      if (/^[0-9]$/.test(params.get('quality') || '')) rfb.qualityLevel = Number(params.get('quality'));
       rfb.addEventListener('connect', () => { document.body.dataset.connected = '1'; });
       rfb.addEventListener('disconnect', () => { document.body.dataset.connected = ''; setTimeout(connect, 1000); });
     };
