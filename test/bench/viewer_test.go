@@ -3,13 +3,11 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"image"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -48,6 +46,15 @@ const pageProbe = `
       setTimeout(f, 1);
     };
     f();
+  };
+  // Updates drawn: noVNC copies its back buffer to the visible canvas
+  // once per update (Display.flip). One picture may take several
+  // updates (Xvnc sends a photograph as JPEG, then again losslessly).
+  window.__frames = 0;
+  const draw = CanvasRenderingContext2D.prototype.drawImage;
+  CanvasRenderingContext2D.prototype.drawImage = function (img, ...rest) {
+    if (img instanceof HTMLCanvasElement && this.canvas.closest('#screen')) window.__frames++;
+    return draw.call(this, img, ...rest);
   };
 })();
 `
@@ -128,6 +135,13 @@ func (tb tab) bool(t *testing.T, js string) bool {
 	var b bool
 	tb.eval(t, js, &b)
 	return b
+}
+
+// frames is how many updates the page has shown so far.
+func (tb tab) frames(t *testing.T) float64 {
+	var n float64
+	tb.eval(t, `window.__frames`, &n)
+	return n
 }
 
 // received is what the server on the tab's port has sent on its
@@ -241,7 +255,7 @@ func TestViewerBench(t *testing.T) {
 		}
 		return goAt, pageAt, t0
 	}
-	const changes = 40
+	const changes = 80
 	for i := 0; i < changes; i++ {
 		if i == changes/2 {
 			must(t, c, wire.ReconnectArgs{Target: wire.Target{LimbID: id}})
@@ -284,16 +298,19 @@ func TestViewerBench(t *testing.T) {
 		p := start()
 		time.Sleep(1500 * time.Millisecond) // warm-up, then an 8 s window: what is measured
 		b0 := []float64{dvv.received(), anchor.received()}
+		f0 := []float64{dvv.frames(t), anchor.frames(t)}
 		t0 := time.Now()
 		time.Sleep(8 * time.Second)
 		el := time.Since(t0).Seconds()
 		b1 := []float64{dvv.received(), anchor.received()}
+		f1 := []float64{dvv.frames(t), anchor.frames(t)}
 		p.Kill()
-		rows := []string{"| path | bytes/s | per minute | ratio to anchor |", "| --- | --- | --- | --- |"}
+		rows := []string{"| path | bytes/s | per minute | ratio to anchor | updates drawn/s | KiB per update drawn |", "| --- | --- | --- | --- | --- | --- |"}
 		a := (b1[1] - b0[1]) / el
 		for k, tb := range tabs {
 			r := (b1[k] - b0[k]) / el
-			rows = append(rows, fmt.Sprintf("| %s | %.0f KiB/s | %.1f MiB | %.2f |", tb.name, r/1024, r*60/(1<<20), r/a))
+			fr := (f1[k] - f0[k]) / el
+			rows = append(rows, fmt.Sprintf("| %s | %.0f KiB/s | %.1f MiB | %.2f | %.1f | %.0f |", tb.name, r/1024, r*60/(1<<20), r/a, fr, r/1024/max(fr, 0.01)))
 		}
 		report(t, "Bytes to the browser: "+what, rows...)
 	}
@@ -330,67 +347,23 @@ func TestViewerBench(t *testing.T) {
 	for _, tb := range tabs { // the two measuring tabs leave first
 		chromedp.Cancel(tb.ctx)
 	}
-	// dvvd's own cost: three viewers that decode in this process (our RFB
-	// client over the page's WebSocket, with noVNC's encodings: Tight,
-	// JPEG quality level 6), so no browser competes with dvvd for the two
-	// cores. Rounds alternate without and with them, so drift in the
-	// machine's load falls on both.
-	var q0, q3 durations
-	// CPU while the screens run, without and with the viewers: dvvd's (in
-	// clock ticks of 10 ms) and this process's (the viewers' decoding).
-	var cpu0, cpu3 struct{ dvvd, self, wall time.Duration }
-	screens := func(into *durations, cpu *struct{ dvvd, self, wall time.Duration }) {
-		d0, s0, w0 := d.cpuTicks(), selfCPU(), time.Now()
-		*into = append(*into, timeN(30, func() { must(t, c, wire.ScreenArgs{Target: wire.Target{LimbID: id}}) })...)
-		cpu.dvvd += time.Duration(d.cpuTicks()-d0) * 10 * time.Millisecond
-		cpu.self += selfCPU() - s0
-		cpu.wall += time.Since(w0)
-	}
-	for round := 0; round < 4; round++ {
-		screens(&q0, &cpu0)
-		var viewers []*rfb.Client
-		for i := 0; i < 3; i++ {
-			viewers = append(viewers, goViewer(t, viewerURL, id))
-		}
-		time.Sleep(time.Second) // their first full frames
-		screens(&q3, &cpu3)
-		for _, v := range viewers {
-			v.Close()
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	share := func(cpu, wall time.Duration) string { return fmt.Sprintf("%.0f%%", 100*cpu.Seconds()/wall.Seconds()) }
-	report(t, "Agent `screen` with three viewers decoding in the test process (dvvd's own cost; xterm scrolling, 1024x768, 4 alternating rounds of 30)",
-		"| op | no viewer p50 / p90 | three viewers p50 / p90 | p50 change |", "| --- | --- | --- | --- |",
-		fmt.Sprintf("| `screen` (full PNG) | %s / %s | %s / %s | %+.0f%% |", ms(q0.pct(0.5)), ms(q0.pct(0.9)), ms(q3.pct(0.5)), ms(q3.pct(0.9)),
-			100*(float64(q3.pct(0.5))/float64(q0.pct(0.5))-1)),
-		"", "| CPU (share of one core) while the screens run | no viewer | three viewers |", "| --- | --- | --- |",
-		fmt.Sprintf("| dvvd | %s | %s |", share(cpu0.dvvd, cpu0.wall), share(cpu3.dvvd, cpu3.wall)),
-		fmt.Sprintf("| bench process (the agent's client; with viewers, their decoding) | %s | %s |", share(cpu0.self, cpu0.wall), share(cpu3.self, cpu3.wall)))
+	// dvvd's own cost: three viewers that decode in this process, so no
+	// browser competes with dvvd for the two cores.
+	attach, detach := inProcessViewers(t, viewerURL, id)
+	inProc := measureViewerCost(t, d, c, id, W, H, attach, detach, selfCPU)
+	report(t, fmt.Sprintf("Agent `screen` with three viewers decoding in the test process (xterm scrolling, 1024x768, %d pairs of %d screens, ABBA)", costPairs, costPerSide),
+		inProc.rows("bench process (the agent's client; with viewers, their decoding)")...)
 	// The same with the viewers in a process of their own at nice 19: the
 	// cores go to dvvd and the agent first, so what is left is dvvd's
 	// work for the viewers (one shared planning and encoding a frame, three
 	// writes), not their decoding.
-	var n0, n3 durations
-	var ncpu0, ncpu3 struct{ dvvd, self, wall time.Duration }
-	var viewersCPU time.Duration
-	for round := 0; round < 4; round++ {
-		screens(&n0, &ncpu0)
-		cmd, in := niceViewers(t, viewerURL, id)
-		v0 := procTicks(cmd.Process.Pid)
-		screens(&n3, &ncpu3)
-		viewersCPU += time.Duration(procTicks(cmd.Process.Pid)-v0) * 10 * time.Millisecond
-		in.Close()
-		cmd.Wait()
-		time.Sleep(500 * time.Millisecond)
-	}
-	report(t, "Agent `screen` with three viewers decoding in a process of their own at nice 19 (xterm scrolling, 1024x768, 4 alternating rounds of 30)",
-		"| op | no viewer p50 / p90 | three viewers p50 / p90 | p50 change |", "| --- | --- | --- | --- |",
-		fmt.Sprintf("| `screen` (full PNG) | %s / %s | %s / %s | %+.0f%% |", ms(n0.pct(0.5)), ms(n0.pct(0.9)), ms(n3.pct(0.5)), ms(n3.pct(0.9)),
-			100*(float64(n3.pct(0.5))/float64(n0.pct(0.5))-1)),
-		"", "| CPU (share of one core) while the screens run | no viewer | three viewers |", "| --- | --- | --- |",
-		fmt.Sprintf("| dvvd | %s | %s |", share(ncpu0.dvvd, ncpu0.wall), share(ncpu3.dvvd, ncpu3.wall)),
-		fmt.Sprintf("| the viewers' process (nice 19) | | %s |", share(viewersCPU, ncpu3.wall)))
+	nv := startNicedViewers(t, viewerURL, id)
+	niced := measureViewerCost(t, d, c, id, W, H,
+		func() { nv.tell(t, "attach", "ready") },
+		func() { nv.tell(t, "detach", "gone"); time.Sleep(300 * time.Millisecond) },
+		nv.cpu)
+	report(t, fmt.Sprintf("Agent `screen` with three viewers decoding in a process of their own at nice 19 (xterm scrolling, 1024x768, %d pairs of %d screens, ABBA)", costPairs, costPerSide),
+		niced.rows("the viewers' process (nice 19)")...)
 	s0, c0 := agent()
 	for i := 0; i < 3; i++ {
 		openTab(t, fmt.Sprintf("viewer %d", i+1), viewerURL)
@@ -543,61 +516,6 @@ func dialViewer(viewerURL, id string, cfg *rfb.Config) (*countingConn, *rfb.Clie
 	}
 	go v.Run()
 	return conn, v, nil
-}
-
-// viewersProcess is this binary re-run (DVV_BENCH_VIEWERS="n url limb")
-// as n viewers decoding in a process of their own, which the benchmark
-// runs at the lowest priority: what is left of their cost to the agent
-// is dvvd's work for them. It says "ready" once each has its first
-// frame, and ends when its stdin closes.
-func viewersProcess(spec string) {
-	var n int
-	var viewerURL, id string
-	if _, err := fmt.Sscan(spec, &n, &viewerURL, &id); err != nil {
-		fmt.Fprintln(os.Stderr, "DVV_BENCH_VIEWERS:", err)
-		os.Exit(2)
-	}
-	for i := 0; i < n; i++ {
-		_, v, err := dialViewer(viewerURL, id, &rfb.Config{Shared: true, Encodings: []int32{rfb.EncCopyRect, rfb.EncTight, rfb.EncZRLE}, JPEGQuality: 7})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		buf := v.Framebuffer()
-		for { // until its first whole frame
-			changed := buf.Changed()
-			if buf.Coverage() == 1 {
-				break
-			}
-			select {
-			case <-changed:
-			case <-time.After(10 * time.Second):
-				fmt.Fprintln(os.Stderr, "no first frame in 10 s")
-				os.Exit(1)
-			}
-		}
-	}
-	fmt.Println("ready")
-	io.Copy(io.Discard, os.Stdin)
-}
-
-// niceViewers starts three viewers in a process of their own at nice 19
-// and returns it once they are drawing; closing its stdin ends it.
-func niceViewers(t *testing.T, viewerURL, id string) (*exec.Cmd, io.WriteCloser) {
-	t.Helper()
-	cmd := exec.Command("nice", "-n", "19", os.Args[0])
-	cmd.Env = append(os.Environ(), "DVV_BENCH_VIEWERS=3 "+viewerURL+" "+id)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		t.Fatalf("viewers process: %q, %v", line, err)
-	}
-	return cmd, in
 }
 
 // stalledConn is a WebSocket client that completes the RFB handshake
