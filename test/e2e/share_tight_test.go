@@ -166,3 +166,42 @@ func crop(img *image.RGBA, r image.Rectangle) *image.RGBA {
 	draw.Draw(out, r, img, r.Min, draw.Src)
 	return out
 }
+
+// TestBrowserViewerQualityParameter: `?quality=N` on the limb page is the
+// JPEG quality level noVNC asks: at level 0 a photograph arrives much
+// further from the X server's pixels than at level 9, and text stays
+// exact at both.
+func TestBrowserViewerQualityParameter(t *testing.T) {
+	testbed.Need(t, "convert", "display")
+	v := testbed.StartXvnc(t, testbed.XvncOptions{Width: 800, Height: 600})
+	v.Run(t, "xsetroot", "-solid", "#2050a0")
+	v.Background(t, "xterm", "-geometry", "50x12+0+0", "-e", "sh", "-c", "echo quality-text; ls /usr/bin | head -30; sleep 600")
+	photo := filepath.Join(t.TempDir(), "photo.png")
+	if out, err := exec.Command("convert", "-size", "320x256", "plasma:fractal", "-blur", "0x1", photo).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v %s", err, out)
+	}
+	v.Background(t, "display", "-geometry", "+400+300", photo)
+	d := startDaemon(t)
+	c := dial(t, d, "agent")
+	id := openVNC(t, c, "127.0.0.1", v.Port)
+	text, pic := image.Rect(0, 0, 320, 192), image.Rect(464, 364, 656, 492)
+	testbed.Eventually(t, 20*time.Second, "the photograph is in the mirror", func() bool {
+		return diffPixels(crop(mirror(t, c, id), pic), crop(v.Capture(t), pic), 8) == 0
+	})
+	off := map[string]int{}
+	for _, q := range []string{"0", "9"} {
+		ctx := browser(t)
+		run(t, ctx, "open the limb page at quality "+q, chromedp.Navigate(viewerURL(t, c, id, "fit=0&quality="+q)))
+		waitJS(t, ctx, "noVNC connected", `document.body.dataset.connected === '1'`)
+		testbed.Eventually(t, 20*time.Second, "the text exact and the photograph roughly there at quality "+q, func() bool {
+			got, want := canvasPixels(t, ctx), mirror(t, c, id)
+			return got.Bounds() == want.Bounds() && diffPixels(crop(got, text), crop(want, text), 0) == 0 &&
+				diffPixels(crop(got, pic), crop(want, pic), 96) < pic.Dx()*pic.Dy()/20
+		})
+		off[q] = diffPixels(crop(canvasPixels(t, ctx), pic), crop(mirror(t, c, id), pic), 6)
+		t.Logf("quality %s: %d of %d photograph pixels off by more than 6", q, off[q], pic.Dx()*pic.Dy())
+	}
+	if off["0"] <= 3*off["9"] || off["0"] < pic.Dx()*pic.Dy()/10 {
+		t.Fatalf("quality 0 put %d pixels off, quality 9 %d: the page's quality parameter did not reach the server", off["0"], off["9"])
+	}
+}
