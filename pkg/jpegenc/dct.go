@@ -36,38 +36,39 @@ const (
 	c2pc6 = 1.306562965 // cos(2π/16) + cos(6π/16)
 )
 
-// fdct transforms b in place: rows, then columns.
-func fdct(b *[64]float32) {
-	for i := 0; i < 64; i += 8 {
-		r := (*[8]float32)(b[i : i+8])
-		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = fdct8(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
-	}
-	for i := 0; i < 8; i++ {
-		b[i], b[i+8], b[i+16], b[i+24], b[i+32], b[i+40], b[i+48], b[i+56] =
-			fdct8(b[i], b[i+8], b[i+16], b[i+24], b[i+32], b[i+40], b[i+48], b[i+56])
-	}
+// fdct transforms b in place. Each pass transforms the rows of its
+// source and writes them as the columns of its destination, so the same
+// code does the rows and then the columns, and the second transposition
+// undoes the first.
+func fdct(b, tmp *[64]float32) {
+	fdctPass(b, tmp)
+	fdctPass(tmp, b)
 }
 
-// fdct8 is one 8-point transform, its outputs in frequency order.
-func fdct8(x0, x1, x2, x3, x4, x5, x6, x7 float32) (y0, y1, y2, y3, y4, y5, y6, y7 float32) {
-	s07, d07 := x0+x7, x0-x7
-	s16, d16 := x1+x6, x1-x6
-	s25, d25 := x2+x5, x2-x5
-	s34, d34 := x3+x4, x3-x4
+// fdctPass is the 8-point transform of each row of src, stored transposed.
+func fdctPass(src, dst *[64]float32) {
+	for r := 0; r < 8; r++ {
+		x := (*[8]float32)(src[r*8 : r*8+8])
+		s07, d07 := x[0]+x[7], x[0]-x[7]
+		s16, d16 := x[1]+x[6], x[1]-x[6]
+		s25, d25 := x[2]+x[5], x[2]-x[5]
+		s34, d34 := x[3]+x[4], x[3]-x[4]
 
-	// Even half: frequencies 0, 2, 4, 6.
-	e0, e3 := s07+s34, s07-s34
-	e1, e2 := s16+s25, s16-s25
-	m := (e2 + e3) * c4
-	y0, y4, y2, y6 = e0+e1, e0-e1, e3+m, e3-m
+		// Even half: frequencies 0, 2, 4, 6.
+		e0, e3 := s07+s34, s07-s34
+		e1, e2 := s16+s25, s16-s25
+		m := (e2 + e3) * c4
 
-	// Odd half: frequencies 1, 3, 5, 7, through a rotation of
-	// (d34+d25, d16+d07) and a butterfly around d07.
-	o0, o1, o2 := d34+d25, d25+d16, d16+d07
-	rot := (o0 - o2) * c6s2
-	a, b := c2mc6*o0+rot, c2pc6*o2+rot
-	mid := o1 * c4
-	hi, lo := d07+mid, d07-mid
-	y5, y3, y1, y7 = lo+a, lo-a, hi+b, hi-b
-	return
+		// Odd half: frequencies 1, 3, 5, 7, through a rotation of
+		// (d34+d25, d16+d07) and a butterfly around d07.
+		o0, o1, o2 := d34+d25, d25+d16, d16+d07
+		rot := (o0 - o2) * c6s2
+		a, b := c2mc6*o0+rot, c2pc6*o2+rot
+		mid := o1 * c4
+		hi, lo := d07+mid, d07-mid
+
+		y := dst[r : r+57 : r+57] // y[8*k] is frequency k
+		y[0], y[32], y[16], y[48] = e0+e1, e0-e1, e3+m, e3-m
+		y[40], y[24], y[8], y[56] = lo+a, lo-a, hi+b, hi-b
+	}
 }

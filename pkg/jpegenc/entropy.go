@@ -11,7 +11,7 @@ var (
 
 // block transforms, quantises and Huffman-codes one 8x8 block.
 func (e *Encoder) block(b *[64]float32, div *[64]float32, prevDC *int32, dc, ac *[256]huffCode) {
-	fdct(b)
+	fdct(b, &e.tmp)
 	c := &e.coef
 	for k, pos := range zigzag {
 		// Round to nearest: the offset keeps the conversion's truncation

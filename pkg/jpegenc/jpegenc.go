@@ -76,6 +76,7 @@ type Encoder struct {
 	hs, vs          int // luma sampling factors
 	luma            [4][64]float32
 	cb, cr          [64]float32
+	tmp             [64]float32 // the DCT's, between its passes
 	coef            [64]int32
 	dcY, dcCb, dcCr int32 // the previous block's DC, per component
 	bits            bitWriter
