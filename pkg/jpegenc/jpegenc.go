@@ -135,8 +135,8 @@ func check(n, stride, w, h, quality int, sub Subsampling) error {
 		return errorf("BAD_SUBSAMPLING", "unknown subsampling %d: give Sub444, Sub422 or Sub420", uint8(sub))
 	case stride < 4*w:
 		return errorf("SHORT_PIXELS", "stride %d is less than 4 bytes times the width %d", stride, w)
-	case n < (h-1)*stride+4*w:
-		return errorf("SHORT_PIXELS", "%d bytes of pixels for %dx%d at stride %d: need %d", n, w, h, stride, (h-1)*stride+4*w)
+	case n < 4*w || h > 1 && stride > (n-4*w)/(h-1): // n < (h-1)*stride+4*w, without overflow
+		return errorf("SHORT_PIXELS", "%d bytes of pixels for %dx%d at stride %d: need (height-1)*stride + 4*width", n, w, h, stride)
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func TestFullChromaKeepsColourDetail(t *testing.T) {
 
 // TestSizeNearLibjpeg: libjpeg-turbo with the same quality, sampling and
 // standard Huffman tables makes files within 10% of ours, which shows
-// the quantisation matches.
+// the quantisation matches, and ours are as faithful (PSNR within 0.5 dB).
 func TestSizeNearLibjpeg(t *testing.T) {
 	for name, pixel := range map[string]func(x, y int) (byte, byte, byte){"photo": photo, "noise": noise} {
 		src := picture(256, 192, pixel)
@@ -87,11 +87,15 @@ func TestSizeNearLibjpeg(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ours := len(encode(t, src, q, sub))
-				r := float64(ours) / float64(len(ref))
-				t.Logf("%s %v q%d: %d bytes, libjpeg %d (%.3fx)", name, sub, q, ours, len(ref), r)
+				data := encode(t, src, q, sub)
+				r := float64(len(data)) / float64(len(ref))
+				pOurs, pRef := psnr(t, src, decodeGo(t, data)), psnr(t, src, decodeGo(t, ref))
+				t.Logf("%s %v q%d: %d bytes, libjpeg %d (%.3fx); PSNR %.2f dB, libjpeg %.2f", name, sub, q, len(data), len(ref), r, pOurs, pRef)
 				if r < 0.9 || r > 1.1 {
-					t.Errorf("%s %v q%d: %d bytes, libjpeg %d (%.2fx)", name, sub, q, ours, len(ref), r)
+					t.Errorf("%s %v q%d: %d bytes, libjpeg %d (%.2fx)", name, sub, q, len(data), len(ref), r)
+				}
+				if pOurs < pRef-0.5 {
+					t.Errorf("%s %v q%d: PSNR %.2f dB, libjpeg's %.2f: our DCT or rounding loses detail", name, sub, q, pOurs, pRef)
 				}
 			}
 		}
