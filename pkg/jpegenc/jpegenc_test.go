@@ -244,6 +244,8 @@ func TestRefusesBadInput(t *testing.T) {
 		{"short buffer", pix[:4*8*8-1], 32, 8, 8, 79, Sub444, "SHORT_PIXELS"},
 		{"nil buffer", nil, 32, 8, 8, 79, Sub420, "SHORT_PIXELS"},
 		{"stride below width", pix, 28, 8, 8, 79, Sub444, "SHORT_PIXELS"},
+		{"huge stride", pix, 1 << 62, 8, 8, 79, Sub444, "SHORT_PIXELS"},
+		{"negative stride", pix, -32, 8, 8, 79, Sub444, "SHORT_PIXELS"},
 	} {
 		var e Encoder
 		out, err := e.Encode([]byte("x"), tc.pix, tc.stride, tc.w, tc.h, tc.q, tc.sub)
