@@ -8,6 +8,7 @@ const (
 	markSOF0 = 0xc0
 	markDHT  = 0xc4
 	markSOS  = 0xda
+	markEOI  = 0xd9
 )
 
 // Component ids and their table numbers: 0 for luma, 1 for chroma.

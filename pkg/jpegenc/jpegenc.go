@@ -88,7 +88,11 @@ func (e *Encoder) EncodeImage(dst []byte, img *image.RGBA, quality int, sub Subs
 	if r.Empty() {
 		return dst, errorf("BAD_SIZE", "empty image %v: nothing to encode", r)
 	}
-	return e.Encode(dst, img.Pix[img.PixOffset(r.Min.X, r.Min.Y):], img.Stride, r.Dx(), r.Dy(), quality, sub)
+	off := img.PixOffset(r.Min.X, r.Min.Y) // 0 unless the caller built img by hand
+	if off < 0 || off > len(img.Pix) {
+		return dst, errorf("SHORT_PIXELS", "image %v starts at byte %d of %d: its Pix does not hold it", r, off, len(img.Pix))
+	}
+	return e.Encode(dst, img.Pix[off:], img.Stride, r.Dx(), r.Dy(), quality, sub)
 }
 
 // Encode appends the w×h picture in pix (RGBA, 4 bytes a pixel, stride
@@ -101,7 +105,8 @@ func (e *Encoder) Encode(dst []byte, pix []byte, stride, w, h, quality int, sub 
 	}
 	e.setQuality(quality)
 	e.hs, e.vs = sub.factors()
-	out := slices.Grow(dst, w*h/2+1024)
+	// Room for a typical picture (a few bits a pixel), not a worst case.
+	out := slices.Grow(dst, min(w*h/2, 8<<20)+1024)
 	out = e.appendHeaders(out, w, h)
 	e.bits = bitWriter{out: out}
 	e.dcY, e.dcCb, e.dcCr = 0, 0, 0
@@ -121,8 +126,8 @@ func (e *Encoder) Encode(dst []byte, pix []byte, stride, w, h, quality int, sub 
 		}
 	}
 	out = e.bits.finish()
-	e.bits.out = nil                    // the caller owns it now
-	return append(out, 0xff, 0xd9), nil // EOI
+	e.bits.out = nil // the caller owns it now
+	return append(out, 0xff, markEOI), nil
 }
 
 func check(n, stride, w, h, quality int, sub Subsampling) error {

@@ -261,6 +261,10 @@ func TestRefusesBadInput(t *testing.T) {
 	if _, err := e.EncodeImage(nil, &image.RGBA{}, 79, Sub444); err == nil {
 		t.Error("an empty image was encoded")
 	}
+	hollow := &image.RGBA{Rect: image.Rect(5, 5, 9, 9), Stride: 16, Pix: make([]byte, 16)}
+	if _, err := e.EncodeImage(nil, hollow, 79, Sub444); err == nil {
+		t.Error("an image whose Pix does not reach its rectangle was encoded")
+	}
 }
 
 func FuzzEncode(f *testing.F) {
