@@ -88,11 +88,8 @@ func (e *Encoder) EncodeImage(dst []byte, img *image.RGBA, quality int, sub Subs
 	if r.Empty() {
 		return dst, errorf("BAD_SIZE", "empty image %v: nothing to encode", r)
 	}
-	off := img.PixOffset(r.Min.X, r.Min.Y) // 0 unless the caller built img by hand
-	if off < 0 || off > len(img.Pix) {
-		return dst, errorf("SHORT_PIXELS", "image %v starts at byte %d of %d: its Pix does not hold it", r, off, len(img.Pix))
-	}
-	return e.Encode(dst, img.Pix[off:], img.Stride, r.Dx(), r.Dy(), quality, sub)
+	// Pix starts at Rect.Min (SubImage slices it so); Encode checks its length.
+	return e.Encode(dst, img.Pix, img.Stride, r.Dx(), r.Dy(), quality, sub)
 }
 
 // Encode appends the w×h picture in pix (RGBA, 4 bytes a pixel, stride
