@@ -9,5 +9,8 @@ func (e *encoder) held() int {
 	if e.colours != nil {
 		n = int(unsafe.Sizeof(*e.colours)) + 4*cap(e.colours.list)
 	}
-	return n + 8*(cap(e.sums)+cap(e.newRows)+cap(e.oldRows)) + cap(e.band) + cap(e.out) + cap(e.raw) + e.zbuf.Cap() + e.jbuf.Cap() + e.tightZ.buf.Cap()
+	if e.jpeg != nil {
+		n += int(unsafe.Sizeof(*e.jpeg))
+	}
+	return n + 8*(cap(e.sums)+cap(e.newRows)+cap(e.oldRows)) + cap(e.band) + cap(e.out) + cap(e.raw) + e.zbuf.Cap() + cap(e.jbuf) + e.tightZ.buf.Cap()
 }

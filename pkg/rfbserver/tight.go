@@ -3,9 +3,10 @@ package rfbserver
 import (
 	"bytes"
 	"image"
-	"image/jpeg"
 
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/dvvhq/dvv/pkg/jpegenc"
 )
 
 // Tight encoding (7). Each rectangle is sent as the smallest of what fits
@@ -34,9 +35,19 @@ const (
 // memory is bounded to one (see memory_test.go).
 const tightStream0 = 0
 
-// jpegQuality maps the viewer's quality level (0..9) to a JPEG quality,
-// the table TigerVNC's servers use, so equal settings mean equal pictures.
-var jpegQuality = [10]int{15, 29, 41, 42, 62, 77, 79, 86, 92, 100}
+// jpegQuality and jpegSubsampling map the viewer's quality level (0..9)
+// to a JPEG quality and chroma subsampling, the tables TigerVNC's servers
+// use, so equal settings mean equal pictures: 4:2:0 for the lowest three
+// levels, 4:2:2 for the middle three, full chroma from level 6 (noVNC's
+// default) up.
+var (
+	jpegQuality     = [10]int{15, 29, 41, 42, 62, 77, 79, 86, 92, 100}
+	jpegSubsampling = [10]jpegenc.Subsampling{
+		jpegenc.Sub420, jpegenc.Sub420, jpegenc.Sub420,
+		jpegenc.Sub422, jpegenc.Sub422, jpegenc.Sub422,
+		jpegenc.Sub444, jpegenc.Sub444, jpegenc.Sub444, jpegenc.Sub444,
+	}
+)
 
 // tightOptions are the viewer's Tight settings.
 type tightOptions struct {
@@ -129,12 +140,17 @@ func (e *encoder) tight(pf PixelFormat, w, h int, o tightOptions, photo, statele
 	runs, many := countRuns(set, e.band, e.stride, w, 0, h, 1)
 	n := len(set.list)
 	photo = photo && looksPhotographic(n, many, runs, set.dominant(), w*h)
-	switch {
-	case !many && n == 1:
+	if !many && n == 1 {
 		return pf.appendTPixel(append(out, tightFill), set.list[0])
-	case photo && o.quality >= 0 && pf.BPP > 8 && w >= 8 && h >= 8:
-		return e.tightJPEG(out, w, h, jpegQuality[o.quality])
-	case !many:
+	}
+	if photo && o.quality >= 0 && pf.BPP > 8 && w >= 8 && h >= 8 {
+		if jpg, err := e.tightJPEG(out, w, h, o.quality); err == nil {
+			return jpg
+		}
+		// The band is always a valid picture; were it refused, the
+		// rectangle would still go, losslessly, below.
+	}
+	if !many {
 		return e.tightPalette(out, pf, w, h, o, stateless)
 	}
 	return e.tightCopy(out, pf, w, h, o, stateless)
@@ -230,19 +246,20 @@ func (e *encoder) tightZlib(out []byte, data []byte, o tightOptions, stateless b
 	return append(out, z.buf.Bytes()...)
 }
 
-// flushBuffer lets image/jpeg write straight into it (it wraps any writer
-// without Flush in a new bufio.Writer per picture).
-type flushBuffer struct{ bytes.Buffer }
-
-func (*flushBuffer) Flush() error { return nil }
-
-func (e *encoder) tightJPEG(out []byte, w, h, quality int) []byte {
-	img := &image.RGBA{Pix: e.band, Stride: e.stride, Rect: image.Rect(0, 0, w, h)}
-	e.jbuf.Reset()
-	jpeg.Encode(&e.jbuf, img, &jpeg.Options{Quality: quality})
+// tightJPEG appends the band as JPEG at the viewer's quality level, with
+// TigerVNC's quality and subsampling for it.
+func (e *encoder) tightJPEG(out []byte, w, h, level int) ([]byte, error) {
+	if e.jpeg == nil {
+		e.jpeg = &jpegenc.Encoder{}
+	}
+	data, err := e.jpeg.Encode(e.jbuf[:0], e.band, e.stride, w, h, jpegQuality[level], jpegSubsampling[level])
+	e.jbuf = data
+	if err != nil {
+		return out, err
+	}
 	out = append(out, tightJPEG)
-	out = appendCompactLen(out, e.jbuf.Len())
-	return append(out, e.jbuf.Bytes()...)
+	out = appendCompactLen(out, len(data))
+	return append(out, data...), nil
 }
 
 // appendCompactLen appends n in Tight's 1 to 3 byte form, 7 bits a byte,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/hoptrace"
+	"github.com/dvvhq/dvv/pkg/jpegenc"
 )
 
 // tile is the side of the squares compared against the viewer's copy, and
@@ -40,10 +41,11 @@ type encoder struct {
 	raw        []byte   // ZRLE's tiles before zlib
 	zbuf       bytes.Buffer
 	zw         *zlib.Writer
-	colours    *colourSet  // Tight's palette of the rectangle
-	tightZ     tightStream // Tight's zlib stream
-	jbuf       flushBuffer // Tight's JPEG
-	state      uint64      // a hash of sums when the mirror has other sessions, else 0
+	colours    *colourSet       // Tight's palette of the rectangle
+	tightZ     tightStream      // Tight's zlib stream
+	jpeg       *jpegenc.Encoder // Tight's JPEG, made on first use
+	jbuf       []byte           // and its output
+	state      uint64           // a hash of sums when the mirror has other sessions, else 0
 }
 
 var seed = maphash.MakeSeed()
