@@ -261,6 +261,7 @@ type session struct {
 
 	updates int           // updates written, the writer's
 	enc     encoder       // the writer's only
+	lent    []*encoder    // helpers whose bytes are not yet written (parallel.go)
 	w       *bufio.Writer // the writer's, made at the first update
 }
 

@@ -166,10 +166,15 @@ func (h *mirrorHub) publish(r *sharedRect, enc int32, data []byte) {
 // keep asks for bytes that stay valid after the next encode (the hub's),
 // shared or not.
 func (s *session) encodeRect(ro rectOut, pf PixelFormat, pe pixelEncoding, keep bool) (int32, []byte) {
-	e := &s.enc
+	return s.encodeWith(&s.enc, ro, pf, pe, keep, false)
+}
+
+// encodeWith is encodeRect on encoder e (the session's, or a helper's,
+// which asks for stateless bytes: see parallel.go).
+func (s *session) encodeWith(e *encoder, ro rectOut, pf PixelFormat, pe pixelEncoding, keep, stateless bool) (int32, []byte) {
 	sum, ok := e.copyBand(s.cfg.Buffer, ro.r)
 	if !ok || pe.enc != encTight || !keep && !s.hub.shared() {
-		return e.encodeBand(ro, pf, pe, false)
+		return e.encodeBand(ro, pf, pe, stateless)
 	}
 	r, first := s.hub.claim(shareKey{pf: pf, pe: pe, photo: ro.photo, r: ro.r, sum: sum})
 	if first {
@@ -289,7 +294,11 @@ func (s *session) encodeAhead(u *sharedUpdate, rects []rectOut, pf PixelFormat, 
 		r := &rects[i]
 		if r.enc == 0 {
 			yieldToAgent()
-			r.enc, r.data = s.encodeRect(*r, pf, pe, true)
+			if j := s.photoRun(rects[i:], pe); j > 0 {
+				s.encodePhotos(rects[i:i+j], pf, pe, true)
+			} else {
+				r.enc, r.data = s.encodeRect(*r, pf, pe, true)
+			}
 		}
 		if n += len(r.data); n > maxSharedBytes || s.enc.w < 0 {
 			return // the deferred publish gives it up

@@ -260,16 +260,22 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding, tail 
 	}
 	var hdr [12]byte
 	sent := 0
+	defer s.returnHelpers()
 	for len(rects) > 0 {
 		n := min(len(rects), 0xffff)
 		s.conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 		s.w.Write([]byte{0, 0, byte(n >> 8), byte(n)})
-		for _, r := range rects[:n] {
-			data := r.data
+		for i := range rects[:n] {
+			r := &rects[i]
 			if r.enc == 0 {
 				yieldToAgent() // also between the rectangles of a big update
-				r.enc, data = s.encodeRect(r, pf, pe, false)
+				if j := s.photoRun(rects[i:n], pe); j > 0 {
+					s.encodePhotos(rects[i:i+j], pf, pe, false)
+				} else {
+					r.enc, r.data = s.encodeRect(*r, pf, pe, false)
+				}
 			}
+			data := r.data
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
 			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
 			binary.BigEndian.PutUint16(hdr[4:], uint16(r.r.Dx()))
