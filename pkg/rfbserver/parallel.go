@@ -24,7 +24,9 @@ const maxPhotoWindow = 8
 const minWindowPixels = 64 * 1024
 
 // photoWorkers is how many rectangles a window holds (tests set it).
-var photoWorkers = min(runtime.GOMAXPROCS(0), maxPhotoWindow)
+var photoWorkers atomic.Int64
+
+func init() { photoWorkers.Store(int64(min(runtime.GOMAXPROCS(0), maxPhotoWindow))) }
 
 // photoWindows counts the windows encoded on several cores (tests read it).
 var photoWindows atomic.Int64
@@ -42,7 +44,7 @@ var (
 func reserveHelpers(n int) int {
 	for {
 		out := helpersOut.Load()
-		k := min(int64(n), int64(photoWorkers)-out)
+		k := min(int64(n), photoWorkers.Load()-out)
 		if k <= 0 {
 			return 0
 		}
@@ -76,12 +78,13 @@ func putHelper(h *encoder) {
 // photographic Tight rectangles, on whole tile columns (so no two write
 // the same row hashes), at least two and minWindowPixels; else 0.
 func (s *session) photoRun(rs []rectOut, pe pixelEncoding) int {
-	if photoWorkers < 2 || pe.enc != encTight || pe.tight.quality < 0 {
+	workers := int(photoWorkers.Load())
+	if workers < 2 || pe.enc != encTight || pe.tight.quality < 0 {
 		return 0
 	}
 	n, px := 0, 0
 	for _, r := range rs {
-		if n == photoWorkers || r.enc != 0 || !r.photo || r.r.Min.X%tile != 0 || r.r.Max.X%tile != 0 && r.r.Max.X != s.enc.w {
+		if n == workers || r.enc != 0 || !r.photo || r.r.Min.X%tile != 0 || r.r.Max.X%tile != 0 && r.r.Max.X != s.enc.w {
 			break
 		}
 		n, px = n+1, px+r.r.Dx()*r.r.Dy()

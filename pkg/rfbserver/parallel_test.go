@@ -38,9 +38,8 @@ func paintPhoto(buf *fb.Buffer, r image.Rectangle, seed uint64) {
 
 // withPhotoWorkers runs fn with windows of n rectangles.
 func withPhotoWorkers(n int, fn func()) {
-	old := photoWorkers
-	photoWorkers = n
-	defer func() { photoWorkers = old }()
+	old := photoWorkers.Swap(int64(n))
+	defer photoWorkers.Store(old)
 	fn()
 }
 
