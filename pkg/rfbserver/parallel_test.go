@@ -96,10 +96,9 @@ func TestPhotosOnSeveralCoresSendTheSameBytes(t *testing.T) {
 	}
 }
 
-// TestPhotosOnSeveralCoresReachViewers: viewers sharing encodings (the
-// planning path that encodes ahead) and a lone one get a changing
-// photograph within JPEG's error, lossless text-like areas beside it
-// exact.
+// TestPhotosOnSeveralCoresReachViewers: two viewers sharing encodings (one
+// plans and encodes ahead, the other takes its bytes) get a changing
+// photograph within JPEG's error, and the text-like area beside it exact.
 func TestPhotosOnSeveralCoresReachViewers(t *testing.T) {
 	withPhotoWorkers(4, func() {
 		src := fb.New()
@@ -113,7 +112,6 @@ func TestPhotosOnSeveralCoresReachViewers(t *testing.T) {
 		}
 		src.EndWrite(image.Rect(0, 0, 256, 768))
 		paintPhoto(src, image.Rect(256, 0, 1024, 768), 9)
-		w0 := photoWindows.Load()
 		addr := serve(t, Config{Buffer: src})
 		cfg := &rfb.Config{Encodings: []int32{rfb.EncTight}, JPEGQuality: 7}
 		a, b := dial(t, addr, cfg), dial(t, addr, cfg)
@@ -122,7 +120,7 @@ func TestPhotosOnSeveralCoresReachViewers(t *testing.T) {
 			waitSameArea(t, src, c.Framebuffer(), image.Rect(0, 0, 256, 768), "two-colour columns, viewer "+string(rune('a'+i)))
 		}
 		paintPhoto(src, image.Rect(256, 128, 1024, 768), 10)
-		w0 = photoWindows.Load()
+		w0 := photoWindows.Load()
 		for _, c := range []*rfb.Client{a, b} {
 			waitClose(t, src, c.Framebuffer(), 40)
 		}
