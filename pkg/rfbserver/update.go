@@ -267,20 +267,21 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding, tail 
 		s.w.Write([]byte{0, 0, byte(n >> 8), byte(n)})
 		for i := range rects[:n] {
 			r := &rects[i]
-			if r.enc == 0 {
+			enc, data := r.enc, r.data
+			if enc == 0 {
 				yieldToAgent() // also between the rectangles of a big update
 				if j := s.photoRun(rects[i:n], pe); j > 0 {
 					s.encodePhotos(rects[i:i+j], pf, pe, false)
+					enc, data = r.enc, r.data
 				} else {
-					r.enc, r.data = s.encodeRect(*r, pf, pe, false)
+					enc, data = s.encodeRect(*r, pf, pe, false)
 				}
 			}
-			data := r.data
 			binary.BigEndian.PutUint16(hdr[0:], uint16(r.r.Min.X))
 			binary.BigEndian.PutUint16(hdr[2:], uint16(r.r.Min.Y))
 			binary.BigEndian.PutUint16(hdr[4:], uint16(r.r.Dx()))
 			binary.BigEndian.PutUint16(hdr[6:], uint16(r.r.Dy()))
-			binary.BigEndian.PutUint32(hdr[8:], uint32(r.enc))
+			binary.BigEndian.PutUint32(hdr[8:], uint32(enc))
 			// Each rectangle's write gets the whole timeout: a viewer is
 			// dropped when it stops reading, not for a big update.
 			s.conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
@@ -288,6 +289,8 @@ func (s *session) write(rects []rectOut, pf PixelFormat, pe pixelEncoding, tail 
 			if _, err := s.w.Write(data); err != nil {
 				return err
 			}
+			// Written: a big update's bytes are not all held until its end.
+			r.data = nil
 			sent += len(hdr) + len(data)
 		}
 		if len(rects) == n {
