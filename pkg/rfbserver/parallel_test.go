@@ -184,3 +184,15 @@ func BenchmarkPhotoUpdate(b *testing.B) {
 		}
 	}
 }
+
+// TestDroppedSharedBytesStartACollection: once the hubs have let go of
+// collectEvery bytes, a collection starts (one at a time).
+func TestDroppedSharedBytesStartACollection(t *testing.T) {
+	c0 := collections.Load()
+	for range 3 {
+		dropped(collectEvery / 2)
+	}
+	testbed.Eventually(t, 10*time.Second, "a collection to start and end", func() bool {
+		return collections.Load() > c0 && !collecting.Load()
+	})
+}

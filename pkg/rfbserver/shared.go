@@ -154,6 +154,7 @@ func (h *mirrorHub) publish(r *sharedRect, enc int32, data []byte) {
 		if h.rects[old.key] == old {
 			delete(h.rects, old.key)
 			h.bytes -= len(old.data)
+			dropped(len(old.data))
 		}
 	}
 	h.mu.Unlock()
@@ -262,6 +263,7 @@ func (h *mirrorHub) trimUpdates() {
 	}
 	for len(h.updates) > 1 && (len(h.updates) > maxSharedUpdates || size > maxSharedBytes) {
 		size -= h.updates[0].size
+		dropped(8 * len(h.updates[0].sums))
 		h.updates[0] = nil
 		h.updates = h.updates[1:]
 	}
