@@ -110,11 +110,10 @@ func (s *session) encodePhotos(win []rectOut, pf PixelFormat, pe pixelEncoding, 
 	photoWindows.Add(1)
 	e := &s.enc
 	var wg sync.WaitGroup
-	hs := make([]*encoder, 0, maxPhotoWindow)
 	for k := 1; k < len(win); k++ {
 		h := takeHelper()
 		h.w, h.h, h.cols, h.sums = e.w, e.h, e.cols, e.sums
-		hs = append(hs, h)
+		s.lent = append(s.lent, h)
 		wg.Add(1)
 		go func(ro *rectOut) {
 			defer wg.Done()
@@ -125,20 +124,16 @@ func (s *session) encodePhotos(win []rectOut, pf PixelFormat, pe pixelEncoding, 
 	}
 	win[0].enc, win[0].data = s.encodeRect(win[0], pf, pe, keep)
 	wg.Wait()
-	for _, h := range hs {
+	for _, h := range s.lent {
 		if h.w < 0 { // the mirror was resized under a helper: as copyBand says
 			e.w, e.h = -1, -1
 		}
 	}
 	// A helper's rectangle that was not JPEG reset the viewer's stream.
 	e.tightZ.stale = true
-	if keep {
-		for _, h := range hs {
-			putHelper(h)
-		}
-		return
+	if keep { // the bytes are the hub's copies
+		s.returnHelpers()
 	}
-	s.lent = hs
 }
 
 // returnHelpers gives back the helpers whose bytes have been written.
