@@ -59,7 +59,8 @@ if (limb.kind === 'desktop') {
       rfb.background = 'transparent';
       // noVNC's JPEG quality level (6 unless ?quality=0..9): only
       // photographic areas are lossy; text always arrives exact.
-      if (/^[0-9]$/.test(params.get('quality') || '')) rfb.qualityLevel = Number(params.get('quality'));
+      const quality = params.get('quality') || '';
+      if (/^[0-9]$/.test(quality)) rfb.qualityLevel = Number(quality);
       rfb.addEventListener('connect', () => { document.body.dataset.connected = '1'; });
       rfb.addEventListener('disconnect', () => { document.body.dataset.connected = ''; setTimeout(connect, 1000); });
     };
