@@ -4,8 +4,10 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/rfb"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -148,9 +151,25 @@ func inProcessViewers(t *testing.T, viewerURL, id string) (attach, detach func()
 			v.Close()
 		}
 		vs = nil
-		time.Sleep(300 * time.Millisecond) // dvvd drops the sessions; no event says when
+		sessionsEnded(t, viewerURL)
 	}
 	return attach, detach
+}
+
+// sessionsEnded waits until dvvd has closed every connection on the
+// viewer's port: with the viewers gone (their side closed, dvvd's in
+// CLOSE-WAIT until the session ends), none is left established or
+// waiting. The measuring pages have left before the viewers' rounds.
+func sessionsEnded(t *testing.T, viewerURL string) {
+	t.Helper()
+	u, err := url.Parse(viewerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testbed.Eventually(t, 10*time.Second, "dvvd to end the viewers' sessions", func() bool {
+		out, _ := exec.Command("ss", "-tnH", "state", "established", "state", "close-wait", "( sport = :"+u.Port()+" )").Output()
+		return len(bytes.TrimSpace(out)) == 0
+	})
 }
 
 // firstFrame waits until a viewer holds a whole frame.

@@ -360,7 +360,7 @@ func TestViewerBench(t *testing.T) {
 	nv := startNicedViewers(t, viewerURL, id)
 	niced := measureViewerCost(t, d, c, id, W, H,
 		func() { nv.tell(t, "attach", "ready") },
-		func() { nv.tell(t, "detach", "gone"); time.Sleep(300 * time.Millisecond) },
+		func() { nv.tell(t, "detach", "gone"); sessionsEnded(t, viewerURL) },
 		nv.cpu)
 	report(t, fmt.Sprintf("Agent `screen` with three viewers decoding in a process of their own at nice 19 (xterm scrolling, 1024x768, %d pairs of %d screens, ABBA)", costPairs, costPerSide),
 		niced.rows("the viewers' process (nice 19)")...)
