@@ -4,6 +4,7 @@ package bench
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -21,30 +22,37 @@ import (
 )
 
 // soakServer is one server of the soak: an Xvnc that may be frozen or
-// killed and restarted on its port, or a FreeRDP shadow server that may be
-// frozen.
+// killed and restarted on its port, a FreeRDP shadow server that may be
+// frozen, or an SSH session (a slot on the soak's one sshd) whose
+// connection may be killed under it.
 type soakServer struct {
 	mu     sync.Mutex
 	vnc    *testbed.VNC
 	rdp    *testbed.RDP
+	ssh    *testbed.SSHD
 	limbID string
 }
 
 func (s *soakServer) proc() *testbed.Proc {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.vnc != nil {
+	switch {
+	case s.vnc != nil:
 		return s.vnc.Server
+	case s.rdp != nil:
+		return s.rdp.Server
 	}
-	return s.rdp.Server
+	return nil
 }
 
-// TestSoak runs N limbs for DVV_SOAK (a duration, e.g. 12m) of mixed agent
-// traffic while servers are frozen (SIGSTOP) and killed at random, sampling
-// dvvd's RSS and open descriptors. It is a benchmark, not a test: it
-// prints the figures for docs/benchmarks.md and asserts nothing. Command:
+// TestSoak runs N limbs (a tenth FreeRDP shadow, a tenth SSH, the rest
+// Xvnc) for DVV_SOAK (a duration, e.g. 1h) of mixed agent traffic while
+// servers are frozen (SIGSTOP) and killed and SSH connections dropped at
+// random, sampling dvvd's RSS and open descriptors. It is a benchmark, not
+// a test: it prints the figures for docs/benchmarks.md and asserts
+// nothing. Command:
 //
-//	DVV_SOAK=12m DVV_SOAK_LIMBS=20 go test -count=1 -tags bench -run TestSoak -v -timeout 0 ./test/bench
+//	DVV_SOAK=1h DVV_SOAK_LIMBS=20 go test -count=1 -tags bench -run TestSoak -v -timeout 0 ./test/bench
 func TestSoak(t *testing.T) {
 	dur, err := time.ParseDuration(os.Getenv("DVV_SOAK"))
 	if err != nil || dur <= 0 {
@@ -53,8 +61,10 @@ func TestSoak(t *testing.T) {
 	n := 20
 	fmt.Sscanf(os.Getenv("DVV_SOAK_LIMBS"), "%d", &n)
 	nRDP := max(1, n/10)
+	nSSH := max(1, n/10)
 
-	d := startDvvd(t)
+	sshd := testbed.StartSSHD(t, testbed.SSHDConfig("MaxSessions 100"))
+	d := startDvvdHome(t, sshd.Home)
 	c := d.dial(t)
 	idle := d.rssKiB()
 	servers := make([]*soakServer, n)
@@ -63,11 +73,19 @@ func TestSoak(t *testing.T) {
 		s := &soakServer{}
 		var port int
 		proto := "vnc"
-		if i < nRDP {
+		switch {
+		case i < nSSH:
+			// Each limb a fresh session (slot) on the one sshd.
+			s.ssh, port, proto = sshd, sshd.Port, "ssh"
+			slot := i + 1
+			s.limbID = must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: proto, Slot: &slot}).LimbID
+			servers[i] = s
+			continue
+		case i < nSSH+nRDP:
 			s.rdp = testbed.StartShadow(t, testbed.ShadowOptions{Width: 320, Height: 240})
 			port, proto = s.rdp.Port, "rdp"
 			must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &port, Protocol: "rdp"})
-		} else {
+		default:
 			s.vnc = testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
 			s.vnc.Run(t, "xsetroot", "-solid", fmt.Sprintf("#%02x6080", i*9))
 			port = s.vnc.Port
@@ -89,6 +107,7 @@ func TestSoak(t *testing.T) {
 		codesMu sync.Mutex
 		codes   = map[string]int{}
 		stalls  atomic.Int64
+		wrong   atomic.Int64
 		chaos   []string
 	)
 	count := func(err error) {
@@ -120,6 +139,10 @@ func TestSoak(t *testing.T) {
 			for ctx.Err() == nil {
 				s := servers[rand.IntN(len(servers))]
 				id := s.limbID
+				if s.ssh != nil {
+					soakTerminal(id, rand.IntN(4), do, &wrong)
+					continue
+				}
 				switch rand.IntN(6) {
 				case 0, 1:
 					if r, err := do(wire.StatusArgs{Target: wire.Target{LimbID: id}}); err == nil && r.Observation.State == wire.StateStalled {
@@ -151,7 +174,8 @@ func TestSoak(t *testing.T) {
 		}()
 	}
 	// Chaos: every 10 to 30 s a random server is frozen for 5 to 20 s, or
-	// (Xvnc) killed and started again on its port after 1 to 5 s.
+	// (Xvnc) killed and started again on its port after 1 to 5 s, or
+	// (SSH) every connection of the sshd is killed under its limbs.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -162,6 +186,11 @@ func TestSoak(t *testing.T) {
 			case <-time.After(time.Duration(10+rand.IntN(20)) * time.Second):
 			}
 			s := servers[rand.IntN(len(servers))]
+			if s.ssh != nil {
+				s.ssh.KillSessions()
+				chaos = append(chaos, "drop")
+				continue
+			}
 			if s.vnc != nil && rand.IntN(2) == 0 {
 				s.vnc.Server.Kill()
 				time.Sleep(time.Duration(1+rand.IntN(5)) * time.Second) // the outage's length: part of the soak
@@ -225,11 +254,14 @@ func TestSoak(t *testing.T) {
 	}
 	rlo, rhi := minMax(rss)
 	flo, fhi := minMax(fds)
-	kills, freezes := 0, 0
+	kills, freezes, drops := 0, 0, 0
 	for _, k := range chaos {
-		if k == "kill" {
+		switch k {
+		case "kill":
 			kills++
-		} else {
+		case "drop":
+			drops++
+		default:
 			freezes++
 		}
 	}
@@ -238,11 +270,12 @@ func TestSoak(t *testing.T) {
 		codeList = append(codeList, fmt.Sprintf("%s %d", k, v))
 	}
 	sort.Strings(codeList)
-	report(t, fmt.Sprintf("soak: %d limbs (%d Xvnc, %d FreeRDP shadow, 320x240), %s of mixed agent traffic with servers frozen and killed", n, n-nRDP, nRDP, elapsed.Round(time.Second)),
+	report(t, fmt.Sprintf("soak: %d limbs (%d Xvnc, %d FreeRDP shadow at 320x240, %d SSH), %s of mixed agent traffic with servers frozen and killed and SSH connections dropped", n, n-nRDP-nSSH, nRDP, nSSH, elapsed.Round(time.Second)),
 		"| what | measured |", "| --- | --- |",
-		fmt.Sprintf("| requests (4 agents: status, screen, wait, acquire/click/type/release, clipboard) | %d |", ops.Load()),
+		fmt.Sprintf("| requests (4 agents: status, screen, wait, acquire/click/type/release, clipboard; on SSH: run, files put/get, term send) | %d |", ops.Load()),
 		fmt.Sprintf("| coded errors | %s |", strings.Join(codeList, ", ")),
-		fmt.Sprintf("| chaos | %d freezes (5–20 s), %d kills with restart |", freezes, kills),
+		fmt.Sprintf("| answers that succeeded with the wrong bytes (run output, file read back) | %d |", wrong.Load()),
+		fmt.Sprintf("| chaos | %d freezes (5–20 s), %d kills with restart, %d SSH drops |", freezes, kills, drops),
 		fmt.Sprintf("| limb reconnects at the end (sum) | %d |", reconnects),
 		fmt.Sprintf("| status answers that said `stalled` | %d |", stalls.Load()),
 		fmt.Sprintf("| dvvd RSS: idle / limbs open / min–max over the run | %.1f / %.1f / %.1f–%.1f MiB |", float64(idle)/1024, float64(settled)/1024, float64(rlo)/1024, float64(rhi)/1024),
@@ -254,4 +287,35 @@ func TestSoak(t *testing.T) {
 		series = append(series, fmt.Sprintf("%.0fs:%.0fMiB/%dfd", s.at.Seconds(), float64(s.rss)/1024, s.fds))
 	}
 	fmt.Printf("\nsamples: %s\n", strings.Join(series, " "))
+}
+
+// soakTerminal is one agent step on an SSH limb: status, a run whose
+// output is checked, a file put and read back, or keys sent to the shell
+// under a lease. It counts in wrong an answer that succeeded with the wrong
+// bytes.
+func soakTerminal(id string, step int, do func(wire.Args) (*wiretest.Response, error), wrong *atomic.Int64) {
+	target := wire.Target{LimbID: id}
+	switch step {
+	case 0:
+		do(wire.StatusArgs{Target: target})
+	case 1:
+		want := fmt.Sprintf("soak-%d", rand.IntN(1e9))
+		if r, err := do(wire.RunArgs{Target: target, TimeoutMs: 10000, Command: "echo " + want}); err == nil && (r.Run == nil || !strings.Contains(r.Run.Stdout, want)) {
+			wrong.Add(1)
+		}
+	case 2:
+		path := fmt.Sprintf("/tmp/dvv-soak-%s-%d", id, rand.IntN(4))
+		body := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("soak file ", 1+rand.IntN(3000))))
+		if _, err := do(wire.FilesArgs{Target: target, Action: "put", Path: path, ContentBase64: body}); err == nil {
+			if r, err := do(wire.FilesArgs{Target: target, Action: "get", Path: path}); err == nil && (r.Files == nil || r.Files.ContentBase64 != body) {
+				wrong.Add(1)
+			}
+		}
+	case 3:
+		if _, err := do(wire.ControlArgs{Target: target, Action: "acquire"}); err == nil {
+			text := "echo soak\n"
+			do(wire.TermSendArgs{Target: target, Text: &text})
+			do(wire.ControlArgs{Target: target, Action: "release"})
+		}
+	}
 }
