@@ -12,9 +12,7 @@ func init() {
 	terminalDialer = sshlimb.DialTerminal
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
-	trusters[wire.ProtoSSH] = func(address string, port int, _ string) (string, error) {
-		return sshlimb.TrustHostKey(address, port)
-	}
+	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
 	hostKeyCheck = func(ctx context.Context, address string, port int, user string) (string, error) {
 		return sshx.CheckTrust(ctx, sshx.Options{Address: address, Port: port, User: user})
 	}

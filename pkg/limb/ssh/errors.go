@@ -33,15 +33,19 @@ func dialError(err error, address string, port int) *wire.Error {
 	case errors.As(err, &we):
 		return we
 	case errors.As(err, &he) && he.Changed:
-		return wire.Errorf(wire.HostKeyChanged,
+		return withFingerprint(he.Fingerprint, wire.Errorf(wire.HostKeyChanged,
 			"WARNING: the SSH host key of %s HAS CHANGED. The server now presents %s %s, which differs from the key recorded in %s line %d. "+
 				"Someone may be intercepting the connection, or the machine was reinstalled. dvv refused to connect. "+
 				"Verify the new fingerprint out of band; only if the change is legitimate, remove the old line (ssh-keygen -R '%s' -f %s) and run `%s`.",
-			he.Address, he.KeyType, he.Fingerprint, he.KnownFile, he.KnownLine, he.Address, he.KnownFile, trustCommand(address, port))
+			he.Address, he.KeyType, he.Fingerprint, he.KnownFile, he.KnownLine, he.Address, he.KnownFile, trustCommand(address, port)))
 	case errors.As(err, &he):
-		return wire.Errorf(wire.HostKeyUnknown,
+		cmd := trustCommand(address, port) + " --fingerprint " + he.Fingerprint
+		e := wire.Errorf(wire.HostKeyUnknown,
 			"the SSH host key of %s is not trusted yet: %s %s. Check the fingerprint with the machine's owner, then run `%s`.",
-			he.Address, he.KeyType, he.Fingerprint, trustCommand(address, port))
+			he.Address, he.KeyType, he.Fingerprint, cmd)
+		e.Fingerprint = he.Fingerprint
+		e.Next = "Check the fingerprint with the machine's owner (on the machine: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub); if it is the same, run `" + cmd + "`"
+		return e
 	case errors.As(err, &ae):
 		return wire.Errorf(wire.AuthFailed, "%v. Load the right key into ssh-agent, name it with IdentityFile in ~/.ssh/config, or save a password for this host.", ae)
 	case errors.As(err, &pe):
@@ -53,6 +57,11 @@ func dialError(err error, address string, port int) *wire.Error {
 	default:
 		return wire.Errorf(wire.Unreachable, "connecting to %s:%d over SSH: %v", address, port, err)
 	}
+}
+
+func withFingerprint(fp string, e *wire.Error) *wire.Error {
+	e.Fingerprint = fp
+	return e
 }
 
 // filesUnavailable wraps a sidecar failure: the daemon sees
