@@ -6,11 +6,15 @@ import (
 	"encoding/pem"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/sys/unix"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/rfb"
@@ -215,5 +219,87 @@ func TestHostsAddRefusesOptionLikeUser(t *testing.T) {
 	}
 	if got := readOrEmpty(t, hostsFile); got != before || strings.Contains(d.must("hosts").stdout, "evil") {
 		t.Errorf("a refused host was saved:\n%s", got)
+	}
+}
+
+// startTTYPrompt starts dvv with stdin and stderr on a new pseudo-terminal,
+// as in a person's shell, and returns the run and the terminal's master
+// side, where the test types its answers.
+func (d *daemon) startTTYPrompt(t *testing.T, args ...string) (*ttyRun, *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open a pseudo-terminal: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlock the pseudo-terminal: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("name the pseudo-terminal: %v", err)
+	}
+	slave, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open the terminal side: %v", err)
+	}
+	r := &ttyRun{closed: make(chan struct{})}
+	r.cmd = exec.Command(dvvBin, args...)
+	r.cmd.Env = append(append([]string{}, d.env...), "DVV_SESSION=shell-a")
+	r.cmd.Stdin, r.cmd.Stdout, r.cmd.Stderr = slave, &r.stdout, slave
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	go func() {
+		defer close(r.closed)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			r.mu.Lock()
+			r.screen.Write(buf[:n])
+			r.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait(); master.Close() })
+	return r, master
+}
+
+// TestHostsTrustAsksOnATerminal: without --fingerprint, on a terminal
+// `dvv hosts trust` shows the fingerprint of real sshd's host key and asks;
+// "no" writes nothing, "yes" writes that key to known_hosts.
+func TestHostsTrustAsksOnATerminal(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
+	d := startDaemonIn(t, "", s.Home)
+	pub, _, _, _, err := ssh.ParseAuthorizedKey([]byte(s.HostPub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := ssh.FingerprintSHA256(pub)
+	known := filepath.Join(s.Home, ".ssh", "known_hosts")
+	blob := strings.Fields(s.HostPub)[1]
+
+	for _, answer := range []string{"no", "yes"} {
+		r, master := d.startTTYPrompt(t, "hosts", "trust", s.Addr)
+		testbed.Eventually(t, 10*time.Second, "the question", func() bool { return strings.Contains(r.seen(), "(yes/no/[fingerprint])? ") })
+		if !strings.Contains(r.seen(), real) {
+			t.Fatalf("the question does not show the fingerprint %s:\n%s", real, r.seen())
+		}
+		fmt.Fprintf(master, "%s\n", answer)
+		code, screen := r.wait(t)
+		got := readOrEmpty(t, known)
+		switch answer {
+		case "no":
+			if code != wire.ExitTrust || strings.Contains(got, blob) {
+				t.Fatalf("answer no: exit %d, known_hosts:\n%s\nterminal:\n%s", code, got, screen)
+			}
+		case "yes":
+			if code != 0 || !strings.Contains(got, blob) || !strings.Contains(r.stdout.String(), real) {
+				t.Fatalf("answer yes: exit %d, stdout %q, known_hosts:\n%s\nterminal:\n%s", code, r.stdout.String(), got, screen)
+			}
+		}
 	}
 }
