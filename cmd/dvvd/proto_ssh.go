@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-
 	sshlimb "github.com/dvvhq/dvv/pkg/limb/ssh"
-	"github.com/dvvhq/dvv/pkg/sshx"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -13,7 +10,5 @@ func init() {
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
 	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
-	hostKeyCheck = func(ctx context.Context, address string, port int, user string) (string, error) {
-		return sshx.CheckTrust(ctx, sshx.Options{Address: address, Port: port, User: user})
-	}
+	hostKeyCheck = sshlimb.CheckHostKey
 }

@@ -303,3 +303,29 @@ func TestHostsTrustAsksOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorTrustFixIsACommandThatWorks: `dvv doctor` on a saved SSH host
+// whose key is unknown names the exact trust command (address, port and
+// fingerprint; a saved host's name is no address hosts trust can dial);
+// running it writes sshd's key and the check passes.
+func TestDoctorTrustFixIsACommandThatWorks(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
+	d := startDaemonIn(t, "", s.Home)
+	d.must("hosts", "add", "box", "--address", "127.0.0.1", "--port", fmt.Sprint(s.Port), "--protocol", "ssh", "--user", s.User)
+	c := doctorChecks(t, d.dvv("doctor", "--json"))["host box"]
+	_, command, _ := strings.Cut(c.Fix, "`dvv ")
+	command, _, _ = strings.Cut(command, "`")
+	if c.Status != wire.HealthFail || !strings.HasPrefix(command, "hosts trust ") || !strings.Contains(command, "--fingerprint SHA256:") {
+		t.Fatalf("doctor's host box check names no trust command with a fingerprint: %+v", c)
+	}
+	if r := d.dvv(strings.Fields(command)...); r.code != 0 {
+		t.Fatalf("the command doctor named failed: %v", r)
+	}
+	if got := readOrEmpty(t, filepath.Join(s.Home, ".ssh", "known_hosts")); !strings.Contains(got, strings.Fields(s.HostPub)[1]) {
+		t.Fatalf("known_hosts does not hold sshd's key:\n%s", got)
+	}
+	if c := doctorChecks(t, d.dvv("doctor", "--json"))["host box"]; c.Status != wire.HealthOK {
+		t.Errorf("after the fix, host box: %+v", c)
+	}
+}

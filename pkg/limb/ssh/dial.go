@@ -152,6 +152,18 @@ func (o Options) TrustHostKeyChecked(address string, port int, checked string, a
 	return r.Fingerprint, r.Already, nil
 }
 
+// CheckHostKey compares the host key address[:port] presents with
+// known_hosts without writing (`dvv doctor`): nil when it is trusted,
+// HOSTKEY_UNKNOWN (with the fingerprint and the exact trust command) or
+// HOSTKEY_CHANGED otherwise.
+func CheckHostKey(ctx context.Context, address string, port int, user string) (string, error) {
+	fp, err := sshx.CheckTrust(ctx, Options{}.sshOptions(address, port, user, ""))
+	if err != nil {
+		return fp, dialError(err, address, port)
+	}
+	return fp, nil
+}
+
 // TrustHostKey records the host key; see the package function.
 func (o Options) TrustHostKey(address string, port int) (string, error) {
 	// `dvv hosts trust host:port` may arrive unsplit.
