@@ -329,3 +329,31 @@ func TestDoctorTrustFixIsACommandThatWorks(t *testing.T) {
 		t.Errorf("after the fix, host box: %+v", c)
 	}
 }
+
+// TestSSHTrustOverIPv6: the trust command an IPv6 SSH endpoint's
+// HOSTKEY_UNKNOWN names puts the address in brackets ([::1]:port, not
+// ::1:port, which is another address or none); running it trusts sshd's
+// key and the limb connects.
+func TestSSHTrustOverIPv6(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost(), testbed.SSHDConfig("ListenAddress ::1"))
+	d := startDaemonIn(t, "", s.Home)
+	addr := fmt.Sprintf("[::1]:%d", s.Port)
+	limb := strings.TrimSpace(d.must("open", "ssh://"+addr, "--wait=false").stdout)
+	r := d.dvv("wait", limb, "--until", "connected", "--timeout-ms", "10000")
+	wantExit(t, r, wire.ExitTrust, wire.HostKeyUnknown)
+	_, hint, _ := strings.Cut(r.stderr, "next: ")
+	_, command, _ := strings.Cut(hint, "`dvv ")
+	command, _, _ = strings.Cut(command, "`")
+	if !strings.HasPrefix(command, "hosts trust "+addr+" --fingerprint SHA256:") {
+		t.Fatalf("the hint's command does not name %s: %v", addr, r)
+	}
+	d.must(strings.Fields(command)...)
+	if got := readOrEmpty(t, filepath.Join(s.Home, ".ssh", "known_hosts")); !strings.Contains(got, strings.Fields(s.HostPub)[1]) {
+		t.Fatalf("known_hosts does not hold sshd's key:\n%s", got)
+	}
+	d.must("reconnect", limb, "--timeout-ms", "10000")
+	if r := d.dvv("run", limb, "--timeout-ms", "10000", "echo v6"); r.code != 0 || r.stdout != "v6\n" {
+		t.Errorf("run after trust: %v", r)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ func trustCommand(address string, port int) string {
 	if port == 0 || port == 22 {
 		return "dvv hosts trust " + address
 	}
-	return "dvv hosts trust " + address + ":" + strconv.Itoa(port)
+	return "dvv hosts trust " + net.JoinHostPort(address, strconv.Itoa(port)) // [v6]:port
 }
 
 // dialError turns a connection failure into the code the daemon shows.
