@@ -279,12 +279,19 @@ func (e *env) askTrust(address, protocol, presented string) (answer string, aske
 	}
 	fmt.Fprintf(e.stderr, "The %s of %s is not trusted yet.\nIts SHA-256 fingerprint is %s.\n"+
 		"Check it with the machine's owner. Trust it (yes/no/[fingerprint])? ", what, address, presented)
-	line, _ := bufio.NewReaderSize(io.LimitReader(e.stdin, 4096), 4096).ReadString('\n')
-	switch line = strings.TrimSpace(line); strings.ToLower(line) {
-	case "yes":
-		return presented, true
-	case "", "no", "n":
-		return "", true
+	in := bufio.NewReaderSize(io.LimitReader(e.stdin, 4096), 4096)
+	for range 3 {
+		line, err := in.ReadString('\n')
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.EqualFold(line, "yes"):
+			return presented, true
+		case strings.EqualFold(line, "no") || err != nil:
+			return "", true
+		case strings.HasPrefix(line, "SHA256:") || strings.Count(line, ":") >= 31:
+			return line, true // dvvd compares it with what the server presents
+		}
+		fmt.Fprint(e.stderr, "Please type 'yes', 'no' or the fingerprint: ")
 	}
-	return line, true
+	return "", true
 }

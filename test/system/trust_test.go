@@ -269,7 +269,8 @@ func (d *daemon) startTTYPrompt(t *testing.T, args ...string) (*ttyRun, *os.File
 
 // TestHostsTrustAsksOnATerminal: without --fingerprint, on a terminal
 // `dvv hosts trust` shows the fingerprint of real sshd's host key and asks;
-// "no" writes nothing, "yes" writes that key to known_hosts.
+// "no" or a fingerprint the server does not present writes nothing, "y" is
+// asked again, and "yes" writes that key to known_hosts.
 func TestHostsTrustAsksOnATerminal(t *testing.T) {
 	t.Parallel()
 	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
@@ -282,24 +283,30 @@ func TestHostsTrustAsksOnATerminal(t *testing.T) {
 	known := filepath.Join(s.Home, ".ssh", "known_hosts")
 	blob := strings.Fields(s.HostPub)[1]
 
-	for _, answer := range []string{"no", "yes"} {
+	for _, c := range []struct {
+		answers []string
+		exit    int
+		written bool
+	}{
+		{[]string{"no"}, wire.ExitTrust, false},
+		{[]string{"SHA256:AAAAwrongAAAAwrongAAAAwrongAAAAwrongAAAAwro"}, wire.ExitTrust, false},
+		{[]string{"y", "yes"}, 0, true},
+	} {
 		r, master := d.startTTYPrompt(t, "hosts", "trust", s.Addr)
 		testbed.Eventually(t, 10*time.Second, "the question", func() bool { return strings.Contains(r.seen(), "(yes/no/[fingerprint])? ") })
 		if !strings.Contains(r.seen(), real) {
 			t.Fatalf("the question does not show the fingerprint %s:\n%s", real, r.seen())
 		}
-		fmt.Fprintf(master, "%s\n", answer)
+		for i, a := range c.answers {
+			if i > 0 {
+				testbed.Eventually(t, 10*time.Second, "the question again", func() bool { return strings.Contains(r.seen(), "Please type 'yes', 'no' or the fingerprint: ") })
+			}
+			fmt.Fprintf(master, "%s\n", a)
+		}
 		code, screen := r.wait(t)
 		got := readOrEmpty(t, known)
-		switch answer {
-		case "no":
-			if code != wire.ExitTrust || strings.Contains(got, blob) {
-				t.Fatalf("answer no: exit %d, known_hosts:\n%s\nterminal:\n%s", code, got, screen)
-			}
-		case "yes":
-			if code != 0 || !strings.Contains(got, blob) || !strings.Contains(r.stdout.String(), real) {
-				t.Fatalf("answer yes: exit %d, stdout %q, known_hosts:\n%s\nterminal:\n%s", code, r.stdout.String(), got, screen)
-			}
+		if code != c.exit || strings.Contains(got, blob) != c.written || (c.written && !strings.Contains(r.stdout.String(), real)) {
+			t.Fatalf("answers %q: exit %d (want %d), stdout %q, known_hosts:\n%s\nterminal:\n%s", c.answers, code, c.exit, r.stdout.String(), got, screen)
 		}
 	}
 }
