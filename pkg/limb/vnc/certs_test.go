@@ -29,12 +29,19 @@ func TestTrustCertCheckedOverWSS(t *testing.T) {
 	real := rfb.Fingerprint(der)
 	ctx := context.Background()
 
-	_, _, err := TrustCertChecked(ctx, hp, strings.Repeat("CD:", 31)+"CD", false)
+	// A connection's refusal carries the fingerprint and the exact command.
+	_, err := Dial(ctx, limb.Target{Address: "wss://" + hp}, fb.New())
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.HostKeyUnknown || we.Fingerprint != real ||
+		!strings.Contains(we.Next, "dvv hosts trust "+hp+" --protocol vnc --fingerprint "+real) {
+		t.Fatalf("first contact: %#v, want HOSTKEY_UNKNOWN carrying %s and the command", err, real)
+	}
+
+	_, _, err = TrustCertChecked(ctx, hp, strings.Repeat("CD:", 31)+"CD", false)
 	if code(err) != wire.HostKeyChanged || !strings.Contains(err.Error(), real) {
 		t.Fatalf("wrong fingerprint: %v, want HOSTKEY_CHANGED showing %s", err, real)
 	}
 	_, _, err = TrustCertChecked(ctx, hp, "", false)
-	var we *wire.Error
 	if !errors.As(err, &we) || we.Code != wire.HostKeyUnknown || we.Fingerprint != real ||
 		!strings.Contains(we.Next, "dvv hosts trust "+hp+" --protocol vnc --fingerprint "+real) {
 		t.Fatalf("no fingerprint: %#v, want HOSTKEY_UNKNOWN carrying %s and the command", err, real)
