@@ -127,7 +127,7 @@ type Error struct {
 	Message     string       `json:"message"`
 	Next        string       `json:"next,omitempty"`
 	Cause       Code         `json:"cause,omitempty"`       // the code under Code, when dvvd mapped one onto another
-	Fingerprint string       `json:"fingerprint,omitempty"` // HOSTKEY_UNKNOWN/CHANGED: what the server presents
+	Fingerprint string       `json:"fingerprint,omitempty"` // HOSTKEY_UNKNOWN/CHANGED (or FILES_UNAVAILABLE for one): what the server presents
 	Observation *Observation `json:"observation,omitempty"`
 }
 

@@ -70,6 +70,7 @@ func withFingerprint(fp string, e *wire.Error) *wire.Error {
 func filesUnavailable(err error, address string, port int) *wire.Error {
 	inner := dialError(err, address, port)
 	e := wire.Errorf(wire.FilesUnavailable, "no SFTP route to %s: %s (%s). %s", address, reasonWord(inner.Code), inner.Message, inner.Next)
+	e.Fingerprint = inner.Fingerprint // an untrusted or changed host key's
 	return e
 }
 
