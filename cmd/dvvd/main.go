@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,7 +24,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/keychain"
 	"github.com/dvvhq/dvv/pkg/limb"
-	"github.com/dvvhq/dvv/pkg/limb/pins"
 	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -36,7 +34,7 @@ var (
 	terminalDialer limb.TerminalDialer
 	terminalPort   func(address string) int
 	filesDialer    limb.FilesDialer
-	trusters       = map[string]func(address string, port int, fingerprint string) (string, error){}
+	trusters       = map[string]func(address string, port int, checked string, acceptNew bool) (fingerprint string, already bool, err error){}
 	hostKeyCheck   func(ctx context.Context, address string, port int, user string) (string, error)
 )
 
@@ -184,29 +182,12 @@ func services(ctx context.Context, discover bool) (daemon.Services, error) {
 	return svc, nil
 }
 
-func trust(protocol, address string, port int, fingerprint string) (string, error) {
+func trust(protocol, address string, port int, checked string, acceptNew bool) (string, bool, error) {
 	fn := trusters[protocol]
 	if fn == nil {
-		return "", wire.Errorf(wire.Unsupported, "this dvvd cannot trust %s endpoints", protocol)
+		return "", false, wire.Errorf(wire.Unsupported, "this dvvd cannot trust %s endpoints", protocol)
 	}
-	return fn(address, port, fingerprint)
-}
-
-// pinCert trusts a TLS certificate fingerprint the user read from a
-// HOSTKEY_UNKNOWN answer.
-func pinCert(address string, port int, fingerprint string) (string, error) {
-	if fingerprint == "" {
-		return "", wire.Errorf(wire.BadRequest, "pass the fingerprint the HOSTKEY_UNKNOWN answer showed (dvv hosts trust %s:%d --fingerprint …)", address, port)
-	}
-	hp := net.JoinHostPort(address, strconv.Itoa(port))
-	var changed *pins.ChangedError
-	if err := pins.Trust(hp, fingerprint); errors.As(err, &changed) {
-		path, _ := pins.Path()
-		return "", wire.Errorf(wire.HostKeyChanged, "%s is already trusted with a different certificate (%s); a changed certificate is never replaced by trust: verify the machine, then remove its line from %s", hp, changed.Pinned, path)
-	} else if err != nil {
-		return "", wire.Errorf(wire.BadRequest, "%v", err)
-	}
-	return fingerprint, nil
+	return fn(address, port, checked, acceptNew)
 }
 
 // parseViewerAddr reads --viewer-addr: a port on 127.0.0.1, written PORT,

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-
 	sshlimb "github.com/dvvhq/dvv/pkg/limb/ssh"
-	"github.com/dvvhq/dvv/pkg/sshx"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -12,10 +9,6 @@ func init() {
 	terminalDialer = sshlimb.DialTerminal
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
-	trusters[wire.ProtoSSH] = func(address string, port int, _ string) (string, error) {
-		return sshlimb.TrustHostKey(address, port)
-	}
-	hostKeyCheck = func(ctx context.Context, address string, port int, user string) (string, error) {
-		return sshx.CheckTrust(ctx, sshx.Options{Address: address, Port: port, User: user})
-	}
+	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
+	hostKeyCheck = sshlimb.CheckHostKey
 }

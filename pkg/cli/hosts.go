@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -205,17 +206,25 @@ func hostsRmCmd(e *env) *cobra.Command {
 
 func hostsTrustCmd(e *env) *cobra.Command {
 	var protocol, fingerprint string
+	var acceptNew bool
 	cmd := &cobra.Command{
 		Use:   "trust <address[:port]>",
 		Short: "Trust a machine's SSH host key or TLS certificate (after checking its fingerprint)",
-		Long: "Fetch and trust a machine's SSH host key (or a VNC/RDP server's TLS certificate). Run it after\n" +
-			"checking the fingerprint a HOSTKEY_UNKNOWN answer showed you. For VNC (VeNCrypt) pass that\n" +
-			"fingerprint with --fingerprint; for RDP it is optional and, when given, must match what the\n" +
-			"server presents. A key or certificate that changed is never replaced by this command.",
+		Long: "Fetch a machine's SSH host key (or a VNC/RDP server's TLS certificate) and trust it: SSH keys go to\n" +
+			"~/.ssh/known_hosts, certificates to known_certs in dvv's config directory.\n\n" +
+			"With --fingerprint (the one you checked with the machine's owner, as a HOSTKEY_UNKNOWN answer shows\n" +
+			"it) the key is written only when the server presents exactly it; any other is refused with\n" +
+			"HOSTKEY_CHANGED and nothing is written. Without it, on a terminal the presented fingerprint is shown\n" +
+			"and you are asked, as ssh does; elsewhere (a script, an agent) nothing is written and HOSTKEY_UNKNOWN\n" +
+			"names the exact command, unless --accept-new says to trust a key nobody checked (OpenSSH's\n" +
+			"StrictHostKeyChecking=accept-new). A key or certificate that changed is never replaced by this command.",
 		Args: exactArgs(1, "hosts trust needs an address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, ok := wire.Protocol(protocol); !ok {
 				return usageErr("--protocol must be %s, not %q", wire.ProtocolChoice(), protocol)
+			}
+			if fingerprint != "" && acceptNew {
+				return usageErr("give --fingerprint (the one you checked) or --accept-new, not both")
 			}
 			// The same forms open takes; a user (pat@host) plays no part
 			// in a host key.
@@ -226,11 +235,23 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			if ep.URL != "" {
 				return usageErr("give the host and port, not a URL: dvv hosts trust HOST:PORT --protocol vnc")
 			}
-			req := wire.HostTrustArgs{Address: ep.Host, Protocol: protocol, Fingerprint: fingerprint}
+			req := wire.HostTrustArgs{Address: ep.Host, Protocol: protocol, Fingerprint: fingerprint, AcceptNew: acceptNew}
 			if ep.Port != 0 {
 				req.Port = intp(ep.Port)
 			}
 			resp, err := call[wire.HostTrustAnswer](e, req)
+			var unknown *wire.Error
+			if errors.As(err, &unknown) && unknown.Code == wire.HostKeyUnknown && unknown.Fingerprint != "" && req.Fingerprint == "" && e.human() {
+				if answer, asked := e.askTrust(args[0], protocol, unknown.Fingerprint); asked {
+					if answer == "" {
+						return localErr(wire.HostKeyUnknown, "%s was not trusted; nothing was written", args[0])
+					}
+					// Sent back as the fingerprint to check: a key the server
+					// swapped since it was shown is refused, not written.
+					req.Fingerprint = answer
+					resp, err = call[wire.HostTrustAnswer](e, req)
+				}
+			}
 			if err != nil || !e.human() {
 				return err
 			}
@@ -239,6 +260,38 @@ func hostsTrustCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&protocol, "protocol", wire.ProtoSSH, "ssh (host key), vnc or rdp (TLS certificate)")
-	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the SHA-256 fingerprint you checked (required for vnc)")
+	cmd.Flags().StringVar(&fingerprint, "fingerprint", "", "the SHA-256 fingerprint you checked; any other key is refused")
+	cmd.Flags().BoolVar(&acceptNew, "accept-new", false, "trust a key nobody checked when none is recorded yet (for scripts)")
 	return cmd
+}
+
+// askTrust shows the fingerprint a server presents and asks, on the
+// terminal stdin is, whether to trust it, as ssh does. asked is false when
+// stdin is no terminal. answer is the fingerprint to send: the shown one for
+// "yes", one the person typed, or "" for no.
+func (e *env) askTrust(address, protocol, presented string) (answer string, asked bool) {
+	if r, ok := e.stdin.(io.Writer); !ok || !isTerminal(r) { // a terminal's *os.File reads and writes
+		return "", false
+	}
+	what := "SSH host key"
+	if protocol != wire.ProtoSSH {
+		what = "TLS certificate"
+	}
+	fmt.Fprintf(e.stderr, "The %s of %s is not trusted yet.\nIts SHA-256 fingerprint is %s.\n"+
+		"Check it with the machine's owner. Trust it (yes/no/[fingerprint])? ", what, address, presented)
+	in := bufio.NewReaderSize(io.LimitReader(e.stdin, 4096), 4096)
+	for range 3 {
+		line, err := in.ReadString('\n')
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.EqualFold(line, "yes"):
+			return presented, true
+		case strings.EqualFold(line, "no") || err != nil:
+			return "", true
+		case strings.HasPrefix(line, "SHA256:") || strings.Count(line, ":") >= 31:
+			return line, true // dvvd compares it with what the server presents
+		}
+		fmt.Fprint(e.stderr, "Please type 'yes', 'no' or the fingerprint: ")
+	}
+	return "", true
 }

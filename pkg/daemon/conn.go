@@ -252,5 +252,5 @@ func errorResponse(id json.RawMessage, err error) *wire.Reply {
 		next = we.Code.Info().Next
 	}
 	return &wire.Reply{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next, Cause: we.Cause,
-		Observation: we.Observation}
+		Observation: we.Observation, Fingerprint: we.Fingerprint}
 }

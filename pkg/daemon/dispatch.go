@@ -341,7 +341,7 @@ func (d *Daemon) declared(spec *wire.OpSpec, err error) error {
 		if next == "" {
 			next = we.Code.Info().Next
 		}
-		return &wire.Error{Code: wire.NotConnected, Cause: we.Code, Observation: we.Observation,
+		return &wire.Error{Code: wire.NotConnected, Cause: we.Code, Observation: we.Observation, Fingerprint: we.Fingerprint,
 			Message: fmt.Sprintf("the limb is not connected: %s: %s", we.Code, we.Message), Next: next + " Then `reconnect`."}
 	}
 	d.log.Warn("op answered a code its spec does not declare", "op", spec.Name, "code", we.Code)

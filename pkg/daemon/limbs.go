@@ -411,7 +411,7 @@ func (l *Limb) detachSession(we *wire.Error) {
 	l.mu.Lock()
 	l.part.detachLocked()
 	if we != nil {
-		l.lastErr = &wire.LimbError{Code: we.Code, Message: we.Message, AtMs: time.Now().UnixMilli()}
+		l.lastErr = &wire.LimbError{Code: we.Code, Message: we.Message, AtMs: time.Now().UnixMilli(), Next: we.Next, Fingerprint: we.Fingerprint}
 	}
 	l.mu.Unlock()
 }
@@ -421,7 +421,7 @@ func (l *Limb) setState(s string, we *wire.Error) {
 	changed := l.state != s
 	l.state = s
 	if we != nil {
-		l.lastErr = &wire.LimbError{Code: we.Code, Message: we.Message, AtMs: time.Now().UnixMilli()}
+		l.lastErr = &wire.LimbError{Code: we.Code, Message: we.Message, AtMs: time.Now().UnixMilli(), Next: we.Next, Fingerprint: we.Fingerprint}
 	} else if s == wire.StateConnected {
 		l.lastErr = nil
 	}

@@ -48,7 +48,11 @@ func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 				return true, "connected", nil
 			case wire.StateFailed, wire.StateClosed:
 				if le != nil {
-					return false, "", &wire.Error{Code: le.Code, Message: "limb " + l.id + " failed: " + le.Message, Next: le.Code.Info().Next}
+					next := le.Next // the failure's own hint (e.g. the exact trust command)
+					if next == "" {
+						next = le.Code.Info().Next
+					}
+					return false, "", &wire.Error{Code: le.Code, Message: "limb " + l.id + " failed: " + le.Message, Next: next, Fingerprint: le.Fingerprint}
 				}
 				return false, "", wire.Errorf(wire.NotConnected, "limb %s is %s", l.id, st)
 			}

@@ -27,9 +27,10 @@ type Services struct {
 	Discovery *discovery.Browser
 	Tokens    *policy.TokenStore
 	// Trust fetches a machine's SSH host key or TLS certificate and trusts
-	// it, returning its fingerprint (dvv hosts trust).
-	// For TLS endpoints the fingerprint to pin is given by the user.
-	Trust func(protocol, address string, port int, fingerprint string) (string, error)
+	// it (dvv hosts trust) when it is the fingerprint the user checked, or,
+	// with none given, when acceptNew allows a new key; it returns the
+	// presented fingerprint and whether it was trusted already.
+	Trust func(protocol, address string, port int, checked string, acceptNew bool) (fingerprint string, already bool, err error)
 	// HostKey compares an SSH endpoint's host key with known_hosts without
 	// writing (`dvv doctor`); nil when SSH is not built in.
 	HostKey func(ctx context.Context, address string, port int, user string) (fingerprint string, err error)
@@ -248,13 +249,33 @@ func opHostTrust(c *call, a wire.HostTrustArgs) (*wire.HostTrustAnswer, error) {
 	if p, ok := wire.Protocol(proto); ok && port == 0 {
 		port = c.d.defaultPort(p, addr)
 	}
-	fp, err := c.d.cfg.Services.Trust(proto, addr, port, a.Fingerprint)
+	if err := checkFingerprint(a.Fingerprint); err != nil {
+		return nil, err
+	}
+	if a.Fingerprint != "" && a.AcceptNew {
+		return nil, &wire.Error{Code: wire.BadRequest, Message: "fingerprint and acceptNew were both given; nothing was written",
+			Next: "give the fingerprint you checked (--fingerprint) alone; acceptNew is for a key nobody checked"}
+	}
+	fp, already, err := c.d.cfg.Services.Trust(proto, addr, port, a.Fingerprint, a.AcceptNew)
 	if err != nil {
 		return nil, err
 	}
 	r := &wire.HostTrustAnswer{}
 	r.Dispatched = fmt.Sprintf("trusted %s %s:%d with fingerprint %s", proto, addr, port, fp)
+	if already {
+		r.Dispatched = fmt.Sprintf("%s %s:%d was trusted already with fingerprint %s; nothing was written", proto, addr, port, fp)
+	}
 	return r, nil
+}
+
+// checkFingerprint refuses a fingerprint no server could present: it is
+// echoed in messages, so it must be short and printable.
+func checkFingerprint(fp string) error {
+	if len(fp) > 200 || strings.IndexFunc(fp, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0 {
+		return &wire.Error{Code: wire.BadRequest, Message: "the fingerprint has spaces, control or non-ASCII characters, or is over 200 bytes; nothing was written",
+			Next: "give the fingerprint as ssh-keygen -l (SHA256:…) or openssl x509 -fingerprint -sha256 (AB:CD:…) prints it"}
+	}
+	return nil
 }
 
 func asBadRequest(err error) error {

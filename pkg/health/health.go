@@ -169,7 +169,15 @@ func checkHost(ctx context.Context, e Env, h hosts.Host) wire.HealthCheck {
 		fp, err := e.HostKey(ctx, h.Address, port, h.User)
 		if err != nil {
 			c.Status, c.Detail = wire.HealthFail, fmt.Sprintf("ssh %s answers; %v", hp, err)
-			c.Fix = fmt.Sprintf("verify the fingerprint with the machine's owner, then `dvv hosts trust %s`", h.Name)
+			// The key check's own hint: for an unknown key the exact trust
+			// command with the address and fingerprint (a saved host's name
+			// is no address hosts trust can dial); for a changed one, stop.
+			var we *wire.Error
+			if errors.As(err, &we) && we.Next != "" {
+				c.Fix = we.Next
+			} else {
+				c.Fix = fmt.Sprintf("verify the fingerprint with the machine's owner, then `dvv hosts trust %s --fingerprint FINGERPRINT`", hp)
+			}
 			return c
 		}
 		c.Status, c.Detail = wire.HealthOK, fmt.Sprintf("ssh %s answers; host key %s is trusted", hp, fp)

@@ -212,6 +212,11 @@ func CheckUser(user string) error {
 		return &wire.Error{Code: wire.BadRequest,
 			Message: "the user carries a password (user:password); dvv never takes a password there, and this one was not used, stored or logged",
 			Next:    "give the user alone and the password with --password-stdin: printf '%s\\n' \"$PW\" | dvv hosts add NAME --address HOST --protocol P --user USER --password-stdin"}
+	case strings.HasPrefix(user, "-"):
+		// ssh and scp read "-oProxyCommand=…" as an option, not a user:
+		// such a name would run a command wherever it reaches a command line.
+		return &wire.Error{Code: wire.BadRequest, Message: "the user starts with '-', which ssh and other tools read as an option (e.g. -oProxyCommand=…); it was not stored",
+			Next: "give the account name as the server knows it; no account name starts with '-'"}
 	case len(user) > 256 || strings.Contains(user, "%") || strings.IndexFunc(user, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0:
 		return &wire.Error{Code: wire.BadRequest, Message: "the user has spaces, control characters or percent-encoding, or is over 256 bytes; it was not stored",
 			Next: "give the account name as the server knows it (RDP may take DOMAIN\\user or user@domain)"}

@@ -297,6 +297,9 @@ func normalize(h *Host) error {
 		if len(f.v) > 256 || hasControl(f.v) {
 			return badRequest("%s has control characters or is over 256 bytes", f.what)
 		}
+		if strings.HasPrefix(f.v, "-") { // an option to any tool it is handed to
+			return badRequest("%s starts with '-', which tools read as an option; no account or domain name does", f.what)
+		}
 	}
 	for _, u := range []string{h.User, h.SSHUser} {
 		if err := CheckUser(u); err != nil {

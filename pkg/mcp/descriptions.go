@@ -146,7 +146,7 @@ func Instructions() string {
 	b.WriteString("; each answer's next says what to do. DAEMON_UNAVAILABLE means dvvd is not running: tell the user to start it " +
 		"(`dvvd &` or `systemctl --user start dvvd`). If dvvd restarted, the bridge reconnects by itself and says so: every lease was lost, acquire again.\n\n")
 	b.WriteString("structuredContent is dvvd's answer: result (the op) and the fields the tool's outputSchema lists, or on failure " +
-		"result \"error\", error {code, message, next, cause} and, when dvvd sent one, observation. The observation " +
+		"result \"error\", error {code, message, next, cause; fingerprint on HOSTKEY_UNKNOWN and HOSTKEY_CHANGED} and, when dvvd sent one, observation. The observation " +
 		"(dvv.observation.v1) is described field by field in docs/tools.md#observation.")
 	return b.String()
 }

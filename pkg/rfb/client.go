@@ -32,6 +32,10 @@ type Config struct {
 	Framebuffer *fb.Buffer
 	// TLS decides trust in VeNCrypt X509 certificates and wss:// servers.
 	TLS *TLSPolicy
+	// CertOnly picks any VeNCrypt X509 subtype, credentials or not, and
+	// ends the handshake after TLS: for reading the certificate
+	// (`dvv hosts trust`), never for a session.
+	CertOnly bool
 	// Origin is sent as the WebSocket Origin header (ws:// and wss://).
 	Origin string
 	// HandshakeTimeout bounds dialing plus the whole handshake; 0 means 15 s.

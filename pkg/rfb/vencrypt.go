@@ -93,6 +93,16 @@ func (h *handshake) veNCrypt() error {
 	pw, user := h.cfg.Password != "", h.cfg.Username != ""
 	var chosen uint32
 	switch {
+	case h.cfg.CertOnly && (has(vcX509None) || has(vcX509Vnc) || has(vcX509Plain)):
+		// Any certificate subtype reaches the TLS handshake, where the
+		// policy's Verify takes the certificate and ends the connection
+		// before any credential could be asked for.
+		for _, t := range []uint32{vcX509None, vcX509Vnc, vcX509Plain} {
+			if has(t) {
+				chosen = t
+				break
+			}
+		}
 	case has(vcX509None) && !pw:
 		chosen = vcX509None
 	case has(vcX509Vnc) && pw:
@@ -128,6 +138,9 @@ func (h *handshake) veNCrypt() error {
 		if err := h.startTLS(); err != nil {
 			return err
 		}
+	}
+	if h.cfg.CertOnly {
+		return protoErr("the certificate was accepted, but this connection was only to read it")
 	}
 	switch chosen {
 	case vcX509Vnc:

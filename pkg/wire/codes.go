@@ -88,8 +88,8 @@ var Codes = []CodeInfo{
 	{AuthFailed, "The remote machine refused the credentials.", "Fix the saved credential (`dvv hosts add … --password-stdin`); do not retry blindly.", ExitDenied},
 	{Unreachable, "Nothing answered at the address, or the connection broke during set-up.", "Check the address and port, and that the server runs.", ExitConnection},
 	{ProtocolError, "The remote server sent something malformed or hostile; the limb was failed to protect the daemon.", "Call `reconnect`; if it repeats, the server is broken.", ExitConnection},
-	{HostKeyUnknown, "The machine's SSH host key or TLS certificate is not trusted yet; the message shows its fingerprint.", "Check the fingerprint, then run the command the message names (`dvv hosts trust …`).", ExitTrust},
-	{HostKeyChanged, "The machine's host key or certificate differs from the one trusted before. This may be an attack.", "Stop. Verify the machine out of band before replacing the trusted key.", ExitTrust},
+	{HostKeyUnknown, "The machine's SSH host key or TLS certificate is not trusted yet; `fingerprint` and the message show what it presents.", "Check the fingerprint, then run the command the message names (`dvv hosts trust …`).", ExitTrust},
+	{HostKeyChanged, "The machine's host key or certificate differs from the one trusted before, or from the fingerprint given to `hosts trust`; nothing was written. This may be an attack.", "Stop. Verify the machine out of band before replacing the trusted key.", ExitTrust},
 	{Unsupported, "The server offers only something this build does not speak (e.g. anonymous-TLS VNC).", "Follow the message: it names the alternative the server can be configured with.", ExitUnsupported},
 	{NotFound, "A named host, group, token or path does not exist.", "List what exists (`hosts`, `group_list`, `token_list`, `files list`).", ExitGone},
 	{CursorExpired, "The terminal cursor points before what the scrollback ring still holds; the message says how many bytes were lost.", "Read again without `since` (or with the new cursor given) and accept the gap.", ExitGone},
@@ -126,7 +126,8 @@ type Error struct {
 	Code        Code         `json:"code"`
 	Message     string       `json:"message"`
 	Next        string       `json:"next,omitempty"`
-	Cause       Code         `json:"cause,omitempty"` // the code under Code, when dvvd mapped one onto another
+	Cause       Code         `json:"cause,omitempty"`       // the code under Code, when dvvd mapped one onto another
+	Fingerprint string       `json:"fingerprint,omitempty"` // HOSTKEY_UNKNOWN/CHANGED (or FILES_UNAVAILABLE for one): what the server presents
 	Observation *Observation `json:"observation,omitempty"`
 }
 

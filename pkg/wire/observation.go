@@ -78,6 +78,10 @@ type LimbError struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
 	AtMs    int64  `json:"atMs"`
+	// Next is the failure's own hint when it has one (HOSTKEY_UNKNOWN: the
+	// exact trust command); Fingerprint is what the server presented.
+	Next        string `json:"next,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Signal states.

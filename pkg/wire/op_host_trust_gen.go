@@ -9,6 +9,7 @@ type HostTrustArgs struct {
 	Port        *int   `json:"port,omitempty"`    // 1..65535
 	Protocol    string `json:"protocol,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
+	AcceptNew   bool   `json:"acceptNew,omitempty"`
 }
 
 // Op is "host_trust".

@@ -25,6 +25,9 @@ type Reply struct {
 	// answers NOT_CONNECTED, cause AUTH_FAILED).
 	Cause       Code         `json:"cause,omitempty"`
 	Observation *Observation `json:"observation,omitempty"`
+	// Fingerprint is the key or certificate the server presents, on
+	// HOSTKEY_UNKNOWN and HOSTKEY_CHANGED.
+	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Line is the line as it was read.
 	Line json.RawMessage `json:"-"`
@@ -58,12 +61,12 @@ func (r *Reply) Err() *Error {
 	if r.Result != ResultError {
 		return nil
 	}
-	return &Error{Code: r.Code, Message: r.Message, Next: r.Next, Cause: r.Cause, Observation: r.Observation}
+	return &Error{Code: r.Code, Message: r.Message, Next: r.Next, Cause: r.Cause, Observation: r.Observation, Fingerprint: r.Fingerprint}
 }
 
 // ErrorReply is a failure as the line dvvd writes for it.
 func ErrorReply(id json.RawMessage, e *Error) *Reply {
-	return &Reply{Result: ResultError, ID: id, Code: e.Code, Message: e.Message, Next: e.Next, Cause: e.Cause, Observation: e.Observation}
+	return &Reply{Result: ResultError, ID: id, Code: e.Code, Message: e.Message, Next: e.Next, Cause: e.Cause, Observation: e.Observation, Fingerprint: e.Fingerprint}
 }
 
 // DecodeAnswer reads op R's answer from its line: the fields R declares,

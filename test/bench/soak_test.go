@@ -84,7 +84,7 @@ func TestSoak(t *testing.T) {
 		case i < nSSH+nRDP:
 			s.rdp = testbed.StartShadow(t, testbed.ShadowOptions{Width: 320, Height: 240})
 			port, proto = s.rdp.Port, "rdp"
-			must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &port, Protocol: "rdp"})
+			must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &port, Protocol: "rdp", AcceptNew: true})
 		default:
 			s.vnc = testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
 			s.vnc.Run(t, "xsetroot", "-solid", fmt.Sprintf("#%02x6080", i*9))

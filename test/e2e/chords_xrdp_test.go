@@ -38,12 +38,12 @@ func openXrdpLimb(t *testing.T) (*testbed.RDP, *client.Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust := func(proto, addr string, port int, fp string) (string, error) {
-		return rdplimb.TrustCert(t.Context(), addr, port)
+	trust := func(proto, addr string, port int, fp string, acceptNew bool) (string, bool, error) {
+		return rdplimb.TrustCertChecked(t.Context(), addr, port, fp, acceptNew)
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: keychain.OpenLazy(), Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", AcceptNew: true})
 	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "x", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
 	id := must(t, c, wire.OpenArgs{HostID: "x", Perceive: boolp(true)}).LimbID
 	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(30000)}); !w.Wait.Settled {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"errors"
 	"io"
 	"os"
 	"regexp"
@@ -30,18 +31,20 @@ func TestRDPSavedHostWithNLA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust := func(proto, addr string, port int, fp string) (string, error) {
-		return rdplimb.TrustCert(t.Context(), addr, port)
+	trust := func(proto, addr string, port int, fp string, acceptNew bool) (string, bool, error) {
+		return rdplimb.TrustCertChecked(t.Context(), addr, port, fp, acceptNew)
 	}
 	d := startDaemonWith(t, daemon.Services{Hosts: hs, Keychain: kc, Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
 	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "win", Protocol: "rdp", Address: "127.0.0.1", Port: srv.Port, User: srv.User}, Password: srv.Password})
 	r := must(t, c, wire.OpenArgs{HostID: "win", Perceive: boolp(true)})
 	_, err = do(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)})
-	if cause(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) {
+	var we *wire.Error
+	if cause(err) != wire.HostKeyUnknown || !fingerprintRe.MatchString(err.Error()) || !errors.As(err, &we) || we.Fingerprint == "" {
 		t.Fatalf("first sight of the certificate: %v", err)
 	}
-	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	// The fingerprint the answer carries is what a person checks and trusts.
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Fingerprint: we.Fingerprint})
 	must(t, c, wire.ReconnectArgs{Target: wire.Target{LimbID: r.LimbID}, TimeoutMs: intp(30000)})
 	o := must(t, c, wire.StatusArgs{Target: wire.Target{LimbID: r.LimbID}}).Observation
 	if o.State != "connected" || o.Size != (wire.Size{W: 800, H: 600}) || o.Geometry.Generation != 1 {
@@ -75,12 +78,12 @@ func absDiff(a uint8, b int) int {
 func openShadow(t *testing.T, srv *testbed.RDP) (*client.Client, string) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // certificate pins of this test only
-	trust := func(proto, addr string, port int, fp string) (string, error) {
-		return rdplimb.TrustCert(t.Context(), addr, port)
+	trust := func(proto, addr string, port int, fp string, acceptNew bool) (string, bool, error) {
+		return rdplimb.TrustCertChecked(t.Context(), addr, port, fp, acceptNew)
 	}
 	d := startDaemonWith(t, daemon.Services{Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", AcceptNew: true})
 	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
 	if w := must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(20000)}); !w.Wait.Settled {
 		t.Fatalf("rdp limb: %+v", w.Observation)

@@ -28,12 +28,12 @@ import (
 func openRDPShadow(t *testing.T, w, h int) (*testbed.RDP, *client.Client, string) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: w, Height: h})
-	trust := func(proto, addr string, port int, fp string) (string, error) {
-		return rdplimb.TrustCert(t.Context(), addr, port)
+	trust := func(proto, addr string, port int, fp string, acceptNew bool) (string, bool, error) {
+		return rdplimb.TrustCertChecked(t.Context(), addr, port, fp, acceptNew)
 	}
 	d := startDaemonWith(t, daemon.Services{Trust: trust}, io.Discard)
 	c := dial(t, d, "agent")
-	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp"})
+	must(t, c, wire.HostTrustArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", AcceptNew: true})
 	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})
 	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: r.LimbID}, Until: "connected", TimeoutMs: intp(30000)})
 	return srv, c, r.LimbID

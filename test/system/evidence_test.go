@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,10 +64,10 @@ func TestDoctorAndReport(t *testing.T) {
 			t.Errorf("doctor check %q = %+v, want %s\n%v", name, c, st, r)
 		}
 	}
-	if c := checks["host box"]; !strings.Contains(c.Detail, "not trusted") || !strings.Contains(c.Fix, "dvv hosts trust box") {
+	if c := checks["host box"]; !strings.Contains(c.Detail, "not trusted") || !strings.Contains(c.Fix, fmt.Sprintf("dvv hosts trust 127.0.0.1:%d --fingerprint SHA256:", sshd.Port)) {
 		t.Errorf("host box: %+v", c)
 	}
-	if h := d.dvv("doctor"); !strings.Contains(h.stdout, "fix: verify the fingerprint") {
+	if h := d.dvv("doctor"); !strings.Contains(h.stdout, "fix: Check the fingerprint") {
 		t.Errorf("human doctor output: %v", h)
 	}
 

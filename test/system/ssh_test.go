@@ -145,14 +145,22 @@ func TestSSHRunTermFiles(t *testing.T) {
 }
 
 // TestSSHTrust: an unknown host key stops the limb with HOSTKEY_UNKNOWN
-// (class 10); `dvv hosts trust` trusts it and a reconnect succeeds.
+// (class 10) whose hint names the exact `dvv hosts trust … --fingerprint`
+// command; running it trusts the key and a reconnect succeeds.
 func TestSSHTrust(t *testing.T) {
 	t.Parallel()
 	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
 	d := startDaemonIn(t, "", s.Home)
 	limb := strings.TrimSpace(d.must("open", "ssh://"+s.Addr, "--wait=false").stdout)
-	wantExit(t, d.dvv("wait", limb, "--until", "connected", "--timeout-ms", "10000"), wire.ExitTrust, wire.HostKeyUnknown)
-	if r := d.must("hosts", "trust", s.Addr); !strings.Contains(r.stdout, "SHA256:") {
+	r := d.dvv("wait", limb, "--until", "connected", "--timeout-ms", "10000")
+	wantExit(t, r, wire.ExitTrust, wire.HostKeyUnknown)
+	_, hint, _ := strings.Cut(r.stderr, "next: ")
+	_, command, _ := strings.Cut(hint, "`dvv ")
+	command, _, _ = strings.Cut(command, "`")
+	if !strings.HasPrefix(command, "hosts trust "+s.Addr+" --fingerprint SHA256:") {
+		t.Fatalf("the hint names no trust command with the fingerprint: %v", r)
+	}
+	if r := d.must(strings.Fields(command)...); !strings.Contains(r.stdout, "SHA256:") {
 		t.Errorf("hosts trust: %v", r)
 	}
 	d.must("reconnect", limb, "--timeout-ms", "10000")

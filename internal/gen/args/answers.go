@@ -16,7 +16,7 @@ func AnswerName(op string) string { return camel(op) + "Answer" }
 
 // envelopeFields are on every answer line (result, id) or on failures
 // only (the error fields): no op declares them as its answer.
-var envelopeFields = []string{"result", "id", "code", "message", "next", "cause"}
+var envelopeFields = []string{"result", "id", "code", "message", "next", "cause", "fingerprint"}
 
 // RenderAnswers returns, per op (for its op_<name>_gen.go), a struct with
 // exactly the spec's AnswerFields under the answer catalog's Go names,

@@ -104,9 +104,14 @@ type catalog struct {
 	Discovered bool           `json:"discovered,omitempty"`
 	Host       *wire.HostSpec `json:"host,omitempty"`
 	Password   string         `json:"password,omitempty"` // host_add only; goes to the keychain, never stored elsewhere
-	// Fingerprint is the certificate fingerprint host_trust pins for a VNC
-	// (VeNCrypt) or RDP endpoint, as a HOSTKEY_UNKNOWN answer showed it.
+	// Fingerprint is the SSH host key or TLS certificate fingerprint the
+	// user checked; host_trust writes the key only when the server presents
+	// exactly it (as a HOSTKEY_UNKNOWN answer showed it).
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// AcceptNew lets host_trust write a key it has not been given the
+	// fingerprint of, when none is recorded (OpenSSH's
+	// StrictHostKeyChecking=accept-new); a changed key is still refused.
+	AcceptNew bool `json:"acceptNew,omitempty"`
 
 	// groups
 	HostIDs   []string        `json:"hostIds,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/keys"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/limb/pins"
 	"github.com/dvvhq/dvv/pkg/rdp"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -78,6 +79,43 @@ func (o Options) TrustCert(ctx context.Context, address string, port int) (strin
 		return fp, codedError(err, hp)
 	}
 	return fp, nil
+}
+
+// TrustCertChecked is what `dvv hosts trust --protocol rdp` runs: it pins
+// the certificate the server presents only when it is the fingerprint the
+// user checked, or, with none given, when acceptNew says a new certificate
+// may be pinned. Otherwise nothing is written: a different certificate is
+// HOSTKEY_CHANGED, an unchecked one HOSTKEY_UNKNOWN with its fingerprint.
+func TrustCertChecked(ctx context.Context, address string, port int, checked string, acceptNew bool) (fingerprint string, already bool, err error) {
+	hp := hostPort(address, port)
+	der, err := rdp.FetchCertificate(ctx, hp)
+	if err != nil {
+		return "", false, codedError(err, hp)
+	}
+	fp := rdp.Fingerprint(der)
+	what := "the TLS certificate of RDP server " + hp
+	switch err := checkPin(hp, der, fp); {
+	case err == nil:
+		if checked != "" && !pins.Matches(checked, fp) {
+			return "", false, pins.Mismatch(what, hp, wire.ProtoRDP, checked, fp)
+		}
+		return fp, true, nil
+	case isUnknownCert(err):
+	default:
+		return "", false, codedError(err, hp)
+	}
+	if err := pins.Decide(what, hp, wire.ProtoRDP, fp, checked, acceptNew); err != nil {
+		return "", false, err
+	}
+	if err := pin(hp, fp); err != nil {
+		return "", false, codedError(err, hp)
+	}
+	return fp, false, nil
+}
+
+func isUnknownCert(err error) bool {
+	var ce *rdp.CertError
+	return errors.As(err, &ce) && !ce.Changed
 }
 
 type desktop struct {

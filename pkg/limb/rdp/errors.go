@@ -6,12 +6,18 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/dvvhq/dvv/pkg/limb/pins"
 	"github.com/dvvhq/dvv/pkg/rdp"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // trustCommand is what a person runs to trust a certificate.
 func trustCommand(hostport string) string { return "dvv hosts trust " + hostport + " --protocol rdp" }
+
+func withFingerprint(fp string, e *wire.Error) *wire.Error {
+	e.Fingerprint = fp
+	return e
+}
 
 // codedError turns an rdp failure into the code the daemon shows.
 func codedError(err error, hostport string) *wire.Error {
@@ -32,15 +38,19 @@ func codedError(err error, hostport string) *wire.Error {
 	case errors.As(err, &we):
 		return we
 	case errors.As(err, &ce) && ce.Changed:
-		return wire.Errorf(wire.HostKeyChanged,
+		return withFingerprint(ce.Fingerprint, wire.Errorf(wire.HostKeyChanged,
 			"WARNING: the TLS certificate of RDP server %s HAS CHANGED: it now presents SHA256 %s, but SHA256 %s was trusted (%s). "+
 				"Someone may be intercepting the connection, or the server got a new certificate. dvv refused to connect. "+
 				"Verify the new fingerprint out of band; only if the change is legitimate, delete the old line from %s and run `%s`.",
-			ce.HostPort, ce.Fingerprint, ce.Pinned, knownCertsFile(), knownCertsFile(), trustCommand(hostport))
+			ce.HostPort, ce.Fingerprint, ce.Pinned, knownCertsFile(), knownCertsFile(), trustCommand(hostport)))
 	case errors.As(err, &ce):
-		return wire.Errorf(wire.HostKeyUnknown,
+		cmd := pins.TrustCommand(hostport, wire.ProtoRDP, ce.Fingerprint)
+		e := wire.Errorf(wire.HostKeyUnknown,
 			"the TLS certificate of RDP server %s is not trusted yet: SHA256 %s. Check the fingerprint with the machine's owner, then run `%s`.",
-			ce.HostPort, ce.Fingerprint, trustCommand(hostport))
+			ce.HostPort, ce.Fingerprint, cmd)
+		e.Fingerprint = ce.Fingerprint
+		e.Next = "Check the fingerprint with the machine's owner (on Windows: the certificate's SHA-256 thumbprint in the Remote Desktop certificate store); if it is the same, run `" + cmd + "`"
+		return e
 	case errors.As(err, &ae):
 		return wire.Errorf(wire.AuthFailed, "%v. Fix the saved user name, domain or password for %s.", ae, hostport)
 	case errors.As(err, &ne):

@@ -16,6 +16,7 @@ import (
 	"github.com/pkg/sftp"
 
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/limb/pins"
 	"github.com/dvvhq/dvv/pkg/sshx"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -109,6 +110,58 @@ func (o Options) DialFiles(ctx context.Context, t limb.Target) (limb.Files, erro
 		return nil, wire.Errorf(wire.FilesUnavailable, "the SSH server at %s offers no SFTP: %v", t.Address, err)
 	}
 	return f, nil
+}
+
+// TrustHostKeyChecked is what `dvv hosts trust` runs: it records the host
+// key at address[:port] only when it is the fingerprint the user checked,
+// or, with none given, when acceptNew says a new key may be written.
+// Otherwise nothing is written: a different key is HOSTKEY_CHANGED, an
+// unchecked one HOSTKEY_UNKNOWN with its fingerprint. already reports a key
+// known_hosts held before.
+func TrustHostKeyChecked(address string, port int, checked string, acceptNew bool) (fingerprint string, already bool, err error) {
+	return Options{}.TrustHostKeyChecked(address, port, checked, acceptNew)
+}
+
+// TrustHostKeyChecked is the package function with these options.
+func (o Options) TrustHostKeyChecked(address string, port int, checked string, acceptNew bool) (string, bool, error) {
+	if h, p, err := net.SplitHostPort(address); err == nil && port == 0 {
+		if n, err := strconv.Atoi(p); err == nil {
+			address, port = h, n
+		}
+	}
+	hp := address
+	if port != 0 && port != 22 {
+		hp = net.JoinHostPort(address, strconv.Itoa(port))
+	}
+	what := "the SSH host key of " + hp
+	accept := func(fp string, already bool) error {
+		if already {
+			if checked != "" && !pins.Matches(checked, fp) {
+				return pins.Mismatch(what, hp, wire.ProtoSSH, checked, fp)
+			}
+			return nil
+		}
+		return pins.Decide(what, hp, wire.ProtoSSH, fp, checked, acceptNew)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	r, err := sshx.TrustIf(ctx, o.sshOptions(address, port, "", ""), accept)
+	if err != nil {
+		return "", false, dialError(err, address, port)
+	}
+	return r.Fingerprint, r.Already, nil
+}
+
+// CheckHostKey compares the host key address[:port] presents with
+// known_hosts without writing (`dvv doctor`): nil when it is trusted,
+// HOSTKEY_UNKNOWN (with the fingerprint and the exact trust command) or
+// HOSTKEY_CHANGED otherwise.
+func CheckHostKey(ctx context.Context, address string, port int, user string) (string, error) {
+	fp, err := sshx.CheckTrust(ctx, Options{}.sshOptions(address, port, user, ""))
+	if err != nil {
+		return fp, dialError(err, address, port)
+	}
+	return fp, nil
 }
 
 // TrustHostKey records the host key; see the package function.

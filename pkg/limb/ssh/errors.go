@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ func trustCommand(address string, port int) string {
 	if port == 0 || port == 22 {
 		return "dvv hosts trust " + address
 	}
-	return "dvv hosts trust " + address + ":" + strconv.Itoa(port)
+	return "dvv hosts trust " + net.JoinHostPort(address, strconv.Itoa(port)) // [v6]:port
 }
 
 // dialError turns a connection failure into the code the daemon shows.
@@ -33,15 +34,19 @@ func dialError(err error, address string, port int) *wire.Error {
 	case errors.As(err, &we):
 		return we
 	case errors.As(err, &he) && he.Changed:
-		return wire.Errorf(wire.HostKeyChanged,
+		return withFingerprint(he.Fingerprint, wire.Errorf(wire.HostKeyChanged,
 			"WARNING: the SSH host key of %s HAS CHANGED. The server now presents %s %s, which differs from the key recorded in %s line %d. "+
 				"Someone may be intercepting the connection, or the machine was reinstalled. dvv refused to connect. "+
 				"Verify the new fingerprint out of band; only if the change is legitimate, remove the old line (ssh-keygen -R '%s' -f %s) and run `%s`.",
-			he.Address, he.KeyType, he.Fingerprint, he.KnownFile, he.KnownLine, he.Address, he.KnownFile, trustCommand(address, port))
+			he.Address, he.KeyType, he.Fingerprint, he.KnownFile, he.KnownLine, he.Address, he.KnownFile, trustCommand(address, port)))
 	case errors.As(err, &he):
-		return wire.Errorf(wire.HostKeyUnknown,
+		cmd := trustCommand(address, port) + " --fingerprint " + he.Fingerprint
+		e := wire.Errorf(wire.HostKeyUnknown,
 			"the SSH host key of %s is not trusted yet: %s %s. Check the fingerprint with the machine's owner, then run `%s`.",
-			he.Address, he.KeyType, he.Fingerprint, trustCommand(address, port))
+			he.Address, he.KeyType, he.Fingerprint, cmd)
+		e.Fingerprint = he.Fingerprint
+		e.Next = "Check the fingerprint with the machine's owner (on the machine: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub); if it is the same, run `" + cmd + "`"
+		return e
 	case errors.As(err, &ae):
 		return wire.Errorf(wire.AuthFailed, "%v. Load the right key into ssh-agent, name it with IdentityFile in ~/.ssh/config, or save a password for this host.", ae)
 	case errors.As(err, &pe):
@@ -55,11 +60,17 @@ func dialError(err error, address string, port int) *wire.Error {
 	}
 }
 
+func withFingerprint(fp string, e *wire.Error) *wire.Error {
+	e.Fingerprint = fp
+	return e
+}
+
 // filesUnavailable wraps a sidecar failure: the daemon sees
 // FILES_UNAVAILABLE with the underlying reason and its remedy.
 func filesUnavailable(err error, address string, port int) *wire.Error {
 	inner := dialError(err, address, port)
 	e := wire.Errorf(wire.FilesUnavailable, "no SFTP route to %s: %s (%s). %s", address, reasonWord(inner.Code), inner.Message, inner.Next)
+	e.Fingerprint = inner.Fingerprint // an untrusted or changed host key's
 	return e
 }
 

@@ -325,13 +325,15 @@ func TestSidecar(t *testing.T) {
 		tg.SSHPort = u.Port
 		uo := testOpts(u)
 		_, err := uo.DialFiles(ctx, tg)
-		if code(err) != wire.FilesUnavailable || !strings.Contains(err.Error(), "SHA256:") ||
-			!strings.Contains(err.Error(), fmt.Sprintf("dvv hosts trust %s:%d", u.Host, u.Port)) {
-			t.Fatalf("got %v", err)
+		var we *wire.Error
+		if code(err) != wire.FilesUnavailable || !errors.As(err, &we) || !strings.HasPrefix(we.Fingerprint, "SHA256:") ||
+			!strings.Contains(err.Error(), fmt.Sprintf("dvv hosts trust %s:%d --fingerprint %s", u.Host, u.Port, we.Fingerprint)) {
+			t.Fatalf("got %#v", err)
 		}
-		fp, err := uo.TrustHostKey(fmt.Sprintf("%s:%d", u.Host, u.Port), 0)
-		if err != nil || !strings.HasPrefix(fp, "SHA256:") {
-			t.Fatalf("trust: %q %v", fp, err)
+		// The fingerprint the refusal carries is the one the check accepts.
+		fp, already, err := uo.TrustHostKeyChecked(fmt.Sprintf("%s:%d", u.Host, u.Port), 0, we.Fingerprint, false)
+		if err != nil || fp != we.Fingerprint || already {
+			t.Fatalf("trust: %q %v %v", fp, already, err)
 		}
 		fs, err := uo.DialFiles(ctx, tg)
 		if err != nil {

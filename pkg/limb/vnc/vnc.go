@@ -372,6 +372,11 @@ func (d *desktop) Signals() wire.Signals {
 	return s
 }
 
+func withFingerprint(fp string, e *wire.Error) *wire.Error {
+	e.Fingerprint = fp
+	return e
+}
+
 // mapError turns an rfb or network failure into a coded error.
 func mapError(err error, addr string) error {
 	if err == nil {
@@ -396,12 +401,16 @@ func mapError(err error, addr string) error {
 		return wire.Errorf(wire.Unsupported, "VNC server %s offers only security types this client cannot speak (%s). %s",
 			addr, strings.Join(unsup.Offered, ", "), unsup.Hint)
 	case errors.As(err, &unknown):
-		return wire.Errorf(wire.HostKeyUnknown, "the TLS certificate of VNC server %s is not trusted yet; its SHA-256 fingerprint is %s. "+
-			"If that is right, run `dvv hosts trust %s --protocol vnc --fingerprint %s`", addr, unknown.Fingerprint, hp, unknown.Fingerprint)
+		e := wire.Errorf(wire.HostKeyUnknown, "the TLS certificate of VNC server %s is not trusted yet; its SHA-256 fingerprint is %s. "+
+			"If that is right, run `%s`", addr, unknown.Fingerprint, pins.TrustCommand(hp, wire.ProtoVNC, unknown.Fingerprint))
+		e.Fingerprint = unknown.Fingerprint
+		e.Next = "Check the fingerprint with the machine's owner (on the machine: openssl x509 -noout -fingerprint -sha256 -in CERT); if it is the same, run `" +
+			pins.TrustCommand(hp, wire.ProtoVNC, unknown.Fingerprint) + "`"
+		return e
 	case errors.As(err, &changed):
-		return wire.Errorf(wire.HostKeyChanged, "the TLS certificate of VNC server %s changed: it now shows SHA-256 %s, "+
+		return withFingerprint(changed.Fingerprint, wire.Errorf(wire.HostKeyChanged, "the TLS certificate of VNC server %s changed: it now shows SHA-256 %s, "+
 			"but %s was trusted. This may be an attack: verify the machine out of band, then remove the line for %s from the known_certs file in dvv's config directory and trust it again",
-			addr, changed.Fingerprint, changed.Pinned, hp)
+			addr, changed.Fingerprint, changed.Pinned, hp))
 	case errors.As(err, &proto):
 		return wire.Errorf(wire.ProtocolError, "VNC server %s: %v", addr, err)
 	case errors.As(err, &server):
