@@ -293,7 +293,7 @@ func clipboardCmd(e *env) *cobra.Command {
 				fmt.Fprintln(e.stderr, "the remote clipboard is empty (or nothing was copied since the limb connected)")
 				return nil
 			}
-			io.WriteString(e.stdout, resp.Clip.Text)
+			io.WriteString(e.dataOut(), resp.Clip.Text)
 			if !strings.HasSuffix(resp.Clip.Text, "\n") {
 				fmt.Fprintln(e.stdout)
 			}

@@ -176,7 +176,7 @@ func (e *env) printScreen(s *wire.Screen) error {
 		if err != nil {
 			return localErr(wire.Internal, "dvvd sent an image that is not base64: %v", err)
 		}
-		e.stdout.Write(data)
+		e.dataOut().Write(data)
 		fmt.Fprintln(e.stderr, s.ImageSpaceLine)
 	}
 	return nil

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestEscapeText: control characters show as escapes, text and layout
+// stay as written.
+func TestEscapeText(t *testing.T) {
+	for _, c := range []struct {
+		in, lines, one string
+	}{
+		{"plain text — ünïcode 漢字", "plain text — ünïcode 漢字", "plain text — ünïcode 漢字"},
+		{"\x1b]0;OWNED\a", `\x1b]0;OWNED\x07`, `\x1b]0;OWNED\x07`},
+		{"a\nb\tc\r", "a\nb\tc\\r", `a\nb\tc\r`},
+		{"\u009b31m", `\u009b31m`, `\u009b31m`},
+		{"bad \xff byte \x7f", `bad \xff byte \x7f`, `bad \xff byte \x7f`},
+		{`back\slash`, `back\slash`, `back\slash`},
+	} {
+		if got := escapeText(c.in, true); got != c.lines {
+			t.Errorf("escapeText(%q, keepLayout) = %q, want %q", c.in, got, c.lines)
+		}
+		if got := oneLine(c.in); got != c.one {
+			t.Errorf("oneLine(%q) = %q, want %q", c.in, got, c.one)
+		}
+	}
+}
+
+// TestHumanStreamsEscapeDataStreamsDoNot: what a command prints for a
+// person is escaped; data written to the raw streams is not.
+func TestHumanStreamsEscapeDataStreamsDoNot(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := &env{}
+	e.humanStreams(&out, &errOut)
+	e.stdout.Write([]byte("desktop: \x1b[2J\n"))
+	e.dataOut().Write([]byte("\x1b[1mbold\x1b[0m"))
+	e.stderr.Write([]byte("\x1b]0;t\a\n"))
+	if got, want := out.String(), "desktop: \\x1b[2J\n\x1b[1mbold\x1b[0m"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	if got, want := errOut.String(), "\\x1b]0;t\\x07\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}
