@@ -120,3 +120,32 @@ func (e *env) dataErr() io.Writer {
 	}
 	return e.stderr
 }
+
+// jsonSafe writes DEL and the C1 controls (U+0080–U+009F) in a JSON line
+// as \u escapes. encoding/json and dvvd escape C0 controls already but
+// leave these as raw bytes, which some terminals obey (0x9b is CSI); the
+// escape means the same string, so --json stays exactly dvvd's answer.
+func jsonSafe(line []byte) []byte {
+	i := 0
+	for ; i < len(line); i++ {
+		if b := line[i]; b == 0x7f || (b == 0xc2 && i+1 < len(line) && line[i+1] >= 0x80 && line[i+1] < 0xa0) {
+			break
+		}
+	}
+	if i == len(line) {
+		return line
+	}
+	out := append([]byte{}, line[:i]...)
+	for ; i < len(line); i++ {
+		switch b := line[i]; {
+		case b == 0x7f:
+			out = append(out, `\u007f`...)
+		case b == 0xc2 && i+1 < len(line) && line[i+1] >= 0x80 && line[i+1] < 0xa0:
+			out = fmt.Appendf(out, `\u%04x`, line[i+1])
+			i++
+		default:
+			out = append(out, b)
+		}
+	}
+	return out
+}

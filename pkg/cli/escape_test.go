@@ -2,7 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // TestEscapeText: control characters show as escapes, text and layout
@@ -41,5 +45,30 @@ func TestHumanStreamsEscapeDataStreamsDoNot(t *testing.T) {
 	}
 	if got, want := errOut.String(), "\\x1b]0;t\\x07\n"; got != want {
 		t.Errorf("stderr %q, want %q", got, want)
+	}
+}
+
+// TestForeignLeaseTextStaysOnOneLine: a lease holder and reason with an
+// escape sequence and a newline (from a dvvd that let them through) print
+// as one escaped line in control status, and --json keeps them whole.
+func TestForeignLeaseTextStaysOnOneLine(t *testing.T) {
+	lease := &wire.Lease{Holder: "agent\x1b]0;OWNED\a", Reason: "x\n$ sudo rm -rf ~ \u009b2J"}
+	answer := func(*sentReq) (wire.Answer, error) {
+		return &wire.ControlAnswer{Lease: lease}, nil
+	}
+	_, code, out, errs := answered(t, "", answer, "control", "status", "vnc-1")
+	if code != 0 || strings.ContainsAny(out+errs, "\x1b\a\u009b") || strings.Contains(out, "\n$ sudo") {
+		t.Fatalf("control status printed the text raw: exit %d %q %q", code, out, errs)
+	}
+	if !strings.Contains(out, `held by agent\x1b]0;OWNED\x07 — x\n$ sudo rm -rf ~ \u009b2J`) {
+		t.Errorf("control status: %q", out)
+	}
+	_, _, out, _ = answered(t, "", answer, "control", "status", "vnc-1", "--json")
+	var got struct{ Lease wire.Lease }
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Lease.Holder != lease.Holder || got.Lease.Reason != lease.Reason {
+		t.Errorf("--json: %v %q", err, out)
+	}
+	if strings.Contains(out, "\u009b") {
+		t.Errorf("--json carries a raw C1 control: %q", out)
 	}
 }

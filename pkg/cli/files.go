@@ -272,7 +272,7 @@ func filesHomeCmd(e *env) *cobra.Command {
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, resp.Files.Home)
+			fmt.Fprintln(e.stdout, oneLine(resp.Files.Home))
 			return nil
 		},
 	}

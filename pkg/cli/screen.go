@@ -224,7 +224,7 @@ func waitCmd(e *env) *cobra.Command {
 			}
 			if e.human() {
 				if w.Settled {
-					fmt.Fprintf(e.stdout, "settled after %d ms: %s\n", w.ElapsedMs, w.Detail)
+					fmt.Fprintf(e.stdout, "settled after %d ms: %s\n", w.ElapsedMs, oneLine(w.Detail))
 				}
 				if w.ExitCode != nil {
 					fmt.Fprintf(e.stdout, "exit status: %d\n", *w.ExitCode)

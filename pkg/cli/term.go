@@ -81,7 +81,7 @@ func (e *env) writeRunOutput(r *wire.RunResult) {
 		fmt.Fprintf(e.stderr, "dvv: output truncated: %d stdout and %d stderr bytes were dropped\n", r.StdoutDropped, r.StderrDropped)
 	}
 	if r.Note != "" {
-		fmt.Fprintln(e.stderr, "dvv:", r.Note)
+		fmt.Fprintln(e.stderr, "dvv:", oneLine(r.Note))
 	}
 }
 
