@@ -264,7 +264,7 @@ func (e *env) finish(err error) int {
 	var st *exitStatus
 	if errors.As(err, &st) {
 		if st.msg != "" {
-			fmt.Fprintln(e.stderr, "dvv:", st.msg)
+			fmt.Fprintln(e.stderr, "dvv:", oneLine(st.msg)) // may carry a server's words (a signal name)
 		}
 		return st.code
 	}

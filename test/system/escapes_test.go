@@ -1,11 +1,19 @@
 package system_test
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -181,4 +189,63 @@ func TestSessionNameAndLeaseReasonValidated(t *testing.T) {
 	if !strings.Contains(st.stdout, "held by agent-7 — filling the form — step 2") {
 		t.Errorf("control status: %v", st)
 	}
+}
+
+// TestClipboardEscapedOnTerminalRawInPipe: a remote clipboard holding an
+// escape sequence (set by an X application on the server) is printed by
+// `dvv clipboard get` escaped when stdout is a terminal, and byte for
+// byte into a pipe, as data.
+func TestClipboardEscapedOnTerminalRawInPipe(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, "")
+	x, limb := openVNC(t, d)
+	const clip = "copied \x1b]0;OWNED\a\x1b[2J text"
+	// xclip owns the CLIPBOARD selection on the server's display until the test ends.
+	set := x.Command("xclip", "-selection", "clipboard", "-loops", "0")
+	set.Stdin = strings.NewReader(clip)
+	testbed.Start(t, "xclip", set)
+
+	var piped result
+	testbed.Eventually(t, 15*time.Second, "the clipboard in dvv", func() bool {
+		piped = d.dvv("clipboard", "get", limb)
+		return piped.code == 0 && strings.Contains(piped.stdout, "copied")
+	})
+	if piped.stdout != clip+"\n" {
+		t.Errorf("into a pipe the clipboard is not byte for byte: %q", piped.stdout)
+	}
+
+	master, slave := openPTY(t)
+	cmd := exec.Command(dvvBin, "clipboard", "get", limb)
+	cmd.Env = append(append([]string{}, d.env...), "DVV_SESSION=shell-a")
+	cmd.Stdout, cmd.Stderr = slave, slave
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	seen, _ := io.ReadAll(master) // ends with EIO once the last terminal side is closed
+	if bytes.ContainsAny(seen, "\x1b\a") || !bytes.Contains(seen, []byte(`copied \x1b]0;OWNED\x07\x1b[2J text`)) {
+		t.Errorf("on a terminal the clipboard is not escaped: %q", seen)
+	}
+}
+
+// openPTY opens a pseudo-terminal: its master and terminal sides.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open a pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { master.Close() })
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlock the pseudo-terminal: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("name the pseudo-terminal: %v", err)
+	}
+	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open the terminal side: %v", err)
+	}
+	return master, slave
 }
