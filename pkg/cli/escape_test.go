@@ -72,3 +72,24 @@ func TestForeignLeaseTextStaysOnOneLine(t *testing.T) {
 		t.Errorf("--json carries a raw C1 control: %q", out)
 	}
 }
+
+// TestListsEscapeForeignNames: a remote file name, a discovered host's
+// name and a token label holding an escape sequence and a newline each
+// print as one escaped table cell.
+func TestListsEscapeForeignNames(t *testing.T) {
+	const evil = "x\x1b]0;OWNED\a\n$ fake"
+	const shown = `x\x1b]0;OWNED\x07\n$ fake`
+	for _, c := range []struct {
+		args   []string
+		answer wire.Answer
+	}{
+		{[]string{"files", "ls", "vnc-1", "/tmp"}, &wire.FilesAnswer{Files: &wire.FilesResult{Action: "list", Entries: []wire.FileEntry{{Name: evil, Kind: "file"}}}}},
+		{[]string{"hosts"}, &wire.HostsAnswer{Hosts: []wire.Host{{ID: "mdns-1", Name: evil, Protocol: "vnc", Address: "10.0.0.9"}}}},
+		{[]string{"token", "ls"}, &wire.TokenListAnswer{Tokens: []wire.TokenInfo{{ID: "t1", Role: "observer", Label: evil}}}},
+	} {
+		_, code, out, errs := answered(t, "", func(*sentReq) (wire.Answer, error) { return c.answer, nil }, c.args...)
+		if code != 0 || strings.ContainsAny(out+errs, "\x1b\a") || strings.Contains(out, "\n$ fake") || !strings.Contains(out, shown) {
+			t.Errorf("dvv %v: exit %d\n%s%s", c.args, code, out, errs)
+		}
+	}
+}
