@@ -38,6 +38,15 @@ func (x *escapeWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// underlying is the stream an escapeWriter writes to (w itself otherwise),
+// for telling whether it is a terminal.
+func underlying(w io.Writer) io.Writer {
+	if x, ok := w.(*escapeWriter); ok {
+		return x.w
+	}
+	return w
+}
+
 // needsEscape reports whether s holds anything escapeText changes.
 func needsEscape(s string, keepLayout bool) bool {
 	for i := 0; i < len(s); i++ {
