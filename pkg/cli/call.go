@@ -209,9 +209,11 @@ func (e *env) printAnswer(id json.RawMessage, a wire.Answer) {
 	e.printLine(b)
 }
 
-// printLine writes one answer line, as read, and a newline to stdout.
+// printLine writes one answer line, as read (C1 controls as \u escapes,
+// jsonSafe), and a newline to stdout.
 func (e *env) printLine(line []byte) {
-	e.stdout.Write(append(line[:len(line):len(line)], '\n'))
+	line = jsonSafe(line)
+	e.dataOut().Write(append(line[:len(line):len(line)], '\n'))
 	e.printed = true
 }
 
@@ -221,7 +223,7 @@ func (e *env) printJSON(v any) {
 	if err != nil {
 		b = []byte(`{"result":"error","code":"INTERNAL","message":"the answer could not be encoded"}`)
 	}
-	e.stdout.Write(append(b, '\n'))
+	e.dataOut().Write(append(jsonSafe(b), '\n'))
 	e.printed = true
 }
 

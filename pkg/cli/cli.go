@@ -38,9 +38,11 @@ type env struct {
 	verify  duration
 	timeout duration
 
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
+	stdin io.Reader
+	// stdout and stderr are for people: they escape control characters
+	// (escape.go); rawOut and rawErr are the process's own, for data.
+	stdout, stderr io.Writer
+	rawOut, rawErr io.Writer
 
 	// getenv reads the environment (DVV_TOKEN, DVV_SESSION); tests replace it.
 	getenv func(string) string
@@ -72,8 +74,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv, ctx: ctx,
+	e := &env{stdin: stdin, getenv: os.Getenv, lookupEnv: os.LookupEnv, ctx: ctx,
 		completing: len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd)}
+	e.humanStreams(stdout, stderr)
 	root := newRootFor(e, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -261,7 +264,7 @@ func (e *env) finish(err error) int {
 	var st *exitStatus
 	if errors.As(err, &st) {
 		if st.msg != "" {
-			fmt.Fprintln(e.stderr, "dvv:", st.msg)
+			fmt.Fprintln(e.stderr, "dvv:", oneLine(st.msg)) // may carry a server's words (a signal name)
 		}
 		return st.code
 	}
@@ -276,9 +279,9 @@ func (e *env) finish(err error) int {
 		if e.json && !e.printed {
 			e.printJSON(wire.ErrorReply(nil, we))
 		}
-		fmt.Fprintf(e.stderr, "dvv: %s: %s\n", we.Code, we.Message)
+		fmt.Fprintf(e.stderr, "dvv: %s: %s\n", we.Code, oneLine(we.Message))
 		if next := nextFor(e.op, we); next != "" {
-			fmt.Fprintf(e.stderr, "next: %s\n", next)
+			fmt.Fprintf(e.stderr, "next: %s\n", oneLine(next))
 		}
 		return we.Exit()
 	}

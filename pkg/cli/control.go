@@ -107,7 +107,7 @@ func printLease(e *env, dispatched string, lease *wire.Lease) {
 		if lease.Reason != "" {
 			line += " — " + lease.Reason
 		}
-		fmt.Fprintln(e.stdout, line)
+		fmt.Fprintln(e.stdout, oneLine(line)) // the holder and reason are another client's words
 		if lease.HumanTookOver {
 			fmt.Fprintln(e.stdout, "human_took_over: true")
 		}

@@ -117,7 +117,7 @@ func filesGetCmd(e *env) *cobra.Command {
 				if err != nil {
 					return localErr(wire.Internal, "dvvd sent content that is not base64: %v", err)
 				}
-				e.stdout.Write(b)
+				e.dataOut().Write(b)
 				return nil
 			}
 			if !quiet {
@@ -272,7 +272,7 @@ func filesHomeCmd(e *env) *cobra.Command {
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, resp.Files.Home)
+			fmt.Fprintln(e.stdout, oneLine(resp.Files.Home))
 			return nil
 		},
 	}

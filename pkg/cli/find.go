@@ -127,7 +127,7 @@ func (e *env) printLines(f *wire.FindResult) {
 		return
 	}
 	for _, l := range f.Lines {
-		fmt.Fprintf(e.stdout, "%4d,%-4d %s\n", l.Box.X, l.Box.Y, l.Text)
+		fmt.Fprintf(e.stdout, "%4d,%-4d %s\n", l.Box.X, l.Box.Y, oneLine(l.Text))
 	}
 	fmt.Fprintln(e.stderr, f.ImageSpaceLine)
 }

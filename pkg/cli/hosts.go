@@ -40,7 +40,7 @@ func hostsCmd(e *env) *cobra.Command {
 				printHosts(e, list)
 			}
 			if resp.DiscoveryNote != "" {
-				fmt.Fprintln(e.stderr, "discovery:", resp.DiscoveryNote)
+				fmt.Fprintln(e.stderr, "discovery:", oneLine(resp.DiscoveryNote))
 			}
 			return nil
 		},

@@ -293,9 +293,15 @@ func clipboardCmd(e *env) *cobra.Command {
 				fmt.Fprintln(e.stderr, "the remote clipboard is empty (or nothing was copied since the limb connected)")
 				return nil
 			}
-			io.WriteString(e.stdout, resp.Clip.Text)
+			// Byte for byte into a pipe or file (as xclip -o); escaped on
+			// a terminal, where the remote side's escape sequences would act.
+			out := e.dataOut()
+			if isTerminal(out) {
+				out = e.stdout
+			}
+			io.WriteString(out, resp.Clip.Text)
 			if !strings.HasSuffix(resp.Clip.Text, "\n") {
-				fmt.Fprintln(e.stdout)
+				fmt.Fprintln(out)
 			}
 			return nil
 		},

@@ -29,7 +29,7 @@ func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) e
 	}
 	id := resp.LimbID
 	made := !hasLimb(before, id)
-	sp := startSpinner(e.stderr, "connecting "+id)
+	sp := startSpinner(e.dataErr(), "connecting "+oneLine(id))
 	defer sp.Stop()
 	deadline := time.Now().Add(timeout)
 	for {

@@ -22,7 +22,15 @@ func newTable(w io.Writer, header ...string) *table {
 	return t
 }
 
-func (t *table) row(cols ...string) { fmt.Fprintln(t.tw, strings.Join(cols, "\t")) }
+// row prints one row; each cell is escaped to one line (a remote file
+// name or a window title with a tab or newline would break the columns).
+func (t *table) row(cols ...string) {
+	cells := make([]string, len(cols))
+	for i, c := range cols {
+		cells[i] = oneLine(c)
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
 
 func (t *table) flush() { t.tw.Flush() }
 

@@ -41,7 +41,7 @@ func stdioProxyCmd(e *env) *cobra.Command {
 					uc.CloseWrite() // dvvd answers what it read, then ends
 				}
 			}()
-			io.Copy(e.stdout, conn)
+			io.Copy(e.dataOut(), conn)
 			return nil
 		},
 	}

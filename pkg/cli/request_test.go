@@ -66,7 +66,7 @@ func emptyReply(op string) *wire.Reply {
 func answered(t *testing.T, stdin string, answer func(*sentReq) (wire.Answer, error), args ...string) (req *sentReq, code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut strings.Builder
-	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, ctx: context.Background(),
+	e := &env{stdin: strings.NewReader(stdin), ctx: context.Background(),
 		getenv: func(string) string { return "" }, completing: len(args) > 0 && args[0] == "__complete",
 		send: func(a wire.Enveloped) (*wire.Reply, error) {
 			r := lineOf(t, a)
@@ -87,6 +87,7 @@ func answered(t *testing.T, stdin string, answer func(*sentReq) (wire.Answer, er
 			}
 			return wire.ReadReply(line)
 		}}
+	e.humanStreams(&out, &errOut) // as Run does
 	root := newRoot(e)
 	root.SetArgs(args)
 	code = e.finish(root.ExecuteContext(context.Background()))

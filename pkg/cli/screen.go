@@ -176,7 +176,7 @@ func (e *env) printScreen(s *wire.Screen) error {
 		if err != nil {
 			return localErr(wire.Internal, "dvvd sent an image that is not base64: %v", err)
 		}
-		e.stdout.Write(data)
+		e.dataOut().Write(data)
 		fmt.Fprintln(e.stderr, s.ImageSpaceLine)
 	}
 	return nil
@@ -224,7 +224,7 @@ func waitCmd(e *env) *cobra.Command {
 			}
 			if e.human() {
 				if w.Settled {
-					fmt.Fprintf(e.stdout, "settled after %d ms: %s\n", w.ElapsedMs, w.Detail)
+					fmt.Fprintf(e.stdout, "settled after %d ms: %s\n", w.ElapsedMs, oneLine(w.Detail))
 				}
 				if w.ExitCode != nil {
 					fmt.Fprintf(e.stdout, "exit status: %d\n", *w.ExitCode)

@@ -22,7 +22,9 @@ func serviceCmd(e *env) *cobra.Command {
 		Long: "install writes dvvd.service and dvvd.socket to $XDG_CONFIG_HOME/systemd/user (or the LaunchAgent\n" +
 			"dev.dvv.dvvd to ~/Library/LaunchAgents) pointing at the dvvd installed beside this dvv, then\n" +
 			"enables and starts it. uninstall stops, disables and removes them; status says what is installed,\n" +
-			"enabled and answering.",
+			"enabled and answering. Without a systemd user manager in the session (no systemd --user, no session\n" +
+			"bus) install writes the files and exits 9 (NOT_IMPLEMENTED): run `dvvd &` instead; uninstall still\n" +
+			"removes them.",
 		Example: "  dvv service install\n  dvv service install --no-start --dvvd /opt/dvv/bin/dvvd\n  dvv service status",
 	}
 	asGroup(cmd)
@@ -157,11 +159,29 @@ func (s *serviceSetup) install(e *env, start bool) error {
 	}
 	for _, args := range s.startCommands() {
 		if err := runManager(e, args...); err != nil {
-			return err
+			return s.installFailed(err)
 		}
 	}
 	fmt.Fprintf(e.stdout, "dvvd runs as your user service (%s)\n", s.dvvd)
 	return nil
+}
+
+// installFailed says what a failed start command means: without a user
+// service manager in this session (no systemd --user, no session bus)
+// dvvd cannot run as a service here, which is not "dvvd is not reachable"
+// (exit 3) but something this environment cannot do; the files stay.
+func (s *serviceSetup) installFailed(err error) error {
+	dir := filepath.Dir(s.order[0])
+	if runtime.GOOS != "darwin" {
+		if reachable, said := probeUserManager(); !reachable {
+			return &wire.Error{Code: wire.NotImplemented,
+				Message: fmt.Sprintf("no systemd user service manager is reachable in this session (systemctl --user: %s): the unit files were written to %s, but nothing was enabled or started", said, dir),
+				Next:    "start dvvd yourself: `dvvd &` (it serves the socket dvv uses); or, in a login session where `systemctl --user` works, run " + s.startHint()}
+		}
+	}
+	return &wire.Error{Code: wire.Internal,
+		Message: fmt.Sprintf("%v; the files are in place in %s", err, dir),
+		Next:    "read what the service manager said above, fix it and run " + s.startHint() + "; meanwhile `dvvd &` runs dvvd without it"}
 }
 
 func (s *serviceSetup) uninstall(e *env) error {
@@ -171,6 +191,12 @@ func (s *serviceSetup) uninstall(e *env) error {
 			stopErr = err
 		}
 	}
+	noManager, said := false, ""
+	if stopErr != nil && runtime.GOOS != "darwin" {
+		var reachable bool
+		reachable, said = probeUserManager()
+		noManager = !reachable
+	}
 	for _, p := range s.order {
 		if err := os.Remove(p); err == nil {
 			fmt.Fprintln(e.stdout, "removed", p)
@@ -178,10 +204,57 @@ func (s *serviceSetup) uninstall(e *env) error {
 			return localErr(wire.BadRequest, "remove %s: %v", p, err)
 		}
 	}
+	if noManager {
+		// systemctl could not disable the units: remove the links an
+		// earlier enable made, so a later login does not start a unit
+		// that is gone.
+		for _, link := range s.enableLinks() {
+			if err := os.Remove(link); err == nil {
+				fmt.Fprintln(e.stdout, "removed", link)
+			}
+		}
+		fmt.Fprintf(e.stderr, "dvv: no systemd user service manager is reachable in this session (systemctl --user: %s), so nothing was stopped; a dvvd started by hand still runs (`dvv shutdown` ends it)\n", said)
+		return nil
+	}
 	if runtime.GOOS != "darwin" {
 		runManager(e, "systemctl", "--user", "daemon-reload")
 	}
-	return stopErr
+	if stopErr != nil {
+		return &wire.Error{Code: wire.Internal,
+			Message: fmt.Sprintf("%v; the unit files were removed all the same", stopErr),
+			Next:    "stop what still runs: `systemctl --user stop dvvd.socket dvvd.service` (or `dvv shutdown`)"}
+	}
+	return nil
+}
+
+// enableLinks are the links `systemctl --user enable` makes for the
+// units, in the *.wants directories beside them, that point at one of them.
+func (s *serviceSetup) enableLinks() []string {
+	var links []string
+	for _, p := range s.order {
+		wants, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "*.wants", filepath.Base(p)))
+		for _, l := range wants {
+			if fi, err := os.Lstat(l); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				links = append(links, l)
+			}
+		}
+	}
+	return links
+}
+
+// probeUserManager reports whether `systemctl --user` reaches a service
+// manager in this session, and what it said when it does not. A variable:
+// tests of the commands' order stand in for it.
+var probeUserManager = func() (bool, string) {
+	out, err := exec.Command("systemctl", "--user", "show-environment").CombinedOutput()
+	if err == nil {
+		return true, ""
+	}
+	said := strings.TrimSpace(string(out))
+	if said == "" {
+		said = err.Error()
+	}
+	return false, said
 }
 
 func (s *serviceSetup) status(e *env) error {
@@ -254,7 +327,7 @@ func manager(e *env, args ...string) error {
 		if said == "" {
 			said = err.Error()
 		}
-		return &exitStatus{code: wire.ExitDaemon, msg: fmt.Sprintf("`%s` failed: %s (the files are in place; run it in your login session, where the user service manager runs)", strings.Join(args, " "), said)}
+		return fmt.Errorf("`%s` failed: %s", strings.Join(args, " "), said)
 	}
 	return nil
 }

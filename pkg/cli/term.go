@@ -75,13 +75,13 @@ func (e *env) writeRunOutput(r *wire.RunResult) {
 		}
 		io.WriteString(w, text)
 	}
-	write(e.stdout, r.Stdout, r.StdoutBase64)
-	write(e.stderr, r.Stderr, r.StderrBase64)
+	write(e.dataOut(), r.Stdout, r.StdoutBase64)
+	write(e.dataErr(), r.Stderr, r.StderrBase64)
 	if r.StdoutDropped > 0 || r.StderrDropped > 0 {
 		fmt.Fprintf(e.stderr, "dvv: output truncated: %d stdout and %d stderr bytes were dropped\n", r.StdoutDropped, r.StderrDropped)
 	}
 	if r.Note != "" {
-		fmt.Fprintln(e.stderr, "dvv:", r.Note)
+		fmt.Fprintln(e.stderr, "dvv:", oneLine(r.Note))
 	}
 }
 
@@ -182,10 +182,10 @@ func termCmd(e *env) *cobra.Command {
 			t := resp.Term
 			if t.DataBase64 != "" {
 				if b, err := base64.StdEncoding.DecodeString(t.DataBase64); err == nil {
-					e.stdout.Write(b)
+					e.dataOut().Write(b)
 				}
 			} else {
-				io.WriteString(e.stdout, t.Data)
+				io.WriteString(e.dataOut(), t.Data)
 			}
 			if t.Lost > 0 {
 				fmt.Fprintf(e.stderr, "dvv: %d earlier bytes were overwritten in the scrollback ring\n", t.Lost)

@@ -20,7 +20,7 @@ func movesFile(req wire.Args) bool {
 // withProgress has the files get or put that run sends report its progress,
 // drawn as a bar on a terminal's stderr unless quiet or --json.
 func (e *env) withProgress(verb, name string, quiet bool, run func() error) error {
-	bar := newProgressBar(e.stderr, verb+" "+path.Base(name))
+	bar := newProgressBar(e.dataErr(), verb+" "+oneLine(path.Base(name)))
 	if quiet || e.json {
 		bar.on = false
 	}

@@ -9,9 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// isTerminal reports whether w is a terminal (not a pipe or a file).
+// isTerminal reports whether w is a terminal (not a pipe or a file); the
+// human streams (escapeWriter) answer for the stream they write to.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := underlying(w).(*os.File)
 	if !ok {
 		return false
 	}
@@ -21,7 +22,7 @@ func isTerminal(w io.Writer) bool {
 
 // termWidth is the terminal's width in columns (80 when it cannot tell).
 func termWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
+	if f, ok := underlying(w).(*os.File); ok {
 		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
 			return int(ws.Col)
 		}

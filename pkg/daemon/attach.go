@@ -31,6 +31,9 @@ type attachment struct {
 	person   bool // took control as a person (takeover); like the rest, guarded by Daemon.mu
 }
 
+// sessionHint is how to fix a refused attachment name or session key.
+var sessionHint = fmt.Sprintf("name the session with printable text on one line, at most %d bytes, e.g. DVV_SESSION=agent-1 (the dvv CLI sends DVV_SESSION or --session as both name and session; an attach request's name and session fields)", wire.MaxNameBytes)
+
 func (d *Daemon) attach(c *conn, req *request) (*attachment, error) {
 	grant, err := d.grantFor(req.Token)
 	if err != nil {
@@ -40,8 +43,9 @@ func (d *Daemon) attach(c *conn, req *request) (*attachment, error) {
 	if name == "" {
 		name = "client"
 	}
-	if len(name) > 64 {
-		name = name[:64]
+	// People read the name as a lease's holder, in their terminal too.
+	if err := wire.CheckLabel("name", name, wire.MaxNameBytes, sessionHint); err != nil {
+		return nil, err
 	}
 	// Without a session key the attachment is this connection's alone. With
 	// one, the key also carries the name and the token, so a second token
@@ -49,8 +53,8 @@ func (d *Daemon) attach(c *conn, req *request) (*attachment, error) {
 	// with the first.
 	key := fmt.Sprintf("conn:%p", c)
 	if req.Session != "" {
-		if len(req.Session) > 128 {
-			return nil, wire.Errorf(wire.BadRequest, "session key longer than 128 bytes")
+		if err := wire.CheckLabel("session", req.Session, wire.MaxSessionBytes, sessionHint); err != nil {
+			return nil, err
 		}
 		key = "session:" + name + ":" + req.Session + ":" + grant.TokenID
 	}

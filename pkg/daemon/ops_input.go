@@ -288,7 +288,7 @@ func checkTypeable(l *Limb, text []rune) error {
 func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
-		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
+		return nil, unknownKey(err)
 	}
 	if err := c.terminalInputAllowed(); err != nil {
 		return nil, err
@@ -306,13 +306,24 @@ func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 
 var _ = register(wire.OpKey, byKind(typed(opKeyDesktop), typed(opKeyTerminal)))
 
+// unknownKey answers a chord ParseChord refused; when a name near the
+// unknown one exists, the hint is the chord spelled with it.
+func unknownKey(err error) *wire.Error {
+	we := wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
+	var uk *keys.UnknownKeyError
+	if errors.As(err, &uk) && uk.Suggest != "" {
+		we.Next = fmt.Sprintf("send %q instead (the key names are listed in docs/keys.md)", uk.Suggest)
+	}
+	return we
+}
+
 // opKeyDesktop presses the chord's keys in order and releases them in
 // reverse, behind the lease and the typing fence.
 func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	l := c.l
 	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
-		return nil, wire.Errorf(wire.UnknownKey, "%v; names are listed in docs/keys.md", err)
+		return nil, unknownKey(err)
 	}
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err

@@ -80,6 +80,10 @@ func (b *Browser) Close() {
 	<-b.done
 }
 
+// maxServiceName bounds a discovered name as DNS-SD does an instance
+// name (63 bytes), with room for a name cut mid-character by a server.
+const maxServiceName = 64
+
 // List returns the resolved services, one per (type, name, domain), sorted
 // by name, and a note saying why the list may be empty or stale ("" when
 // browsing works).
@@ -98,7 +102,10 @@ func (b *Browser) List() (hosts []Host, note string) {
 	}
 	hosts = make([]Host, 0, len(best))
 	for id, s := range best {
-		hosts = append(hosts, Host{ID: id, Name: s.key.name, Protocol: ServiceTypes[s.key.stype],
+		// Anyone on the network names a service: people read the name
+		// (hosts, the viewer, an agent's tool answer), so its unprintable
+		// characters (an escape sequence, a newline) become '?'.
+		hosts = append(hosts, Host{ID: id, Name: wire.CleanLabel(s.key.name, maxServiceName), Protocol: ServiceTypes[s.key.stype],
 			Address: s.address, Port: s.port, Source: "mdns"})
 	}
 	sort.Slice(hosts, func(i, j int) bool {

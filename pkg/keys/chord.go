@@ -76,13 +76,124 @@ type UnknownKeyError struct {
 	Name   string // the offending part ("" for an empty part)
 	Chord  string // the whole chord as given
 	Reason string // what is wrong, when more than "not in the table"
+	// Suggest is the chord with each unknown name replaced by the nearest
+	// one in the table ("ctrl+c" for "ctl+c"), "" when none is near.
+	Suggest string
 }
 
 func (e *UnknownKeyError) Error() string {
 	if e.Reason != "" {
 		return fmt.Sprintf("key chord %q: %s", e.Chord, e.Reason)
 	}
+	if e.Suggest != "" {
+		return fmt.Sprintf("unknown key %q in %q: did you mean %q?", e.Name, e.Chord, e.Suggest)
+	}
 	return fmt.Sprintf("unknown key %q in %q: use a name from the key table (Enter, Escape, Tab, ctrl, alt, shift, super, F1..F24, ...), a single character, or \"plus\" for '+'", e.Name, e.Chord)
+}
+
+// dashChord reads vncdotool's spelling of a chord, its keys joined with
+// '-' ("ctrl-c", "ctrl-alt-del"), as the chord joined with '+'. Only when
+// that is unambiguous: no '+' in it, not a key name or character of its
+// own ("-" is the minus key), and every part before the last a modifier,
+// the last a key name or character.
+func dashChord(s string) (string, bool) {
+	if strings.Contains(s, "+") || !strings.Contains(s, "-") {
+		return "", false
+	}
+	if _, ok := lookup(strings.TrimSpace(s)); ok {
+		return "", false
+	}
+	parts := strings.Split(s, "-")
+	for i, p := range parts {
+		sym, ok := lookup(strings.TrimSpace(p))
+		if !ok || (i < len(parts)-1 && !IsModifier(sym)) {
+			return "", false
+		}
+	}
+	return strings.Join(parts, "+"), true
+}
+
+// suggestChord is s with each part that is not a key name replaced by the
+// nearest name in the table, joined with '+' (a chord written with '-'
+// is read as dashChord would); "" when a part has no name near it.
+func suggestChord(s string) string {
+	if !strings.Contains(s, "+") && strings.Contains(s, "-") && len(s) > 1 {
+		if out := suggestParts(s, "-"); out != "" {
+			return out
+		}
+		return suggestParts(s, "") // one name written with '-' ("Page-Up")
+	}
+	return suggestParts(s, "+")
+}
+
+// suggestParts is suggestChord with s split at sep (not at all when sep
+// is "").
+func suggestParts(s, sep string) string {
+	parts := []string{s}
+	if sep != "" {
+		parts = strings.Split(s, sep)
+	}
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if _, ok := lookup(p); ok {
+			parts[i] = p
+			continue
+		}
+		near := nearestName(p)
+		if near == "" {
+			return ""
+		}
+		parts[i] = near
+	}
+	out := strings.Join(parts, "+")
+	if out == s {
+		return ""
+	}
+	if _, err := ParseChord(out); err != nil {
+		return "" // e.g. two keys that are not modifiers ("a-b")
+	}
+	return out
+}
+
+// nearestName is the table name or alias closest to part (ignoring
+// case): within one edit for names of up to four letters, two for longer
+// ones; "" when none is that close.
+func nearestName(part string) string {
+	part = strings.ToLower(part)
+	limit := 2
+	if len(part) <= 4 {
+		limit = 1
+	}
+	best, bestD := "", limit+1
+	for _, k := range table {
+		for _, n := range append([]string{k.Name}, k.Aliases...) {
+			if d := editDistance(part, strings.ToLower(n)); d < bestD {
+				best, bestD = n, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // lookup resolves one chord part: a table name or a single printable
@@ -112,10 +223,16 @@ func lookup(part string) (uint32, bool) {
 // capital); with modifiers a letter names its key, so "ctrl+C" is "ctrl+c"
 // and the shifted chord is written "ctrl+shift+c". With shift the main key
 // becomes the keysym its key types with Shift (see ShiftedKeysym), so
-// "ctrl+shift+c" is Control_L, Shift_L, 'C'.
+// "ctrl+shift+c" is Control_L, Shift_L, 'C'. vncdotool's spelling with
+// '-' is read as the same chord where that is unambiguous ("ctrl-c", see
+// dashChord); an unknown name's error suggests the nearest one.
 func ParseChord(s string) ([]uint32, error) {
 	if len(s) > MaxChordLen {
 		return nil, &UnknownKeyError{Chord: s[:MaxChordLen] + "...", Reason: fmt.Sprintf("longer than %d bytes", MaxChordLen)}
+	}
+	given := s
+	if plus, ok := dashChord(s); ok {
+		s = plus
 	}
 	parts := strings.Split(s, "+")
 	if len(parts) > maxChordParts {
@@ -131,7 +248,7 @@ func ParseChord(s string) ([]uint32, error) {
 		}
 		sym, ok := lookup(name)
 		if !ok {
-			return nil, &UnknownKeyError{Name: name, Chord: s}
+			return nil, &UnknownKeyError{Name: name, Chord: given, Suggest: suggestChord(given)}
 		}
 		if IsModifier(sym) {
 			if !containsSym(mods, sym) {

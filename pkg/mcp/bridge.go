@@ -85,6 +85,9 @@ func (a *attachment) get(ctx context.Context, name string) (c *client.Client, no
 	if name == "" {
 		name = a.opts.DefaultName
 	}
+	// The MCP client chose its name; dvvd takes only a printable, bounded
+	// one (it is shown to people as the lease holder).
+	name = wire.CleanLabel(name, wire.MaxNameBytes)
 	timeout := a.opts.DialTimeout
 	if timeout <= 0 {
 		timeout = 3 * time.Second

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -42,6 +43,11 @@ func (s *OpSpec) Check(m any) *Error {
 		}
 		if len(f.Values) > 0 && fv.Kind() == reflect.String && !slices.Contains(f.Values, fv.String()) {
 			return Errorf(BadRequest, "%s %q is not one of %s", name, fv.String(), strings.Join(f.Values, ", "))
+		}
+		if f.Text > 0 && fv.Kind() == reflect.String {
+			if err := CheckLabel(name, fv.String(), f.Text, fmt.Sprintf("give %s as printable text on one line, at most %d bytes (no control characters or escape sequences)", name, f.Text)); err != nil {
+				return err
+			}
 		}
 		if fv.Kind() == reflect.Pointer && fv.Elem().CanInt() {
 			if err := f.CheckRange(fv.Elem().Int()); err != nil {

@@ -119,6 +119,9 @@ type Field struct {
 	Need       string
 	// Values, when set, is the closed set a text field takes.
 	Values []string
+	// Text, when set, makes a text field one that other people read (a
+	// lease's reason): printable and at most Text bytes (CheckLabel).
+	Text int
 	// LocalPath fields name a file on dvvd's own machine, so a request
 	// carrying one needs local.files; LocalIn, when set, narrows that to
 	// those variants (files' to is local for get, remote for rename). The
@@ -177,6 +180,9 @@ func requiredIn(variants ...string) func(*Field) {
 	return func(f *Field) { f.Required, f.RequiredIn = true, variants }
 }
 func atLeast(n int64) func(*Field) { return func(f *Field) { f.Min = &n } }
+
+// label makes a text field one people read: printable, at most n bytes.
+func label(n int) func(*Field) { return func(f *Field) { f.Text = n } }
 func within(lo, hi int64) func(*Field) {
 	return func(f *Field) { f.Min, f.Max = &lo, &hi }
 }

@@ -116,6 +116,9 @@ func fields(s *wire.OpSpec) string {
 		case f.Min != nil:
 			q = append(q, fmt.Sprintf("≥ %d", *f.Min))
 		}
+		if f.Text > 0 {
+			q = append(q, fmt.Sprintf("printable, ≤ %d bytes", f.Text))
+		}
 		if f.Note != "" {
 			q = append(q, f.Note)
 		}
