@@ -215,7 +215,7 @@ func newBareRoot(e *env) *cobra.Command {
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket: a path, or ssh://[user@]host[:port][/id] for the dvvd of that user on that machine (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
-	pf.StringVar(&e.session, "session", "", "the session to act in, and the name leases show (default $DVV_SESSION, else this shell, named \"shell\")")
+	pf.StringVar(&e.session, "session", "", "the session to act in, and the name leases show (default $DVV_SESSION, else the terminal's session, or without a terminal the process that starts the shells, e.g. \"node[777]\")")
 	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
 	addDuration(pf, &e.verify, "verify", 0, "how long click, type, key and term send wait to see their effect (default: dvvd's 300ms; 0s answers at once)")
 	addDuration(pf, &e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")
