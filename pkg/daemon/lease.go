@@ -49,8 +49,10 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 		ls := &l.lease
 		switch {
 		case !a.person && l.pausedLocked():
+			e := wire.Errorf(wire.LeaseNotHeld, "a person paused agent input on limb %s; it is refused until they resume", l.id)
+			e.Next = l.pausedNextLocked(a)
 			l.mu.Unlock()
-			return wire.Errorf(wire.LeaseNotHeld, "a person paused agent input on limb %s; it is refused until they resume", l.id)
+			return e
 		case ls.holder == nil || ls.holder == a:
 			changed := ls.holder == nil
 			if changed {
@@ -183,7 +185,9 @@ func (l *Limb) checkLease(a *attachment) error {
 	defer l.mu.Unlock()
 	ls := &l.lease
 	if !a.person && l.pausedLocked() {
-		return wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; nothing was delivered", l.id)
+		e := wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; nothing was delivered", l.id)
+		e.Next = l.pausedNextLocked(a)
+		return e
 	}
 	if ls.holder == a {
 		return nil
@@ -226,6 +230,16 @@ func (l *Limb) heldElsewhereLocked(a *attachment) string {
 			h.name, l.id, shellQuote(h.session), shellQuote(h.session), l.id, l.id)
 	}
 	return fmt.Sprintf("%s holds limb %s. Wait for it to let go (`dvv control acquire %s --wait 30s`; `control` acquire with waitMs) or take it as a person (`dvv takeover %s`).", h.name, l.id, l.id, l.id)
+}
+
+// pausedNextLocked is the hint of an act refused by a pause. A pause takes
+// no lease away: whoever held it holds it when the person resumes (`dvv
+// resume`), so the agent waits and acts again, with no acquire.
+func (l *Limb) pausedNextLocked(a *attachment) string {
+	if l.lease.holder == a {
+		return fmt.Sprintf("Stop and wait: your lease is kept while paused, and your next act after the person runs `dvv resume` goes through with no acquire (`dvv control status %s` shows human_took_over until then).", l.id)
+	}
+	return fmt.Sprintf("Stop and wait for the person to run `dvv resume` (`dvv control status %s` shows human_took_over until then), then acquire the lease.", l.id)
 }
 
 // shellQuote quotes a session key for a command line when it needs it.
