@@ -198,8 +198,9 @@ func newBareRoot(e *env) *cobra.Command {
 		Use:   "dvv",
 		Short: "Drive remote machines (VNC, RDP, SSH) through dvvd",
 		Long: "dvv is the command-line client of dvvd, the daemon that holds live connections (limbs) to remote\n" +
-			"machines. Each command is one request to dvvd's socket. Commands typed in the same shell share one\n" +
-			"attachment, so a lease taken with `dvv control acquire` holds for the next `dvv click`.",
+			"machines. Each command is one request to dvvd's socket. Commands typed in the same terminal, or run\n" +
+			"by the same agent or CI job (each in a fresh shell), share one attachment, so a lease taken with\n" +
+			"`dvv control acquire` holds for the next `dvv click`.",
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -226,10 +226,10 @@ func (l *Limb) heldElsewhereLocked(a *attachment) string {
 		return fmt.Sprintf("A person (%s) is driving limb %s: leave it to them until they hand back (`dvv control status %s` shows it; an agent's acts are refused meanwhile).", h.name, l.id, l.id)
 	case h.session != "" && h.grant.TokenID == a.grant.TokenID:
 		return fmt.Sprintf("Another session (%s) holds limb %s. Run the command in that session, or act as it: export DVV_SESSION=%s (or `dvv --session %s …`); "+
-			"else wait for it to let go (`dvv control acquire %s --wait 30s`) or take it as a person (`dvv takeover %s`).",
+			"else wait for it to let go (`dvv control acquire %s --wait 30s`) or take it as a person (`dvv control takeover %s`).",
 			h.name, l.id, shellQuote(h.session), shellQuote(h.session), l.id, l.id)
 	}
-	return fmt.Sprintf("%s holds limb %s. Wait for it to let go (`dvv control acquire %s --wait 30s`; `control` acquire with waitMs) or take it as a person (`dvv takeover %s`).", h.name, l.id, l.id, l.id)
+	return fmt.Sprintf("%s holds limb %s. Wait for it to let go (`dvv control acquire %s --wait 30s`; `control` acquire with waitMs) or take it as a person (`dvv control takeover %s`).", h.name, l.id, l.id, l.id)
 }
 
 // pausedNextLocked is the hint of an act refused by a pause. A pause takes

@@ -73,7 +73,7 @@ func TestLeaseFollowsTheSessionAcrossShells(t *testing.T) {
 	r := d.run("other", "", nil, "click", limb, "10", "10", "--action", "move", "--generation", "1")
 	wantExit(t, r, wire.ExitLease, wire.LeaseNotHeld)
 	key := regexp.MustCompile(`DVV_SESSION=(pid:[0-9]+:[0-9]+)`).FindStringSubmatch(r.stderr)
-	if !strings.Contains(r.stderr, "held by "+self) || key == nil || !strings.Contains(r.stderr, "dvv takeover "+limb) {
+	if !strings.Contains(r.stderr, "held by "+self) || key == nil || !strings.Contains(r.stderr, "dvv control takeover "+limb) {
 		t.Fatalf("LEASE_NOT_HELD does not name the holder and how to act in its session: %v", r)
 	}
 	// Following the hint acts in the holder's session.
