@@ -76,6 +76,14 @@ func TestLeaseFollowsTheSessionAcrossShells(t *testing.T) {
 	if !strings.Contains(r.stderr, "held by "+self) || key == nil || !strings.Contains(r.stderr, "dvv control takeover "+limb) {
 		t.Fatalf("LEASE_NOT_HELD does not name the holder and how to act in its session: %v", r)
 	}
+	// An agent with its own token hears who holds it and how to wait or
+	// take over, but not the owner's session key: it could not join it.
+	agent := tokenFor(t, d, "--role", "operator", "--label", "agent")
+	r = d.as("agent", agent, "click", limb, "10", "10", "--action", "move", "--generation", "1")
+	wantExit(t, r, wire.ExitLease, wire.LeaseNotHeld)
+	if !strings.Contains(r.stderr, "held by "+self) || strings.Contains(r.stderr, "DVV_SESSION=pid:") || !strings.Contains(r.stderr, "--wait") {
+		t.Errorf("LEASE_NOT_HELD to another token: %v", r)
+	}
 	// Following the hint acts in the holder's session.
 	if r := d.run(key[1], "", nil, "click", limb, "310", "210", "--action", "move", "--generation", "1"); r.code != 0 {
 		t.Fatalf("acting with the DVV_SESSION the hint names: %v", r)
