@@ -201,8 +201,9 @@ func newBareRoot(e *env) *cobra.Command {
 		Use:   "dvv",
 		Short: "Drive remote machines (VNC, RDP, SSH) through dvvd",
 		Long: "dvv is the command-line client of dvvd, the daemon that holds live connections (limbs) to remote\n" +
-			"machines. Each command is one request to dvvd's socket. Commands typed in the same shell share one\n" +
-			"attachment, so a lease taken with `dvv control acquire` holds for the next `dvv click`.",
+			"machines. Each command is one request to dvvd's socket. Commands typed in the same terminal, or run\n" +
+			"by the same agent or CI job (each in a fresh shell), share one attachment, so a lease taken with\n" +
+			"`dvv control acquire` holds for the next `dvv click`.",
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -218,7 +219,7 @@ func newBareRoot(e *env) *cobra.Command {
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.socket, "socket", "", "dvvd's control socket: a path, or ssh://[user@]host[:port][/id] for the dvvd of that user on that machine (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
-	pf.StringVar(&e.session, "session", "", "the session to act in, and the name leases show (default $DVV_SESSION, else this shell, named \"shell\")")
+	pf.StringVar(&e.session, "session", "", "the session to act in, and the name leases show (default $DVV_SESSION, else the terminal's session, or without a terminal the process that starts the shells, e.g. \"node[777]\")")
 	pf.BoolVar(&e.json, "json", false, "print dvvd's answer as one raw JSON object")
 	addDuration(pf, &e.verify, "verify", 0, "how long click, type, key and term send wait to see their effect (default: dvvd's 300ms; 0s answers at once)")
 	addDuration(pf, &e.timeout, "timeout", 0, "deadline for dvvd's answer (default: 60s plus any wait the command asks for)")

@@ -8,7 +8,7 @@ import "github.com/dvvhq/dvv/pkg/wire"
 var cliNext = map[wire.Code]string{
 	wire.LimbGone:        "`dvv limbs` lists the current ids; the same machine at the same slot comes back with the same id.",
 	wire.GeometryChanged: "run `dvv screen LIMB` again and recompute the coordinate against the new generation.",
-	wire.ScreenChanged:   "run `dvv screen LIMB`, check what has focus and what is selected, then type.",
+	wire.ScreenChanged:   "run `dvv screen LIMB`, check what has focus and what is selected, then type; when your own act repainted (a Return that scrolled), `dvv type --read LIMB …` reads, then types.",
 	wire.LeaseRevoked:    "run `dvv control status LIMB`; if a person took over, stop and leave it to them.",
 	wire.LeaseNotHeld:    "run `dvv control acquire LIMB` (--wait 10s to wait for it).",
 	wire.UnknownKey:      "use a key name from docs/keys.md (e.g. `dvv key LIMB ctrl+alt+t`, `dvv key LIMB super`).",

@@ -207,13 +207,45 @@ func (e *env) act(req wire.Args) error {
 	return nil
 }
 
+// readFirst is type's and key's --read: one screen read in this session
+// before the act (what repainted since its last read; the whole screen the
+// first time), which clears the typing fence as `dvv screen` does and is in
+// history as a screen read. The picture is not kept: --read says "type into
+// what is there now", so where it changed is said on stderr instead.
+func (e *env) readFirst(target wire.Target) error {
+	req := wire.ScreenArgs{Target: target, Form: "damage-crop"}
+	ans, err := roundTrip[wire.ScreenAnswer](e, req)
+	if err != nil {
+		if we, ok := err.(*wire.Error); ok && e.json {
+			e.printJSON(wire.ErrorReply(nil, we))
+		}
+		return err
+	}
+	if s := ans.Screen; s != nil && e.human() && s.Mime != "text/plain" {
+		if s.Unchanged {
+			fmt.Fprintf(e.stderr, "read the screen first: nothing repainted since the last read (generation %d)\n", s.Generation)
+		} else {
+			g := s.ImageSpace.Region
+			fmt.Fprintf(e.stderr, "read the screen first: %dx%d+%d+%d of %dx%d (generation %d)\n", g.W, g.H, g.X, g.Y, s.ImageSpace.Native.W, s.ImageSpace.Native.H, s.Generation)
+		}
+	}
+	return nil
+}
+
+// readFlagHelp is --read's help, shared by type and key.
+const readFlagHelp = "read the screen first (as `dvv screen` does, recorded in history), so a repaint since the last read does not refuse the act"
+
 func typeCmd(e *env) *cobra.Command {
 	var wpm int
+	var read bool
 	cmd := &cobra.Command{
 		Use:   "type <limbId> <text>",
-		Short: "Type text into whatever has focus (a desktop needs a fresh `dvv screen` first)",
+		Short: "Type text into whatever has focus (a desktop needs a fresh `dvv screen` first, or --read)",
 		Long: "Type text into whatever has focus. On a desktop limb this is refused with SCREEN_CHANGED (exit 5)\n" +
-			"until this shell has read the screen since the last large repaint. \"-\" reads the text from stdin.",
+			"until this shell has read the screen since the last large repaint (the typing fence: a dialog may\n" +
+			"have taken focus). --read reads the screen first, in this session, and then types: the honest way\n" +
+			"to say \"read, then type\" after an act of your own repainted (a key Return that scrolled a\n" +
+			"terminal), without a picture to look at. \"-\" reads the text from stdin.",
 		Args: exactArgs(2, "type needs a limb id and the text"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := limbTarget(args[0])
@@ -230,10 +262,16 @@ func typeCmd(e *env) *cobra.Command {
 				req.Wpm = intp(wpm)
 			}
 			req.VerifyMs = e.verifyMs()
+			if read {
+				if err := e.readFirst(target); err != nil {
+					return err
+				}
+			}
 			return e.act(req)
 		},
 	}
 	cmd.Flags().IntVar(&wpm, "wpm", 0, "throttle to this many words (5 characters) a minute")
+	cmd.Flags().BoolVar(&read, "read", false, readFlagHelp)
 	return cmd
 }
 
@@ -250,9 +288,10 @@ func (e *env) textArg(s string) (string, error) {
 }
 
 func keyCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var read bool
+	cmd := &cobra.Command{
 		Use:     "key <limbId> <keys>",
-		Short:   "Press one named key or a chord joined with + (fenced like type)",
+		Short:   "Press one named key or a chord joined with + (fenced like type; --read reads the screen first)",
 		Example: "  dvv key vnc-1a2b3c4d Enter\n  dvv key vnc-1a2b3c4d super+r\n  dvv key vnc-1a2b3c4d ctrl+alt+Delete",
 		Args:    exactArgs(2, "key needs a limb id and a key name or chord"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -263,9 +302,16 @@ func keyCmd(e *env) *cobra.Command {
 			req := wire.KeyArgs{Target: target}
 			req.Keys = args[1]
 			req.VerifyMs = e.verifyMs()
+			if read {
+				if err := e.readFirst(target); err != nil {
+					return err
+				}
+			}
 			return e.act(req)
 		},
 	}
+	cmd.Flags().BoolVar(&read, "read", false, readFlagHelp)
+	return cmd
 }
 
 func clipboardCmd(e *env) *cobra.Command {

@@ -139,6 +139,11 @@ func pauseCmd(e *env, action string) *cobra.Command {
 	}
 	if action == "resume" {
 		c.Short = "Resume agent input on a limb, or everywhere when no limb is named"
+		c.Long = "Resume agent input on a limb, or everywhere when no limb is named.\n\n" +
+			"A pause takes no lease away: an agent that held a limb's lease when it was paused, and is still\n" +
+			"attached (its dvvmcp connected, its shell session alive), holds it again at once and its next\n" +
+			"act goes through with no `dvv control acquire`. A lease whose holder went away meanwhile was\n" +
+			"released then, and must be acquired again."
 	} else {
 		c.Flags().BoolVar(&all, "all", false, "every limb, including limbs opened later")
 	}

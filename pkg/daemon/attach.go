@@ -57,6 +57,12 @@ func (d *Daemon) attach(c *conn, req *request) (*attachment, error) {
 			return nil, err
 		}
 		key = "session:" + name + ":" + req.Session + ":" + grant.TokenID
+		if strings.HasPrefix(req.Session, "pid:") {
+			// A process session is one process's: the name the CLI gives
+			// it (its command name) changes when that process execs (sh
+			// running its last command as bash), and must not split it.
+			key = "session::" + req.Session + ":" + grant.TokenID
+		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

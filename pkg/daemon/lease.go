@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -48,8 +49,10 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 		ls := &l.lease
 		switch {
 		case !a.person && l.pausedLocked():
+			e := wire.Errorf(wire.LeaseNotHeld, "a person paused agent input on limb %s; it is refused until they resume", l.id)
+			e.Next = l.pausedNextLocked(a)
 			l.mu.Unlock()
-			return wire.Errorf(wire.LeaseNotHeld, "a person paused agent input on limb %s; it is refused until they resume", l.id)
+			return e
 		case ls.holder == nil || ls.holder == a:
 			changed := ls.holder == nil
 			if changed {
@@ -80,7 +83,13 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 				Next: "Call `control` with action yield_status to see who holds it, then acquire again with a longer waitMs or leave it."}
 		}
 		if left <= 0 {
-			return wire.Errorf(wire.LeaseNotHeld, "limb %s's lease is held by %s", l.id, holder)
+			e := wire.Errorf(wire.LeaseNotHeld, "limb %s's lease is held by %s", l.id, holder)
+			l.mu.Lock()
+			if next := l.heldElsewhereLocked(a); next != "" {
+				e.Next = next
+			}
+			l.mu.Unlock()
+			return e
 		}
 		t := time.NewTimer(left)
 		select {
@@ -176,7 +185,9 @@ func (l *Limb) checkLease(a *attachment) error {
 	defer l.mu.Unlock()
 	ls := &l.lease
 	if !a.person && l.pausedLocked() {
-		return wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; nothing was delivered", l.id)
+		e := wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; nothing was delivered", l.id)
+		e.Next = l.pausedNextLocked(a)
+		return e
 	}
 	if ls.holder == a {
 		return nil
@@ -194,7 +205,51 @@ func (l *Limb) checkLease(a *attachment) error {
 	if ls.holder != nil {
 		holder = ls.holder.name
 	}
-	return wire.Errorf(wire.LeaseNotHeld, "acting on limb %s needs the control lease (held by %s)", l.id, holder)
+	e := wire.Errorf(wire.LeaseNotHeld, "acting on limb %s needs the control lease (held by %s)", l.id, holder)
+	if next := l.heldElsewhereLocked(a); next != "" {
+		e.Next = next
+	}
+	return e
+}
+
+// heldElsewhereLocked is LEASE_NOT_HELD's hint when another attachment holds
+// the lease: how to act in the session that holds it, or get it ("" when
+// nobody holds it: then acquiring is the whole answer). A session's key is
+// named only to an attachment of the same token, the one that could join
+// it anyway.
+func (l *Limb) heldElsewhereLocked(a *attachment) string {
+	h := l.lease.holder
+	switch {
+	case h == nil || h == a:
+		return ""
+	case l.lease.human:
+		return fmt.Sprintf("A person (%s) is driving limb %s: leave it to them until they hand back (`dvv control status %s` shows it; an agent's acts are refused meanwhile).", h.name, l.id, l.id)
+	case h.session != "" && h.grant.TokenID == a.grant.TokenID:
+		return fmt.Sprintf("Another session (%s) holds limb %s. Run the command in that session, or act as it: export DVV_SESSION=%s (or `dvv --session %s …`); "+
+			"else wait for it to let go (`dvv control acquire %s --wait 30s`) or take it as a person (`dvv control takeover %s`).",
+			h.name, l.id, shellQuote(h.session), shellQuote(h.session), l.id, l.id)
+	}
+	return fmt.Sprintf("%s holds limb %s. Wait for it to let go (`dvv control acquire %s --wait 30s`; `control` acquire with waitMs) or take it as a person (`dvv control takeover %s`).", h.name, l.id, l.id, l.id)
+}
+
+// pausedNextLocked is the hint of an act refused by a pause. A pause takes
+// no lease away: whoever held it holds it when the person resumes (`dvv
+// resume`), so the agent waits and acts again, with no acquire.
+func (l *Limb) pausedNextLocked(a *attachment) string {
+	if l.lease.holder == a {
+		return fmt.Sprintf("Stop and wait: your lease is kept while paused, and your next act after the person runs `dvv resume` goes through with no acquire (`dvv control status %s` shows human_took_over until then).", l.id)
+	}
+	return fmt.Sprintf("Stop and wait for the person to run `dvv resume` (`dvv control status %s` shows human_took_over until then), then acquire the lease.", l.id)
+}
+
+// shellQuote quotes a session key for a command line when it needs it.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":-_.,/+=@", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
 }
 
 // releaseAllLeases frees every lease a holds (its connection or session

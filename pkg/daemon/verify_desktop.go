@@ -80,10 +80,15 @@ func (m *motion) inputAreaLocked(carets map[int][4]uint64) []image.Rectangle {
 }
 
 // notePress remembers where a pointer act pressed: it focused something
-// there, and typing afterwards goes near it.
+// there, and typing afterwards goes near it. The previous input's effect
+// is forgotten: the press may have moved the focus to another window, and
+// a change there (or a guess made when dvv did not know where input went:
+// a clock that ticked while keys went to a window that ignores them) is
+// no longer where input goes.
 func (m *motion) notePress(p image.Point) {
 	m.mu.Lock()
 	m.hints.press = &p
+	m.hints.echo = image.Rectangle{}
 	m.mu.Unlock()
 }
 

@@ -20,15 +20,18 @@ type motionScreen struct {
 	at  time.Time
 }
 
-func newMotionScreen(t *testing.T) *motionScreen {
+func newMotionScreen(t *testing.T) *motionScreen { return newMotionScreenSized(t, 256, 256) }
+
+// newMotionScreenSized is newMotionScreen on a w x h mirror.
+func newMotionScreenSized(t *testing.T, w, h int) *motionScreen {
 	buf := fb.New()
-	if err := buf.Resize(256, 256); err != nil {
+	if err := buf.Resize(w, h); err != nil {
 		t.Fatal(err)
 	}
 	s := &motionScreen{t: t, buf: buf, m: newMotion(buf), at: time.Unix(1000, 0)}
 	s.m.now = func() time.Time { return s.at }
 	t.Cleanup(s.m.tr.Close)
-	s.paint(image.Rect(0, 0, 256, 256), 0x20) // the first full frame
+	s.paint(image.Rect(0, 0, w, h), 0x20) // the first full frame
 	return s
 }
 
@@ -148,6 +151,30 @@ func TestTypingGoesWhereInputWent(t *testing.T) {
 	vf = s.act(nil, true, nil, func() { s.paint(image.Rect(0, 240, 16, 256), 0x60) })
 	if vf.Status != wire.VerifyVerified {
 		t.Fatalf("within reach of the last click or the previous input: %+v", vf)
+	}
+}
+
+// TestAPressForgetsTheEarlierInputsPlace: keys typed into a window that
+// ignores them, while something ticked elsewhere, leave that tick as the
+// guess of where input goes; a click elsewhere then focuses another window,
+// and the same place ticking again does not verify the keys typed there.
+func TestAPressForgetsTheEarlierInputsPlace(t *testing.T) {
+	s := newMotionScreenSized(t, 1024, 768)
+	tick := image.Rect(896, 704, 912, 720) // beyond inputRadius of the press below
+	vf := s.act(nil, true, nil, func() { s.paint(tick, 0x50) })
+	if vf.Status != wire.VerifyUnverified || len(vf.Changes) != 1 {
+		t.Fatalf("keys into a window that ignores them: %+v", vf)
+	}
+	press := image.Point{X: 20, Y: 20}
+	s.act([]image.Point{press}, false, &press, nil)
+	vf = s.act(nil, true, nil, func() { s.paint(tick, 0x58) })
+	if vf.Status == wire.VerifyVerified {
+		t.Fatalf("a tick where earlier keys went unseen verified keys typed after a click elsewhere: %+v", vf)
+	}
+	// The typed text near the press still verifies.
+	vf = s.act(nil, true, nil, func() { s.paint(image.Rect(16, 32, 32, 48), 0x60) })
+	if vf.Status != wire.VerifyVerified || vf.Where != "input" {
+		t.Fatalf("typed near the press: %+v", vf)
 	}
 }
 

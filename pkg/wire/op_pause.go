@@ -9,5 +9,5 @@ func pauseOp() OpSpec {
 	return OpSpec{Name: OpPause, Answers: answers("paused", "dispatched"), Caps: []string{"takeover"}, Variant: "action", Variants: []string{"pause", "resume"},
 		Fields: []Field{fld("action", required()), fld("limbId"), fld("groupId"), fld("member", atLeast(0)), fld("all", only("pause"), note("every limb, also limbs opened later"))},
 		Raises: codes(LimbGone),
-		Answer: "`paused`: all, limbs; pause needs a limb or `all`, resume without a limb resumes everything"}
+		Answer: "`paused`: all, limbs; pause needs a limb or `all`, resume without a limb resumes everything. A pause takes no lease away: an agent that held one and is still attached acts again after resume with no acquire"}
 }
