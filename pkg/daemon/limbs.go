@@ -462,7 +462,7 @@ func (l *Limb) close() {
 	<-settled
 	if l.dsk != nil {
 		// The mirror goes now, not when the last reference to the limb
-		// does: a closed limb's memory is back within a second.
+		// does: a closed limb's memory is back within seconds.
 		l.dsk.buf.Free()
 	}
 	l.filesMu.Lock()
