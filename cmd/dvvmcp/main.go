@@ -69,7 +69,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	root.CompletionOptions.DisableDefaultCmd = true
 	f := root.Flags()
 	f.StringVar(&socket, "socket", "", "dvvd's control socket: a path or ssh://[user@]host[:port][/id] (default $DVV_SOCKET, else $XDG_RUNTIME_DIR/dvv/default.sock, else /tmp/dvv<uid>/default.sock)")
-	f.BoolVar(&jpeg, "jpeg", os.Getenv("DVV_MCP_IMAGE") == "jpeg", "ask dvvd for JPEG screens instead of PNG (fewer tokens; also DVV_MCP_IMAGE=jpeg)")
+	f.BoolVar(&jpeg, "jpeg", os.Getenv("DVV_MCP_IMAGE") == "jpeg", "each screen in the smaller of PNG and JPEG (JPEG for photographs, PNG for text; also DVV_MCP_IMAGE=jpeg)")
 	f.IntVar(&budget.MaxEdge, "image-max-edge", envInt("DVV_MCP_IMAGE_MAX_EDGE", budget.MaxEdge),
 		"a screen read without scale is halved until its long edge is at most this many pixels; 0 or less: no limit (also DVV_MCP_IMAGE_MAX_EDGE)")
 	f.IntVar(&budget.MaxPixels, "image-max-pixels", envInt("DVV_MCP_IMAGE_MAX_PIXELS", budget.MaxPixels),

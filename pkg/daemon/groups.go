@@ -473,7 +473,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 			t.Aim(m.limbID) // every op group_run runs takes the selector
 		}
 		if s, ok := args.(*wire.ScreenArgs); ok && outDir != "" {
-			s.Out = filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[s.Format == "jpeg"]))
+			s.Out = filepath.Join(outDir, fmt.Sprintf("%03d-%s.%s", i, m.limbID, map[bool]string{true: "jpg", false: "png"}[s.Format == "jpeg"])) // auto: the format chosen names the file
 		}
 		go func() {
 			defer finished.Done()

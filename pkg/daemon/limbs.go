@@ -460,6 +460,11 @@ func (l *Limb) close() {
 	l.cancel()
 	<-l.exited
 	<-settled
+	if l.dsk != nil {
+		// The mirror goes now, not when the last reference to the limb
+		// does: a closed limb's memory is back within seconds.
+		l.dsk.buf.Free()
+	}
 	l.filesMu.Lock()
 	if l.files != nil {
 		l.files.Close()

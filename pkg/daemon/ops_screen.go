@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/dvvhq/dvv/pkg/imaging"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -89,9 +90,19 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	}
 
 	gen := l.generation()
-	data, iw, ih, err := l.encode(region, scale, format)
+	var data []byte
+	var iw, ih int
+	var err error
+	if format == "auto" {
+		format, data, iw, ih, err = l.encodeSmaller(region, scale)
+	} else {
+		data, iw, ih, err = l.encode(region, scale, format)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if a.Format == "auto" && a.Out != "" {
+		a.Out = withExtension(a.Out, format)
 	}
 	l.markRead(c.att, gen)
 	scr := &wire.Screen{Mime: "image/" + format, Width: iw, Height: ih, Coverage: round3(l.dsk.buf.Coverage()), Generation: gen,
@@ -185,6 +196,38 @@ func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]b
 		return nil, 0, 0, wire.Errorf(wire.Internal, "encode %s: %v", format, err)
 	}
 	return data, iw, ih, nil
+}
+
+// encodeSmaller encodes the picture as PNG and as JPEG and answers the
+// smaller, with its format. Neither kind of screen wins everywhere
+// (docs/benchmarks.md, "PNG or JPEG per picture"): text, flat colours and
+// sharp edges are a fraction of JPEG's size in PNG, a photograph or a video
+// the other way round, and a desktop is often both. Encoding both costs a
+// second encode (each is cached under its own format), which is cheap
+// beside sending an agent more bytes than needed.
+func (l *Limb) encodeSmaller(region image.Rectangle, scale float64) (string, []byte, int, int, error) {
+	png, iw, ih, err := l.encode(region, scale, "png")
+	if err != nil {
+		return "", nil, 0, 0, err
+	}
+	jpg, _, _, err := l.encode(region, scale, "jpeg")
+	if err != nil {
+		return "", nil, 0, 0, err
+	}
+	if len(jpg) < len(png) {
+		return "jpeg", jpg, iw, ih, nil
+	}
+	return "png", png, iw, ih, nil
+}
+
+// withExtension gives an out path ending in .png, .jpg or .jpeg the
+// extension of the format format auto chose; other paths are kept.
+func withExtension(path, format string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".png" && ext != ".jpg" && ext != ".jpeg" {
+		return path
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path)) + map[string]string{"png": ".png", "jpeg": ".jpg"}[format]
 }
 
 // opScreenTerminal answers the terminal's text grid and cursor; a

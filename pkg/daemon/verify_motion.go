@@ -136,7 +136,14 @@ func (m *motion) absorb() {
 	if resized || w != m.w || h != m.h || cov < m.coverage {
 		m.w, m.h = w, h
 		m.cols = (w + fb.TileSize - 1) / fb.TileSize
-		m.tiles = make([]tileState, m.cols*((h+fb.TileSize-1)/fb.TileSize))
+		// Reused when big enough: a server flipping its size must not
+		// leave a frame's worth of tile records behind on every flip.
+		if n := m.cols * ((h + fb.TileSize - 1) / fb.TileSize); cap(m.tiles) >= n {
+			m.tiles = m.tiles[:n]
+			clear(m.tiles)
+		} else {
+			m.tiles = make([]tileState, n)
+		}
 		for a := range m.watches {
 			a.resize()
 		}

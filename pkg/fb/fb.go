@@ -32,18 +32,21 @@ var ErrTooLarge = errors.New("fb: framebuffer size out of range")
 
 // Buffer is a framebuffer mirror. The zero value is not usable; call New.
 type Buffer struct {
-	mu      sync.RWMutex
-	w, h    int
-	lastW   int
-	lastH   int
-	pix     []byte
-	resizes uint64
-	seq     uint64
-	last    time.Time // time of the latest damage or resize
+	mu       sync.RWMutex
+	w, h     int
+	lastW    int
+	lastH    int
+	pix      []byte
+	resized  time.Time // the latest Resize, for Pixels
+	trimming bool      // a trim is due (Pixels kept a bigger array)
+	resizes  uint64
+	seq      uint64
+	last     time.Time // time of the latest damage or resize
 
 	// coverage: one bit per pixel, row-major, words per row = (w+63)/64.
 	// Dropped (nil) once every pixel has been received.
 	cov      []uint64
+	covArr   []uint64 // cov's array, kept for the next resize once cov is dropped
 	covWords int
 	covered  int64
 
@@ -101,20 +104,26 @@ func (b *Buffer) Resize(w, h int) error {
 	defer b.mu.Unlock()
 	b.w, b.h = w, h
 	n := w * h * 4
-	if cap(b.pix) >= n && cap(b.pix) <= 2*n {
-		b.pix = b.pix[:n]
-		clear(b.pix)
-	} else {
-		dropped := cap(b.pix)
-		b.pix = nil
-		Release(dropped)
-		b.pix = make([]byte, n)
+	old := b.pix
+	b.pix = nil
+	b.pix = Pixels(old, n, &b.resized)
+	if Oversized(b.pix) && !b.trimming {
+		b.trimming = true
+		time.AfterFunc(shrinkAfter, b.trim)
 	}
 	for i := 3; i < n; i += 4 {
 		b.pix[i] = 0xff
 	}
 	b.covWords = (w + 63) / 64
-	b.cov = make([]uint64, b.covWords*h)
+	// The coverage bits reuse one array too: a fresh one on every resize
+	// is garbage the collector lets pile up to the size of the live heap.
+	if nw := b.covWords * h; cap(b.covArr) >= nw {
+		b.cov = b.covArr[:nw]
+		clear(b.cov)
+	} else {
+		b.cov = make([]uint64, nw)
+		b.covArr = b.cov
+	}
 	b.covered = 0
 	changed := w != b.lastW || h != b.lastH || b.resizes == 0
 	if changed {
@@ -131,6 +140,45 @@ func (b *Buffer) Resize(w, h int) error {
 	}
 	b.bumpLocked()
 	return nil
+}
+
+// trim swaps the pixels into an array of their own size once the size has
+// held (see Pixels), or waits again.
+func (b *Buffer) trim() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if wait := shrinkAfter - time.Since(b.resized); wait > 0 && Oversized(b.pix) {
+		time.AfterFunc(wait, b.trim)
+		return
+	}
+	b.trimming = false
+	b.pix = Trim(b.pix, b.resized)
+	if n := b.covWords * b.h; cap(b.covArr) > 2*n {
+		b.covArr = nil
+		if b.cov != nil {
+			b.cov = append([]uint64(nil), b.cov...)
+			b.covArr = b.cov
+		}
+	}
+}
+
+// Free drops the pixels and coverage of a buffer nobody will draw into
+// again (its limb closed) and hands their memory back to the OS: a closed
+// limb's mirror must not wait for every last reference to it to go. The
+// buffer is then 0x0; every tracker sees a resize and no damage.
+func (b *Buffer) Free() {
+	b.mu.Lock()
+	dropped := cap(b.pix)
+	b.pix, b.cov, b.covArr = nil, nil, nil
+	b.w, b.h, b.covWords, b.covered = 0, 0, 0, 0
+	for t := range b.trackers {
+		t.clearLocked()
+		t.tiles, t.cols = nil, 0
+		t.resized = true
+	}
+	b.bumpLocked()
+	b.mu.Unlock()
+	Release(dropped)
 }
 
 // Size reports the current width and height.

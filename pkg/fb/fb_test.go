@@ -4,6 +4,7 @@ import (
 	"errors"
 	"image"
 	"testing"
+	"time"
 )
 
 func TestCoverageAndResizes(t *testing.T) {
@@ -114,5 +115,57 @@ func TestTrackerTakeRects(t *testing.T) {
 	}
 	if rects, _ := tr.TakeRects(); len(rects) != 0 || tr.Peek().Share != 0 {
 		t.Fatalf("take did not clear: %v", rects)
+	}
+}
+
+// A buffer flipped between a big and a tiny size keeps one array (nothing
+// is allocated per flip), and Free leaves nothing to read.
+func TestResizeFlipsReuseOneArray(t *testing.T) {
+	b := New()
+	first := func() *byte {
+		var p *byte
+		b.Read(func(pix []byte, _, _, _ int, _ uint64) { p = &pix[:1][0] })
+		return p
+	}
+	if err := b.Resize(1024, 1024); err != nil {
+		t.Fatal(err)
+	}
+	big := first()
+	for range 5 {
+		b.Resize(1, 1)
+		if first() != big {
+			t.Fatal("a shrink right after a resize allocated a new array")
+		}
+		b.Resize(1024, 1024)
+		if first() != big {
+			t.Fatal("growing back allocated a new array")
+		}
+	}
+	tr := b.NewTracker()
+	b.Free()
+	if w, h := b.Size(); w != 0 || h != 0 {
+		t.Fatalf("freed buffer is %dx%d", w, h)
+	}
+	if rects, resized := tr.TakeRects(); len(rects) != 0 || !resized {
+		t.Fatalf("after Free a tracker reports %v, resized %v", rects, resized)
+	}
+	b.Read(func(pix []byte, _, w, h int, _ uint64) {
+		if pix != nil || w != 0 || h != 0 {
+			t.Fatalf("freed buffer still reads %d bytes, %dx%d", len(pix), w, h)
+		}
+	})
+}
+
+// Trim keeps a slice that is not oversized, and keeps an oversized one's
+// pixels while the size is fresh.
+func TestTrimWaitsForTheSizeToHold(t *testing.T) {
+	p := make([]byte, 4, 64)
+	copy(p, "abcd")
+	if q := Trim(p, time.Now()); &q[0] != &p[0] {
+		t.Fatal("trimmed while the size was fresh")
+	}
+	q := Trim(p, time.Now().Add(-2*shrinkAfter))
+	if cap(q) != 4 || string(q) != "abcd" {
+		t.Fatalf("trimmed to cap %d, %q", cap(q), q)
 	}
 }

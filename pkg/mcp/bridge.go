@@ -17,8 +17,9 @@ type Options struct {
 	// TokenErr, when set, answers every tool call instead of dialling (an
 	// empty DVV_TOKEN: see client.TokenFromEnv).
 	TokenErr error
-	// JPEG asks dvvd for JPEG screens instead of PNG: far fewer tokens for an
-	// agent, at the cost of exact pixels.
+	// JPEG asks dvvd for each screen in the smaller of PNG and JPEG (format
+	// auto): JPEG where it is smaller (photographs, video), at the cost of
+	// exact pixels there; PNG where JPEG would be bigger (text, flat UI).
 	JPEG bool
 	// DefaultName names the attachment when the MCP client gives no name.
 	DefaultName string

@@ -179,7 +179,7 @@ func TestJPEGOption(t *testing.T) {
 	call(t, cs, "dvv_screen", map[string]any{"limbId": "vnc-1"})
 	call(t, cs, "dvv_group_run", map[string]any{"groupId": "g", "action": "screen", "arguments": map[string]any{"form": "full"}})
 	_, reqs := d.seen()
-	if len(reqs) != 2 || reqs[0].Format != "jpeg" || !strings.Contains(string(reqs[1].Arguments), `"format":"jpeg"`) {
+	if len(reqs) != 2 || reqs[0].Format != "auto" || !strings.Contains(string(reqs[1].Arguments), `"format":"auto"`) {
 		t.Errorf("requests: %+v", reqs)
 	}
 }

@@ -25,7 +25,8 @@ func WriteToolsDoc(w io.Writer) error {
 	b.WriteString("- **Dispatch is not proof.** Acts answer `dispatched`; only a later `dvv_screen` or `dvv_wait` shows their effect.\n")
 	b.WriteString("- **Results.** Every call returns a text block and `structuredContent` (dvvd's answer, described by the tool's " +
 		"`outputSchema`: see [Output schemas](#output-schemas)). `dvv_screen` adds an image block " +
-		"(PNG; JPEG when dvvmcp runs with `--jpeg` or `DVV_MCP_IMAGE=jpeg`) with the `imageSpace` line beside it.\n")
+		"(PNG; when dvvmcp runs with `--jpeg` or `DVV_MCP_IMAGE=jpeg`, whichever of PNG and JPEG is smaller for that picture, " +
+		"named by the block's `mimeType`) with the `imageSpace` line beside it.\n")
 	fmt.Fprintf(&b, "- **Image budget.** MCP clients resize pictures whose long edge is over %d px or that hold more than about "+
 		"%.2f megapixels, which would put the model's coordinates in a space the imageSpace line does not describe. A `dvv_screen` "+
 		"of the whole frame without `scale` is therefore halved (1/2, 1/4, 1/8) until it fits both: a 1920x1080 desktop comes at "+

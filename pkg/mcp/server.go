@@ -106,20 +106,21 @@ func (b *Bridge) handler(t *Tool) sdk.ToolHandler {
 	}
 }
 
-// preferJPEG asks for JPEG wherever the call reads a screen.
+// preferJPEG asks for the smaller of PNG and JPEG (format auto) wherever
+// the call reads a screen: JPEG alone is bigger than PNG on text.
 func preferJPEG(a wire.Args) {
 	switch r := a.(type) {
 	case *wire.ScreenArgs:
-		r.Format = "jpeg"
+		r.Format = "auto"
 	case *wire.GroupRunArgs:
 		if r.Action != wire.OpScreen {
 			return
 		}
 		args := strings.TrimSpace(string(r.Arguments))
 		if args == "" || args == "null" || args == "{}" {
-			r.Arguments = []byte(`{"format":"jpeg"}`)
+			r.Arguments = []byte(`{"format":"auto"}`)
 		} else if strings.HasPrefix(args, "{") {
-			r.Arguments = []byte(`{"format":"jpeg",` + args[1:])
+			r.Arguments = []byte(`{"format":"auto",` + args[1:])
 		}
 	}
 }

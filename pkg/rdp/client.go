@@ -108,6 +108,7 @@ type Client struct {
 	closed    atomic.Bool
 	closing   chan struct{} // closed by Close: ends a decode-budget pause
 	activated atomic.Int32  // activations seen (1 at first, more after reactivation)
+	storm     fb.StormGuard // refuses a server changing the desktop size without end
 
 	lastRead atomic.Int64 // unix nanoseconds of the latest bytes from the server
 	probing  atomic.Bool  // a liveness probe is being written

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,6 +172,66 @@ func TestResizeCyclesReleaseMemory(t *testing.T) {
 		return rss-base < 48<<20
 	})
 	t.Logf("RSS %d MiB before, %d MiB after %d cycles to 8192x4096", base>>20, rss>>20, cycles)
+}
+
+// A server reactivating between a huge desktop and a small one without end
+// (a resize storm) ends the session with a ProtocolError naming the storm
+// long before it is over, and the process never holds more than the one
+// huge frame the mirror needs.
+func TestResizeStormEndsTheSession(t *testing.T) {
+	const cycles = 200
+	var sent atomic.Int64
+	srv := startHostile(t, 640, 480, func(s *hostileSession) {
+		for range cycles {
+			if s.activate(8192, 4096, true) != nil || s.activate(640, 480, true) != nil {
+				return
+			}
+			sent.Add(1)
+		}
+		s.wait()
+	})
+	runtime.GC()
+	debug.FreeOSMemory()
+	base := rssBytes(t)
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			if r := rssBytes(t); r > peak.Load() {
+				peak.Store(r)
+			}
+		}
+	}()
+	c := dialHostile(t, srv, fb.New())
+	select {
+	case <-c.Done():
+	case <-time.After(2 * time.Minute):
+		t.Errorf("the session outlived %d of %d huge/small cycles", sent.Load(), cycles)
+	}
+	close(stop)
+	<-sampled
+	var pe *ProtocolError
+	if !errors.As(c.Err(), &pe) || !strings.Contains(c.Err().Error(), "resize storm") {
+		t.Errorf("session ended with %v; want a ProtocolError naming the resize storm", c.Err())
+	}
+	if got := c.activated.Load(); got > 1+fb.StormResizes+1 {
+		t.Errorf("%d activations were taken; a storm stops at %d size changes", got, fb.StormResizes)
+	}
+	if raceDetector {
+		return // RSS is checked by make test
+	}
+	const frame = 8192 * 4096 * 4
+	t.Logf("RSS %d MiB before, peak %d MiB", base>>20, peak.Load()>>20)
+	if grew := peak.Load() - base; grew > frame+frame/2 {
+		t.Errorf("RSS grew by %d MiB during the storm; one 8192x4096 frame is %d MiB", grew>>20, frame>>20)
+	}
 }
 
 // A desktop beyond the framebuffer's limit is a ProtocolError, at the

@@ -141,6 +141,10 @@ func (c *Client) activate(b []byte) error {
 	c.caps.Store(da.Caps)
 	w, h := da.Caps.Width, da.Caps.Height
 	if fw, fh := c.cfg.Framebuffer.Size(); fw != w || fh != h {
+		// Only the read loop activates, so the guard needs no lock.
+		if err := c.storm.Resize(time.Now()); err != nil {
+			return protoErr("demand active", "desktop size %dx%d: %v", w, h, err)
+		}
 		if err := c.cfg.Framebuffer.Resize(w, h); err != nil {
 			return protoErr("demand active", "desktop size %dx%d: %v", w, h, err)
 		}

@@ -389,6 +389,7 @@ func (c *Client) Run() error {
 	defer close(done)
 	go c.watch(done)
 	err := c.loop()
+	c.dec.s.free() // the loop was its only user: nothing draws from it again
 	c.settleClip()
 	c.mu.Lock()
 	closed := c.closed
@@ -482,6 +483,9 @@ func (c *Client) message(t byte) error {
 // such: readers forwarding the picture need not read them back.
 func (c *Client) flush() {
 	d := &c.dec
+	// A surface kept bigger than its desktop through a burst of resizes
+	// is given back once the size has held.
+	d.s.pix = fb.Trim(d.s.pix, d.s.resized)
 	if len(d.damage) == 0 && len(d.fills) == 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"sync"
+	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
 )
@@ -43,6 +44,8 @@ type decoder struct {
 	onQEMUKeys   func()
 
 	used encodingCounts // rectangles per encoding the server chose
+
+	storm fb.StormGuard // refuses a server resizing without end
 }
 
 // encodingCounts counts the rectangles a server sent per encoding: which
@@ -189,6 +192,11 @@ func (d *decoder) rect(r *reader, x, y, w, h int, enc int32) (last bool, err err
 func (d *decoder) resize(w, h int) error {
 	if err := checkSize(d.limit, w, h); err != nil {
 		return err
+	}
+	// Checked before anything is allocated or cleared: the resize that
+	// makes the storm costs nothing.
+	if err := d.storm.Resize(time.Now()); err != nil {
+		return &ProtocolError{Msg: "desktop size", Err: err}
 	}
 	d.s.resize(w, h)
 	d.damage, d.fills = d.damage[:0], d.fills[:0]

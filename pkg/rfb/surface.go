@@ -2,6 +2,7 @@ package rfb
 
 import (
 	"image"
+	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
 )
@@ -12,25 +13,28 @@ import (
 // the network into it; finished updates are copied into the shared
 // fb.Buffer under its lock, so that lock is never held across a read.
 type surface struct {
-	w, h int
-	pix  []byte
+	w, h    int
+	pix     []byte
+	resized time.Time // the latest resize, for fb.Pixels
 }
 
 func (s *surface) resize(w, h int) {
 	n := w * h * 4
-	if cap(s.pix) >= n && cap(s.pix) <= 2*n {
-		s.pix = s.pix[:n]
-		clear(s.pix)
-	} else {
-		dropped := cap(s.pix)
-		s.pix = nil
-		fb.Release(dropped)
-		s.pix = make([]byte, n)
-	}
+	old := s.pix
+	s.pix = nil
+	s.pix = fb.Pixels(old, n, &s.resized)
 	for i := 3; i < n; i += 4 {
 		s.pix[i] = 0xff
 	}
 	s.w, s.h = w, h
+}
+
+// free drops the pixels once the connection has ended and hands their
+// memory back to the OS.
+func (s *surface) free() {
+	dropped := cap(s.pix)
+	s.pix, s.w, s.h = nil, 0, 0
+	fb.Release(dropped)
 }
 
 func (s *surface) bounds() image.Rectangle { return image.Rect(0, 0, s.w, s.h) }

@@ -9,7 +9,7 @@ func screenOp() OpSpec {
 	return OpSpec{Name: OpScreen, Brief: true, ListedOn: bothKinds, Perceives: true, Answers: answers("screen", "observation"), Limb: true, Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true, Variant: "form",
 		Variants: []string{"full", "region", "damage-crop"},
 		Fields: limbFields(fld("form"), fld("region", only("region"), required("{x, y, w, h}"), note("{x,y,w,h}")), fld("scale", only("full"), note("(0,1]")),
-			fld("format", oneOf("png", "jpeg")),
+			fld("format", oneOf("png", "jpeg", "auto"), note("auto: the smaller of png and jpeg for this picture; mime says which, and an out ending in .png or .jpg takes its extension")),
 			fld("maxEdge", only("full"), atLeast(1), note("without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits")),
 			fld("maxPixels", only("full"), atLeast(1), note("as maxEdge, for width×height")), fld("out", localPath(), note("absolute path: written there instead of inline"))),
 		Raises: codes(NotReady, OutOfBounds, NotConnected),

@@ -9,7 +9,7 @@ type ScreenArgs struct {
 	Form      string   `json:"form,omitempty"`                // full, region, damage-crop
 	Region    *Region  `json:"region,omitempty"`              // region only; required; {x,y,w,h}
 	Scale     *float64 `json:"scale,omitempty"`               // full only; (0,1]
-	Format    string   `json:"format,omitempty"`              // png, jpeg
+	Format    string   `json:"format,omitempty"`              // png, jpeg, auto; auto: the smaller of png and jpeg for this picture; mime says which, and an out ending in .png or .jpg takes its extension
 	Out       string   `json:"out,omitempty" dvv:"localpath"` // absolute path: written there instead of inline
 	MaxEdge   *int     `json:"maxEdge,omitempty"`             // full only; at least 1; without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits
 	MaxPixels *int     `json:"maxPixels,omitempty"`           // full only; at least 1; as maxEdge, for width×height

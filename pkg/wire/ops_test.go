@@ -76,7 +76,7 @@ func TestCheckRefusesWhatDoesNotApply(t *testing.T) {
 		{`{"op":"run","limbId":"l","command":"true"}`, "timeoutMs is required (run has no default deadline)"},
 		{`{"op":"share","limbId":"l"}`, ""},
 		// Closed value sets.
-		{`{"op":"screen","limbId":"l","format":"gif"}`, `format "gif" is not one of png, jpeg`},
+		{`{"op":"screen","limbId":"l","format":"gif"}`, `format "gif" is not one of png, jpeg, auto`},
 		{`{"op":"click","limbId":"l","action":"scroll","x":5,"y":5,"direction":"sideways"}`, "direction"},
 		{`{"op":"click","limbId":"l","action":"scroll","x":5,"y":5,"direction":"up"}`, ""},
 		{`{"op":"click","limbId":"l","action":"move","x":5,"y":5,"generationFrom":"first-read"}`, "generationFrom"},

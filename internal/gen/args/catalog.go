@@ -59,7 +59,7 @@ type catalog struct {
 	Form   string       `json:"form,omitempty"`
 	Region *wire.Region `json:"region,omitempty"`
 	Scale  *float64     `json:"scale,omitempty"`
-	Format string       `json:"format,omitempty"` // png (default) or jpeg
+	Format string       `json:"format,omitempty"` // png (default), jpeg, or auto (the smaller of the two)
 	Out    string       `json:"out,omitempty"`    // absolute local path: write the image there instead of inline
 	// MaxEdge and MaxPixels are an image budget for a full screen read
 	// without scale: dvvd picks the largest of scale 1, 1/2, 1/4, 1/8 whose
