@@ -66,6 +66,7 @@ func printHosts(e *env, list []wire.Host) {
 
 type hostAddOptions struct {
 	address, protocol, user, domain, sshUser string
+	note                                     string // how a VNC display became the port
 	record                                   bool
 	port, sshPort                            int
 	passwordStdin                            bool
@@ -101,11 +102,14 @@ func hostsAddCmd(e *env) *cobra.Command {
 				return err
 			}
 			printHosts(e, resp.Hosts)
+			if o.note != "" {
+				fmt.Fprintf(e.stderr, "%s: %s\n", o.address, o.note)
+			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.address, "address", "", "host name or IP, optionally with :PORT (or a ws:// URL for VNC) (required)")
+	f.StringVar(&o.address, "address", "", "host name or IP, optionally with :PORT (or a ws:// URL for VNC; for VNC HOST::PORT is a port and HOST:N below 100 display N, port 5900+N) (required)")
 	f.IntVar(&o.port, "port", 0, "port (default by protocol)")
 	f.StringVar(&o.protocol, "protocol", "", wire.ProtocolChoice()+" (required)")
 	f.StringVar(&o.user, "user", "", "user name (RDP, SSH, VeNCrypt Plain)")
@@ -144,6 +148,7 @@ func (o *hostAddOptions) request(name string) (wire.HostAddArgs, error) {
 		return wire.HostAddArgs{}, err
 	}
 	addr, port, user := o.address, o.port, o.user
+	o.note = ep.Note
 	if ep.URL == "" {
 		addr = ep.Host
 		if ep.Port != 0 {
