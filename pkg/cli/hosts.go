@@ -79,7 +79,9 @@ func hostsAddCmd(e *env) *cobra.Command {
 		Short: "Save a machine; --password-stdin stores its password in the keychain",
 		Long: "Save a machine under a name. With --password-stdin the password is read from stdin (one line;\n" +
 			"typing is not echoed on a terminal), sent to dvvd in this one request, and stored in the\n" +
-			"keychain. It is never printed, logged or written anywhere else.",
+			"keychain; where no keychain answers (a server, a container, CI), dvvd stores it in\n" +
+			"~/.config/dvv/credentials (mode 0600, read only by dvvd) instead and says so. It is never\n" +
+			"printed or logged. For a VNC address, HOST::PORT is a port and HOST:N below 100 display N.",
 		Example: "  printf '%s\\n' \"$PW\" | dvv hosts add lab --address 10.0.0.5 --protocol vnc --password-stdin\n" +
 			"  dvv hosts add build --address build.lan --protocol ssh --user ci",
 		Args: exactArgs(1, "hosts add needs a name"),
@@ -102,6 +104,9 @@ func hostsAddCmd(e *env) *cobra.Command {
 				return err
 			}
 			printHosts(e, resp.Hosts)
+			if resp.Dispatched != "" {
+				fmt.Fprintln(e.stderr, resp.Dispatched)
+			}
 			if o.note != "" {
 				fmt.Fprintf(e.stderr, "%s: %s\n", o.address, o.note)
 			}

@@ -30,12 +30,22 @@ func openCmd(e *env) *cobra.Command {
 			"limb connects (dvvd keeps retrying until `dvv close`).",
 		Example: "  LIMB=$(dvv open 127.0.0.1:5951 --protocol vnc --perceive)\n  dvv open vnc://lab.local --perceive\n" +
 			"  dvv open lab.local::5960 --protocol vnc      # vncviewer's HOST::PORT\n  dvv open lab.local:1 --protocol vnc          # display 1, port 5901\n" +
+			"  printf '%s\\n' \"$PW\" | dvv open 10.0.0.5 --protocol vnc --password-stdin\n" +
 			"  dvv open pat@build.lan --protocol ssh\n  dvv open lab --wait=false",
 		Args: exactArgs(1, "open needs one address or saved host"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := o.request(args[0], cmd.Flags().Changed("port"), cmd.Flags().Changed("slot"))
 			if err != nil {
 				return err
+			}
+			// Read only after the arguments checked out, so a usage error
+			// never consumes a password piped in. It goes to dvvd in the
+			// request, never on a command line, and is kept there in the
+			// limb's memory for reconnects only.
+			if o.passwordStdin {
+				if req.Password, err = e.readPassword(); err != nil {
+					return err
+				}
 			}
 			if o.wait {
 				return e.openAndWait(req, o.waitTimeout, o.keep)
@@ -61,6 +71,7 @@ func openCmd(e *env) *cobra.Command {
 	f.StringVar(&o.user, "user", "", "SSH user (the same as user@ in the address)")
 	f.IntVar(&o.slot, "slot", 0, "0 attaches to what is live; above 0 opens a fresh session (RDP, SSH)")
 	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so screen reads and screen waits work")
+	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the machine's password from stdin (one line) for this limb only: dvvd keeps it in memory for reconnects and never stores it; save it with `dvv hosts add` instead to reuse it")
 	f.BoolVar(&o.wait, "wait", true, "return once connected, or with the coded error; --wait=false returns at once")
 	f.BoolVar(&o.keep, "keep", false, "when the wait fails, leave the limb retrying instead of closing it")
 	f.DurationVar(&o.waitTimeout, "wait-timeout", 30*time.Second, "how long open waits for the first connection")
@@ -68,14 +79,15 @@ func openCmd(e *env) *cobra.Command {
 }
 
 type openOptions struct {
-	protocol    string
-	port        int
-	user        string
-	slot        int
-	perceive    bool
-	wait        bool
-	keep        bool
-	waitTimeout time.Duration
+	passwordStdin bool
+	protocol      string
+	port          int
+	user          string
+	slot          int
+	perceive      bool
+	wait          bool
+	keep          bool
+	waitTimeout   time.Duration
 }
 
 // request decides whether the argument is an address or a saved host and

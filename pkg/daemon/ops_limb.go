@@ -182,6 +182,9 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		if req.Port != nil {
 			ht.Port = *req.Port
 		}
+		if req.Password != "" { // given for this open: before the saved one
+			ht.Password = req.Password
+		}
 		t = ht
 	} else {
 		if req.Address == "" {
@@ -197,6 +200,8 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		if err := splitAddress(&t); err != nil {
 			return t, err
 		}
+		// Held only in the limb's target (memory), for its reconnects.
+		t.Password = req.Password
 	}
 	proto, known := wire.Protocol(t.Protocol)
 	if !known {

@@ -185,8 +185,20 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
+	r := &wire.HostAddAnswer{}
 	if a.Password != "" {
-		if err := kc.Set(saved.ID, fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address), a.Password); err != nil {
+		label := fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address)
+		where, err := "keychain", error(nil)
+		// No keychain answering (a headless machine): the layered keychain
+		// falls back to the credentials file, and the answer says so.
+		if sw, ok := kc.(interface {
+			SetWhere(id, label, secret string) (string, error)
+		}); ok {
+			where, err = sw.SetWhere(saved.ID, label, a.Password)
+		} else {
+			err = kc.Set(saved.ID, label, a.Password)
+		}
+		if err != nil {
 			if existed { // put the entry this call replaced back
 				s.Add(prev)
 			} else {
@@ -194,8 +206,11 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 			}
 			return nil, keychain.WireError(err)
 		}
+		r.Dispatched = "password stored in the keychain"
+		if where == keychain.InFile {
+			r.Dispatched = "no keychain answered; password stored in " + keychain.CredentialsPath() + " (mode 0600), which only dvvd reads"
+		}
 	}
-	r := &wire.HostAddAnswer{}
 	r.Hosts = []wire.Host{saved.Wire(kc != nil && kc.Has(saved.ID))}
 	return r, nil
 }
