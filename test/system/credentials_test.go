@@ -169,7 +169,9 @@ func TestOpenPasswordStdin(t *testing.T) {
 
 	run("", "status", limb, "--json")
 	run("", "limbs", "--json")
-	run("", "history", "--json")
+	if r := run("", "history", limb, "--json"); r.code != 0 || !strings.Contains(r.stdout, "click") {
+		t.Fatalf("history: %v", r)
+	}
 	bundle := filepath.Join(t.TempDir(), "report.tar.gz")
 	d.must("report", "--out", bundle)
 	if strings.Contains(said.String(), password) || strings.Contains(reportFiles(t, bundle), password) || strings.Contains(d.log(), password) {
@@ -180,5 +182,31 @@ func TestOpenPasswordStdin(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(d.home, ".config", "dvv", "credentials")); err == nil {
 		t.Error("an ad-hoc open wrote the credentials file")
+	}
+}
+
+// TestOpenPasswordStdinSSH: an ad-hoc SSH open to a real sshd that takes
+// only a password for this account: refused without it (AUTH_FAILED), and
+// with it on stdin the command runs as that user on the server.
+func TestOpenPasswordStdinSSH(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDConfig("PasswordAuthentication yes"))
+	name, pw := testbed.PasswordUser(t)
+	os.Remove(filepath.Join(s.Home, ".ssh", "id_ed25519")) // no key: the password is the only way in
+	d := startDaemonIn(t, "", s.Home)
+	port := strconv.Itoa(s.Port)
+
+	r := d.dvv("open", name+"@127.0.0.1", "--protocol", "ssh", "--port", port, "--wait-timeout", "20s")
+	wantExit(t, r, wire.ExitDenied, wire.AuthFailed)
+	r = d.run("shell-a", pw+"\n", nil, "open", name+"@127.0.0.1", "--protocol", "ssh", "--port", port, "--password-stdin", "--wait-timeout", "20s")
+	if r.code != 0 {
+		t.Fatalf("open --password-stdin over SSH: %v", r)
+	}
+	limb := strings.TrimSpace(r.stdout)
+	if who := strings.TrimSpace(d.must("run", limb, "--timeout", "10s", "id -un").stdout); who != name {
+		t.Fatalf("logged in as %q, want %q", who, name)
+	}
+	if strings.Contains(d.log(), pw) || strings.Contains(d.must("history", limb, "--json").stdout, pw) {
+		t.Fatal("the password left dvvd")
 	}
 }

@@ -212,4 +212,3 @@ func TestHostsWithKeychain(t *testing.T) {
 	}
 	wantExit(t, d.dvv("hosts", "rm", "lab"), wire.ExitGone, wire.NotFound)
 }
-
