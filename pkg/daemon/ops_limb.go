@@ -174,16 +174,13 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		if req.Address != "" {
 			return t, wire.Errorf(wire.BadRequest, "pass hostId or address, not both")
 		}
-		ht, err := d.hostTarget(req.HostID)
+		ht, err := d.hostTargetWith(req.HostID, req.Password)
 		if err != nil {
 			return t, err
 		}
 		ht.Slot, ht.Perceive = t.Slot, t.Perceive || ht.Record && wire.KindOf(ht.Protocol) == kindDesktop // a recorded desktop needs its mirror
 		if req.Port != nil {
 			ht.Port = *req.Port
-		}
-		if req.Password != "" { // given for this open: before the saved one
-			ht.Password = req.Password
 		}
 		t = ht
 	} else {

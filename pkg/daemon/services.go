@@ -96,13 +96,20 @@ func (d *Daemon) findHost(id string) (hosts.Host, bool) {
 // hostTarget builds a dial target for a saved host, reading its credential
 // from the keychain here, inside dvvd.
 func (d *Daemon) hostTarget(id string) (limb.Target, error) {
+	return d.hostTargetWith(id, "")
+}
+
+// hostTargetWith is hostTarget with a password given for this open, which
+// is used instead of the saved one (the keychain is then not asked).
+func (d *Daemon) hostTargetWith(id, password string) (limb.Target, error) {
 	h, found := d.findHost(id)
 	if !found {
 		return limb.Target{}, wire.Errorf(wire.NotFound, "no saved host %q; list them with hosts", id)
 	}
 	t := limb.Target{Protocol: h.Protocol, Address: h.Address, Port: h.Port, User: h.User, Domain: h.Domain,
 		SSHPort: h.SSHPort, SSHUser: h.SSHUser, Record: h.Record}
-	if kc := d.cfg.Services.Keychain; kc != nil && h.Source != hosts.SourceSSHConfig && h.Source != hosts.SourceMDNS {
+	t.Password = password
+	if kc := d.cfg.Services.Keychain; kc != nil && password == "" && h.Source != hosts.SourceSSHConfig && h.Source != hosts.SourceMDNS {
 		secret, err := kc.Get(h.ID)
 		switch {
 		case err == nil:

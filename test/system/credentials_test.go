@@ -102,6 +102,16 @@ func TestHostsAddWithoutKeychainWritesTheCredentialsFile(t *testing.T) {
 	if b, _ := os.ReadFile(cred); string(b) != "lab:"+password+"\n" {
 		t.Fatalf("a refused file was changed: %q", b)
 	}
+
+	// While the file is refused, the saved host opens with a password
+	// given for this open, which dvvd uses without reading the file.
+	d.must("close", limb)
+	wantExit(t, d.dvv("open", "lab", "--wait-timeout", "20s"), wire.ExitDenied, wire.KeychainMissing)
+	r = d.run("shell-a", password+"\n", nil, "open", "lab", "--perceive", "--password-stdin", "--wait-timeout", "20s")
+	if r.code != 0 {
+		t.Fatalf("open lab --password-stdin while the file is refused: %v", r)
+	}
+	loggedIn(t, d, x, strings.TrimSpace(r.stdout))
 	if strings.Contains(d.log(), password) || strings.Contains(d.log(), "other-pw") {
 		t.Fatal("dvvd logged a password")
 	}
