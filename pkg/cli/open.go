@@ -146,7 +146,7 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs,
 		req.Address = ep.URL
 		return req, nil
 	}
-	if ep.Note != "" && !portSet {
+	if ep.Note != "" && !portSet && o.user == "" {
 		// HOST:N, a VNC display: dvvd reads it as the same port and says
 		// so in its answer (dispatched), for --json too.
 		req.Address = arg

@@ -23,10 +23,11 @@ import (
 //     a file named dvv-HOST in $CREDENTIALS_DIRECTORY.
 //
 // Both are read on every lookup, so an edit applies without a restart.
-// dvv writes the credentials file in one case only: `dvv hosts add
-// --password-stdin` when no keychain answers (SetWhere), replacing the
-// host's line; the systemd directory is read-only. No error from here
-// carries a line of the file.
+// dvvd writes the credentials file only for a host's password: `dvv hosts
+// add --password-stdin` when no keychain answers (SetWhere) replaces the
+// host's line, and when a keychain does take it the host's line is
+// dropped; other lines are kept as they were. The systemd directory is
+// read-only. No error from here carries a line of the file.
 
 // CredentialsPath is $XDG_CONFIG_HOME/dvv/credentials (~/.config/dvv/credentials).
 func CredentialsPath() string {
