@@ -241,7 +241,17 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error
 		return nil, asBadRequest(err)
 	}
 	if kc := c.d.cfg.Services.Keychain; kc != nil {
-		if err := kc.Delete(h.ID); err != nil {
+		// The host is gone already: its credentials-file line is found by
+		// the name it had.
+		var err error
+		if dn, ok := kc.(interface {
+			DeleteNamed(id string, names []string) error
+		}); ok {
+			err = dn.DeleteNamed(h.ID, []string{h.Name, h.ID})
+		} else {
+			err = kc.Delete(h.ID)
+		}
+		if err != nil {
 			return nil, keychain.WireError(err)
 		}
 	}

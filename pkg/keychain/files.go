@@ -322,8 +322,33 @@ func (l *layered) namesOf(hostID string) []string {
 }
 
 func (l *layered) Delete(hostID string) error {
+	return l.DeleteNamed(hostID, l.namesOf(hostID))
+}
+
+// DeleteNamed forgets a host's secret when the host (and so the names its
+// credentials-file line goes by) may already be gone: its line is dropped
+// from the file, then the keychain's entry deleted. A keychain that does
+// not answer is no error when the file held the secret, as it does on a
+// machine where no keychain answered hosts add.
+func (l *layered) DeleteNamed(hostID string, names []string) error {
+	inFile := false
+	if f := l.file(); f != nil && len(names) > 0 {
+		for _, n := range names {
+			if _, found, err := f.lookup(n); found && err == nil {
+				inFile = true
+			}
+		}
+		if inFile {
+			f.drop(names)
+		}
+	}
 	if l.kc == nil {
 		return nil
 	}
-	return l.kc.Delete(hostID)
+	err := l.kc.Delete(hostID)
+	var ue *UnavailableError
+	if inFile && errors.As(err, &ue) {
+		return nil
+	}
+	return err
 }

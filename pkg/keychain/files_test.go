@@ -170,4 +170,14 @@ func TestSetFallsBackToTheCredentialsFile(t *testing.T) {
 	if s, _ := withKeychain.Get("h-1"); s != "fifth" {
 		t.Fatalf("the file's old line still wins over the keychain: %q", s)
 	}
+
+	// Forgetting a host whose secret is in the file: its line goes, even
+	// with no keychain answering and the host (its name) already gone.
+	writeFile(t, path, "lab:x\nother:y\n", 0o600)
+	if err := kc.DeleteNamed("h-1", []string{"lab", "h-1"}); err != nil {
+		t.Fatalf("DeleteNamed with the secret in the file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "other:y\n" {
+		t.Fatalf("after DeleteNamed the file holds %q", b)
+	}
 }

@@ -115,6 +115,16 @@ func TestHostsAddWithoutKeychainWritesTheCredentialsFile(t *testing.T) {
 	if strings.Contains(d.log(), password) || strings.Contains(d.log(), "other-pw") {
 		t.Fatal("dvvd logged a password")
 	}
+
+	// hosts rm forgets the password too: the file's line goes, the rest stays.
+	os.Chmod(cred, 0o600)
+	if err := os.WriteFile(cred, []byte("# kept\nlab:"+password+"\nbuild:other\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d.must("hosts", "rm", "lab")
+	if b, _ := os.ReadFile(cred); string(b) != "# kept\nbuild:other\n" {
+		t.Fatalf("after hosts rm the credentials file holds %q", b)
+	}
 }
 
 // loggedIn proves a limb is logged in to the Xvnc: a click it sends moves
