@@ -198,7 +198,7 @@ func (e *env) readPassword() (string, error) {
 func hostsRmCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "rm <name|id>",
-		Short: "Forget a saved machine and delete its keychain entry",
+		Short: "Forget a saved machine and its password (keychain entry, or its line in the credentials file)",
 		Args:  exactArgs(1, "hosts rm needs a host name or id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			resp, err := call[wire.HostRemoveAnswer](e, wire.HostRemoveArgs{HostID: args[0]})
