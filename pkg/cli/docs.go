@@ -145,6 +145,7 @@ func writeExitTable(b *strings.Builder) {
 		{wire.ExitUnsupported, "the protocol or this build cannot do it"},
 		{wire.ExitTrust, "a host key or certificate needs your decision"},
 		{ExitNotSettled, "`dvv wait`: the deadline passed before the condition held"},
+		{ExitNotOnScreen, "`dvv find`: the text is not on the screen"},
 	}
 	byExit := map[int][]string{}
 	for _, c := range wire.Codes {

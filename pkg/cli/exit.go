@@ -13,6 +13,11 @@ const (
 	// held. dvvd answers that as an ordinary success (settled: false); a
 	// script still needs to tell it from "it happened".
 	ExitNotSettled = 11
+
+	// ExitNotOnScreen: `dvv find` read the screen and the text is not on
+	// it. dvvd answers that as an ordinary success (no matches); a script's
+	// `if dvv find …` needs a status that says so. (12 is doctor's.)
+	ExitNotOnScreen = 13
 )
 
 // Statuses `dvv run` uses when the remote command has no exit code of its own.

@@ -21,7 +21,9 @@ func expectCmd(e *env) *cobra.Command {
 		Long: "Search the desktop's mirror for the template (a PNG cut from an earlier `dvv screen`), first\n" +
 			"everywhere (or in --region), then only where the screen changes, until it is found or\n" +
 			"--timeout passes. Prints the centre, the box, the similarity and the generation to fence a\n" +
-			"click with. Exit status 0 when found; " + fmt.Sprint(ExitNotSettled) + " when the deadline passed first.",
+			"click with. The score is the zero-mean normalized cross-correlation (1: the template itself,\n" +
+			"near 0: an unrelated place); a flat template (a patch of background) is refused with BAD_REQUEST.\n" +
+			"Exit status 0 when found; " + fmt.Sprint(ExitNotSettled) + " when the deadline passed first.",
 		Example: "  dvv expect vnc-1a2b3c4d ok-button.png\n  dvv expect vnc-1a2b3c4d icon.png --region 0,0,400,300 --threshold 0.9",
 		Args:    exactArgs(2, "expect needs a limb id and a PNG file"),
 		RunE: func(cmd *cobra.Command, args []string) error {

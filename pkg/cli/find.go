@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ func findCmd(e *env) *cobra.Command {
 		Long: "Recognise the desktop's text (only what changed since the last read is read again) and print\n" +
 			"every place <text> occurs within one line: case and spacing are ignored. Boxes are native\n" +
 			"framebuffer pixels; pass the generation to `dvv click --generation` so the click is fenced.\n" +
+			"Exit status 0 when the text is there; " + strconv.Itoa(ExitNotOnScreen) + " when it is not (so `if dvv find …` works).\n" +
 			"Needs Tesseract on dvvd's machine; without it the answer is UNSUPPORTED (exit 9).",
 		Example: "  dvv find vnc-1a2b3c4d \"Save as\"\n  dvv find vnc-1a2b3c4d OK --region 300,200,400,200 --lang eng+deu",
 		Args:    exactArgs(2, "find needs a limb id and the text to look for"),
@@ -26,11 +28,14 @@ func findCmd(e *env) *cobra.Command {
 				return err
 			}
 			resp, err := call[wire.FindAnswer](e, req)
-			if err != nil || !e.human() || resp.Find == nil {
+			if err != nil || resp.Find == nil {
 				return err
 			}
 			if len(resp.Find.Matches) == 0 {
-				fmt.Fprintf(e.stdout, "not on the screen (generation %d)\n", resp.Find.Generation)
+				// --json printed dvvd's answer as is; the status still says "missed".
+				return &exitStatus{code: ExitNotOnScreen, msg: fmt.Sprintf("%q is not on the screen (generation %d)", args[1], resp.Find.Generation)}
+			}
+			if !e.human() {
 				return nil
 			}
 			for _, m := range resp.Find.Matches {

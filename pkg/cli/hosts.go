@@ -67,6 +67,7 @@ func printHosts(e *env, list []wire.Host) {
 
 type hostAddOptions struct {
 	address, protocol, user, domain, sshUser string
+	note                                     string // how a VNC display became the port
 	record                                   bool
 	port, sshPort                            int
 	passwordStdin                            bool
@@ -79,7 +80,9 @@ func hostsAddCmd(e *env) *cobra.Command {
 		Short: "Save a machine; --password-stdin stores its password in the keychain",
 		Long: "Save a machine under a name. With --password-stdin the password is read from stdin (one line;\n" +
 			"typing is not echoed on a terminal), sent to dvvd in this one request, and stored in the\n" +
-			"keychain. It is never printed, logged or written anywhere else.",
+			"keychain; where no keychain answers (a server, a container, CI), dvvd stores it in\n" +
+			"~/.config/dvv/credentials (mode 0600, read only by dvvd) instead and says so. It is never\n" +
+			"printed or logged. For a VNC address, HOST::PORT is a port and HOST:N below 100 display N.",
 		Example: "  printf '%s\\n' \"$PW\" | dvv hosts add lab --address 10.0.0.5 --protocol vnc --password-stdin\n" +
 			"  dvv hosts add build --address build.lan --protocol ssh --user ci",
 		Args: exactArgs(1, "hosts add needs a name"),
@@ -102,11 +105,17 @@ func hostsAddCmd(e *env) *cobra.Command {
 				return err
 			}
 			printHosts(e, resp.Hosts)
+			if resp.Dispatched != "" {
+				fmt.Fprintln(e.stderr, resp.Dispatched)
+			}
+			if o.note != "" {
+				fmt.Fprintf(e.stderr, "%s: %s\n", o.address, o.note)
+			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.address, "address", "", "host name or IP, optionally with :PORT (or a ws:// URL for VNC) (required)")
+	f.StringVar(&o.address, "address", "", "host name or IP, optionally with :PORT (or a ws:// URL for VNC; for VNC HOST::PORT is a port and HOST:N below 100 display N, port 5900+N) (required)")
 	f.IntVar(&o.port, "port", 0, "port (default by protocol)")
 	f.StringVar(&o.protocol, "protocol", "", wire.ProtocolChoice()+" (required)")
 	f.StringVar(&o.user, "user", "", "user name (RDP, SSH, VeNCrypt Plain)")
@@ -145,6 +154,7 @@ func (o *hostAddOptions) request(name string) (wire.HostAddArgs, error) {
 		return wire.HostAddArgs{}, err
 	}
 	addr, port, user := o.address, o.port, o.user
+	o.note = ep.Note
 	if ep.URL == "" {
 		addr = ep.Host
 		if ep.Port != 0 {
@@ -189,7 +199,7 @@ func (e *env) readPassword() (string, error) {
 func hostsRmCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "rm <name|id>",
-		Short: "Forget a saved machine and delete its keychain entry",
+		Short: "Forget a saved machine and its password (keychain entry, or its line in the credentials file)",
 		Args:  exactArgs(1, "hosts rm needs a host name or id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			resp, err := call[wire.HostRemoveAnswer](e, wire.HostRemoveArgs{HostID: args[0]})

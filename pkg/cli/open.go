@@ -21,18 +21,31 @@ func openCmd(e *env) *cobra.Command {
 			"The argument is an address when --protocol is given or when it starts with vnc://, rdp://,\n" +
 			"ssh://, ws:// or wss:// (ws and wss mean VNC over WebSocket); a port may follow the host\n" +
 			"(127.0.0.1:5951, [::1]:5900) or come from --port, and an SSH user may come before it\n" +
-			"(pat@build.lan, ssh://pat@build.lan) or from --user. Otherwise it names a saved host (its id\n" +
+			"(pat@build.lan, ssh://pat@build.lan) or from --user. A VNC address also takes vncviewer's forms:\n" +
+			"HOST::PORT is a port, and HOST:N with N below 100 is display N, port 5900+N (open says so;\n" +
+			"vnc://HOST:N and --port N are always port N). Otherwise it names a saved host (its id\n" +
 			"or name, see `dvv hosts`). open returns once the limb is connected, in a terminal and in a\n" +
 			"pipe alike, or fails with the limb's coded error (UNREACHABLE, AUTH_FAILED…) and closes the\n" +
 			"limb it made (--keep leaves it retrying). With --wait=false it returns at once, while the\n" +
 			"limb connects (dvvd keeps retrying until `dvv close`).",
 		Example: "  LIMB=$(dvv open 127.0.0.1:5951 --protocol vnc --perceive)\n  dvv open vnc://lab.local --perceive\n" +
+			"  dvv open lab.local::5960 --protocol vnc      # vncviewer's HOST::PORT\n  dvv open lab.local:1 --protocol vnc          # display 1, port 5901\n" +
+			"  printf '%s\\n' \"$PW\" | dvv open 10.0.0.5 --protocol vnc --password-stdin\n" +
 			"  dvv open pat@build.lan --protocol ssh\n  dvv open lab --wait=false",
 		Args: exactArgs(1, "open needs one address or saved host"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := o.request(args[0], cmd.Flags().Changed("port"), cmd.Flags().Changed("slot"))
 			if err != nil {
 				return err
+			}
+			// Read only after the arguments checked out, so a usage error
+			// never consumes a password piped in. It goes to dvvd in the
+			// request, never on a command line, and is kept there in the
+			// limb's memory for reconnects only.
+			if o.passwordStdin {
+				if req.Password, err = e.readPassword(); err != nil {
+					return err
+				}
 			}
 			if o.wait {
 				return e.openAndWait(req, o.waitTimeout, o.keep)
@@ -46,8 +59,8 @@ func openCmd(e *env) *cobra.Command {
 			}
 			fmt.Fprintln(e.stdout, resp.LimbID)
 			if o := resp.Observation; o != nil {
-				fmt.Fprintf(e.stderr, "opened %s %s slot %d, state %s; next: dvv wait %s --until connected\n",
-					o.Protocol, endpoint(o.Address, o.Port), o.Slot, o.State, resp.LimbID)
+				fmt.Fprintf(e.stderr, "opened %s %s slot %d%s, state %s; next: dvv wait %s --until connected\n",
+					o.Protocol, endpoint(o.Address, o.Port), o.Slot, noteSuffix(resp.Dispatched), o.State, resp.LimbID)
 			}
 			return nil
 		},
@@ -58,6 +71,7 @@ func openCmd(e *env) *cobra.Command {
 	f.StringVar(&o.user, "user", "", "SSH user (the same as user@ in the address)")
 	f.IntVar(&o.slot, "slot", 0, "0 attaches to what is live; above 0 opens a fresh session (RDP, SSH)")
 	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so screen reads and screen waits work")
+	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the machine's password from stdin (one line) for this limb only: dvvd keeps it in memory for reconnects and never stores it; save it with `dvv hosts add` instead to reuse it")
 	f.BoolVar(&o.wait, "wait", true, "return once connected, or with the coded error; --wait=false returns at once")
 	f.BoolVar(&o.keep, "keep", false, "when the wait fails, leave the limb retrying instead of closing it")
 	f.DurationVar(&o.waitTimeout, "wait-timeout", 30*time.Second, "how long open waits for the first connection")
@@ -65,14 +79,15 @@ func openCmd(e *env) *cobra.Command {
 }
 
 type openOptions struct {
-	protocol    string
-	port        int
-	user        string
-	slot        int
-	perceive    bool
-	wait        bool
-	keep        bool
-	waitTimeout time.Duration
+	passwordStdin bool
+	protocol      string
+	port          int
+	user          string
+	slot          int
+	perceive      bool
+	wait          bool
+	keep          bool
+	waitTimeout   time.Duration
 }
 
 // request decides whether the argument is an address or a saved host and
@@ -131,6 +146,12 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs,
 		req.Address = ep.URL
 		return req, nil
 	}
+	if ep.Note != "" && !portSet && o.user == "" {
+		// HOST:N, a VNC display: dvvd reads it as the same port and says
+		// so in its answer (dispatched), for --json too.
+		req.Address = arg
+		return req, nil
+	}
 	port := ep.Port
 	if portSet {
 		if port != 0 && port != o.port {
@@ -150,6 +171,15 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs,
 		req.Address = user + "@" + ep.Host
 	}
 	return req, nil
+}
+
+// noteSuffix is open's dispatched note (e.g. "display 60 → port 5960") in
+// parentheses, or nothing.
+func noteSuffix(dispatched string) string {
+	if dispatched == "" {
+		return ""
+	}
+	return " (" + dispatched + ")"
 }
 
 // savedHost builds the request for an argument that names a saved host.

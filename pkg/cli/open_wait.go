@@ -52,7 +52,7 @@ func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) e
 			}
 			fmt.Fprintln(e.stdout, id)
 			if o := resp.Observation; o != nil {
-				fmt.Fprintf(e.stderr, "connected %s %s slot %d\n", o.Protocol, endpoint(o.Address, o.Port), o.Slot)
+				fmt.Fprintf(e.stderr, "connected %s %s slot %d%s\n", o.Protocol, endpoint(o.Address, o.Port), o.Slot, noteSuffix(resp.Dispatched))
 			}
 			return nil
 		}

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,15 +68,9 @@ func (c *call) openMembers(hostIDs, addresses []string, protocol string, perceiv
 		return nil, wire.Errorf(wire.BadRequest, "protocol is required with addresses")
 	}
 	for _, a := range addresses {
-		host, portStr, err := net.SplitHostPort(a)
-		port := 0
-		if err != nil {
-			host = a
-		} else if port, err = strconv.Atoi(portStr); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "member %q: port is not a number", a)
-		}
-		p := port
-		t, err := d.targetFor(wire.OpenArgs{Address: host, Port: &p, Protocol: protocol, Perceive: &perceive})
+		// Taken apart as open's address is (HOST:PORT, and VNC's
+		// HOST::PORT and HOST:DISPLAY).
+		t, err := d.targetFor(wire.OpenArgs{Address: a, Protocol: protocol, Perceive: &perceive})
 		if err != nil {
 			return nil, err
 		}

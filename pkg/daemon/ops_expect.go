@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -154,6 +155,11 @@ func expectTemplate(b64 string) (*imgmatch.Template, error) {
 		return nil, wire.Errorf(wire.BadRequest, "the template is not a PNG: %v", err)
 	}
 	t, err := imgmatch.NewTemplate(img)
+	var flat *imgmatch.FlatError
+	if errors.As(err, &flat) {
+		return nil, &wire.Error{Code: wire.BadRequest, Message: err.Error() + "; nothing was searched",
+			Next: "cut a region with detail (a button's label and edges, an icon), e.g. `dvv screen LIMB --region x,y,w,h --out t.png` around it, not a patch of background"}
+	}
 	if err != nil {
 		return nil, wire.Errorf(wire.BadRequest, "%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -131,8 +132,31 @@ func opOpen(c *call, a wire.OpenArgs) (*wire.OpenAnswer, error) {
 	r := &wire.OpenAnswer{}
 	r.LimbID = l.id
 	r.Observation = l.observe(c.att)
-	r.Dispatched = note
+	r.Dispatched = joinNotes(displayNote(a), note)
 	return r, nil
+}
+
+// displayNote says how a VNC display in open's address became its port
+// ("display 60 → port 5960"), so nobody wonders why 60 was not dialled.
+func displayNote(a wire.OpenArgs) string {
+	if a.HostID != "" || a.Address == "" {
+		return ""
+	}
+	ep, err := hosts.ParseAddress(a.Protocol, a.Address)
+	if err != nil {
+		return ""
+	}
+	return ep.Note
+}
+
+func joinNotes(notes ...string) string {
+	var kept []string
+	for _, n := range notes {
+		if n != "" {
+			kept = append(kept, n)
+		}
+	}
+	return strings.Join(kept, "; ")
 }
 
 // targetFor builds a dial target from open's arguments (an address and
@@ -150,7 +174,7 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		if req.Address != "" {
 			return t, wire.Errorf(wire.BadRequest, "pass hostId or address, not both")
 		}
-		ht, err := d.hostTarget(req.HostID)
+		ht, err := d.hostTargetWith(req.HostID, req.Password)
 		if err != nil {
 			return t, err
 		}
@@ -173,6 +197,8 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		if err := splitAddress(&t); err != nil {
 			return t, err
 		}
+		// Held only in the limb's target (memory), for its reconnects.
+		t.Password = req.Password
 	}
 	proto, known := wire.Protocol(t.Protocol)
 	if !known {

@@ -97,13 +97,20 @@ func (d *Daemon) findHost(id string) (hosts.Host, bool) {
 // hostTarget builds a dial target for a saved host, reading its credential
 // from the keychain here, inside dvvd.
 func (d *Daemon) hostTarget(id string) (limb.Target, error) {
+	return d.hostTargetWith(id, "")
+}
+
+// hostTargetWith is hostTarget with a password given for this open, which
+// is used instead of the saved one (the keychain is then not asked).
+func (d *Daemon) hostTargetWith(id, password string) (limb.Target, error) {
 	h, found := d.findHost(id)
 	if !found {
 		return limb.Target{}, wire.Errorf(wire.NotFound, "no saved host %q; list them with hosts", id)
 	}
 	t := limb.Target{Protocol: h.Protocol, Address: h.Address, Port: h.Port, User: h.User, Domain: h.Domain,
 		SSHPort: h.SSHPort, SSHUser: h.SSHUser, Record: h.Record}
-	if kc := d.cfg.Services.Keychain; kc != nil && h.Source != hosts.SourceSSHConfig && h.Source != hosts.SourceMDNS {
+	t.Password = password
+	if kc := d.cfg.Services.Keychain; kc != nil && password == "" && h.Source != hosts.SourceSSHConfig && h.Source != hosts.SourceMDNS {
 		secret, err := kc.Get(h.ID)
 		switch {
 		case err == nil:
@@ -186,8 +193,20 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 	if err != nil {
 		return nil, asBadRequest(err)
 	}
+	r := &wire.HostAddAnswer{}
 	if a.Password != "" {
-		if err := kc.Set(saved.ID, fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address), a.Password); err != nil {
+		label := fmt.Sprintf("dvv: %s (%s %s)", saved.Name, saved.Protocol, saved.Address)
+		where, err := "keychain", error(nil)
+		// No keychain answering (a headless machine): the layered keychain
+		// falls back to the credentials file, and the answer says so.
+		if sw, ok := kc.(interface {
+			SetWhere(id, label, secret string) (string, error)
+		}); ok {
+			where, err = sw.SetWhere(saved.ID, label, a.Password)
+		} else {
+			err = kc.Set(saved.ID, label, a.Password)
+		}
+		if err != nil {
 			if existed { // put the entry this call replaced back
 				s.Add(prev)
 			} else {
@@ -195,8 +214,11 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 			}
 			return nil, keychain.WireError(err)
 		}
+		r.Dispatched = "password stored in the keychain"
+		if where == keychain.InFile {
+			r.Dispatched = "no keychain answered; password stored in " + keychain.CredentialsPath() + " (mode 0600), which only dvvd reads"
+		}
 	}
-	r := &wire.HostAddAnswer{}
 	r.Hosts = []wire.Host{saved.Wire(kc != nil && kc.Has(saved.ID))}
 	return r, nil
 }
@@ -220,7 +242,17 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error
 		return nil, asBadRequest(err)
 	}
 	if kc := c.d.cfg.Services.Keychain; kc != nil {
-		if err := kc.Delete(h.ID); err != nil {
+		// The host is gone already: its credentials-file line is found by
+		// the name it had.
+		var err error
+		if dn, ok := kc.(interface {
+			DeleteNamed(id string, names []string) error
+		}); ok {
+			err = dn.DeleteNamed(h.ID, []string{h.Name, h.ID})
+		} else {
+			err = kc.Delete(h.ID)
+		}
+		if err != nil {
 			return nil, keychain.WireError(err)
 		}
 	}

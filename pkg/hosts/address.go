@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -47,7 +48,18 @@ type Endpoint struct {
 	Host string
 	Port int
 	URL  string
+	// Note says how a VNC display number became the port ("display 60 →
+	// port 5960"); empty when the port was written as a port.
+	Note string
 }
+
+// VNC display numbers, as TigerVNC's vncviewer reads them: in HOST:N an N
+// below maxDisplay is display N, port displayBase+N; HOST::PORT is always
+// a port.
+const (
+	displayBase = 5900
+	maxDisplay  = 100
+)
 
 // addressNext is the advice every refused address carries.
 const addressNext = "give a host name or IP, optionally :PORT (or --port), and for SSH user@ in front (or --user); " +
@@ -62,6 +74,10 @@ func badAddress(why string) error {
 // ParseAddress accepts exactly what an address may be: [user@]host[:port]
 // (the user for SSH only), [v6]:port, a bare IPv6 address, the same after
 // vnc://, rdp:// or ssh://, or for VNC a ws:// or wss:// URL with a path.
+// A VNC address written without a scheme also takes the forms vncviewer
+// and vncdotool take: HOST::PORT (a port), and HOST:N with N below 100,
+// display N, which is port 5900+N (Note says so). A URL's port is always a
+// port.
 // Everything else is refused before it can become a limb's host name that
 // is dialled, logged and shown: percent-encoding, a query or fragment, a
 // port that is not a number, a password anywhere. protocol may be "" when
@@ -82,8 +98,9 @@ func ParseAddress(protocol, addr string) (Endpoint, error) {
 	case strings.ContainsAny(addr, "?#"):
 		return Endpoint{}, badAddress("has a query or fragment (?…, #…), which may carry a secret")
 	}
-	rest := addr
+	rest, schemed := addr, false
 	if scheme, after, ok := strings.Cut(addr, "://"); ok {
+		schemed = true
 		scheme = strings.ToLower(scheme)
 		switch {
 		case scheme == "ws" || scheme == "wss":
@@ -103,11 +120,12 @@ func ParseAddress(protocol, addr string) (Endpoint, error) {
 	if strings.Contains(rest, "/") {
 		return Endpoint{}, badAddress("has a path; only ws:// and wss:// URLs take one")
 	}
-	return parseAuthority(protocol, rest)
+	return parseAuthority(protocol, rest, protocol == wire.ProtoVNC && !schemed)
 }
 
-// parseAuthority takes apart [user@]host[:port].
-func parseAuthority(protocol, s string) (Endpoint, error) {
+// parseAuthority takes apart [user@]host[:port]; with vncForms also
+// host::port and host:display (see ParseAddress).
+func parseAuthority(protocol, s string, vncForms bool) (Endpoint, error) {
 	var ep Endpoint
 	if at := strings.LastIndexByte(s, '@'); at >= 0 {
 		if protocol != "" && protocol != wire.ProtoSSH {
@@ -118,7 +136,7 @@ func parseAuthority(protocol, s string) (Endpoint, error) {
 			return Endpoint{}, badAddress("has a user that is not a user name")
 		}
 	}
-	host, portText := s, ""
+	host, portText, literalPort := s, "", false
 	switch {
 	case strings.HasPrefix(s, "["):
 		end := strings.IndexByte(s, ']')
@@ -134,9 +152,25 @@ func parseAuthority(protocol, s string) (Endpoint, error) {
 				return Endpoint{}, badAddress("has something after ] that is not :PORT")
 			}
 			portText = portText[1:]
+			if strings.HasPrefix(portText, ":") {
+				if !vncForms {
+					return Endpoint{}, badAddress(doubleColonWhy(protocol))
+				}
+				portText, literalPort = portText[1:], true
+			}
 			if portText == "" {
 				return Endpoint{}, badAddress("ends in : with no port")
 			}
+		}
+	case strings.Count(s, ":") == 2 && strings.Contains(s, "::") && !strings.HasPrefix(s, "::") && net.ParseIP(s) == nil:
+		// host::port; an IPv6 address ("fe80::1") stays an address.
+		if !vncForms {
+			return Endpoint{}, badAddress(doubleColonWhy(protocol))
+		}
+		host, portText, _ = strings.Cut(s, "::")
+		literalPort = true
+		if portText == "" {
+			return Endpoint{}, badAddress("ends in :: with no port")
 		}
 	case strings.Count(s, ":") == 1:
 		host, portText, _ = strings.Cut(s, ":")
@@ -154,12 +188,25 @@ func parseAuthority(protocol, s string) (Endpoint, error) {
 	ep.Host = host
 	if portText != "" {
 		p, err := strconv.Atoi(portText)
+		if vncForms && !literalPort && err == nil && portText[0] != '+' && p >= 0 && p < maxDisplay {
+			ep.Port = displayBase + p
+			ep.Note = fmt.Sprintf("display %d → port %d", p, ep.Port)
+			return ep, nil
+		}
 		if err != nil || p < 1 || p > 65535 || portText[0] == '+' {
 			return Endpoint{}, badAddress("has something after the host's : that is not a port from 1 to 65535")
 		}
 		ep.Port = p
 	}
 	return ep, nil
+}
+
+// doubleColonWhy refuses HOST::PORT outside VNC, saying how to write it.
+func doubleColonWhy(protocol string) string {
+	if protocol == "" || protocol == wire.ProtoVNC {
+		return "has HOST::PORT, which only a VNC address written without a scheme takes; write vnc://HOST:PORT, or HOST::PORT with --protocol vnc"
+	}
+	return "has HOST::PORT, which is VNC's way of writing a port; for " + protocol + " write HOST:PORT"
 }
 
 // parseWebSocket checks a ws:// or wss:// URL: a host, an optional port and
@@ -174,7 +221,7 @@ func parseWebSocket(after, whole string) (Endpoint, error) {
 			return Endpoint{}, badAddress("has a URL path with characters other than letters, digits and / . _ ~ -")
 		}
 	}
-	ep, err := parseAuthority(wire.ProtoVNC, authority)
+	ep, err := parseAuthority(wire.ProtoVNC, authority, false)
 	if err != nil {
 		return Endpoint{}, err
 	}

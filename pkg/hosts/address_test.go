@@ -147,3 +147,51 @@ func FuzzParseAddress(f *testing.F) {
 		}
 	})
 }
+
+// TestParseAddressVNCForms: a VNC address written as vncviewer and
+// vncdotool take it: HOST::PORT is a port, HOST:N below 100 is display N
+// (port 5900+N, with a note saying so); a URL's port, an IPv6 address and
+// other protocols keep their meaning.
+func TestParseAddressVNCForms(t *testing.T) {
+	for _, tc := range []struct {
+		proto, addr string
+		want        Endpoint
+	}{
+		{"vnc", "127.0.0.1::5960", Endpoint{Host: "127.0.0.1", Port: 5960}},
+		{"vnc", "lab.local::60", Endpoint{Host: "lab.local", Port: 60}},
+		{"vnc", "[::1]::5960", Endpoint{Host: "::1", Port: 5960}},
+		{"vnc", "127.0.0.1:60", Endpoint{Host: "127.0.0.1", Port: 5960, Note: "display 60 → port 5960"}},
+		{"vnc", "lab.local:0", Endpoint{Host: "lab.local", Port: 5900, Note: "display 0 → port 5900"}},
+		{"vnc", "lab.local:99", Endpoint{Host: "lab.local", Port: 5999, Note: "display 99 → port 5999"}},
+		{"vnc", "[::1]:1", Endpoint{Host: "::1", Port: 5901, Note: "display 1 → port 5901"}},
+		{"vnc", "lab.local:100", Endpoint{Host: "lab.local", Port: 100}},
+		{"vnc", "lab.local:5960", Endpoint{Host: "lab.local", Port: 5960}},
+		{"vnc", "vnc://lab.local:60", Endpoint{Host: "lab.local", Port: 60}},
+		{"vnc", "ws://lab.local:60/websockify", Endpoint{Host: "lab.local", Port: 60, URL: "ws://lab.local:60/websockify"}},
+		{"vnc", "fe80::1", Endpoint{Host: "fe80::1"}},
+		{"vnc", "::1", Endpoint{Host: "::1"}},
+		{"ssh", "build.lan:60", Endpoint{Host: "build.lan", Port: 60}},
+		{"rdp", "win.lan:10", Endpoint{Host: "win.lan", Port: 10}},
+	} {
+		got, err := ParseAddress(tc.proto, tc.addr)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseAddress(%q, %q) = %+v, %v; want %+v", tc.proto, tc.addr, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ proto, addr, why string }{
+		{"ssh", "build.lan::22", "VNC's way"},
+		{"rdp", "win.lan::3389", "VNC's way"},
+		{"vnc", "vnc://lab.local::5960", "without a scheme"},
+		{"vnc", "lab.local::", "no port"},
+		{"vnc", "lab.local::0", "1 to 65535"},
+		{"vnc", "lab.local::70000", "1 to 65535"},
+		{"vnc", "lab.local:-1", "1 to 65535"},
+		{"vnc", "lab.local:+5", "1 to 65535"},
+		{"vnc", "lab.local:::5", "neither"},
+	} {
+		_, err := ParseAddress(tc.proto, tc.addr)
+		if err == nil || !strings.Contains(err.Error(), "BAD_REQUEST") || !strings.Contains(err.Error(), tc.why) {
+			t.Errorf("ParseAddress(%q, %q) = %v, want BAD_REQUEST saying %q", tc.proto, tc.addr, err, tc.why)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package imgmatch
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
@@ -75,7 +76,7 @@ func TestSearch(t *testing.T) {
 		{"damage around it", frame, Corners(image.Rect(250, 160, 260, 170), 70, 24), 0.95, image.Pt(213, 147), true, 1},
 		{"damage elsewhere", frame, Corners(image.Rect(10, 10, 30, 30), 70, 24), 0.95, image.Point{}, false, 0},
 		{"near colours pass a loose threshold", noisy, all, 0.95, image.Pt(213, 147), true, 0.97},
-		{"but not a strict one", noisy, all, 0.999, image.Point{}, false, 0},
+		{"but not a strict one", noisy, all, 0.99999, image.Point{}, false, 0},
 		{"not drawn", absent, all, 0.9, image.Point{}, false, 0},
 		{"threshold 0 takes the best place", absent, all, 0, image.Point{}, true, 0},
 		{"corners outside the frame", frame, image.Rect(500, 500, 600, 600), 0.5, image.Point{}, false, 0},
@@ -97,10 +98,75 @@ func TestTemplateSize(t *testing.T) {
 			t.Errorf("%v: %v", r, err)
 		}
 	}
-	big, _ := NewTemplate(image.NewRGBA(image.Rect(0, 0, 50, 50)))
+	big, _ := NewTemplate(scene(50, 50, 3))
 	small := scene(40, 40, 2)
 	if _, ok := big.Search(small.Pix, small.Stride, 40, 40, image.Rect(0, 0, 40, 40), 0); ok {
 		t.Error("a template larger than the frame was found")
+	}
+}
+
+// darkScreen is a mostly black frame (a terminal, a dark theme) with a
+// few light marks where draw puts them.
+func darkScreen(w, h int, draw func(img *image.RGBA)) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = 8, 8, 8, 0xff
+	}
+	draw(img)
+	return img
+}
+
+func mark(img *image.RGBA, r image.Rectangle, c color.RGBA) {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			img.SetRGBA(x, y, c)
+		}
+	}
+}
+
+// TestDarkTemplateDoesNotMatchAnotherDarkScreen: a template cut from a
+// mostly black screen with a little detail (a short label) scores far
+// below the threshold on another mostly black screen whose detail is
+// elsewhere, though most of their pixels are equal; on its own screen it
+// is found where it was cut, at 1.
+func TestDarkTemplateDoesNotMatchAnotherDarkScreen(t *testing.T) {
+	light := color.RGBA{220, 220, 220, 0xff}
+	a := darkScreen(400, 300, func(img *image.RGBA) {
+		for i := range 6 { // a "word": six letter strokes
+			mark(img, image.Rect(130+i*6, 110, 133+i*6, 122), light)
+		}
+	})
+	b := darkScreen(400, 300, func(img *image.RGBA) {
+		mark(img, image.Rect(20, 250, 380, 254), light) // a status bar line
+		mark(img, image.Rect(300, 30, 340, 60), color.RGBA{40, 90, 200, 0xff})
+	})
+	tmpl, err := NewTemplate(crop(a, image.Rect(100, 90, 220, 150)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := image.Rect(0, 0, 400, 300)
+	if m, ok := tmpl.Search(b.Pix, b.Stride, 400, 300, all, 0.95); ok {
+		t.Errorf("found on an unrelated dark screen: %+v", m)
+	}
+	if m, ok := tmpl.Search(b.Pix, b.Stride, 400, 300, all, 0); ok && m.Score > 0.5 {
+		t.Errorf("the best place on an unrelated dark screen scores %.3f", m.Score)
+	}
+	if m, ok := tmpl.Search(a.Pix, a.Stride, 400, 300, all, 0.95); !ok || m.At != image.Pt(100, 90) || m.Score < 0.999 {
+		t.Errorf("on its own screen: %+v found=%v, want at 100,90 score 1", m, ok)
+	}
+}
+
+// TestFlatTemplateIsRefused: a template of one colour, or one colour with
+// a speck, has nothing to be found by.
+func TestFlatTemplateIsRefused(t *testing.T) {
+	one := darkScreen(60, 40, func(*image.RGBA) {})
+	speck := darkScreen(60, 40, func(img *image.RGBA) { mark(img, image.Rect(30, 20, 32, 22), color.RGBA{255, 255, 255, 0xff}) })
+	for name, img := range map[string]*image.RGBA{"one colour": one, "a speck": speck} {
+		_, err := NewTemplate(img)
+		var flat *FlatError
+		if !errors.As(err, &flat) {
+			t.Errorf("%s: %v, want a FlatError", name, err)
+		}
 	}
 }
 

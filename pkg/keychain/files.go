@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -21,9 +22,12 @@ import (
 //   - systemd credentials: LoadCredential=dvv-HOST:/path in the unit puts
 //     a file named dvv-HOST in $CREDENTIALS_DIRECTORY.
 //
-// Both are read on every lookup, so an edit applies without a restart, and
-// both are read-only to dvv: `dvv hosts add --password-stdin` still needs a
-// keychain. No error from here carries a line of the file.
+// Both are read on every lookup, so an edit applies without a restart.
+// dvvd writes the credentials file only for a host's password: `dvv hosts
+// add --password-stdin` when no keychain answers (SetWhere) replaces the
+// host's line, and when a keychain does take it the host's line is
+// dropped; other lines are kept as they were. The systemd directory is
+// read-only. No error from here carries a line of the file.
 
 // CredentialsPath is $XDG_CONFIG_HOME/dvv/credentials (~/.config/dvv/credentials).
 func CredentialsPath() string {
@@ -78,6 +82,77 @@ func (c *credentialsFile) lookup(hostID string) (string, bool, error) {
 		return "", false, &UnavailableError{Reason: fmt.Sprintf("cannot read %s (a line over 64 KiB?)", c.path), Fix: "Keep one HOST:PASSWORD per line"}
 	}
 	return "", false, nil
+}
+
+// store writes the host's line (its first name:secret) into the file,
+// replacing any line for one of names.
+func (c *credentialsFile) store(names []string, secret string) error {
+	return c.rewrite(names, names[0]+":"+secret)
+}
+
+// drop removes the lines for names from the file (best effort: the
+// keychain now holds the secret, and a line left would be read first).
+func (c *credentialsFile) drop(names []string) {
+	c.rewrite(names, "")
+}
+
+// rewrite keeps every line of the file but those for names, and adds line
+// (unless empty). The new file is written beside the old one (mode 0600)
+// and renamed over it, so a reader never sees half of it and a symlink
+// planted at the path is replaced, not followed; an existing file must
+// pass openPrivate's rules first.
+func (c *credentialsFile) rewrite(names []string, line string) error {
+	var kept []string
+	f, err := openPrivate(c.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 4096), 64<<10)
+		for sc.Scan() {
+			text := strings.TrimRight(sc.Text(), "\r")
+			host, _, _ := strings.Cut(text, ":")
+			if strings.HasPrefix(strings.TrimSpace(text), "#") || !slices.Contains(names, strings.TrimSpace(host)) {
+				kept = append(kept, text)
+			}
+		}
+		f.Close()
+		if sc.Err() != nil {
+			return &UnavailableError{Reason: fmt.Sprintf("cannot read %s (a line over 64 KiB?)", c.path), Fix: "Keep one HOST:PASSWORD per line"}
+		}
+	}
+	if line != "" {
+		kept = append(kept, line)
+	}
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return &UnavailableError{Reason: fmt.Sprintf("cannot create %s", dir), Fix: "Create it, mode 0700"}
+	}
+	tmp, err := os.CreateTemp(dir, ".credentials-*") // mode 0600
+	if err != nil {
+		return &UnavailableError{Reason: fmt.Sprintf("cannot write in %s", dir), Fix: "Make it writable by you"}
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed; removes a failed attempt
+	out := strings.Join(kept, "\n")
+	if len(kept) > 0 {
+		out += "\n"
+	}
+	_, werr := tmp.WriteString(out)
+	if serr := tmp.Sync(); werr == nil {
+		werr = serr
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), c.path)
+	}
+	if werr != nil {
+		return &UnavailableError{Reason: fmt.Sprintf("cannot write %s", c.path), Fix: "Check the disk and the directory's permissions"}
+	}
+	return nil
 }
 
 // openPrivate opens path only when it is a regular file of this user that
@@ -183,15 +258,97 @@ func (l *layered) Has(hostID string) bool {
 }
 
 func (l *layered) Set(hostID, label, secret string) error {
-	if l.kc == nil {
-		return &UnavailableError{Reason: "no keychain is configured", Fix: "Put a HOST:PASSWORD line in " + CredentialsPath() + " (mode 0600) instead"}
+	_, err := l.SetWhere(hostID, label, secret)
+	return err
+}
+
+// InFile is SetWhere's answer when the secret went to the credentials file.
+const InFile = "file"
+
+// SetWhere stores the secret in the keychain; when no keychain answers
+// (none configured, no session bus, no Secret Service), in the credentials
+// file, as the host's name (its first name), mode 0600. It says where:
+// "keychain", or InFile. A line the file held for the host is dropped when
+// the keychain takes the secret, since the file is read first.
+func (l *layered) SetWhere(hostID, label, secret string) (string, error) {
+	if err := checkHostID(hostID); err != nil {
+		return "", err
 	}
-	return l.kc.Set(hostID, label, secret)
+	file := l.file()
+	if l.kc != nil {
+		err := l.kc.Set(hostID, label, secret)
+		var ue *UnavailableError
+		switch {
+		case err == nil:
+			if file != nil {
+				if _, found, ferr := file.lookup(hostID); found && ferr == nil {
+					file.drop(l.namesOf(hostID))
+				}
+			}
+			return "keychain", nil
+		case !errors.As(err, &ue):
+			return "", err
+		}
+	}
+	if file == nil {
+		return "", &UnavailableError{Reason: "no keychain is configured", Fix: "Put a HOST:PASSWORD line in " + CredentialsPath() + " (mode 0600) instead"}
+	}
+	if strings.ContainsAny(secret, "\r\n\x00") {
+		return "", &UnavailableError{Reason: "no keychain answered, and a password with a line break cannot go to the credentials file", Fix: "Start a Secret Service provider (e.g. gnome-keyring) for dvvd"}
+	}
+	if err := file.store(l.namesOf(hostID), secret); err != nil {
+		return "", err
+	}
+	return InFile, nil
+}
+
+// file is the credentials file among the sources.
+func (l *layered) file() *credentialsFile {
+	for _, s := range l.sources {
+		if f, ok := s.(*credentialsFile); ok {
+			return f
+		}
+	}
+	return nil
+}
+
+func (l *layered) namesOf(hostID string) []string {
+	if f := l.file(); f != nil {
+		if n := f.names(hostID); len(n) > 0 {
+			return n
+		}
+	}
+	return []string{hostID}
 }
 
 func (l *layered) Delete(hostID string) error {
+	return l.DeleteNamed(hostID, l.namesOf(hostID))
+}
+
+// DeleteNamed forgets a host's secret when the host (and so the names its
+// credentials-file line goes by) may already be gone: its line is dropped
+// from the file, then the keychain's entry deleted. A keychain that does
+// not answer is no error when the file held the secret, as it does on a
+// machine where no keychain answered hosts add.
+func (l *layered) DeleteNamed(hostID string, names []string) error {
+	inFile := false
+	if f := l.file(); f != nil && len(names) > 0 {
+		for _, n := range names {
+			if _, found, err := f.lookup(n); found && err == nil {
+				inFile = true
+			}
+		}
+		if inFile {
+			f.drop(names)
+		}
+	}
 	if l.kc == nil {
 		return nil
 	}
-	return l.kc.Delete(hostID)
+	err := l.kc.Delete(hostID)
+	var ue *UnavailableError
+	if inFile && errors.As(err, &ue) {
+		return nil
+	}
+	return err
 }

@@ -1,8 +1,9 @@
 // Package keychain keeps host secrets in the operating system's keychain:
 // the Secret Service over D-Bus on Linux (gnome-keyring, KeePassXC, KWallet's
-// bridge…) and the login Keychain on macOS. There is no plain-text fallback:
-// without a keychain every call fails with *UnavailableError, whose message
-// says how to get one.
+// bridge…) and the login Keychain on macOS. Without a keychain every call
+// fails with *UnavailableError, whose message says how to get one; the
+// layered keychain dvvd uses (WithFiles) then stores into the 0600
+// credentials file instead, and says so.
 //
 // Items carry the attributes
 //
@@ -55,7 +56,7 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return "keychain unavailable: " + e.Reason + ". " + e.Fix + " (dvv itself never writes a secret to a file)"
+	return "keychain unavailable: " + e.Reason + ". " + e.Fix
 }
 
 // Wire converts to the socket's coded error.

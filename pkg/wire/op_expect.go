@@ -10,5 +10,5 @@ func expectOp() OpSpec {
 		Fields: limbFields(fld("templateBase64", required("the picture to look for, as PNG"), note("PNG, at most 1024x1024")), fld("region", note("{x,y,w,h}: where to look")),
 			fld("threshold", note("0..1, default 0.95")), fld("timeoutMs", atLeast(0), note("8000, clamped to 25000"))),
 		Raises: codes(NotReady, NotConnected, OutOfBounds, WrongProtocol, Timeout),
-		Answer: "`expect`: found, box, center, score 0..1, generation, elapsedMs; searched on the mirror where it changed; not seen by the deadline is `found: false`, not an error"}
+		Answer: "`expect`: found, box, center, score 0..1 (zero-mean normalized cross-correlation), generation, elapsedMs; searched on the mirror where it changed; not seen by the deadline is `found: false`, not an error; a flat template (too little detail) is `BAD_REQUEST`"}
 }

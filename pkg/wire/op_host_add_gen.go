@@ -6,7 +6,7 @@ package wire
 type HostAddArgs struct {
 	Envelope
 	Host     HostSpec `json:"host,omitzero"`      // required; {name, protocol, address, port, user, domain, sshPort, sshUser, record}
-	Password string   `json:"password,omitempty"` // to the keychain only
+	Password string   `json:"password,omitempty"` // to the keychain; when no keychain answers, to the credentials file ~/.config/dvv/credentials (mode 0600), and `dispatched` says so
 }
 
 // Op is "host_add".
@@ -19,7 +19,8 @@ func (a HostAddArgs) Gist() Gist {
 
 // HostAddAnswer is what a success of op host_add carries.
 type HostAddAnswer struct {
-	Hosts []Host `json:"hosts,omitzero"`
+	Dispatched string `json:"dispatched,omitempty"`
+	Hosts      []Host `json:"hosts,omitzero"`
 }
 
 // Op is "host_add".

@@ -11,6 +11,7 @@ type OpenArgs struct {
 	Protocol string `json:"protocol,omitempty"` // needed with address, refused beside hostId
 	Slot     *int   `json:"slot,omitempty"`     // at least 0
 	Perceive *bool  `json:"perceive,omitempty"`
+	Password string `json:"password,omitempty"` // the machine's password for this limb (instead of a saved one): kept in dvvd's memory for reconnects only, never stored, logged, recorded or answered
 }
 
 // Op is "open".

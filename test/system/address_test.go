@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,4 +269,98 @@ func mcpTool(t *testing.T, env []string, tool, args string) string {
 			return "dvvmcp ended without answering: " + err.Error()
 		}
 	}
+}
+
+// freeDisplay is a VNC display number N below 100 whose port 5900+N is
+// free on 127.0.0.1 right now, so an Xvnc can be started on it.
+func freeDisplay(t *testing.T) int {
+	t.Helper()
+	start := os.Getpid() % 100 // tests running at once start from different numbers
+	for i := range 100 {
+		n := (start + i) % 100
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(5900+n))
+		if err == nil {
+			l.Close()
+			return n
+		}
+	}
+	t.Skip("every port 5900-5999 is taken")
+	return 0
+}
+
+// TestVNCAddressHabits: the addresses vncviewer and vncdotool take reach
+// the real Xvnc they name. HOST::PORT is a port; HOST:N below 100 is
+// display N on port 5900+N, and open says so (human output and --json's
+// dispatched); the same from a raw socket client and a group member. The
+// server behind each limb is the one started here: its chosen size is
+// what the limb sees.
+func TestVNCAddressHabits(t *testing.T) {
+	t.Parallel()
+	n := freeDisplay(t)
+	x := testbed.StartXvnc(t, testbed.XvncOptions{Port: 5900 + n, Width: 712, Height: 534})
+	d := startDaemon(t, "")
+	sameServer := func(limb string, port int) {
+		t.Helper()
+		o := status(t, d, "shell-a", limb)
+		if o.Port != port || o.Geometry.Width != 712 || o.Geometry.Height != 534 {
+			t.Fatalf("limb %s: port %d, size %dx%d; want port %d and the Xvnc's 712x534", limb, o.Port, o.Geometry.Width, o.Geometry.Height, port)
+		}
+	}
+
+	// HOST::PORT, as vncviewer 127.0.0.1::5960 writes it.
+	r := d.must("open", "127.0.0.1::"+strconv.Itoa(x.Port), "--protocol", "vnc", "--perceive")
+	limb := strings.TrimSpace(r.stdout)
+	sameServer(limb, x.Port)
+	d.must("close", limb)
+
+	// HOST:N, display N: the port is 5900+N and the answer says so.
+	want := "display " + strconv.Itoa(n) + " → port " + strconv.Itoa(x.Port)
+	r = d.must("open", "127.0.0.1:"+strconv.Itoa(n), "--protocol", "vnc")
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("open 127.0.0.1:%d does not say %q: %v", n, want, r)
+	}
+	limb = strings.TrimSpace(r.stdout)
+	sameServer(limb, x.Port)
+	d.must("close", limb)
+	r = d.must("open", "127.0.0.1:"+strconv.Itoa(n), "--protocol", "vnc", "--json")
+	if resp := response(t, r); resp.Dispatched != want {
+		t.Errorf("open --json: dispatched %q, want %q: %v", resp.Dispatched, want, r)
+	} else {
+		sameServer(resp.LimbID, x.Port)
+		d.must("close", resp.LimbID)
+	}
+
+	// Any client of the socket (dvvmcp, a script): dvvd reads both forms.
+	c := dialRawClient(t, d)
+	for _, addr := range []string{"127.0.0.1::" + strconv.Itoa(x.Port), "127.0.0.1:" + strconv.Itoa(n)} {
+		c.Write([]byte(`{"op":"open","protocol":"vnc","address":"` + addr + `"}` + "\n"))
+		resp := c.answer(t)
+		if resp.Code != "" || resp.Observation == nil || resp.Observation.Port != x.Port {
+			t.Fatalf("raw open %s: %+v", addr, resp)
+		}
+		d.must("wait", resp.LimbID, "--until", "connected", "--timeout", "15s")
+		sameServer(resp.LimbID, x.Port)
+		d.must("close", resp.LimbID)
+	}
+
+	// A group member by display.
+	g := response(t, d.must("group", "open", "--address", "127.0.0.1:"+strconv.Itoa(n), "--protocol", "vnc", "--json"))
+	if g.Group == nil || len(g.Group.Members) != 1 {
+		t.Fatalf("group open by display: %+v", g)
+	}
+	member := g.Group.GroupID + "/0"
+	d.must("wait", member, "--until", "connected", "--timeout", "15s")
+	sameServer(g.Group.Members[0].LimbID, x.Port)
+	d.must("group", "close", g.Group.GroupID)
+
+	// A saved host by display keeps port 5900+N, and says so.
+	r = d.must("hosts", "add", "lab", "--address", "127.0.0.1:"+strconv.Itoa(n), "--protocol", "vnc")
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("hosts add does not say %q: %v", want, r)
+	}
+	limb = strings.TrimSpace(d.must("open", "lab").stdout)
+	sameServer(limb, x.Port)
+
+	// HOST::PORT is VNC's alone.
+	wantExit(t, d.dvv("open", "127.0.0.1::22", "--protocol", "ssh"), wire.ExitUsage, wire.BadRequest)
 }

@@ -212,20 +212,3 @@ func TestHostsWithKeychain(t *testing.T) {
 	}
 	wantExit(t, d.dvv("hosts", "rm", "lab"), wire.ExitGone, wire.NotFound)
 }
-
-// TestPasswordWithoutKeychain: with no keychain, a password is refused
-// (KEYCHAIN_UNAVAILABLE, class 7) rather than stored anywhere else.
-func TestPasswordWithoutKeychain(t *testing.T) {
-	t.Parallel()
-	d := startDaemon(t, "")
-	r := d.run("shell-a", "pw-nowhere\n", nil, "hosts", "add", "lab", "--address", "127.0.0.1", "--protocol", "vnc", "--password-stdin")
-	wantExit(t, r, wire.ExitDenied, wire.KeychainMissing)
-	if r := d.must("hosts"); strings.Contains(r.stdout, "lab") {
-		t.Errorf("the host was saved without its password: %v", r)
-	}
-	// Without a password the host is saved.
-	d.must("hosts", "add", "lab", "--address", "127.0.0.1", "--protocol", "ssh", "--user", "me")
-	if r := d.must("hosts"); !strings.Contains(r.stdout, "lab") || !strings.Contains(r.stdout, "127.0.0.1:22") {
-		t.Errorf("hosts: %v", r)
-	}
-}

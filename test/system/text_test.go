@@ -2,12 +2,14 @@ package system_test
 
 import (
 	"image"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/cli"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -52,7 +54,7 @@ func TestDesktopText(t *testing.T) {
 	}
 
 	// Text that appears after the wait began settles it, and says where.
-	if r := d.dvv("find", limb, "Discard changes", "--json"); r.code != 0 || len(response(t, r).Find.Matches) != 0 {
+	if r := d.dvv("find", limb, "Discard changes", "--json"); r.code != cli.ExitNotOnScreen || len(response(t, r).Find.Matches) != 0 {
 		t.Fatalf("the dialog's text before the dialog: %v", r)
 	}
 	done := make(chan result, 1)
@@ -112,6 +114,39 @@ func TestDesktopText(t *testing.T) {
 	r = d.must("screen", limb, "--text")
 	if !strings.Contains(r.stdout, "Quarterly figures are final") || strings.Contains(r.stdout, "Discard") {
 		t.Fatalf("screen --text after the dialog: %v", r)
+	}
+}
+
+// TestFindMissHasItsOwnExitStatus: on a real desktop, `dvv find` exits 0
+// when the text is there and ExitNotOnScreen when it is not (with --json
+// too), so a script's `if dvv find …` takes the right branch.
+func TestFindMissHasItsOwnExitStatus(t *testing.T) {
+	testbed.Need(t, "tesseract", "xterm", "xdotool")
+	t.Parallel()
+	d := startDaemon(t, "")
+	x, limb := openVNC(t, d)
+	x.Background(t, "xterm", "-geometry", "60x10+10+10", "-title", "ledger", "-e", "sh", "-c", "echo Invoices are reconciled; exec sleep 600")
+	windowRect(t, x, "ledger")
+	d.must("wait", limb, "--until", "text", "--text", "Invoices are reconciled", "--timeout-ms", "20000")
+
+	if r := d.dvv("find", limb, "Invoices"); r.code != 0 || !strings.Contains(r.stdout, "Invoices") {
+		t.Fatalf("find of text on the screen: %v", r)
+	}
+	r := d.dvv("find", limb, "Payroll overdue")
+	if r.code != cli.ExitNotOnScreen || !strings.Contains(r.stderr, "not on the screen") || r.stdout != "" {
+		t.Fatalf("find of text not on the screen: want exit %d, got %v", cli.ExitNotOnScreen, r)
+	}
+	r = d.dvv("find", limb, "Payroll overdue", "--json")
+	if r.code != cli.ExitNotOnScreen || response(t, r).Find == nil || len(response(t, r).Find.Matches) != 0 {
+		t.Fatalf("find --json of text not on the screen: %v", r)
+	}
+	// The shell's own branch, as a script writes it.
+	sh := exec.Command("sh", "-c", `if "$0" find "$1" "Payroll overdue" >/dev/null 2>&1; then echo found; else echo missed; fi; `+
+		`if "$0" find "$1" Invoices >/dev/null 2>&1; then echo found; else echo missed; fi`, dvvBin, limb)
+	sh.Env = append(append([]string{}, d.env...), "DVV_SESSION=shell-a")
+	out, err := sh.Output()
+	if err != nil || string(out) != "missed\nfound\n" {
+		t.Fatalf("if dvv find …: %q %v", out, err)
 	}
 }
 

@@ -103,7 +103,7 @@ type catalog struct {
 	// hosts
 	Discovered bool           `json:"discovered,omitempty"`
 	Host       *wire.HostSpec `json:"host,omitempty"`
-	Password   string         `json:"password,omitempty"` // host_add only; goes to the keychain, never stored elsewhere
+	Password   string         `json:"password,omitempty"` // host_add: to the keychain (else the credentials file); open: the limb's memory only
 	// Fingerprint is the SSH host key or TLS certificate fingerprint the
 	// user checked; host_trust writes the key only when the server presents
 	// exactly it (as a HOSTKEY_UNKNOWN answer showed it).
