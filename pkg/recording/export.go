@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -103,35 +104,41 @@ func refit(img *image.RGBA, w, h int) *image.RGBA {
 	return out
 }
 
-// encoder is ffmpeg reading raw RGBA frames on its stdin.
+// encoder is ffmpeg reading raw RGBA frames on its stdin. It writes a
+// temporary file beside the video's path, which finish renames into place.
 type encoder struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr bytes.Buffer
+	tmp    string // the file ffmpeg writes
+	out    string // where the finished video goes
 }
 
 func startEncoder(ctx context.Context, w, h, fps int, out string) (*encoder, error) {
-	// The video shows what the recording shows: it is made 0600, as the
-	// recording is, before ffmpeg writes it (ffmpeg truncates an existing
-	// file and keeps its mode; left to itself it would follow the umask).
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	// ffmpeg never opens out itself: out may be a symlink or a file
+	// another user planted in a shared directory such as /tmp, and
+	// opening it would write through the link or into their file. The
+	// video is made in a new 0600 file of this user's beside out (the
+	// recording is 0600 too, whatever the umask), created exclusively so
+	// nothing can be waiting at its name, and renamed over out once
+	// complete: a rename replaces the directory entry, never what a link
+	// points to, and a failed export leaves out as it was.
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot write beside %s: %v", out, err)
 	}
-	err = f.Chmod(0o600)
+	e := &encoder{tmp: f.Name(), out: out}
 	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	e := &encoder{}
 	e.cmd = exec.CommandContext(ctx, "ffmpeg", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
 		"-s", fmt.Sprintf("%dx%d", w, h), "-r", strconv.Itoa(fps), "-i", "-",
-		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", out)
+		"-c:v", "libx264", "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-f", "mp4", e.tmp)
 	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
+		os.Remove(e.tmp)
 		return nil, err
 	}
 	e.cmd.Stderr = &e.stderr
 	if err := e.cmd.Start(); err != nil {
+		os.Remove(e.tmp)
 		return nil, err
 	}
 	return e, nil
@@ -142,15 +149,49 @@ func (e *encoder) frame(img *image.RGBA) error {
 	return err
 }
 
-// finish closes ffmpeg's input and waits for the file; werr, the frames'
-// error, wins over ffmpeg's.
+// finish closes ffmpeg's input, waits for the file and renames it into
+// place; werr, the frames' error, wins over ffmpeg's. Whatever fails, the
+// temporary file goes and out is left as it was.
 func (e *encoder) finish(werr error) error {
 	e.stdin.Close()
-	if err := e.cmd.Wait(); err != nil && werr == nil {
-		return fmt.Errorf("ffmpeg: %v: %s", err, bytes.TrimSpace(e.stderr.Bytes()))
+	err := e.cmd.Wait()
+	switch {
+	case werr != nil:
+		err = werr
+	case err != nil:
+		err = fmt.Errorf("ffmpeg: %v: %s", err, bytes.TrimSpace(e.stderr.Bytes()))
+	default:
+		err = placeFile(e.tmp, e.out)
 	}
-	return werr
+	if err != nil {
+		os.Remove(e.tmp)
+	}
+	return err
 }
+
+// placeFile renames the finished tmp over out. In a shared sticky
+// directory (/tmp) a name another user owns cannot be replaced, and it is
+// not written into either: the error says to choose another path.
+func placeFile(tmp, out string) error {
+	err := os.Rename(tmp, out)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, os.ErrPermission) {
+		owner := ""
+		if st, serr := os.Lstat(out); serr == nil {
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+				owner = fmt.Sprintf(" (it belongs to uid %d)", sys.Uid)
+			}
+		}
+		return fmt.Errorf("%w: %s exists and cannot be replaced by this user%s; it was not written into: choose an --out path in a directory only you can write (e.g. under your home)", ErrOutNotPlaced, out, owner)
+	}
+	return fmt.Errorf("%w: rename into %s: %v", ErrOutNotPlaced, out, err)
+}
+
+// ErrOutNotPlaced is wrapped by Export's error when the finished video
+// could not be put at its path.
+var ErrOutNotPlaced = errors.New("recording: the video was not placed")
 
 // handshakeLen is how many bytes of a recorded 3.7/3.8 stream are the
 // handshake: version, security types, result, ServerInit with its name.
