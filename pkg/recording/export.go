@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -65,43 +66,79 @@ func exportDesktop(ctx context.Context, path, out string, fps int, acts []Act) e
 		return err
 	}
 	defer pl.Close()
+	tl := newTimeline(append(append([]uint32(nil), pl.times...), actTimes(acts)...))
+	end := tl.videoAt(pl.DurationMs())
+	if err := tl.check(end, fps); err != nil {
+		return err
+	}
+	acts = tl.onVideoClock(acts)
 	first, err := pl.Frame(0)
 	if err != nil {
 		return err
 	}
-	w, h := first.Rect.Dx(), first.Rect.Dy()
+	// The video keeps the first frame's size, shown at most maxVideoPixels
+	// large: a bigger desktop is shown at half size, or a third…, so that
+	// neither these frames nor ffmpeg's grow with what a file claims.
+	shrink := 1
+	for (first.Rect.Dx()/shrink)*(first.Rect.Dy()/shrink) > maxVideoPixels {
+		shrink++
+	}
+	w, h := max(1, first.Rect.Dx()/shrink), max(1, first.Rect.Dy()/shrink)
+	frame := image.NewRGBA(image.Rect(0, 0, w, h)) // one for every frame
 	enc, err := startEncoder(ctx, w, h, fps, out)
 	if err != nil {
 		return err
 	}
 	var werr error
-	for k := 0; werr == nil; k++ {
-		ms := uint32(k * 1000 / fps)
-		img, err := pl.Frame(ms)
+	for k := int64(0); werr == nil; k++ {
+		v := uint32(k * 1000 / int64(fps))
+		img, err := pl.Frame(tl.recAt(v))
 		if err != nil {
 			werr = err
 			break
 		}
-		if img.Rect.Dx() != w || img.Rect.Dy() != h {
-			// The video keeps its first size: a resized desktop is drawn
-			// into it from the top left.
-			img = refit(img, w, h)
-		}
-		drawActs(img, actsAt(acts, float64(ms)/1000), false)
-		werr = enc.frame(img)
-		if ms >= pl.DurationMs() {
+		// A resized desktop is drawn into the video's size from the top
+		// left.
+		drawActs(img, actsAt(acts, float64(v)/1000), false)
+		fitInto(frame, img, shrink)
+		werr = enc.frame(frame)
+		if v >= end {
 			break
 		}
 	}
 	return enc.finish(werr)
 }
 
-func refit(img *image.RGBA, w, h int) *image.RGBA {
-	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < min(h, img.Rect.Dy()); y++ {
-		copy(out.Pix[y*out.Stride:y*out.Stride+4*min(w, img.Rect.Dx())], img.Pix[y*img.Stride:])
+// maxVideoPixels bounds a video's frame: 3840x2160 (4K UHD).
+const maxVideoPixels = 3840 * 2160
+
+// fitInto draws src into dst from the top left, every shrink-th pixel of
+// it each way; what src does not cover is black.
+func fitInto(dst, src *image.RGBA, shrink int) {
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	for y := 0; y < h; y++ {
+		row := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
+		sy := y * shrink
+		if sy >= sh {
+			clear(row)
+			continue
+		}
+		srow := src.Pix[sy*src.Stride:]
+		if shrink == 1 {
+			n := copy(row, srow[:4*min(w, sw)])
+			clear(row[n:])
+			continue
+		}
+		for x := 0; x < w; x++ {
+			if sx := x * shrink; sx < sw {
+				copy(row[4*x:4*x+4], srow[4*sx:4*sx+4])
+			} else {
+				clear(row[4*x:])
+				break
+			}
+		}
 	}
-	return out
 }
 
 // encoder is ffmpeg reading raw RGBA frames on its stdin. It writes a
@@ -231,6 +268,50 @@ type player struct {
 	buf    *fb.Buffer
 	client *rfb.Client
 	hs     int // bytes of the stream the handshake took
+	stop   chan struct{}
+	// storm is set when the recording's resizes went past
+	// maxResizePixels and the feed was cut.
+	storm atomic.Bool
+}
+
+// maxResizePixels bounds the framebuffers a recording's screen-size
+// changes may make the player allocate and clear, summed: 2^28 pixels
+// (1 GiB) is over 120 changes of a 1920x1080 desktop, and 8 of the
+// largest one (8192x4096). A file past it (a resize storm) is refused
+// rather than played: each change reallocates and clears the frame, so a
+// few kilobytes of DesktopSize messages would otherwise cost minutes and
+// gigabytes.
+const maxResizePixels = 1 << 28
+
+// errResizeStorm is the player's error for a recording past
+// maxResizePixels.
+var errResizeStorm = fmt.Errorf("the recording changes its screen size more often than a player follows (framebuffers of %d pixels in all): not a recording dvv plays", maxResizePixels)
+
+// watchResizes charges each change of the frame's size to the budget
+// (the larger of the sizes before and after it, since changes between two
+// looks are seen only as a count) and cuts the feed once it is spent.
+func (p *player) watchResizes() {
+	seen := p.buf.Resizes()
+	w, h := p.buf.Size()
+	last, spent := w*h, 0
+	for {
+		changed := p.buf.Changed()
+		if n := p.buf.Resizes(); n != seen {
+			w, h := p.buf.Size()
+			spent += int(n-seen) * max(w*h, last)
+			seen, last = n, w*h
+			if spent > maxResizePixels {
+				p.storm.Store(true)
+				p.srv.Close() // the client reads no further; the feed fails
+				return
+			}
+		}
+		select {
+		case <-changed:
+		case <-p.stop:
+			return
+		}
+	}
 }
 
 // startPlayer plays a recorded stream's handshake into a new client (what
@@ -242,10 +323,15 @@ func startPlayer(ctx context.Context, stream []byte) (*player, error) {
 	}
 	srv, cli := net.Pipe()
 	go io.Copy(io.Discard, srv)
-	p := &player{srv: srv, buf: fb.New(), hs: hs}
+	p := &player{srv: srv, buf: fb.New(), hs: hs, stop: make(chan struct{})}
 	handshake := make(chan error, 1)
 	go func() {
 		c, err := rfb.NewClient(ctx, cli, &rfb.Config{Framebuffer: p.buf, NoContinuousUpdates: true})
+		if err != nil {
+			// A handshake refused before the client read all of it would
+			// leave the write below waiting for a reader for ever.
+			cli.Close()
+		}
 		p.client = c
 		handshake <- err
 	}()
@@ -257,11 +343,13 @@ func startPlayer(ctx context.Context, stream []byte) (*player, error) {
 		srv.Close()
 		return nil, fmt.Errorf("the recording's handshake: %w", err)
 	}
+	go p.watchResizes()
 	go p.client.Run()
 	return p, nil
 }
 
 func (p *player) close() {
+	close(p.stop)
 	p.client.Close()
 	p.srv.Close()
 }
