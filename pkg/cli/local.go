@@ -153,8 +153,8 @@ func groupScreenFallback(outDir string) *localFallback[wire.GroupRunAnswer] {
 	return &localFallback[wire.GroupRunAnswer]{
 		strip: func(req wire.Enveloped) error {
 			req.(*wire.GroupRunArgs).OutDir = ""
-			if err := os.MkdirAll(outDir, 0o700); err != nil {
-				return localErr(wire.BadRequest, "create %s: %v", outDir, err)
+			if err := ownDir(outDir); err != nil {
+				return localErr(wire.BadRequest, "--out-dir: %v", err)
 			}
 			return nil
 		},

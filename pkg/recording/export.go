@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -217,8 +216,8 @@ func placeFile(tmp, out string) error {
 	if errors.Is(err, os.ErrPermission) {
 		owner := ""
 		if st, serr := os.Lstat(out); serr == nil {
-			if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
-				owner = fmt.Sprintf(" (it belongs to uid %d)", sys.Uid)
+			if uid, ok := ownerOf(st); ok && uid != os.Geteuid() {
+				owner = fmt.Sprintf(" (it belongs to uid %d)", uid)
 			}
 		}
 		return fmt.Errorf("%w: %s exists and cannot be replaced by this user%s; it was not written into: choose an --out path in a directory only you can write (e.g. under your home)", ErrOutNotPlaced, out, owner)

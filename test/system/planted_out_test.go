@@ -4,10 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // sharedStickyDir is a directory like /tmp: world-writable and sticky, so
@@ -103,4 +105,55 @@ func TestExportNeverWritesThroughAPlantedPath(t *testing.T) {
 		d.must("record", "export", fbs, "--mp4", "--out", out)
 	}
 	p.check(t)
+}
+
+// TestScreenReportAndGroupOutNeverFollowAPlant: the other paths dvv and
+// dvvd write to (screen --out, written by dvvd or, with a token that lacks
+// local.files, by dvv; report --out; group run screen --out-dir) replace a
+// planted symlink or file rather than write through or into it, and a
+// directory that is another user's symlink (to a directory of the owner's)
+// is refused for --out-dir with nothing written there.
+func TestScreenReportAndGroupOutNeverFollowAPlant(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "setpriv")
+	testbed.NeedRoot(t, "planting files as another user")
+	d := startDaemon(t, "")
+	x, limb := openVNC(t, d)
+	shared := sharedStickyDir(t)
+	observer := strings.TrimSpace(d.must("token", "create", "--role", "observer").stdout)
+
+	p := plant(t, shared, "screen-link.png", "screen-file.png")
+	d.must("screen", limb, "--out", p.link)
+	d.must("screen", limb, "--out", p.file)
+	p.check(t)
+
+	p = plant(t, shared, "tok-link.png", "tok-file.png")
+	for _, out := range []string{p.link, p.file} {
+		if r := d.run("shell-observer", "", []string{"DVV_TOKEN=" + observer}, "screen", limb, "--out", out); r.code != 0 {
+			t.Fatal(r)
+		}
+	}
+	p.check(t)
+
+	p = plant(t, shared, "report-link.tar.gz", "report-file.tar.gz")
+	d.must("report", "--out", p.link)
+	d.must("report", "--out", p.file)
+	p.check(t)
+
+	// --out-dir: nobody's symlink to a directory of the owner's.
+	victimDir := t.TempDir()
+	link := filepath.Join(shared, "shots")
+	asNobody(t, "ln", "-s", victimDir, link)
+	r := d.must("group", "open", "--address", x.Addr, "--protocol", "vnc", "--perceive")
+	gid := strings.Fields(r.stdout)[0]
+	d.must("group", "run", gid, "wait", "--args", `{"until":"connected","timeoutMs":10000}`)
+	wantExit(t, d.dvv("group", "run", gid, "screen", "--out-dir", link, "--args", `{"scale":0.25}`), wire.ExitUsage, wire.BadRequest)
+	r = d.run("shell-observer", "", []string{"DVV_TOKEN=" + observer}, "group", "run", gid, "screen", "--out-dir", link, "--args", `{"scale":0.25}`)
+	wantExit(t, r, wire.ExitUsage, wire.BadRequest)
+	if !strings.Contains(r.stderr, "another user") {
+		t.Errorf("the refusal does not say why: %v", r)
+	}
+	if names, _ := os.ReadDir(victimDir); len(names) != 0 {
+		t.Errorf("group run screen wrote %d files through nobody's symlink into %s", len(names), victimDir)
+	}
 }
