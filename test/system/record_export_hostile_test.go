@@ -87,8 +87,8 @@ func exportPeak(t *testing.T, in, out string) (int, string, int64) {
 // one that would last past the export's cap even cut is refused with
 // TOO_LARGE before anything is rendered; a storm of size changes between
 // 8192x4096 and 1x1 every 20 ms is refused once its framebuffers pass the
-// player's budget, the renderer's peak memory staying far below the 1.2 GB
-// such a file cost before.
+// player's budget (before, it was still being rendered minutes later), the
+// renderer's peak memory staying near three frames of the largest size.
 func TestRecordExportOfHostileFBS(t *testing.T) {
 	t.Parallel()
 	testbed.Need(t, "ffmpeg", "ffprobe")
