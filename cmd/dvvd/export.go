@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 
@@ -26,7 +27,14 @@ const (
 	exportFailed   = 1
 	exportUsage    = 2
 	exportNoFFmpeg = 3
+	exportTooLong  = 4
 )
+
+// exportMemory is the heap the renderer keeps to, beside the recording it
+// reads whole: frames and framebuffers a recording drops (a desktop that
+// changes size) are collected before the heap grows past it, rather than
+// when the heap has doubled.
+const exportMemory = 512 << 20
 
 func exportRecording(args []string, stderr io.Writer) int {
 	if len(args) != 3 && (len(args) != 4 || args[3] != "acts") {
@@ -38,12 +46,18 @@ func exportRecording(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dvvd %s: bad FPS %q\n", exportArg, args[2])
 		return exportUsage
 	}
+	if st, err := os.Stat(args[0]); err == nil {
+		debug.SetMemoryLimit(exportMemory + 2*st.Size())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := recording.Export(ctx, args[0], args[1], recording.ExportOptions{FPS: fps, Acts: len(args) == 4}); err != nil {
 		fmt.Fprintln(stderr, err)
 		if errors.Is(err, recording.ErrNoFFmpeg) {
 			return exportNoFFmpeg
+		}
+		if errors.Is(err, recording.ErrTooLong) {
+			return exportTooLong
 		}
 		return exportFailed
 	}

@@ -26,7 +26,10 @@ func filesCmd(e *env) *cobra.Command {
 		Long: "Remote paths may start with ~ (the remote user's home). dvv reads and writes local files itself\n" +
 			"and the bytes travel inside the request or answer (up to 16 MiB), so dvvd never touches your\n" +
 			"directory; a bigger file is streamed by a dvvd on this machine, which needs the local.files\n" +
-			"capability and write access to the path. - means stdin for put and stdout for get.\n\n" +
+			"capability and write access to the path. - means stdin for put and stdout for get.\n" +
+			"get's copy takes the remote file's permission bits less your umask, as scp does (never\n" +
+			"setuid, setgid or sticky), and replaces the local path by a rename: a symlink there is\n" +
+			"replaced, not followed.\n\n" +
 			"get and put draw a progress bar on stderr when it is a terminal, from the bytes dvvd reports\n" +
 			"(none when piped, with --quiet or with --json). Without --timeout a transfer runs as long as\n" +
 			"bytes keep moving and stops after 60s without one; --timeout bounds the whole transfer.",

@@ -1,20 +1,44 @@
 package cli
 
 import (
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// writeLocal replaces path with data, only once all of it is written.
-func writeLocal(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dvv-*")
-	if err != nil {
-		return localErr(wire.BadRequest, "cannot write beside %s: %v", path, err)
+// writeLocal replaces path with data, only once all of it is written: a
+// new 0600 file beside path, renamed over it, so a symlink or another
+// user's file at path is replaced, never written through or into.
+func writeLocal(path string, data []byte) error { return writeLocalPerm(path, data, 0o600) }
+
+// writeLocalPerm is writeLocal for a new file of permission bits perm
+// (less the umask, as for any new file).
+func writeLocalPerm(path string, data []byte, perm fs.FileMode) error {
+	var tmp *os.File
+	for range 100 {
+		var b [6]byte
+		rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(filepath.Dir(path), ".dvv-"+hex.EncodeToString(b[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm&0o777)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return localErr(wire.BadRequest, "cannot write beside %s: %v", path, err)
+		}
+		tmp = f
+		break
+	}
+	if tmp == nil {
+		return localErr(wire.Internal, "no free temporary name beside %s", path)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
@@ -66,7 +90,13 @@ func filesGetFallback(to string) *localFallback[wire.FilesAnswer] {
 			if err != nil {
 				return localErr(wire.Internal, "dvvd sent content that is not base64: %v", err)
 			}
-			if err := writeLocal(to, data); err != nil {
+			// The copy takes the remote file's permission bits (less the
+			// umask), as scp does; 0600 when dvvd did not say them.
+			perm := fs.FileMode(0o600)
+			if m, err := strconv.ParseUint(f.Mode, 8, 32); err == nil && f.Mode != "" {
+				perm = fs.FileMode(m) & 0o777
+			}
+			if err := writeLocalPerm(to, data, perm); err != nil {
 				return err
 			}
 			f.ContentBase64, f.To = "", to
@@ -123,8 +153,8 @@ func groupScreenFallback(outDir string) *localFallback[wire.GroupRunAnswer] {
 	return &localFallback[wire.GroupRunAnswer]{
 		strip: func(req wire.Enveloped) error {
 			req.(*wire.GroupRunArgs).OutDir = ""
-			if err := os.MkdirAll(outDir, 0o700); err != nil {
-				return localErr(wire.BadRequest, "create %s: %v", outDir, err)
+			if err := ownDir(outDir); err != nil {
+				return localErr(wire.BadRequest, "--out-dir: %v", err)
 			}
 			return nil
 		},

@@ -142,6 +142,10 @@ func exportMP4(e *env, in, out string, fps int, acts bool) error {
 		return nil
 	case errors.As(err, &exit) && exit.ExitCode() == 3:
 		return localErr(wire.Unsupported, "%s", msg)
+	case errors.As(err, &exit) && exit.ExitCode() == 4:
+		we := localErr(wire.TooLarge, "%s", msg).(*wire.Error)
+		we.Next = "export a shorter recording: stop recording sooner next time (`dvv record stop LIMB`); a lower --fps does not shorten the video"
+		return we
 	case errors.As(err, &exit) && msg != "":
 		return localErr(wire.BadRequest, "%s", msg)
 	default:

@@ -49,10 +49,16 @@ func runCmd(e *env) *cobra.Command {
 			if resp.Run == nil {
 				return nil
 			}
+			st := runStatus(resp.Run)
 			if e.human() {
 				e.writeRunOutput(resp.Run)
+				// dvvd's note already said how the command ended (the
+				// deadline, a signal): the status is not said twice.
+				if es, ok := st.(*exitStatus); ok && resp.Run.Note != "" {
+					es.msg = ""
+				}
 			}
-			return runStatus(resp.Run)
+			return st
 		},
 	}
 	f := cmd.Flags()
@@ -77,11 +83,11 @@ func (e *env) writeRunOutput(r *wire.RunResult) {
 	}
 	write(e.dataOut(), r.Stdout, r.StdoutBase64)
 	write(e.dataErr(), r.Stderr, r.StderrBase64)
-	if r.StdoutDropped > 0 || r.StderrDropped > 0 {
-		fmt.Fprintf(e.stderr, "dvv: output truncated: %d stdout and %d stderr bytes were dropped\n", r.StdoutDropped, r.StderrDropped)
-	}
-	if r.Note != "" {
+	switch {
+	case r.Note != "": // dvvd's note says any truncation too
 		fmt.Fprintln(e.stderr, "dvv:", oneLine(r.Note))
+	case r.StdoutDropped > 0 || r.StderrDropped > 0:
+		fmt.Fprintf(e.stderr, "dvv: output truncated: %d stdout and %d stderr bytes were dropped\n", r.StdoutDropped, r.StderrDropped)
 	}
 }
 

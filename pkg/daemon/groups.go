@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -441,8 +440,8 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		if action != "screen" || !filepath.IsAbs(outDir) {
 			return nil, wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")
 		}
-		if err := os.MkdirAll(outDir, 0o700); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "create %s: %v", outDir, err)
+		if err := ownDir(outDir); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "outDir: %v", err)
 		}
 	}
 	c.d.mu.Lock()

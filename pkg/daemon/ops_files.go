@@ -3,10 +3,13 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -111,6 +114,13 @@ type ctxWriter struct {
 // ExpectSize passes the size Files.Get learnt on to the transfer.
 func (c ctxWriter) ExpectSize(n int64) { expectSize(c.ctx, n) }
 
+// ExpectMode passes the remote file's permission bits on to a local file.
+func (c ctxWriter) ExpectMode(perm fs.FileMode) {
+	if h, ok := c.w.(limb.ModeHint); ok {
+		h.ExpectMode(perm)
+	}
+}
+
 func (c ctxWriter) Write(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, callerGone(err)
@@ -154,19 +164,19 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 	case "get":
 		to := req.LocalTo()
 		if to == "" {
-			var buf bytes.Buffer
-			n, err := f.Get(path, ctxWriter{ctx, &buf}, inlineFileMax)
+			buf := &modeBuffer{}
+			n, err := f.Get(path, ctxWriter{ctx, buf}, inlineFileMax)
 			if err != nil {
 				return nil, err
 			}
-			res.Bytes, res.ContentBase64 = n, base64.StdEncoding.EncodeToString(buf.Bytes())
+			res.Bytes, res.ContentBase64, res.Mode = n, base64.StdEncoding.EncodeToString(buf.Bytes()), buf.mode
 			return res, nil
 		}
 		if !filepath.IsAbs(to) {
 			return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
 		}
-		n, err := getToFile(ctx, f, path, to)
-		res.Bytes, res.To = n, to
+		n, mode, err := getToFile(ctx, f, path, to)
+		res.Bytes, res.To, res.Mode = n, to, mode
 		return res, err
 	case "put":
 		mode := uint32(0o644)
@@ -211,25 +221,108 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 	return nil, wire.Errorf(wire.BadRequest, "unknown files action")
 }
 
+// modeBuffer holds an inline get's bytes and the remote file's permission
+// bits, which the answer carries so the client's local copy can take them.
+type modeBuffer struct {
+	bytes.Buffer
+	mode string
+}
+
+func (b *modeBuffer) ExpectMode(perm fs.FileMode) { b.mode = fmt.Sprintf("%04o", perm&0o777) }
+
 // getToFile streams a remote file into a local one, replacing it only when
-// the whole file arrived.
-func getToFile(ctx context.Context, f limb.Files, path, to string) (int64, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(to), ".dvv-get-*")
+// the whole file arrived: the bytes go to a new file beside to, renamed
+// over it at the end, so a symlink or another user's file at to is
+// replaced, never written through or into.
+func getToFile(ctx context.Context, f limb.Files, path, to string) (n int64, mode string, err error) {
+	tmp := &localCopy{dir: filepath.Dir(to), base: filepath.Base(to), perm: 0o600}
+	defer tmp.discard()
+	n, err = f.Get(path, ctxWriter{ctx, tmp}, -1)
+	if err == nil {
+		err = tmp.open() // an empty file is still made
+	}
+	if cerr := tmp.close(); err == nil && cerr != nil {
+		err = cerr
+	}
 	if err != nil {
-		return 0, wire.Errorf(wire.BadRequest, "cannot write beside %s: %v", to, err)
+		return n, "", err
 	}
-	defer os.Remove(tmp.Name())
-	n, err := f.Get(path, ctxWriter{ctx, tmp}, -1)
-	if cerr := tmp.Close(); err == nil && cerr != nil {
-		err = wire.Errorf(wire.Internal, "write %s: %v", to, cerr)
+	if err := os.Rename(tmp.name, to); err != nil {
+		return n, "", wire.Errorf(wire.BadRequest, "rename into %s: %v", to, err)
 	}
+	tmp.name = ""
+	if tmp.hinted {
+		mode = fmt.Sprintf("%04o", tmp.perm)
+	}
+	return n, mode, nil
+}
+
+// localCopy is the new file a get writes. It is created at its first byte,
+// once Files.Get has said the remote file's permission bits (ModeHint):
+// the file takes them, masked by the umask as any new file is (scp does
+// the same); without them it is 0600. Only the rwx bits are kept, never
+// setuid, setgid or sticky. Its name is new (O_EXCL): nothing another user
+// planted can be waiting there.
+type localCopy struct {
+	dir, base string
+	perm      fs.FileMode
+	hinted    bool // perm is the remote file's
+	name      string
+	f         *os.File
+}
+
+func (l *localCopy) ExpectMode(perm fs.FileMode) {
+	if l.f == nil {
+		l.perm, l.hinted = perm&0o777, true
+	}
+}
+
+func (l *localCopy) open() error {
+	if l.f != nil {
+		return nil
+	}
+	for range 100 {
+		var b [6]byte
+		rand.Read(b[:])
+		name := filepath.Join(l.dir, "."+l.base+".tmp-"+hex.EncodeToString(b[:]))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, l.perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return wire.Errorf(wire.BadRequest, "cannot write beside %s: %v", filepath.Join(l.dir, l.base), err)
+		}
+		l.f, l.name = f, name
+		return nil
+	}
+	return wire.Errorf(wire.Internal, "no free temporary name beside %s", filepath.Join(l.dir, l.base))
+}
+
+func (l *localCopy) Write(p []byte) (int, error) {
+	if err := l.open(); err != nil {
+		return 0, err
+	}
+	return l.f.Write(p)
+}
+
+func (l *localCopy) close() error {
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
 	if err != nil {
-		return n, err
+		return wire.Errorf(wire.Internal, "write %s: %v", filepath.Join(l.dir, l.base), err)
 	}
-	if err := os.Rename(tmp.Name(), to); err != nil {
-		return n, wire.Errorf(wire.BadRequest, "rename into %s: %v", to, err)
+	return nil
+}
+
+// discard removes the file unless it was renamed into place.
+func (l *localCopy) discard() {
+	l.close()
+	if l.name != "" {
+		os.Remove(l.name)
 	}
-	return n, nil
 }
 
 var _ = register(wire.OpTransfer, typed(opTransfer))

@@ -39,6 +39,7 @@ func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.l.recordRun(res)
 	r := &wire.RunAnswer{}
 	r.Run = res
 	return r, nil

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,9 @@ type recorder struct {
 	// marker puts an act into the media file itself where the format has
 	// a place for it (asciicast markers); nil for FBS.
 	marker func(at time.Time, label string)
+	// output puts bytes into a terminal recording's output stream (a
+	// run's output, which never passes through the terminal); nil for FBS.
+	output func(at time.Time, data []byte)
 
 	mu      sync.Mutex
 	dropped int
@@ -155,6 +159,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 			return abandon(wire.Errorf(wire.Internal, "cannot write the recording: %v", err))
 		}
 		rec.marker = func(at time.Time, label string) { cast.Marker(at, label) }
+		rec.output = func(at time.Time, data []byte) { cast.Output(at, data) }
 		run = func() error { return l.recordTerminal(ctx, cast, rec) }
 	} else {
 		fbs, err := recording.NewFBS(media, start, recordCap)
@@ -266,6 +271,59 @@ func (l *Limb) noteAct(req *request, att string, outcome string, v *wire.Verific
 		rec.dropped++
 		rec.mu.Unlock()
 	}
+}
+
+// recordRun writes a run's output into the limb's terminal recording, if
+// one runs: a run goes over its own SSH channel, so what it printed never
+// passes through the terminal the recording follows. It is written where
+// the run was answered, framed by a line before and after, stdout then
+// stderr, as a terminal would show it (bare newlines as CR LF). Its command
+// line is not written, as the act log never holds one.
+func (l *Limb) recordRun(res *wire.RunResult) {
+	l.mu.Lock()
+	rec := l.rec
+	l.mu.Unlock()
+	if rec == nil || rec.output == nil || res == nil {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("\r\n\x1b[2m── dvv run ──\x1b[0m\r\n")
+	for _, s := range []struct{ text, b64 string }{{res.Stdout, res.StdoutBase64}, {res.Stderr, res.StderrBase64}} {
+		out := []byte(s.text)
+		if s.b64 != "" {
+			if raw, err := base64.StdEncoding.DecodeString(s.b64); err == nil {
+				out = raw
+			}
+		}
+		b.WriteString(crlf(out))
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			b.WriteString("\r\n")
+		}
+	}
+	end := "no exit status"
+	switch {
+	case res.ExitCode != nil:
+		end = fmt.Sprintf("exit %d", *res.ExitCode)
+	case res.Signal != "":
+		end = "killed by " + res.Signal
+	case res.TimedOut:
+		end = "ended by its deadline"
+	}
+	b.WriteString("\x1b[2m── dvv run: " + end + " ──\x1b[0m\r\n")
+	rec.output(time.Now(), []byte(b.String()))
+}
+
+// crlf is output as a terminal in its usual mode shows it: a newline not
+// after a carriage return becomes CR LF.
+func crlf(b []byte) string {
+	var s strings.Builder
+	for i, c := range b {
+		if c == '\n' && (i == 0 || b[i-1] != '\r') {
+			s.WriteByte('\r')
+		}
+		s.WriteByte(c)
+	}
+	return s.String()
 }
 
 // writeActs appends each act to the act log, one line each (the file is

@@ -10,6 +10,7 @@ import (
 	"context"
 	"image"
 	"io"
+	"io/fs"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -198,3 +199,8 @@ type Files interface {
 // SizeHint is implemented by a writer handed to Files.Get that wants the
 // file's size before its bytes, so a transfer's progress can show a total.
 type SizeHint interface{ ExpectSize(n int64) }
+
+// ModeHint is implemented by a writer handed to Files.Get that wants the
+// remote file's permission bits before its bytes, so a local copy can be
+// created with them (less the umask), as scp does.
+type ModeHint interface{ ExpectMode(perm fs.FileMode) }

@@ -71,6 +71,7 @@ const (
 
 	docFiles = "Moves files over SFTP: on SSH limbs the same connection, on desktops a second SSH connection to the same machine. " +
 		"list, get, put, mkdir, remove, rename, home. Reading needs files.read and writing files.write; neither implies the other. " +
+		"get without to returns the file once, in a text block after the answer: UTF-8 text as is, other bytes as base64; at most 256 KiB (TOO_LARGE beyond: save it with to). " +
 		"Transfers are synchronous: the answer comes when the whole file has moved and states the byte count; " +
 		"a call with _meta.progressToken receives notifications/progress (bytes so far, total size) meanwhile."
 

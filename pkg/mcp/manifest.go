@@ -51,6 +51,10 @@ const (
 	DefaultMaxString = 64 << 10 // identifiers, paths, commands, key chords
 	MaxText          = 1 << 20  // text typed, sent to a terminal or set on a clipboard
 	MaxContentBase64 = 48 << 20 // a files put inline; keeps the socket line under wire.MaxLine
+	// MaxInlineGet is the largest file dvv_files get returns in its reply
+	// (without to): a reply is read whole into the agent's context, and a
+	// bigger file is saved to a local path with to instead.
+	MaxInlineGet     = 256 << 10
 	MaxArrayItems    = 1024     // hostIds, addresses, modifiers
 	MaxArgumentBytes = 60 << 20 // the whole arguments object
 	// MaxFrameBytes is the longest JSON-RPC frame the stdio transport reads.
@@ -186,7 +190,7 @@ var Tools = fromSpec([]Tool{
 		Args: withTrio(
 			arg("action", "What to do."),
 			arg("path", "The remote path; ~ and ~/x resolve against the remote home. For rename, the existing name."),
-			arg("to", "rename: the new remote path. get: an absolute local path to save to (else the content comes inline)."),
+			arg("to", "rename: the new remote path. get: an absolute local path to save to (else the content comes inline: UTF-8 text as a text block, other bytes as base64, at most 256 KiB)."),
 			arg("from", "put only: an absolute local path to upload."),
 			maxBytes(arg("contentBase64", "put only: the bytes to write, base64."), MaxContentBase64),
 			arg("mode", "put only: permission bits, e.g. 420 for 0644."),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,7 +64,16 @@ func successResult(tool *Tool, line *wire.Reply, note string) *sdk.CallToolResul
 	}
 	var images []sdk.Content
 	var screen *wire.Screen // a screen read's, once its bytes are out
+	var fileBlock sdk.Content
+	var fileSummary string
 	switch a := ans.(type) {
+	case *wire.FilesAnswer:
+		if a.Files != nil && a.Files.ContentBase64 != "" {
+			var err error
+			if a.Files, fileBlock, fileSummary, err = splitFile(a.Files); err != nil {
+				return errorResult(err, note)
+			}
+		}
 	case *wire.ScreenAnswer:
 		if a.Screen != nil {
 			var img sdk.Content
@@ -117,10 +127,16 @@ func successResult(tool *Tool, line *wire.Reply, note string) *sdk.CallToolResul
 	if err != nil {
 		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
 	}
+	if fileSummary != "" {
+		sum = fmt.Sprintf("%s: get %s: %s", tool.Name, ans.(*wire.FilesAnswer).Files.Path, fileSummary)
+	}
 	text.WriteString(sum)
 	text.WriteString("\n")
 	text.Write(body)
 	content = append(content, &sdk.TextContent{Text: text.String()})
+	if fileBlock != nil {
+		content = append(content, fileBlock)
+	}
 	// The encoded form is handed over as is, so the answer is encoded once.
 	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
 }
@@ -169,6 +185,30 @@ func splitScreen(s *wire.Screen) (*wire.Screen, sdk.Content) {
 		mime = "image/png"
 	}
 	return &cp, &sdk.ImageContent{Data: data, MIMEType: mime}
+}
+
+// splitFile takes an inline get's content out of the answer, so the bytes
+// travel once, in a block of their own after the answer's text (not in
+// structuredContent, nor in the answer's JSON in the text): a UTF-8 text
+// file as that text, anything else as its base64. The answer keeps bytes,
+// and the summary line says where the content is. A file over MaxInlineGet
+// is refused, naming to.
+func splitFile(f *wire.FilesResult) (*wire.FilesResult, sdk.Content, string, error) {
+	cp := *f
+	cp.ContentBase64 = ""
+	data, err := base64.StdEncoding.DecodeString(f.ContentBase64)
+	if err != nil {
+		return nil, nil, "", wire.Errorf(wire.Internal, "dvvd sent file content that is not base64")
+	}
+	if len(data) > MaxInlineGet {
+		return nil, nil, "", &wire.Error{Code: wire.TooLarge,
+			Message: fmt.Sprintf("%s is %d bytes; a reply carries at most %d (%d KiB) of a file", f.Path, len(data), MaxInlineGet, MaxInlineGet>>10),
+			Next:    "call dvv_files get again with to: an absolute local path on dvvd's machine to save the file to (the reply then states only its size)"}
+	}
+	if utf8.Valid(data) {
+		return &cp, &sdk.TextContent{Text: string(data)}, fmt.Sprintf("%d bytes of UTF-8 text, as the next text block (verbatim)", len(data)), nil
+	}
+	return &cp, &sdk.TextContent{Text: "contentBase64: " + f.ContentBase64}, fmt.Sprintf("%d bytes, not UTF-8 text: base64 in the next text block, after \"contentBase64: \"", len(data)), nil
 }
 
 // summary is the first line of a success's text: what happened, in words,

@@ -105,30 +105,43 @@ func exportTerminal(ctx context.Context, path, out string, fps int, acts []Act) 
 	if err := fb.New().CheckSize(w, h); err != nil {
 		return fmt.Errorf("a %dx%d terminal makes %dx%d frames, more than an export renders (%v)", hdr.Width, hdr.Height, w, h, err)
 	}
+	if w*h > maxVideoPixels {
+		return fmt.Errorf("a %dx%d terminal makes %dx%d frames, more than an export renders (at most %d pixels, 3840x2160)", hdr.Width, hdr.Height, w, h, maxVideoPixels)
+	}
+	times := actTimes(acts)
+	for _, e := range evs {
+		times = append(times, msOf(e.T))
+	}
+	tl := newTimeline(times)
+	var end uint32
+	for _, e := range evs {
+		end = max(end, tl.videoAt(msOf(e.T)))
+	}
+	if err := tl.check(end, fps); err != nil {
+		return err
+	}
+	acts = tl.onVideoClock(acts)
 	scr := vtscreen.New(hdr.Width, hdr.Height, nil)
 	defer scr.Close()
 	enc, err := startEncoder(ctx, w, h, fps, out)
 	if err != nil {
 		return err
 	}
-	end := 0.0
-	if len(evs) > 0 {
-		end = evs[len(evs)-1].T
-	}
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	next := 0
 	var werr error
-	for k := 0; werr == nil; k++ {
-		at := float64(k) / float64(fps)
-		for ; next < len(evs) && evs[next].T <= at; next++ {
+	for k := int64(0); werr == nil; k++ {
+		v := uint32(k * 1000 / int64(fps))
+		r := tl.recAt(v)
+		for ; next < len(evs) && msOf(evs[next].T) <= r; next++ {
 			if evs[next].Code == "o" {
 				scr.Write([]byte(evs[next].Data))
 			}
 		}
 		drawGrid(img, scr)
-		drawActs(img, actsAt(acts, at), true)
+		drawActs(img, actsAt(acts, float64(v)/1000), true)
 		werr = enc.frame(img)
-		if at >= end {
+		if v >= end {
 			break
 		}
 	}

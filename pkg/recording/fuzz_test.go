@@ -2,6 +2,7 @@ package recording
 
 import (
 	"bytes"
+	"context"
 	"testing"
 )
 
@@ -35,5 +36,22 @@ func FuzzDecodeActs(f *testing.F) {
 			_ = a.Label()
 		}
 		actsAt(acts, 1)
+	})
+}
+
+// FuzzPlayFBS: any bytes given as an FBS file make a player, or are
+// refused, without a panic, and the player answers its first frame or an
+// error (FuzzReadFBS holds the parser alone).
+func FuzzPlayFBS(f *testing.F) {
+	f.Add(hostileFBS(64, 48, map[uint32][]byte{10: rawRect(0, 0, 8, 8)}))
+	f.Add(hostileFBS(16, 16, map[uint32][]byte{20: {0, 0, 0, 1, 0, 0, 0, 0, 0, 32, 0, 32, 0xff, 0xff, 0xff, 0x21}}))
+	f.Add([]byte("FBS 001.000\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pl, err := NewPlayer(context.Background(), bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		defer pl.Close()
+		pl.Frame(0)
 	})
 }

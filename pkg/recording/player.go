@@ -26,6 +26,11 @@ type Player struct {
 	ended  bool // the whole stream was fed and the frame settled
 }
 
+// maxBlocks bounds the blocks of an FBS file a player reads: dvv's
+// recorder writes at most ten a second, so 2^22 is over 116 hours of a
+// screen that never rests, and the player's index of them stays at 48 MiB.
+const maxBlocks = 1 << 22
+
 // OpenPlayer reads an FBS file whole. ctx bounds the player's life.
 func OpenPlayer(ctx context.Context, path string) (*Player, error) {
 	f, err := os.Open(path)
@@ -44,6 +49,9 @@ func OpenPlayer(ctx context.Context, path string) (*Player, error) {
 func NewPlayer(ctx context.Context, r io.Reader) (*Player, error) {
 	pl := &Player{ctx: ctx}
 	if err := ReadFBS(bufio.NewReader(r), func(ms uint32, b []byte) error {
+		if len(pl.times) == maxBlocks {
+			return fmt.Errorf("the recording has more than %d blocks, more than dvv writes in a recording (at most ten a second)", maxBlocks)
+		}
 		pl.stream = append(pl.stream, b...)
 		pl.ends = append(pl.ends, len(pl.stream))
 		// A block stamped earlier than one before it plays with that one:
@@ -110,6 +118,14 @@ func (pl *Player) Frame(ms uint32) (*image.RGBA, error) {
 // target is on the framebuffer. At the end of the stream there is no next
 // byte, and the frame is watched until it stops changing.
 func (pl *Player) feed(target int) error {
+	err := pl.feedTo(target)
+	if pl.p.storm.Load() {
+		return errResizeStorm
+	}
+	return err
+}
+
+func (pl *Player) feedTo(target int) error {
 	if target > pl.fed {
 		if _, err := pl.p.srv.Write(pl.stream[pl.fed:target]); err != nil {
 			return err

@@ -170,6 +170,7 @@ type FilesResult struct {
 	Entries       []FileEntry `json:"entries,omitzero"`
 	Bytes         int64       `json:"bytes,omitempty"`
 	ContentBase64 string      `json:"contentBase64,omitempty"`
+	Mode          string      `json:"mode,omitempty"` // get: the remote file's permission bits, octal ("0755")
 	To            string      `json:"to,omitempty"`
 	Home          string      `json:"home,omitempty"`
 	Via           string      `json:"via,omitempty"` // "ssh" or "sidecar"

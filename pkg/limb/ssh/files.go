@@ -166,6 +166,9 @@ func (f *files) Get(p string, w io.Writer, max int64) (int64, error) {
 	if h, ok := w.(limb.SizeHint); ok && st.Mode().IsRegular() {
 		h.ExpectSize(st.Size())
 	}
+	if h, ok := w.(limb.ModeHint); ok && st.Mode().IsRegular() {
+		h.ExpectMode(st.Mode().Perm())
+	}
 	if max > 0 {
 		w = &limitWriter{w: w, left: max}
 	}

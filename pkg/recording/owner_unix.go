@@ -1,0 +1,17 @@
+//go:build unix
+
+package recording
+
+import (
+	"os"
+	"syscall"
+)
+
+// ownerOf is the uid that owns a file (false where the system does not say).
+func ownerOf(fi os.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
