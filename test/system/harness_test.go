@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if role := os.Getenv("DVV_HOSTILE_ROLE"); role != "" {
 		os.Exit(hostileRole(role)) // this process is another user attacking the viewer
 	}
+	if out := os.Getenv("DVV_PEAK_RSS_FILE"); out != "" {
+		os.Exit(peakRSSOf(out, os.Args[1:])) // this process measures a command's memory
+	}
 	dir, err := os.MkdirTemp("", "dvv-system-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,17 +59,29 @@ func rawGrey(w, h uint16) []byte {
 }
 
 // exportPeak runs dvvd's renderer on in, as `dvv record export` does, and
-// answers its exit status, stderr and peak resident memory (the kernel's
-// count for the process, from wait4). The context is a guard against a
-// render that never ends, far beyond any bounded one; no time is asserted.
+// answers its exit status, stderr and peak resident memory. The context is
+// a guard against a render that never ends, far beyond any bounded one; no
+// time is asserted.
+//
+// The peak is the kernel's count (wait4's maxrss), taken by a small copy of
+// this test binary that starts the renderer: a process started straight
+// from the test process would report at least the test process's own peak,
+// as Linux carries the parent's high-water mark through the vfork and exec
+// that start it.
 func exportPeak(t *testing.T, in, out string) (int, string, int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, dvvdBin, "__export-mp4", in, out, "10")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peakFile := filepath.Join(t.TempDir(), "peak")
+	cmd := exec.CommandContext(ctx, self, dvvdBin, "__export-mp4", in, out, "10")
+	cmd.Env = append(os.Environ(), "DVV_PEAK_RSS_FILE="+peakFile)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("the export of %s did not end (killed by the guard)", filepath.Base(in))
 	}
@@ -78,7 +91,33 @@ func exportPeak(t *testing.T, in, out string) (int, string, int64) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return code, stderr.String(), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	b, err := os.ReadFile(peakFile)
+	if err != nil {
+		t.Fatalf("no peak measured: %v (%s)", err, stderr.String())
+	}
+	peak, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, stderr.String(), peak
+}
+
+// peakRSSOf runs argv with this process's stdin, stdout and stderr, writes
+// its peak resident memory in bytes to out, and answers its exit status.
+func peakRSSOf(out string, argv []string) int {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 125
+	}
+	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	if err := os.WriteFile(out, []byte(strconv.FormatInt(peak, 10)), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 125
+	}
+	return cmd.ProcessState.ExitCode()
 }
 
 // TestRecordExportOfHostileFBS: recordings another program wrote to make
