@@ -304,12 +304,14 @@ func soakTerminal(id string, step int, do func(wire.Args) (*wiretest.Response, e
 			wrong.Add(1)
 		}
 	case 2:
-		path := fmt.Sprintf("/tmp/dvv-soak-%s-%d", id, rand.IntN(4))
+		// A path of this step's own: agents write concurrently.
+		path := fmt.Sprintf("/tmp/dvv-soak-%s-%d", id, rand.IntN(1e9))
 		body := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("soak file ", 1+rand.IntN(3000))))
 		if _, err := do(wire.FilesArgs{Target: target, Action: "put", Path: path, ContentBase64: body}); err == nil {
 			if r, err := do(wire.FilesArgs{Target: target, Action: "get", Path: path}); err == nil && (r.Files == nil || r.Files.ContentBase64 != body) {
 				wrong.Add(1)
 			}
+			do(wire.FilesArgs{Target: target, Action: "remove", Path: path})
 		}
 	case 3:
 		if _, err := do(wire.ControlArgs{Target: target, Action: "acquire"}); err == nil {
