@@ -102,13 +102,13 @@ func TestSoak(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), dur)
 	defer cancel()
 	var (
-		wg      sync.WaitGroup
-		ops     atomic.Int64
-		codesMu sync.Mutex
-		codes   = map[string]int{}
-		stalls  atomic.Int64
-		wrong   atomic.Int64
-		chaos   []string
+		wg                  sync.WaitGroup
+		ops                 atomic.Int64
+		codesMu             sync.Mutex
+		codes               = map[string]int{}
+		stalls              atomic.Int64
+		wrongRun, wrongFile atomic.Int64
+		chaos               []string
 	)
 	count := func(err error) {
 		ops.Add(1)
@@ -140,7 +140,7 @@ func TestSoak(t *testing.T) {
 				s := servers[rand.IntN(len(servers))]
 				id := s.limbID
 				if s.ssh != nil {
-					soakTerminal(id, rand.IntN(4), do, &wrong)
+					soakTerminal(id, rand.IntN(4), do, &wrongRun, &wrongFile)
 					continue
 				}
 				switch rand.IntN(6) {
@@ -274,7 +274,7 @@ func TestSoak(t *testing.T) {
 		"| what | measured |", "| --- | --- |",
 		fmt.Sprintf("| requests (4 agents: status, screen, wait, acquire/click/type/release, clipboard; on SSH: run, files put/get, term send) | %d |", ops.Load()),
 		fmt.Sprintf("| coded errors | %s |", strings.Join(codeList, ", ")),
-		fmt.Sprintf("| answers that succeeded with the wrong bytes (run output, file read back) | %d |", wrong.Load()),
+		fmt.Sprintf("| answers that succeeded with the wrong bytes: run output / file read back | %d / %d |", wrongRun.Load(), wrongFile.Load()),
 		fmt.Sprintf("| chaos | %d freezes (5–20 s), %d kills with restart, %d SSH drops |", freezes, kills, drops),
 		fmt.Sprintf("| limb reconnects at the end (sum) | %d |", reconnects),
 		fmt.Sprintf("| status answers that said `stalled` | %d |", stalls.Load()),
@@ -291,9 +291,9 @@ func TestSoak(t *testing.T) {
 
 // soakTerminal is one agent step on an SSH limb: status, a run whose
 // output is checked, a file put and read back, or keys sent to the shell
-// under a lease. It counts in wrong an answer that succeeded with the wrong
-// bytes.
-func soakTerminal(id string, step int, do func(wire.Args) (*wiretest.Response, error), wrong *atomic.Int64) {
+// under a lease. It counts an answer that succeeded with the wrong bytes in
+// wrongRun or wrongFile.
+func soakTerminal(id string, step int, do func(wire.Args) (*wiretest.Response, error), wrongRun, wrongFile *atomic.Int64) {
 	target := wire.Target{LimbID: id}
 	switch step {
 	case 0:
@@ -301,7 +301,7 @@ func soakTerminal(id string, step int, do func(wire.Args) (*wiretest.Response, e
 	case 1:
 		want := fmt.Sprintf("soak-%d", rand.IntN(1e9))
 		if r, err := do(wire.RunArgs{Target: target, TimeoutMs: 10000, Command: "echo " + want}); err == nil && (r.Run == nil || !strings.Contains(r.Run.Stdout, want)) {
-			wrong.Add(1)
+			wrongRun.Add(1)
 		}
 	case 2:
 		// A path of this step's own: agents write concurrently.
@@ -309,7 +309,7 @@ func soakTerminal(id string, step int, do func(wire.Args) (*wiretest.Response, e
 		body := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("soak file ", 1+rand.IntN(3000))))
 		if _, err := do(wire.FilesArgs{Target: target, Action: "put", Path: path, ContentBase64: body}); err == nil {
 			if r, err := do(wire.FilesArgs{Target: target, Action: "get", Path: path}); err == nil && (r.Files == nil || r.Files.ContentBase64 != body) {
-				wrong.Add(1)
+				wrongFile.Add(1)
 			}
 			do(wire.FilesArgs{Target: target, Action: "remove", Path: path})
 		}
