@@ -52,6 +52,9 @@ type Config struct {
 	// tap, in tests, receives every PDU the read loop takes in, framed as on
 	// the wire, for recording sessions to replay.
 	tap io.Writer
+	// clock, in tests, stands for time.Now in the resize storm rule, so a
+	// test can tell it a storm's pace whatever the machine's speed.
+	clock func() time.Time
 	// HandshakeTimeout bounds connecting when ctx has no deadline; default 30 s.
 	HandshakeTimeout time.Duration
 }

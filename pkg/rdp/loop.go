@@ -142,7 +142,11 @@ func (c *Client) activate(b []byte) error {
 	w, h := da.Caps.Width, da.Caps.Height
 	if fw, fh := c.cfg.Framebuffer.Size(); fw != w || fh != h {
 		// Only the read loop activates, so the guard needs no lock.
-		if err := c.storm.Resize(time.Now()); err != nil {
+		now := time.Now
+		if c.cfg.clock != nil {
+			now = c.cfg.clock
+		}
+		if err := c.storm.Resize(now()); err != nil {
 			return protoErr("demand active", "desktop size %dx%d: %v", w, h, err)
 		}
 		if err := c.cfg.Framebuffer.Resize(w, h); err != nil {
