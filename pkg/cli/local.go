@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -153,7 +154,7 @@ func groupScreenFallback(outDir string) *localFallback[wire.GroupRunAnswer] {
 	return &localFallback[wire.GroupRunAnswer]{
 		strip: func(req wire.Enveloped) error {
 			req.(*wire.GroupRunArgs).OutDir = ""
-			if err := ownDir(outDir); err != nil {
+			if err := localfile.OwnDir(outDir); err != nil {
 				return localErr(wire.BadRequest, "--out-dir: %v", err)
 			}
 			return nil

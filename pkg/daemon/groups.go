@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -440,7 +441,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		if action != "screen" || !filepath.IsAbs(outDir) {
 			return nil, wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")
 		}
-		if err := ownDir(outDir); err != nil {
+		if err := localfile.OwnDir(outDir); err != nil {
 			return nil, wire.Errorf(wire.BadRequest, "outDir: %v", err)
 		}
 	}

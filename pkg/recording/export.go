@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/rfb"
 )
 
@@ -216,7 +217,7 @@ func placeFile(tmp, out string) error {
 	if errors.Is(err, os.ErrPermission) {
 		owner := ""
 		if st, serr := os.Lstat(out); serr == nil {
-			if uid, ok := ownerOf(st); ok && uid != os.Geteuid() {
+			if uid, ok := localfile.Owner(st); ok && uid != os.Geteuid() {
 				owner = fmt.Sprintf(" (it belongs to uid %d)", uid)
 			}
 		}

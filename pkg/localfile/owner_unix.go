@@ -1,14 +1,14 @@
 //go:build unix
 
-package daemon
+package localfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// ownerOf is the uid that owns a file (false where the system does not say).
-func ownerOf(fi os.FileInfo) (int, bool) {
+// Owner is the uid that owns a file (false where the system does not say).
+func Owner(fi os.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, false

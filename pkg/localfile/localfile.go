@@ -1,15 +1,17 @@
-package cli
+// Package localfile holds the rules dvv and dvvd follow for the files they
+// write on the local machine, where another local user may have planted a
+// name first (in a shared place such as /tmp).
+package localfile
 
 import (
 	"fmt"
 	"os"
 )
 
-// ownDir makes dir (0700) if it is missing and refuses it unless it is this
-// user's own: a directory, or a symlink, another user made (in a shared
-// place such as /tmp) would have the files written where that user chose,
-// or into a directory they control.
-func ownDir(dir string) error {
+// OwnDir makes dir (0700) if it is missing and refuses it unless it is this
+// user's own: a directory, or a symlink, another user made would have the
+// files written where that user chose, or into a directory they control.
+func OwnDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %v", dir, err)
 	}
@@ -19,7 +21,7 @@ func ownDir(dir string) error {
 		if err != nil {
 			return err
 		}
-		if uid, ok := ownerOf(fi); ok && uid != me {
+		if uid, ok := Owner(fi); ok && uid != me {
 			what := "directory"
 			if fi.Mode()&os.ModeSymlink != 0 {
 				what = "symlink"
