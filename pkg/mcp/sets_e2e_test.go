@@ -1,0 +1,192 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+)
+
+// xtermWindow is where the X server says the window titled title is.
+func xtermWindow(t *testing.T, vnc *testbed.VNC, title string) image.Rectangle {
+	t.Helper()
+	var r image.Rectangle
+	testbed.Eventually(t, 10*time.Second, "window "+title, func() bool {
+		out, err := vnc.Command("xdotool", "search", "--onlyvisible", "--name", title, "getwindowgeometry", "--shell", "%@").Output()
+		if err != nil {
+			return false
+		}
+		v := map[string]int{}
+		for _, line := range strings.Split(string(out), "\n") {
+			k, s, _ := strings.Cut(strings.TrimSpace(line), "=")
+			v[k], _ = strconv.Atoi(s)
+		}
+		r = image.Rect(v["X"], v["Y"], v["X"]+v["WIDTH"], v["Y"]+v["HEIGHT"])
+		return !r.Empty()
+	})
+	return r
+}
+
+// inkIn reports whether the X server's own picture has dark pixels (the
+// xterm's black glyphs on white) inside r.
+func inkIn(img *image.RGBA, r image.Rectangle) bool {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			if int(c.R)+int(c.G)+int(c.B) < 3*96 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestTypeScriptClientToolSets drives dvvmcp with the official TypeScript
+// SDK (test/mcp-js/sets.mjs) against a real dvvd and Xvnc: without
+// --tools the list is the reference's and dvv_find is unknown (-32602);
+// with --tools text, dvv_find reads a word an xterm drew at the box the X
+// server puts it in, and dvv_click_text moves the X server's pointer to
+// that box, fenced with the generation the word was read on.
+func TestTypeScriptClientToolSets(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "node", "npm", "tesseract", "xterm", "xdotool")
+	dir, err := filepath.Abs("../../test/mcp-js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	npmCI(t, dir)
+	vnc := testbed.StartXvnc(t, testbed.XvncOptions{})
+	// One line in a 40-column xterm at a known place: the word is columns
+	// 6..14 of its first row.
+	const cols, rows, line, word, col = 40, 4, "alpha Quarterly omega", "Quarterly", 6
+	vnc.Background(t, "xterm", "-geometry", fmt.Sprintf("%dx%d+40+60", cols, rows), "-title", "setsword", "-e", "sh", "-c", "echo "+line+"; exec sleep 600")
+	vnc.WaitStill(t, "XTerm")
+	win := xtermWindow(t, vnc, "setsword")
+	// xterm's text area is the window less its 2-pixel inner border.
+	cellW, cellH := (win.Dx()-4)/cols, (win.Dy()-4)/rows
+	drawn := image.Rect(win.Min.X+2+col*cellW, win.Min.Y+2, win.Min.X+2+(col+len(word))*cellW, win.Min.Y+2+cellH)
+	shot := vnc.Capture(t)
+	if !inkIn(shot, drawn) {
+		t.Fatalf("the X server shows no glyphs where the word should be (%v); the xterm is at %v", drawn, win)
+	}
+
+	d := startDvvd(t)
+	node := exec.Command("node", "sets.mjs", binary(t, "dvvmcp"), "--socket", d.Socket)
+	node.Env = append(os.Environ(), fmt.Sprintf("DVV_TEST_VNC_PORT=%d", vnc.Port), "DVV_TEST_WORD="+word)
+	node.Dir = dir
+	var stderr bytes.Buffer
+	node.Stderr = &stderr
+	out, err := node.Output()
+	if err != nil {
+		t.Fatalf("node sets.mjs: %v\n%s\n%s", err, out, stderr.Bytes())
+	}
+	type answer struct {
+		IsError    bool
+		Text       string
+		Structured json.RawMessage
+	}
+	var got struct {
+		DefaultTools, TextTools []string
+		DefaultFind, TextExpect struct {
+			Code    any
+			Message string
+		}
+		Wait struct {
+			IsError bool
+			Text    string
+		}
+		Find, Missing, Click answer
+		Error                string
+		Invalid              []any
+		Validated            []string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("sets.mjs output %q: %v", out, err)
+	}
+	if got.Error != "" {
+		t.Fatal(got.Error)
+	}
+
+	// Default: exactly the reference's tools; a set's tool is unknown.
+	var ref []string
+	for _, tool := range Tools {
+		ref = append(ref, tool.Name)
+	}
+	// The server lists its tools by name.
+	slices.Sort(ref)
+	slices.Sort(got.DefaultTools)
+	slices.Sort(got.TextTools)
+	if !slices.Equal(got.DefaultTools, ref) {
+		t.Errorf("tools without --tools: %v", got.DefaultTools)
+	}
+	if got.DefaultFind.Code != float64(-32602) || !strings.Contains(got.DefaultFind.Message, "--tools text") {
+		t.Errorf("dvv_find without --tools: %+v, drawn -32602 naming --tools text", got.DefaultFind)
+	}
+	// --tools text: the reference's and the text set's; the image set's is unknown.
+	withText := append(slices.Clone(ref), "dvv_find", "dvv_click_text")
+	slices.Sort(withText)
+	if !slices.Equal(got.TextTools, withText) {
+		t.Errorf("tools with --tools text: %v", got.TextTools)
+	}
+	if got.TextExpect.Code != float64(-32602) || !strings.Contains(got.TextExpect.Message, "--tools image") {
+		t.Errorf("dvv_expect with --tools text: %+v, drawn -32602 naming --tools image", got.TextExpect)
+	}
+	if got.Wait.IsError || !strings.Contains(got.Wait.Text, "settled") {
+		t.Fatalf("wait until the word is shown: %+v", got.Wait)
+	}
+
+	// The word's box is where the X server drew it, fenced by a generation.
+	var find struct {
+		Find struct {
+			Matches []struct {
+				Text       string
+				Box        struct{ X, Y, W, H int }
+				Center     struct{ X, Y int }
+				Generation uint64
+			}
+			Generation uint64
+		}
+		Observation struct{ Coverage float64 }
+	}
+	if got.Find.IsError || json.Unmarshal(got.Find.Structured, &find) != nil || len(find.Find.Matches) != 1 {
+		t.Fatalf("dvv_find %s: %s", word, got.Find.Text)
+	}
+	m := find.Find.Matches[0]
+	box := image.Rect(m.Box.X, m.Box.Y, m.Box.X+m.Box.W, m.Box.Y+m.Box.H)
+	// Within a glyph cell of the word's cells, on its row.
+	slack := drawn.Inset(-cellW)
+	if !strings.EqualFold(m.Text, word) || !box.In(slack) || box.Dx() < drawn.Dx()/2 || !inkIn(shot, box) {
+		t.Errorf("dvv_find: %q at %v; the X server drew %q at %v (xterm at %v)", m.Text, box, word, drawn, win)
+	}
+	if m.Generation == 0 || m.Generation != find.Find.Generation {
+		t.Errorf("the match carries generation %d, the read %d", m.Generation, find.Find.Generation)
+	}
+
+	// Not on the screen: NOT_FOUND, nothing clicked.
+	if !got.Missing.IsError || !strings.HasPrefix(got.Missing.Text, "NOT_FOUND: ") || !strings.Contains(got.Missing.Text, "nothing was clicked") {
+		t.Errorf("dvv_click_text of absent text: %+v", got.Missing)
+	}
+
+	// The click lands on the word: the X server's pointer is at its centre.
+	if got.Click.IsError || !strings.Contains(got.Click.Text, fmt.Sprintf("generation %d", m.Generation)) {
+		t.Fatalf("dvv_click_text %s: %s", word, got.Click.Text)
+	}
+	testbed.Eventually(t, 10*time.Second, "the pointer on the word", func() bool {
+		x, y := vnc.MouseLocation(t)
+		return image.Pt(x, y).In(drawn.Inset(-2)) && x == m.Center.X && y == m.Center.Y
+	})
+	if len(got.Invalid) > 0 {
+		t.Errorf("outputSchema problems seen by Ajv (strict): %v", got.Invalid)
+	}
+	t.Logf("read %q at %v (drawn at %v); %s; validated: %v", m.Text, box, drawn, got.Click.Text, got.Validated)
+}
