@@ -190,3 +190,87 @@ func TestTypeScriptClientToolSets(t *testing.T) {
 	}
 	t.Logf("read %q at %v (drawn at %v); %s; validated: %v", m.Text, box, drawn, got.Click.Text, got.Validated)
 }
+
+// TestClickTextReadsBeforeItClicks: dvv_click_text reads the screen on
+// every call, as `dvv click --text` does, so a word that moved is clicked
+// where it is now, and after the geometry changed the click is fenced with
+// the new generation; an ambiguous text is refused and nothing is clicked.
+func TestClickTextReadsBeforeItClicks(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "tesseract", "xterm", "xdotool", "xrandr")
+	vnc := testbed.StartXvnc(t, testbed.XvncOptions{Width: 1024, Height: 768})
+	vnc.Background(t, "xterm", "-geometry", "40x4+40+60", "-title", "movingword", "-e", "sh", "-c", "echo Reconciled ledger; exec sleep 600")
+	vnc.WaitStill(t, "XTerm")
+	d := startDvvd(t)
+	_, cs := connectBridge(t, Options{Socket: d.Socket, Sets: []string{"text"}}, "click-text-agent")
+	limbID := openXvncLimb(t, vnc, cs)
+	if res := call(t, cs, "dvv_control", map[string]any{"limbId": limbID, "action": "acquire"}); res.IsError {
+		t.Fatalf("acquire: %s", texts(res))
+	}
+	clickAt := func(where string) (image.Point, string) {
+		t.Helper()
+		var res = call(t, cs, "dvv_wait", map[string]any{"limbId": limbID, "until": "text", "text": "Reconciled", "timeoutMs": 20000})
+		if res.IsError {
+			t.Fatalf("%s: wait for the word: %s", where, texts(res))
+		}
+		res = call(t, cs, "dvv_click_text", map[string]any{"limbId": limbID, "text": "Reconciled", "action": "move"})
+		if res.IsError {
+			t.Fatalf("%s: dvv_click_text: %s", where, texts(res))
+		}
+		var p image.Point
+		testbed.Eventually(t, 10*time.Second, "the pointer to move", func() bool {
+			p.X, p.Y = vnc.MouseLocation(t)
+			return strings.Contains(texts(res), fmt.Sprintf("centre %d,%d", p.X, p.Y))
+		})
+		return p, texts(res)
+	}
+	first, _ := clickAt("first")
+	if win := xtermWindow(t, vnc, "movingword"); !first.In(win) {
+		t.Fatalf("first click at %v, the xterm is at %v", first, win)
+	}
+
+	// The window moves: the next call reads again and follows it.
+	vnc.Run(t, "xdotool", "search", "--onlyvisible", "--name", "movingword", "windowmove", "500", "400")
+	var win image.Rectangle
+	testbed.Eventually(t, 10*time.Second, "the xterm to move", func() bool {
+		win = xtermWindow(t, vnc, "movingword")
+		return win.Min == image.Pt(500, 400)
+	})
+	vnc.WaitStill(t, "XTerm")
+	moved, _ := clickAt("moved")
+	if !moved.In(win) {
+		t.Fatalf("after the move the click went to %v, the xterm is at %v", moved, win)
+	}
+
+	// The geometry changes: the click is fenced with the new generation.
+	vnc.Resize(t, 800, 600)
+	testbed.Eventually(t, 10*time.Second, "the limb to see the new size", func() bool {
+		st := call(t, cs, "dvv_status", map[string]any{"limbId": limbID})
+		obs, _ := structuredOf(t, st)["observation"].(map[string]any)
+		g, _ := obs["geometry"].(map[string]any)
+		return g["width"] == float64(800) && g["generation"] == float64(2)
+	})
+	_, note := clickAt("resized")
+	if !strings.Contains(note, "on generation 2") {
+		t.Errorf("after the resize the click was not fenced with generation 2: %s", note)
+	}
+
+	// Twice on the screen: refused with the candidates; the pointer stays.
+	vnc.Background(t, "xterm", "-geometry", "40x4+40+200", "-title", "secondword", "-e", "sh", "-c", "echo Reconciled twice; exec sleep 600")
+	xtermWindow(t, vnc, "secondword")
+	vnc.WaitStill(t, "XTerm")
+	before := image.Pt(vnc.MouseLocation(t))
+	testbed.Eventually(t, 20*time.Second, "both words read", func() bool {
+		f := call(t, cs, "dvv_find", map[string]any{"limbId": limbID, "text": "Reconciled"})
+		fr, _ := structuredOf(t, f)["find"].(map[string]any)
+		ms, _ := fr["matches"].([]any)
+		return len(ms) == 2
+	})
+	res := call(t, cs, "dvv_click_text", map[string]any{"limbId": limbID, "text": "Reconciled"})
+	if code := errorCode(t, res); code != "BAD_REQUEST" || !strings.Contains(texts(res), "2 times") || !strings.Contains(texts(res), "nothing was clicked") {
+		t.Errorf("ambiguous text: %s %s", code, texts(res))
+	}
+	if after := image.Pt(vnc.MouseLocation(t)); after != before {
+		t.Errorf("a refused click moved the pointer from %v to %v", before, after)
+	}
+}
