@@ -26,17 +26,17 @@ type ToolSet struct {
 // SetAll names every set at once.
 const SetAll = "all"
 
-// Costs stated in the new tools' descriptions. They are the sizes of
-// typical answers (structuredContent plus the text block) measured by
-// TestSetToolAnswerCosts against a real Xvnc; that test fails when an
-// answer outgrows what its description says.
+// Costs stated in the new tools' descriptions: the answer sizes test/bench's
+// TestToolAnswers measured through dvvmcp on a 1920x1080 Xvnc desktop
+// (tools_measured.md, printed in docs/tools.md). A success carries the
+// limb's observation (about 2.9 KB) where its op answers one.
 const (
-	costFind      = "Cost: no image; about 600 bytes for one match, about 150 bytes more per further match or line read."
-	costClickText = "Cost: no image; about 900 bytes (the click's answer and the match it used)."
-	costExpect    = "Cost: no image; about 700 bytes (plus the template you send)."
-	costHistory   = "Cost: no image; about 200 bytes per op listed (at most 128)."
-	costRecord    = "Cost: no image; about 400 bytes per recording listed."
-	costReport    = "Cost: no image; a few KB (version, configuration, last log lines)."
+	costFind      = "Cost: no image; about 4 KB for one match (most of it the observation); every line of a busy 1080p desktop about 28 KB. A whole-screen dvv_screen is about 140 KB."
+	costClickText = "Cost: no image; about 1.3 KB."
+	costExpect    = "Cost: no image; about 3.3 KB, plus the template sent."
+	costHistory   = "Cost: no image; up to about 35 KB (128 ops)."
+	costRecord    = "Cost: no image; about 300 bytes when none is listed, more per recording."
+	costReport    = "Cost: no image; about 1.2 KB."
 )
 
 const (
