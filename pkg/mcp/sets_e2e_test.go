@@ -106,9 +106,22 @@ func TestTypeScriptClientToolSets(t *testing.T) {
 			Text    string
 		}
 		Find, Missing, Click answer
-		Error                string
-		Invalid              []any
-		Validated            []string
+		AllTools             []string
+		Expect               struct {
+			Region     struct{ X, Y, W, H int }
+			IsError    bool
+			Text       string
+			Structured json.RawMessage
+		}
+		Record  struct{ Start, Stop, List json.RawMessage }
+		History json.RawMessage
+		Report  struct {
+			IsError bool
+			Text    string
+		}
+		Error     string
+		Invalid   []any
+		Validated []string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("sets.mjs output %q: %v", out, err)
@@ -185,6 +198,51 @@ func TestTypeScriptClientToolSets(t *testing.T) {
 		x, y := vnc.MouseLocation(t)
 		return image.Pt(x, y).In(drawn.Inset(-2)) && x == m.Center.X && y == m.Center.Y
 	})
+	// --tools all: every set's tool is listed.
+	all, _ := ParseSets(SetAll)
+	if len(got.AllTools) != len(Served(all)) {
+		t.Errorf("tools with --tools all: %v", got.AllTools)
+	}
+	// dvv_expect finds the word's picture where it was cut, on a generation.
+	var exp struct {
+		Expect struct {
+			Found      bool
+			Box        struct{ X, Y, W, H int }
+			Generation uint64
+		}
+	}
+	if got.Expect.IsError || json.Unmarshal(got.Expect.Structured, &exp) != nil || !exp.Expect.Found || exp.Expect.Generation == 0 {
+		t.Errorf("dvv_expect of the word's picture: %s", got.Expect.Text)
+	} else if b, r := exp.Expect.Box, got.Expect.Region; b.X != r.X || b.Y != r.Y || b.W != r.W || b.H != r.H {
+		t.Errorf("dvv_expect found the picture at %+v; it was cut at %+v", b, r)
+	}
+	// dvv_record wrote a recording that is on disk, and list names it;
+	// dvv_history lists the ops this loop sent.
+	var rec struct {
+		Recordings []struct {
+			Path   string
+			Active bool
+		}
+	}
+	if json.Unmarshal(got.Record.Stop, &rec) != nil || len(rec.Recordings) == 0 || rec.Recordings[0].Path == "" {
+		t.Errorf("dvv_record stop: %s", got.Record.Stop)
+	} else if st, err := os.Stat(rec.Recordings[0].Path); err != nil || st.Size() == 0 {
+		t.Errorf("the recording %s on disk: %v", rec.Recordings[0].Path, err)
+	} else if !strings.Contains(string(got.Record.List), rec.Recordings[0].Path) {
+		t.Errorf("dvv_record list does not name %s: %s", rec.Recordings[0].Path, got.Record.List)
+	}
+	var hist struct{ History []struct{ Op string } }
+	json.Unmarshal(got.History, &hist)
+	var ops []string
+	for _, h := range hist.History {
+		ops = append(ops, h.Op)
+	}
+	if !slices.Contains(ops, "find") || !slices.Contains(ops, "expect") || !slices.Contains(ops, "record") {
+		t.Errorf("dvv_history: %v", ops)
+	}
+	if got.Report.IsError || !strings.Contains(got.Report.Text, "dvv_report") {
+		t.Errorf("dvv_report: %+v", got.Report)
+	}
 	if len(got.Invalid) > 0 {
 		t.Errorf("outputSchema problems seen by Ajv (strict): %v", got.Invalid)
 	}

@@ -94,4 +94,36 @@ const text = (res) => (res.content ?? []).filter((c) => c.type === "text").map((
   await client.close();
 }
 
+// --tools all: the image and evidence sets on the same desktop.
+{
+  const { client, tools, call } = await connect(["--tools", "all"]);
+  summary.allTools = tools.map((t) => t.name);
+  const open = await call("dvv_open", { address: "127.0.0.1", port, protocol: "vnc", perceive: true });
+  const limbId = open.structuredContent?.limbId;
+  if (limbId) {
+    await call("dvv_wait", { limbId, until: "connected", timeoutMs: 20000 });
+    await call("dvv_wait", { limbId, until: "text", text: word, timeoutMs: 20000 });
+    const find = await call("dvv_find", { limbId, text: word });
+    const box = find.structuredContent?.find?.matches?.[0]?.box;
+    if (box) {
+      // The word's picture, cut at scale 1 a little larger than its box.
+      const region = { x: box.x - 4, y: box.y - 4, w: box.w + 8, h: box.h + 8 };
+      const cut = await call("dvv_screen", { limbId, form: "region", region });
+      const png = (cut.content ?? []).find((c) => c.type === "image")?.data;
+      const expect = await call("dvv_expect", { limbId, templateBase64: png, timeoutMs: 5000 });
+      summary.expect = { region, isError: !!expect.isError, text: text(expect), structured: expect.structuredContent };
+    }
+    const rec = await call("dvv_record", { limbId, action: "start" });
+    await call("dvv_find", { limbId, text: word });
+    const stop = await call("dvv_record", { limbId, action: "stop" });
+    const list = await call("dvv_record", { limbId, action: "list" });
+    summary.record = { start: rec.structuredContent, stop: stop.structuredContent, list: list.structuredContent };
+    const history = await call("dvv_history", { limbId });
+    summary.history = history.structuredContent;
+    const report = await call("dvv_report", {});
+    summary.report = { isError: !!report.isError, text: text(report).slice(0, 400) };
+  }
+  await client.close();
+}
+
 console.log(JSON.stringify(summary));
