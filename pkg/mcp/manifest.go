@@ -1,7 +1,8 @@
-// Package mcp is dvvmcp: the MCP face of dvv. It exposes exactly the 25
-// tools of the product's tool reference and forwards each call to dvvd's
-// control socket through pkg/client. It holds no state of its own beyond its
-// one attachment.
+// Package mcp is dvvmcp: the MCP face of dvv. By default it exposes exactly
+// the 25 tools of the product's tool reference; named tool sets (sets.go)
+// add dvv's own when asked for. It forwards each call to dvvd's control
+// socket through pkg/client and holds no state of its own beyond its one
+// attachment.
 package mcp
 
 import (

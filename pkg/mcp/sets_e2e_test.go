@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // xtermWindow is where the X server says the window titled title is.
@@ -330,5 +333,56 @@ func TestClickTextReadsBeforeItClicks(t *testing.T) {
 	}
 	if after := image.Pt(vnc.MouseLocation(t)); after != before {
 		t.Errorf("a refused click moved the pointer from %v to %v", before, after)
+	}
+}
+
+// TestSetToolsKeepTheTokensCapabilities: turning a set on shows tools, it
+// grants nothing. An observer token (screen.read, no control, no
+// daemon.admin) through --tools all reads text on a real desktop, but
+// dvv_click_text's click and dvv_report are POLICY_DENIED, and the X
+// server's pointer does not move.
+func TestSetToolsKeepTheTokensCapabilities(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "tesseract", "xterm", "xdotool")
+	vnc := testbed.StartXvnc(t, testbed.XvncOptions{})
+	vnc.Background(t, "xterm", "-geometry", "40x4+40+60", "-title", "observed", "-e", "sh", "-c", "echo Observed ledger; exec sleep 600")
+	vnc.WaitStill(t, "XTerm")
+	d := startDvvd(t)
+	admin, err := client.Dial(context.Background(), d.Socket, client.Options{Name: "owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	tok, err := admin.TokenCreate(context.Background(), wire.TokenCreateArgs{Role: "observer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := vnc.Port
+	perceive := true
+	open, err := admin.Open(context.Background(), wire.OpenArgs{Address: "127.0.0.1", Port: &port, Protocol: "vnc", Perceive: &perceive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := ParseSets(SetAll)
+	_, cs := connectBridge(t, Options{Socket: d.Socket, Token: tok.Token, Sets: all}, "observer-agent")
+	limb := open.LimbID
+	if w := call(t, cs, "dvv_wait", map[string]any{"limbId": limb, "until": "connected", "timeoutMs": 20000}); w.IsError {
+		t.Fatalf("wait connected as an observer: %s", texts(w))
+	}
+	if w := call(t, cs, "dvv_wait", map[string]any{"limbId": limb, "until": "text", "text": "Observed ledger", "timeoutMs": 20000}); w.IsError {
+		t.Fatalf("wait for the text as an observer: %s", texts(w))
+	}
+	if f := call(t, cs, "dvv_find", map[string]any{"limbId": limb, "text": "ledger"}); f.IsError {
+		t.Fatalf("dvv_find as an observer: %s", texts(f))
+	}
+	before := image.Pt(vnc.MouseLocation(t))
+	if code := errorCode(t, call(t, cs, "dvv_click_text", map[string]any{"limbId": limb, "text": "ledger"})); code != string(wire.PolicyDenied) {
+		t.Errorf("dvv_click_text as an observer: %s, want POLICY_DENIED", code)
+	}
+	if code := errorCode(t, call(t, cs, "dvv_report", map[string]any{})); code != string(wire.PolicyDenied) {
+		t.Errorf("dvv_report as an observer: %s, want POLICY_DENIED", code)
+	}
+	if after := image.Pt(vnc.MouseLocation(t)); after != before {
+		t.Errorf("a denied click moved the pointer from %v to %v", before, after)
 	}
 }
