@@ -32,7 +32,7 @@ func New(opts Options) *Bridge {
 	}
 	b := &Bridge{att: &attachment{opts: opts}, opts: opts, served: map[string]*Tool{}}
 	b.Server = sdk.NewServer(&sdk.Implementation{Name: "dvvmcp", Title: "dvv", Version: Version}, &sdk.ServerOptions{
-		Instructions: Instructions(),
+		Instructions: Instructions() + SetInstructions(opts.Sets),
 		// Tools only, and they are fixed for the life of the process (no
 		// listChanged): dvvmcp serves no resources or prompts, so it does
 		// not advertise them.

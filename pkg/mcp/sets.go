@@ -90,7 +90,7 @@ var Sets = []ToolSet{
 			Shell: "dvv expect <limbId> button.png", Idem: true,
 			Args: withTrio(
 				maxBytes(arg("templateBase64", "The picture to look for, PNG as base64, at most 1024x1024."), 8<<20),
-				arg("region", "Where to look, in native pixels; all four of x, y, w, h."),
+				Arg{Name: "region", Doc: "Look only in this rectangle, in native framebuffer pixels.", Props: readRegion.Props},
 				arg("threshold", "Least score that counts as found, 0..1; default 0.95."),
 				arg("timeoutMs", "Deadline; default 8000, clamped to 25000."),
 			)},
@@ -139,6 +139,27 @@ func (t *Tool) alsoSpec() *wire.OpSpec {
 
 // setIndex holds every tool of every set by name.
 var setIndex = map[string]*Tool{}
+
+// SetInstructions is what initialize adds to Instructions when sets are
+// served: one line per served set's tools, so the agent knows to use them.
+func SetInstructions(sets []string) string {
+	var b strings.Builder
+	for _, s := range Sets {
+		if !slices.Contains(sets, s.Name) {
+			continue
+		}
+		switch s.Name {
+		case "text":
+			b.WriteString("\n\nTo locate text (a button, a menu item, a line), dvv_find answers its box and center in native pixels with the generation, " +
+				"and no picture: far cheaper than dvv_screen. dvv_click_text reads and clicks text in one call.")
+		case "image":
+			b.WriteString("\n\ndvv_expect waits for a picture (a PNG cut from dvv_screen at scale 1) and answers where it is, with the generation.")
+		case "evidence":
+			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
+		}
+	}
+	return b.String()
+}
 
 // SetNames are the names --tools accepts.
 func SetNames() []string {

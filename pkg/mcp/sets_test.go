@@ -161,3 +161,17 @@ func TestToolOutsideTheSetsIsUnknown(t *testing.T) {
 		t.Errorf("dvv_find with --tools text and no dvvd: %s", code)
 	}
 }
+
+// TestInstructionsNameTheServedSets: initialize tells the agent about the
+// sets it serves, and without sets says exactly what it always said.
+func TestInstructionsNameTheServedSets(t *testing.T) {
+	_, plain := connectBridge(t, Options{Socket: sockPath(t)}, "sets-test")
+	if got := plain.InitializeResult().Instructions; got != Instructions() || strings.Contains(got, "dvv_find") {
+		t.Errorf("instructions without sets changed or name a set's tool: %q", got)
+	}
+	_, text := connectBridge(t, Options{Socket: sockPath(t), Sets: []string{"text"}}, "sets-test")
+	got := text.InitializeResult().Instructions
+	if !strings.HasPrefix(got, Instructions()) || !strings.Contains(got, "dvv_find") || strings.Contains(got, "dvv_expect") {
+		t.Errorf("instructions with --tools text: %q", got)
+	}
+}
