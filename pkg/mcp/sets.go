@@ -248,6 +248,10 @@ func (b *Bridge) clickTextHandler(t *Tool) sdk.ToolHandler {
 			return errorResult(werr, ""), nil
 		}
 		click, find := ca.(*wire.ClickArgs), fa.(*wire.FindArgs)
+		if find.Text == nil || strings.TrimSpace(*find.Text) == "" {
+			return errorResult(&wire.Error{Code: wire.BadRequest, Message: t.Name + ": text is empty; there is nothing to click",
+				Next: "pass the text to click, e.g. a button's label; dvv_find without text lists every line"}, ""), nil
+		}
 		if click.Action == "" {
 			click.Action = "click"
 		}

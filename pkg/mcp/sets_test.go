@@ -175,3 +175,22 @@ func TestInstructionsNameTheServedSets(t *testing.T) {
 		t.Errorf("instructions with --tools text: %q", got)
 	}
 }
+
+// TestClickTextRefusesBadInputBeforeDvvd: dvv_click_text without usable
+// text, or with an action that needs more than one point, is refused by the
+// bridge with what to do; nothing reaches dvvd (there is none here, and the
+// answer is not DAEMON_UNAVAILABLE).
+func TestClickTextRefusesBadInputBeforeDvvd(t *testing.T) {
+	_, cs := connectBridge(t, Options{Socket: sockPath(t), Sets: []string{"text"}}, "sets-test")
+	for _, args := range []map[string]any{
+		{"limbId": "vnc-x", "text": "  "},
+		{"limbId": "vnc-x"},
+		{"limbId": "vnc-x", "text": "OK", "action": "drag"},
+		{"limbId": "vnc-x", "text": "OK", "x": 5},
+	} {
+		res := call(t, cs, "dvv_click_text", args)
+		if code := errorCode(t, res); code != string(wire.BadRequest) || !strings.Contains(texts(res), "Next: ") {
+			t.Errorf("dvv_click_text %v: %s %q", args, code, texts(res))
+		}
+	}
+}
