@@ -240,6 +240,9 @@ func writeMeasured(b *strings.Builder) {
 		"Claude KVM's figures are those it publishes for its nearest tool, not measured here. Regenerate with " +
 		"`DVV_BENCH_TOOLS_OUT=pkg/mcp/tools_measured.md go test -tags bench -count=1 -v -run 'TestToolAnswers$' ./test/bench`, then `make docs`.\n\n")
 	b.WriteString(measured)
-	b.WriteString("\n`dvv_click` and `dvv_click_text` answer after watching the screen for up to 300 ms (`verification`), which is most of their time. " +
-		"`dvv_find` on an unchanged screen answers from the last recognition (`cached: true`).\n\n")
+	b.WriteString("\nOne run. Times move between runs on the shared machine (in the run before this one, `dvv_find` after a keystroke took 14 ms " +
+		"and `dvv_expect` 278 ms); bytes do not. `dvv_click`, `dvv_click_text` and `dvv_key` answer after watching the screen for up to 300 ms " +
+		"(`verification`), which is most of their time. Not measured here: the tools that open, close or change connections and groups, " +
+		"and those of terminal (SSH) limbs. " +
+		"`dvv_find` on a screen that did not change since its last recognition answers from it (the answer says `cached: true`).\n\n")
 }

@@ -127,6 +127,13 @@ func TestToolAnswers(t *testing.T) {
 		{"dvv_history", "the limb's last ops", "", nil, map[string]any{"limbId": limb}},
 		{"dvv_record", "list", "", nil, map[string]any{"limbId": limb, "action": "list"}},
 		{"dvv_report", "dvvd's report", "", nil, map[string]any{}},
+		{"dvv_limbs", "one limb open", "", nil, map[string]any{}},
+		{"dvv_hosts", "none saved", "", nil, map[string]any{}},
+		{"dvv_signals", "the limb's signals", "", nil, map[string]any{"limbId": limb}},
+		{"dvv_control", "status", "", nil, map[string]any{"limbId": limb, "action": "status"}},
+		{"dvv_clipboard", "get", "", nil, map[string]any{"limbId": limb, "action": "get"}},
+		{"dvv_wait", "until screen-stable, quietMs 200", "", nil, map[string]any{"limbId": limb, "until": "screen-stable", "quietMs": 200, "timeoutMs": 5000}},
+		{"dvv_key", "shift", "", nil, map[string]any{"limbId": limb, "keys": "shift"}},
 	}
 	const n = 15
 	var b strings.Builder
