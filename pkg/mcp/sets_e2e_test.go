@@ -187,6 +187,10 @@ func TestTypeScriptClientToolSets(t *testing.T) {
 	if m.Generation == 0 || m.Generation != find.Find.Generation {
 		t.Errorf("the match carries generation %d, the read %d", m.Generation, find.Find.Generation)
 	}
+	// The answer states how much of the framebuffer was received: all of it.
+	if find.Observation.Coverage != 1 {
+		t.Errorf("dvv_find's coverage: %v, want 1", find.Observation.Coverage)
+	}
 
 	// Not on the screen: NOT_FOUND, nothing clicked.
 	if !got.Missing.IsError || !strings.HasPrefix(got.Missing.Text, "NOT_FOUND: ") || !strings.Contains(got.Missing.Text, "nothing was clicked") {
