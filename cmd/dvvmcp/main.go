@@ -24,7 +24,7 @@ func main() {
 }
 
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
-	var socket, name string
+	var socket, name, toolSets string
 	var jpeg, genDocs bool
 	budget := mcp.DefaultImageBudget
 	var manDir string
@@ -34,7 +34,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		Short: "dvv's MCP server on stdio",
 		Long: fmt.Sprintf("Speaks MCP on stdin/stdout and forwards the %d dvv tools to dvvd.\n"+
 			"Environment: DVV_SOCKET (socket path or ssh://[user@]host[:port][/id]), DVV_TOKEN (policy token),\n"+
-			"DVV_MCP_IMAGE=jpeg.", mcp.ToolCount),
+			"DVV_MCP_IMAGE=jpeg, DVV_MCP_TOOLS=SET[,SET...] (more tools: --tools).", mcp.ToolCount),
 		Version:       mcp.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -55,9 +55,13 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 				}
 				return nil
 			}
+			sets, err := mcp.ParseSets(toolSets)
+			if err != nil {
+				return err
+			}
 			token, tokenErr := client.TokenFromEnv(os.LookupEnv)
 			code = serve(stdin, stdout, stderr, mcp.Options{Socket: socket, Token: token, TokenErr: tokenErr, JPEG: jpeg, DefaultName: name,
-				Image: noZero(budget)})
+				Image: noZero(budget), Sets: sets})
 			return nil
 		},
 	}
@@ -74,6 +78,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		"a screen read without scale is halved until its long edge is at most this many pixels; 0 or less: no limit (also DVV_MCP_IMAGE_MAX_EDGE)")
 	f.IntVar(&budget.MaxPixels, "image-max-pixels", envInt("DVV_MCP_IMAGE_MAX_PIXELS", budget.MaxPixels),
 		"… and at most this many pixels (width × height); 0 or less: no limit (also DVV_MCP_IMAGE_MAX_PIXELS)")
+	f.StringVar(&toolSets, "tools", os.Getenv("DVV_MCP_TOOLS"), "tool sets to serve beside the reference's tools, comma-separated: "+
+		strings.Join(mcp.SetNames(), ", ")+" (also DVV_MCP_TOOLS; see docs/tools.md)")
 	f.StringVar(&name, "name", "", "attachment name when the MCP client sends none (default dvvmcp)")
 	f.BoolVar(&genDocs, "gen-docs", false, "print docs/tools.md, generated from the manifest, and exit")
 	f.MarkHidden("gen-docs")

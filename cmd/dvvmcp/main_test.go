@@ -39,6 +39,15 @@ func TestFlags(t *testing.T) {
 	if code, _, errs := runMain("--no-such-flag"); code != 2 || !strings.Contains(errs, "Usage") {
 		t.Errorf("unknown flag: %d %q", code, errs)
 	}
+	// An unknown tool set stops dvvmcp before it serves, naming the sets.
+	if code, out, errs := runMain("--tools", "text,pictures"); code != 2 || out != "" || !strings.Contains(errs, `unknown tool set "pictures"`) || !strings.Contains(errs, "text, image, evidence, all") {
+		t.Errorf("--tools with an unknown set: %d %q %q", code, out, errs)
+	}
+	t.Setenv("DVV_MCP_TOOLS", "everything")
+	if code, _, errs := runMain(); code != 2 || !strings.Contains(errs, `unknown tool set "everything"`) {
+		t.Errorf("DVV_MCP_TOOLS with an unknown set: %d %q", code, errs)
+	}
+	t.Setenv("DVV_MCP_TOOLS", "")
 	// stdin at EOF: the client went away before saying anything; a clean exit.
 	if code, out, errs := runMain("--socket", "/nonexistent.sock"); code != 0 || out != "" {
 		t.Errorf("empty session: %d %q %q", code, out, errs)

@@ -33,10 +33,47 @@ func (t *Tool) Decode(raw json.RawMessage) (wire.Args, *wire.Error) {
 			return nil, werr
 		}
 	}
-	spec, ok := wire.Spec(t.Op)
-	if !ok || spec.Args == nil {
-		return nil, wire.Errorf(wire.Internal, "%s: op %q has no typed arguments in this build", t.Name, t.Op)
+	if t.Also != "" {
+		// The arguments of the second op go to it (DecodeAlso).
+		also := argsFields(t.alsoSpec().Args)
+		own := argsFields(t.Spec().Args)
+		for k := range norm {
+			if _, mine := own[k]; !mine {
+				if _, theirs := also[k]; theirs {
+					delete(norm, k)
+				}
+			}
+		}
 	}
+	return decodeOp(t.Name, t.Op, norm)
+}
+
+// DecodeAlso decodes the arguments a composite tool passes to its second
+// op (Also): the selector and that op's own fields.
+func (t *Tool) DecodeAlso(raw json.RawMessage) (wire.Args, *wire.Error) {
+	args, werr := decodeObject(raw, t.Name)
+	if werr != nil {
+		return nil, werr
+	}
+	norm, werr := checkObject(t.Name, "", t.Args, args)
+	if werr != nil {
+		return nil, werr
+	}
+	also := argsFields(t.alsoSpec().Args)
+	for k := range norm {
+		if _, ok := also[k]; !ok {
+			delete(norm, k)
+		}
+	}
+	return decodeOp(t.Name, t.Also, norm)
+}
+
+func decodeOp(tool, op string, norm map[string]any) (wire.Args, *wire.Error) {
+	spec, ok := wire.Spec(op)
+	if !ok || spec.Args == nil {
+		return nil, wire.Errorf(wire.Internal, "%s: op %q has no typed arguments in this build", tool, op)
+	}
+	t := struct{ Name string }{tool}
 	line, err := json.Marshal(norm)
 	if err != nil {
 		return nil, wire.Errorf(wire.BadRequest, "%s: arguments cannot be encoded: %v", t.Name, err)

@@ -30,6 +30,9 @@ type Options struct {
 	// resize it behind the imageSpace line's back. Zero = DefaultImageBudget;
 	// NoImageBudget sends every screen at full size.
 	Image ImageBudget
+	// Sets are the tool sets served beside the reference's tools (ParseSets);
+	// none by default.
+	Sets []string
 }
 
 // ImageBudget is the largest picture the bridge hands an MCP client.

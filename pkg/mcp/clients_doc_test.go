@@ -44,8 +44,10 @@ func clientSnippets(t *testing.T) (snippets []docSnippet, sections map[string]st
 			block.body += line + "\n"
 		case line == "```json":
 			block = &docSnippet{section: section, line: n + 1}
-		case strings.HasPrefix(line, "### "):
-			section = strings.TrimPrefix(line, "### ")
+		case strings.HasPrefix(line, "### "), strings.HasPrefix(line, "#### "):
+			// A client's own subsection (Tool sets' "#### VS Code") reads
+			// as that client's.
+			section = strings.TrimLeft(line, "# ")
 		default:
 			sections[section] += line + "\n"
 		}
@@ -195,8 +197,8 @@ func runSnippetServer(t *testing.T, where string, srv serverEntry, inputs map[st
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	list, _ := p.answerTo(t, 2, -1)["result"].(map[string]any)
-	if tools, _ := list["tools"].([]any); len(tools) != ToolCount {
-		t.Fatalf("%s: tools/list: %d tools", where, len(tools))
+	if tools, _ := list["tools"].([]any); len(tools) != len(Served(snippetSets(t, where, srv))) {
+		t.Fatalf("%s: tools/list: %d tools, want %d", where, len(tools), len(Served(snippetSets(t, where, srv))))
 	}
 	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"dvv_limbs","arguments":{}}}`)
 	res, _ := p.answerTo(t, 3, -1)["result"].(map[string]any)
@@ -208,6 +210,25 @@ func runSnippetServer(t *testing.T, where string, srv serverEntry, inputs map[st
 	if p.exitErr != nil {
 		t.Errorf("%s: dvvmcp after stdin closed: %v", where, p.exitErr)
 	}
+}
+
+// snippetSets are the tool sets a snippet turns on: --tools, else
+// DVV_MCP_TOOLS in its env.
+func snippetSets(t *testing.T, where string, srv serverEntry) []string {
+	t.Helper()
+	spec := srv.Env["DVV_MCP_TOOLS"]
+	for i, a := range srv.Args {
+		if a == "--tools" && i+1 < len(srv.Args) {
+			spec = srv.Args[i+1]
+		} else if v, ok := strings.CutPrefix(a, "--tools="); ok {
+			spec = v
+		}
+	}
+	sets, err := ParseSets(spec)
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	return sets
 }
 
 // lookIn finds an executable named name in the directories of path, as a

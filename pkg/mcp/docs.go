@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"sort"
@@ -17,8 +18,11 @@ func WriteToolsDoc(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# MCP tools\n\n")
 	b.WriteString("<!-- Generated from pkg/mcp's manifest by `" + DocsCommand + "`. Do not edit by hand. -->\n\n")
-	fmt.Fprintf(&b, "`dvvmcp` exposes exactly %d tools over MCP (stdio). Each forwards to the dvvd operation of the same "+
-		"name without the `dvv_` prefix, with the same argument names. How to configure a client: [mcp-clients.md](mcp-clients.md).\n\n", ToolCount)
+	fmt.Fprintf(&b, "By default `dvvmcp` exposes exactly %d tools over MCP (stdio): the tool reference's, marked **reference** below. "+
+		"`--tools SET[,SET…]` (or `DVV_MCP_TOOLS`) adds dvv's own tools in named sets, marked **dvv** with their set: %s; `all` is every set "+
+		"(see [Tool sets](#tool-sets)). Each tool forwards to the dvvd operation of the same "+
+		"name without the `dvv_` prefix, with the same argument names (`dvv_click_text` reads with `find`, then sends a `click`). "+
+		"How to configure a client: [mcp-clients.md](mcp-clients.md).\n\n", ToolCount, setList())
 	b.WriteString("## Conventions\n\n")
 	b.WriteString("- **Selector trio.** Limb tools take `limbId`, or `groupId` plus `member`, so a tool reads the same for one machine or a hundred.\n")
 	b.WriteString("- **Generation.** Every coordinate carries the `geometry.generation` it was computed against; a click without it is refused (UNFENCED).\n")
@@ -54,12 +58,25 @@ func WriteToolsDoc(w io.Writer) error {
 	b.WriteString("## Tools\n\n")
 	for i := range Tools {
 		t := &Tools[i]
-		fmt.Fprintf(&b, "- [`%s`](#%s) — %s\n", t.Name, t.Name, t.Title)
+		fmt.Fprintf(&b, "- [`%s`](#%s) — %s (reference)\n", t.Name, t.Name, t.Title)
+	}
+	for _, set := range Sets {
+		for i := range set.Tools {
+			t := &set.Tools[i]
+			fmt.Fprintf(&b, "- [`%s`](#%s) — %s (dvv, set `%s`)\n", t.Name, t.Name, t.Title, set.Name)
+		}
 	}
 	b.WriteString("\n")
+	writeSets(&b)
 	for i := range Tools {
 		writeTool(&b, &Tools[i])
 	}
+	for _, set := range Sets {
+		for i := range set.Tools {
+			writeTool(&b, &set.Tools[i])
+		}
+	}
+	writeMeasured(&b)
 	writeOutputSchemas(&b)
 	b.WriteString("## The four codes of the loop\n\n")
 	for _, c := range []wire.Code{wire.LimbGone, wire.GeometryChanged, wire.ScreenChanged, wire.LeaseRevoked} {
@@ -72,7 +89,13 @@ func WriteToolsDoc(w io.Writer) error {
 }
 
 func writeTool(b *strings.Builder, t *Tool) {
-	fmt.Fprintf(b, "### %s\n\n%s\n\n", t.Name, t.Doc)
+	fmt.Fprintf(b, "### %s\n\n", t.Name)
+	if t.Set == "" {
+		b.WriteString("**reference** — always served.\n\n")
+	} else {
+		fmt.Fprintf(b, "**dvv**, set `%s` — served with `--tools %s` or `--tools all`.\n\n", t.Set, t.Set)
+	}
+	fmt.Fprintf(b, "%s\n\n", t.Doc)
 	if len(t.Args) == 0 {
 		b.WriteString("No arguments.\n\n")
 	} else {
@@ -169,4 +192,57 @@ func schemaType(s map[string]any) string {
 		t = strings.Replace(t, "array", "array of "+schemaType(items), 1)
 	}
 	return t
+}
+
+func setList() string {
+	names := make([]string, len(Sets))
+	for i, s := range Sets {
+		names[i] = "`" + s.Name + "`"
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeSets lists the tool sets, their tools and what each adds to
+// tools/list at most (TestToolSetBudgets holds the bounds).
+func writeSets(b *strings.Builder) {
+	b.WriteString("## Tool sets\n\n")
+	fmt.Fprintf(b, "Every tool's schema is paid in context on every turn, so dvv's own tools come in sets an agent turns on as it needs them "+
+		"(`dvvmcp --tools text,image`, `DVV_MCP_TOOLS=all`). Without `--tools`, `tools/list` is the reference's %d tools, byte for byte, "+
+		"at most %d KiB. A tool of a set that is not turned on is an unknown tool (-32602), and the error names the `--tools` that serves it; "+
+		"an unknown set name stops `dvvmcp` at start with the list of sets. Names are `dvv_` plus the op; input schemas are closed and "+
+		"derived from the op's types as the reference's are; each has an `outputSchema`, and each description ends with what an answer costs.\n\n",
+		ToolCount, 40)
+	b.WriteString("| set | for | tools | adds to `tools/list`, at most |\n| --- | --- | --- | --- |\n")
+	for _, s := range Sets {
+		names := make([]string, len(s.Tools))
+		for i, t := range s.Tools {
+			names[i] = "`" + t.Name + "`"
+		}
+		fmt.Fprintf(b, "| `%s` | %s | %s | %d KiB |\n", s.Name, s.Doc, strings.Join(names, ", "), s.Budget>>10)
+	}
+	fmt.Fprintf(b, "| `all` | every set | | the whole list at most %d KiB |\n\n", 64)
+	b.WriteString("**Fenced coordinates.** Every coordinate a set's tool returns carries the generation it was read on (`dvv_find`'s matches, " +
+		"`dvv_expect`'s box); pass it to `dvv_click`. `dvv_click_text` reads the screen on every call and clicks with the generation of " +
+		"that read, as `dvv click --text` does: dvvd refuses the click (`GEOMETRY_CHANGED`) if the geometry changed in between, text " +
+		"not on the screen is `NOT_FOUND` and text on it more than once `BAD_REQUEST` with the candidates; nothing is clicked then.\n\n")
+}
+
+//go:embed tools_measured.md
+var measured string
+
+// writeMeasured prints what test/bench's TestToolAnswers measured.
+func writeMeasured(b *strings.Builder) {
+	b.WriteString("## Measured\n\n")
+	b.WriteString("What each tool's answer costs an agent, measured from a real loop: the `dvvmcp` binary with `--tools all`, driven by " +
+		"the Go MCP SDK's client over stdio, against a 1920x1080 Xvnc desktop (two xterms full of text and a dialog with the buttons " +
+		"Keep and Discard), dvvd reading text with its Tesseract worker. Bytes are the `tools/call` result as JSON (text blocks, " +
+		"`structuredContent`, images as base64); the time is the median of 15 calls, client to client, on a shared 2-core machine. " +
+		"Claude KVM's figures are those it publishes for its nearest tool, not measured here. Regenerate with " +
+		"`DVV_BENCH_TOOLS_OUT=pkg/mcp/tools_measured.md go test -tags bench -count=1 -v -run 'TestToolAnswers$' ./test/bench`, then `make docs`.\n\n")
+	b.WriteString(measured)
+	b.WriteString("\nOne run. Times move between runs on the shared machine (in the run before this one, `dvv_find` after a keystroke took 14 ms " +
+		"and `dvv_expect` 278 ms); bytes do not. `dvv_click`, `dvv_click_text` and `dvv_key` answer after watching the screen for up to 300 ms " +
+		"(`verification`), which is most of their time. Not measured here: the tools that open, close or change connections and groups, " +
+		"and those of terminal (SSH) limbs. " +
+		"`dvv_find` on a screen that did not change since its last recognition answers from it (the answer says `cached: true`).\n\n")
 }

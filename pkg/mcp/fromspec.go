@@ -28,7 +28,12 @@ func fromSpec(tools []Tool) []Tool {
 		fields := argsFields(spec.Args)
 		for j := range t.Args {
 			a := &t.Args[j]
+			spec := spec
 			sf, ok := fields[a.Name]
+			if !ok && t.Also != "" {
+				spec = t.alsoSpec()
+				sf, ok = argsFields(spec.Args)[a.Name]
+			}
 			if !ok {
 				panic("mcp: tool " + t.Name + "'s argument " + a.Name + " is not a field of " + spec.Args.String())
 			}

@@ -1,10 +1,15 @@
-// Package mcp is dvvmcp: the MCP face of dvv. It exposes exactly the 25
-// tools of the product's tool reference and forwards each call to dvvd's
-// control socket through pkg/client. It holds no state of its own beyond its
-// one attachment.
+// Package mcp is dvvmcp: the MCP face of dvv. By default it exposes exactly
+// the 25 tools of the product's tool reference; named tool sets (sets.go)
+// add dvv's own when asked for. It forwards each call to dvvd's control
+// socket through pkg/client and holds no state of its own beyond its one
+// attachment.
 package mcp
 
-import "github.com/dvvhq/dvv/pkg/wire"
+import (
+	"slices"
+
+	"github.com/dvvhq/dvv/pkg/wire"
+)
 
 // ToolCount is the number of tools the bridge exposes: the manifest's.
 // Which tools those are is fixed by the product's tool reference, its
@@ -44,6 +49,11 @@ type Tool struct {
 	Shell string // the equivalent dvv command line
 	Idem  bool   // repeating it has no further effect
 	Args  []Arg
+	// Set is the tool set that serves it; "" for the reference's tools.
+	Set string
+	// Also is a second op whose fields some arguments are (dvv_click_text
+	// reads with find, then clicks): those go to it, the rest to Op.
+	Also string
 }
 
 // Bounds the bridge applies to arguments before forwarding them.
@@ -266,7 +276,18 @@ func (t *Tool) ReadOnly() bool { return t.Spec().ReadOnly }
 
 // Raises lists the codes the tool can answer with: its op's, and
 // DAEMON_UNAVAILABLE when the bridge cannot reach dvvd.
-func (t *Tool) Raises() []wire.Code { return append(t.Spec().AllRaises(), wire.DaemonUnavailable) }
+func (t *Tool) Raises() []wire.Code {
+	r := t.Spec().AllRaises()
+	if t.Also != "" {
+		also, _ := wire.Spec(t.Also)
+		for _, c := range append(also.AllRaises(), wire.NotFound, wire.BadRequest) {
+			if !slices.Contains(r, c) {
+				r = append(r, c)
+			}
+		}
+	}
+	return append(r, wire.DaemonUnavailable)
+}
 
 // Lookup returns the tool with the given name.
 func Lookup(name string) (*Tool, bool) { t, ok := toolIndex[name]; return t, ok }

@@ -165,6 +165,8 @@ type summaryView struct {
 	Verification *wire.Verification `json:"verification"`
 	Wait         *wire.WaitResult   `json:"wait"`
 	Run          *wire.RunResult    `json:"run"`
+	Find         *wire.FindResult   `json:"find"`
+	Expect       *wire.ExpectResult `json:"expect"`
 }
 
 // splitScreen takes the image bytes out of a screen answer (they travel as
@@ -246,6 +248,16 @@ func summaryOf(tool *Tool, r *summaryView, withLine bool) string {
 		return fmt.Sprintf("%s: %s did not settle within %d ms (settled: false; not an error)", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)
 	case r.Run != nil:
 		return runSummary(tool, r.Run)
+	case r.Find != nil:
+		what := fmt.Sprintf("%d matches", len(r.Find.Matches))
+		if len(r.Find.Lines) > 0 {
+			what = fmt.Sprintf("%d lines", len(r.Find.Lines))
+		}
+		return fmt.Sprintf("%s: %s read on generation %d (native pixels; pass the generation to dvv_click)", tool.Name, what, r.Find.Generation)
+	case r.Expect != nil && r.Expect.Found && r.Expect.Center != nil:
+		return fmt.Sprintf("%s: found at center %d,%d, score %.2f, generation %d", tool.Name, r.Expect.Center.X, r.Expect.Center.Y, r.Expect.Score, r.Expect.Generation)
+	case r.Expect != nil:
+		return fmt.Sprintf("%s: not seen (found: false; not an error), best score %.2f", tool.Name, r.Expect.Score)
 	case o != nil:
 		lease := "free"
 		if o.Lease.Held {

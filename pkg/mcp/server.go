@@ -21,6 +21,7 @@ type Bridge struct {
 	Server *sdk.Server
 	att    *attachment
 	opts   Options
+	served map[string]*Tool // the reference's tools and those of the enabled sets
 }
 
 // New builds the bridge with the 25 tools registered. It dials nothing
@@ -29,19 +30,23 @@ func New(opts Options) *Bridge {
 	if opts.DefaultName == "" {
 		opts.DefaultName = "dvvmcp"
 	}
-	b := &Bridge{att: &attachment{opts: opts}, opts: opts}
+	b := &Bridge{att: &attachment{opts: opts}, opts: opts, served: map[string]*Tool{}}
 	b.Server = sdk.NewServer(&sdk.Implementation{Name: "dvvmcp", Title: "dvv", Version: Version}, &sdk.ServerOptions{
-		Instructions: Instructions(),
+		Instructions: Instructions() + SetInstructions(opts.Sets),
 		// Tools only, and they are fixed for the life of the process (no
 		// listChanged): dvvmcp serves no resources or prompts, so it does
 		// not advertise them.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
-	for i := range Tools {
-		t := &Tools[i]
+	for _, t := range Served(opts.Sets) {
+		b.served[t.Name] = t
+		if t.Also != "" {
+			b.Server.AddTool(t.sdkTool(), b.clickTextHandler(t))
+			continue
+		}
 		b.Server.AddTool(t.sdkTool(), b.handler(t))
 	}
-	b.Server.AddReceivingMiddleware(unknownToolMiddleware, unservedMiddleware)
+	b.Server.AddReceivingMiddleware(b.unknownToolMiddleware, unservedMiddleware)
 	return b
 }
 
@@ -189,18 +194,35 @@ func clientName(req *sdk.CallToolRequest) string {
 
 // unknownToolMiddleware keeps the protocol error MCP prescribes for an
 // unknown tool (-32602) but makes its message say what exists.
-func unknownToolMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+// A tool of a set that is not enabled is unknown too, and the message
+// says which --tools would serve it.
+func (b *Bridge) unknownToolMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method == "tools/call" {
 			if ctr, ok := req.(*sdk.CallToolRequest); ok && ctr.Params != nil {
-				if _, known := Lookup(ctr.Params.Name); !known {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-						Message: fmt.Sprintf("unknown tool %q: dvvmcp has exactly %d tools: %s", ctr.Params.Name, ToolCount, toolList())}
+				if _, served := b.served[ctr.Params.Name]; !served {
+					msg := fmt.Sprintf("unknown tool %q: dvvmcp has exactly %d tools: %s", ctr.Params.Name, ToolCount, toolList())
+					if len(b.served) != ToolCount {
+						msg = fmt.Sprintf("unknown tool %q: this dvvmcp serves %d tools: %s", ctr.Params.Name, len(b.served), b.toolList())
+					}
+					if t, ok := LookupAny(ctr.Params.Name); ok && t.Set != "" {
+						msg += fmt.Sprintf("; %s is in tool set %q: start dvvmcp with --tools %s (or DVV_MCP_TOOLS=%s)", t.Name, t.Set, t.Set, t.Set)
+					}
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 				}
 			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// toolList names the served tools, the reference's first.
+func (b *Bridge) toolList() string {
+	names := make([]string, 0, len(b.served))
+	for _, t := range Served(b.opts.Sets) {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // unservedPrefixes are the method families of the capabilities dvvmcp does
