@@ -25,7 +25,7 @@ func main() {
 
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	var socket, name, toolSets string
-	var jpeg, genDocs bool
+	var jpeg, genDocs, listTools bool
 	budget := mcp.DefaultImageBudget
 	var manDir string
 	code := 0
@@ -59,6 +59,16 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 			if err != nil {
 				return err
 			}
+			if listTools {
+				for _, t := range mcp.Served(sets) {
+					set := t.Set
+					if set == "" {
+						set = "reference"
+					}
+					fmt.Fprintf(stdout, "%s\t%s\n", t.Name, set)
+				}
+				return nil
+			}
 			token, tokenErr := client.TokenFromEnv(os.LookupEnv)
 			code = serve(stdin, stdout, stderr, mcp.Options{Socket: socket, Token: token, TokenErr: tokenErr, JPEG: jpeg, DefaultName: name,
 				Image: noZero(budget), Sets: sets})
@@ -81,6 +91,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	f.StringVar(&toolSets, "tools", os.Getenv("DVV_MCP_TOOLS"), "tool sets to serve beside the reference's tools, comma-separated: "+
 		strings.Join(mcp.SetNames(), ", ")+" (also DVV_MCP_TOOLS; see docs/tools.md)")
 	f.StringVar(&name, "name", "", "attachment name when the MCP client sends none (default dvvmcp)")
+	f.BoolVar(&listTools, "list-tools", false, "print the tools these options serve, one \"NAME<TAB>SET\" line each (SET is reference for the tool reference's), and exit without reaching dvvd")
 	f.BoolVar(&genDocs, "gen-docs", false, "print docs/tools.md, generated from the manifest, and exit")
 	f.MarkHidden("gen-docs")
 	f.BoolP("version", "v", false, "print the version and exit")

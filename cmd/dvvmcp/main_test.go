@@ -48,6 +48,13 @@ func TestFlags(t *testing.T) {
 		t.Errorf("DVV_MCP_TOOLS with an unknown set: %d %q", code, errs)
 	}
 	t.Setenv("DVV_MCP_TOOLS", "")
+	// --list-tools names what the options serve, and reaches no dvvd.
+	if code, out, _ := runMain("--list-tools", "--socket", "/nonexistent.sock"); code != 0 || strings.Count(out, "\treference\n") != 25 || strings.Contains(out, "dvv_find") {
+		t.Errorf("--list-tools: %d %q", code, out)
+	}
+	if code, out, _ := runMain("--list-tools", "--tools", "image"); code != 0 || !strings.HasSuffix(out, "dvv_expect\timage\n") {
+		t.Errorf("--list-tools --tools image: %d %q", code, out)
+	}
 	// stdin at EOF: the client went away before saying anything; a clean exit.
 	if code, out, errs := runMain("--socket", "/nonexistent.sock"); code != 0 || out != "" {
 		t.Errorf("empty session: %d %q %q", code, out, errs)

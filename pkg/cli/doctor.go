@@ -24,7 +24,9 @@ func doctorCmd(e *env) *cobra.Command {
 		Short: "Check dvv's setup, one line per check with the fix (exit 12 when one fails)",
 		Long: "doctor checks the socket directory, that dvvd answers and runs the CLI's version, the systemd user\n" +
 			"unit, and then asks dvvd to check what it depends on from its own environment: the keychain, Avahi,\n" +
-			"the ssh-agent, ~/.ssh/config, and every saved host (reachable, host key trusted). Warnings do not\n" +
+			"the ssh-agent, ~/.ssh/config, and every saved host (reachable, host key trusted). For every dvvmcp an\n" +
+			"MCP client is configured to start (Claude Code, Claude Desktop, VS Code, Cursor), it lists the tools\n" +
+			"and tool sets that dvvmcp serves with the arguments and DVV_MCP_* variables written there. Warnings do not\n" +
 			"change the exit status; a failed check exits 12.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,13 +63,15 @@ func (e *env) doctor() []wire.HealthCheck {
 		if we, ok := err.(*wire.Error); ok {
 			fail.Detail, fail.Fix = we.Message, we.Next
 		}
-		return append(checks, fail, checkUnit())
+		checks = append(checks, fail, checkUnit())
+		return append(checks, e.checkMCP()...)
 	}
 	defer c.Close()
 	info := c.Info
 	checks = append(checks, wire.HealthCheck{Name: "dvvd", Status: wire.HealthOK,
 		Detail: fmt.Sprintf("dvvd %s answers on %s (pid %d); you are %q with role %s", info.Version, path, info.PID, info.Attachment, info.Role)})
 	checks = append(checks, checkVersion(info), checkUnit())
+	checks = append(checks, e.checkMCP()...)
 	resp, err := c.Health(ctx, wire.HealthArgs{})
 	if err != nil {
 		fail := wire.HealthCheck{Name: "dvvd checks", Status: wire.HealthFail, Detail: err.Error()}
@@ -77,6 +81,13 @@ func (e *env) doctor() []wire.HealthCheck {
 		return append(checks, fail)
 	}
 	return append(checks, resp.Checks...)
+}
+
+// checkMCP is checkMCPConfigs for this user and working directory.
+func (e *env) checkMCP() []wire.HealthCheck {
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	return checkMCPConfigs(home, cwd)
 }
 
 // checkSocketDir applies dvvd's and the client's own rules to the socket's
