@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,8 +248,14 @@ func TestTypeScriptClient(t *testing.T) {
 }
 
 // npmCI installs test/mcp-js's pinned packages when any is missing.
+var npmMu sync.Mutex
+
 func npmCI(t *testing.T, dir string) {
 	t.Helper()
+	// Parallel tests share test/mcp-js: two npm ci at once in one
+	// directory remove each other's files.
+	npmMu.Lock()
+	defer npmMu.Unlock()
 	var pkg struct{ Dependencies map[string]string }
 	raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil || json.Unmarshal(raw, &pkg) != nil {
