@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -142,7 +143,41 @@ func segment(img *image.RGBA, origin image.Point) []block {
 	g := toGray(img)
 	var out []block
 	for _, r := range g.blocks(image.Rect(0, 0, g.w, g.h), nil, 0) {
-		out = append(out, block{g: g, r: r, origin: origin})
+		out = append(out, unframe(g, r, origin)...)
+	}
+	return out
+}
+
+// unframe cuts a block again without its frames: a keypad of bordered keys
+// or a row of outlined buttons is one block to the XY cut (a key's side is
+// too short to be a border, so it is detail), and the engine reads such a
+// grid as a picture, nothing at all. With every frame painted over in the
+// block's paper, the labels stand apart and the cut parts them, one block
+// a key. A block without frames comes back as it was.
+func unframe(g *gray, r image.Rectangle, origin image.Point) []block {
+	if r.Dx() < 24 || r.Dy() < 16 {
+		return []block{{g: g, r: r, origin: origin}}
+	}
+	paper := g.background(r)
+	label, frames := findFrames(g, r, paper, 1)
+	if len(frames) == 0 {
+		return []block{{g: g, r: r, origin: origin}}
+	}
+	bw, bh := r.Dx(), r.Dy()
+	sub := &gray{pix: make([]uint8, bw*bh), w: bw, h: bh}
+	for y := 0; y < bh; y++ {
+		copy(sub.pix[y*bw:(y+1)*bw], g.pix[(r.Min.Y+y)*g.w+r.Min.X:])
+	}
+	for i := range label {
+		if label[i] != 0 && frames[label[i]] {
+			sub.pix[i] = paper
+		}
+	}
+	sub.markDetail()
+	o := origin.Add(r.Min)
+	var out []block
+	for _, c := range sub.blocks(image.Rect(0, 0, bw, bh), nil, 0) {
+		out = append(out, block{g: sub, r: c, origin: o})
 	}
 	return out
 }
@@ -295,6 +330,40 @@ func (e *Engine) readBlocks(ctx context.Context, todo []block, lang string, scal
 		// the work's time (two rounds), 4 take half.
 		n = min((n+slots-1)/slots*slots, len(todo))
 	}
+	out, runs, err := e.readCanvases(ctx, todo, lang, scale, n, cost, psmColumn)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Blocks the column layout read nothing from are read again as
+	// uniform blocks of text (psmBlock): a keypad's labels, a lone button.
+	var again []block
+	var at []int
+	for i, lines := range out {
+		if len(lines) == 0 {
+			again, at = append(again, todo[i]), append(at, i)
+		}
+	}
+	if len(again) == 0 {
+		return out, runs, nil
+	}
+	cost = 0
+	for _, b := range again {
+		cost += blockCost(b)
+	}
+	more, runs2, err := e.readCanvases(ctx, again, lang, scale, min(n, len(again)), cost, psmBlock)
+	if err != nil {
+		return nil, 0, err
+	}
+	for j, i := range at {
+		out[i] = more[j]
+	}
+	return out, runs + runs2, nil
+}
+
+// readCanvases lays todo out on n canvases sharing cost evenly, reads them
+// side by side with page segmentation mode psm, and returns one list of
+// lines for each block.
+func (e *Engine) readCanvases(ctx context.Context, todo []block, lang string, scale, n, cost, psm int) ([][]Line, int, error) {
 	// The canvases share the recognition work evenly (the engine's time
 	// grows with the text's width, not with the canvas's height).
 	share := (cost + n - 1) / n
@@ -305,7 +374,7 @@ func (e *Engine) readBlocks(ctx context.Context, todo []block, lang string, scal
 	for i, b := range todo {
 		r, c := (b.r.Dy()+pad)*scale, blockCost(b)
 		if cur == nil || (cur.rows > 0 && (cur.rows+r > canvasRows || (curCost+c/2 > share && len(canvases) < n))) {
-			cur = &canvas{scale: scale}
+			cur = &canvas{scale: scale, psm: psm}
 			canvases = append(canvases, cur)
 			first = append(first, i)
 			curCost = 0
@@ -378,7 +447,7 @@ func releaseRun() { <-runSlots }
 func (e *Engine) read(ctx context.Context, c *canvas, lang string) ([]byte, error) {
 	pix, w, h := c.draw()
 	if e.workerUsable() {
-		tsv, err := poolFor(e.Worker).recognize(ctx, pix, w, h, lang)
+		tsv, err := poolFor(e.Worker).recognize(ctx, pix, w, h, lang, c.mode())
 		if !errors.Is(err, errStartFailed) {
 			return tsv, err
 		}
@@ -386,14 +455,14 @@ func (e *Engine) read(ctx context.Context, c *canvas, lang string) ([]byte, erro
 	if _, err := exec.LookPath(e.Program); err != nil {
 		return nil, e.missing()
 	}
-	return e.run(ctx, pgm(pix, w, h), lang)
+	return e.run(ctx, pgm(pix, w, h), lang, c.mode())
 }
 
 // run feeds one PGM picture to the engine program and returns its TSV.
-func (e *Engine) run(ctx context.Context, pgm []byte, lang string) ([]byte, error) {
+func (e *Engine) run(ctx context.Context, pgm []byte, lang string, psm int) ([]byte, error) {
 	// One thread per run: OpenMP's spinning threads cost more than they
 	// give on small pictures, and dvvd runs canvases side by side instead.
-	cmd := exec.CommandContext(ctx, e.Program, "stdin", "stdout", "-l", lang, "--oem", "1", "--psm", "4", "tsv")
+	cmd := exec.CommandContext(ctx, e.Program, "stdin", "stdout", "-l", lang, "--oem", "1", "--psm", strconv.Itoa(psm), "tsv")
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(pgm)
 	out := &limitedBuffer{max: maxOutput}
@@ -423,10 +492,31 @@ const pad = 8
 // canvas is one engine run's picture: blocks stacked top to bottom.
 type canvas struct {
 	scale  int
+	psm    int // page segmentation mode; 0 is psmColumn
 	blocks []block
 	at     []image.Rectangle // each block's place on the canvas (upscaled pixels)
 	rows   int
 	cols   int
+}
+
+// Page segmentation modes the engine is run with.
+const (
+	// psmColumn (4) reads a canvas as one column of lines of varying
+	// sizes: it reads terminal and dialog lines best (see docs/ocr.md).
+	psmColumn = 4
+	// psmBlock (6) reads a canvas as one uniform block of text. Blocks
+	// that psmColumn read nothing from are read again with it: on a canvas
+	// of short labels cut from a keypad (xcalc's "sin", "STO", "7", each
+	// 9 pixels high), psmColumn's layout analysis finds no text line at
+	// all, while psmBlock reads nearly every key.
+	psmBlock = 6
+)
+
+func (c *canvas) mode() int {
+	if c.psm == 0 {
+		return psmColumn
+	}
+	return c.psm
 }
 
 func (c *canvas) add(b block) {

@@ -15,22 +15,49 @@ const maxComponents = 8192
 // labels. The mask is of the source block (unscaled); dst holds the
 // upscaled block at p with stride w.
 func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w int, p image.Point, white byte) {
+	label, frames := findFrames(g, r, paper, 2)
+	if len(frames) == 0 {
+		return
+	}
+	bw := r.Dx()
+	for i, id := range label {
+		if id == 0 || !frames[id] {
+			continue
+		}
+		x, y := i%bw, i/bw
+		for oy := 0; oy < s; oy++ {
+			row := dst[(p.Y+y*s+oy)*w+p.X+x*s:]
+			for ox := 0; ox < s; ox++ {
+				row[ox] = white
+			}
+		}
+	}
+}
+
+// findFrames labels the block's connected strokes of ink (8-connected,
+// ink being more than inkDelta from the paper; label is indexed by the
+// block's own pixels, 0 for paper) and says which are frames: strokes
+// larger than a glyph that enclose at least minInside others. Nil when
+// the block holds too many strokes to search (noise, a photograph).
+func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label []int32, frames map[int32]bool) {
 	bw, bh := r.Dx(), r.Dy()
-	label := make([]int32, bw*bh)
+	label = make([]int32, bw*bh)
 	ink := func(x, y int) bool {
 		v := int(g.pix[(r.Min.Y+y)*g.w+r.Min.X+x])
 		d := v - int(paper)
 		return d > inkDelta || d < -inkDelta
 	}
 	var boxes []image.Rectangle
+	var sizes []int
 	var stack []int
 	for i := range label {
 		if label[i] != 0 || !ink(i%bw, i/bw) {
 			continue
 		}
 		if len(boxes) >= maxComponents {
-			return
+			return nil, nil
 		}
+		n := 0
 		id := int32(len(boxes) + 1)
 		box := image.Rect(i%bw, i/bw, i%bw+1, i/bw+1)
 		label[i] = id
@@ -39,6 +66,7 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 			j := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			x, y := j%bw, j/bw
+			n++
 			box = box.Union(image.Rect(x, y, x+1, y+1))
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
@@ -54,11 +82,14 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 				}
 			}
 		}
-		boxes = append(boxes, box)
+		boxes, sizes = append(boxes, box), append(sizes, n)
 	}
 	for i, b := range boxes {
 		if b.Dx() < 12 || b.Dy() < 10 {
 			continue // glyph-sized: never a frame
+		}
+		if sizes[i]*3 > b.Dx()*b.Dy() {
+			continue // a filled shape (a toolbar, a coloured button), not an outline
 		}
 		inside := 0
 		for j, o := range boxes {
@@ -66,22 +97,13 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 				inside++
 			}
 		}
-		if inside < 2 {
+		if inside < minInside {
 			continue
 		}
-		id := int32(i + 1)
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				if label[y*bw+x] != id {
-					continue
-				}
-				for oy := 0; oy < s; oy++ {
-					row := dst[(p.Y+y*s+oy)*w+p.X+x*s:]
-					for ox := 0; ox < s; ox++ {
-						row[ox] = white
-					}
-				}
-			}
+		if frames == nil {
+			frames = map[int32]bool{}
 		}
+		frames[int32(i+1)] = true
 	}
+	return label, frames
 }
