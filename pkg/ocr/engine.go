@@ -153,14 +153,16 @@ func segment(img *image.RGBA, origin image.Point) []block {
 // too short to be a border, so it is detail), and the engine reads such a
 // grid as a picture, nothing at all. With every frame painted over in the
 // block's paper, the labels stand apart and the cut parts them, one block
-// a key. A block without frames comes back as it was.
+// a key. Plates (filled shapes with a label through them) are taken out
+// too, each a block of its own. A block without either comes back as it
+// was.
 func unframe(g *gray, r image.Rectangle, origin image.Point) []block {
 	if r.Dx() < 24 || r.Dy() < 16 {
 		return []block{{g: g, r: r, origin: origin}}
 	}
 	paper := g.background(r)
-	label, frames := findFrames(g, r, paper, 1)
-	if len(frames) == 0 {
+	label, frames, plates := findFrames(g, r, paper, 1)
+	if len(frames) == 0 && len(plates) == 0 {
 		return []block{{g: g, r: r, origin: origin}}
 	}
 	bw, bh := r.Dx(), r.Dy()
@@ -168,15 +170,42 @@ func unframe(g *gray, r image.Rectangle, origin image.Point) []block {
 	for y := 0; y < bh; y++ {
 		copy(sub.pix[y*bw:(y+1)*bw], g.pix[(r.Min.Y+y)*g.w+r.Min.X:])
 	}
-	for i := range label {
-		if label[i] != 0 && frames[label[i]] {
+	for i, id := range label {
+		if id == 0 {
+			continue
+		}
+		if frames[id] {
 			sub.pix[i] = paper
 		}
 	}
-	sub.markDetail()
+	for _, p := range plates { // with its label: read on its own below
+		for y := p.Min.Y; y < p.Max.Y; y++ {
+			for x := p.Min.X; x < p.Max.X; x++ {
+				sub.pix[y*bw+x] = paper
+			}
+		}
+	}
+	// The cut goes by a copy with everything but ink flattened to the
+	// paper: a faint outline left (a disabled button's, too light to be
+	// ink) would hold a disabled label and its neighbour's together, and
+	// the neighbour's black text would then set the block's levels. The
+	// blocks are drawn from sub, faint pixels and all.
+	flat := &gray{pix: append([]uint8(nil), sub.pix...), w: bw, h: bh}
+	for i, v := range flat.pix {
+		if absDiff(v, paper) <= inkDelta {
+			flat.pix[i] = paper
+		}
+	}
+	flat.markDetail()
 	o := origin.Add(r.Min)
 	var out []block
-	for _, c := range sub.blocks(image.Rect(0, 0, bw, bh), nil, 0) {
+	// A plate is a block of its own, on its own paper: the engine sees
+	// its label dark on white like any other (see levels), where beside
+	// the block's other text it was a light label on a darker blot.
+	for _, p := range plates {
+		out = append(out, block{g: g, r: p.Add(r.Min), origin: origin})
+	}
+	for _, c := range flat.blocks(image.Rect(0, 0, bw, bh), nil, 0) {
 		out = append(out, block{g: sub, r: c, origin: o})
 	}
 	return out
@@ -534,8 +563,9 @@ func pgm(pix []byte, w, h int) []byte {
 	return append([]byte(fmt.Sprintf("P5\n%d %d\n255\n", w, h)), pix...)
 }
 
-// draw draws the canvas: white paper, each block upscaled (bilinear) and
-// inverted when its paper is dark, as w x h grey bytes.
+// draw draws the canvas: white paper, each block upscaled (bilinear) with
+// its paper white and its darkest ink black (see levels), as w x h grey
+// bytes.
 func (c *canvas) draw() (dst []byte, w, h int) {
 	w, h = c.cols, c.rows+pad*c.scale
 	dst = make([]byte, w*h)
@@ -544,13 +574,8 @@ func (c *canvas) draw() (dst []byte, w, h int) {
 	}
 	for i, b := range c.blocks {
 		paper := b.g.background(b.r)
-		invert := paper < 128
-		upscale(b.g, b.r, c.scale, invert, dst, w, c.at[i].Min)
-		white := paper
-		if invert {
-			white = 255 - paper
-		}
-		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, white)
+		upscale(b.g, b.r, c.scale, levels(b.g, b.r, paper), dst, w, c.at[i].Min)
+		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, 0xff)
 	}
 	return dst, w, h
 }
@@ -618,16 +643,59 @@ func unscale(r image.Rectangle, s int) image.Rectangle {
 	return image.Rect(r.Min.X/s, r.Min.Y/s, (r.Max.X+s-1)/s, (r.Max.Y+s-1)/s)
 }
 
+// levels maps a block's grey values so its paper is white and, when its
+// contrast is weak, the value farthest from it (its ink) black, the rest
+// in between: faint text on a light button (a disabled label, grey 171 on
+// 238) comes out dark on white; the engine, thresholding the whole canvas
+// at once, lost it beside the black text of other blocks. Light text on
+// dark paper is inverted.
+func levels(g *gray, r image.Rectangle, paper uint8) *[256]uint8 {
+	far := paper
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for _, v := range g.pix[y*g.w+r.Min.X : y*g.w+r.Max.X] {
+			if absDiff(v, paper) > absDiff(far, paper) {
+				far = v
+			}
+		}
+	}
+	var lut [256]uint8
+	p, k := int(paper), int(far)
+	if d := absDiff(far, paper); d <= inkDelta || d >= strongInk {
+		// No ink by the reader's measure (a button's faint outline left
+		// when its label was cut away): stretched, it would be drawn as
+		// black strokes. Or ink strong enough as it is: only inverted
+		// when the paper is dark, as before (stretching a terminal's
+		// anti-aliased glyphs changed what the engine was sure of, and
+		// so what the glyph dictionary learned).
+		if p < 128 {
+			p, k = 0, 255
+		} else {
+			p, k = 255, 0
+		}
+	}
+	for v := range lut {
+		// 255 at the paper, 0 at the ink, clamped beyond either.
+		lut[v] = uint8(min(max(255*(v-k)/(p-k), 0), 255))
+	}
+	return &lut
+}
+
+// strongInk is the contrast from which a block is drawn as it is.
+const strongInk = 128
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
 // upscale draws r of g, s times larger with bilinear interpolation, into
-// dst (stride w) at p.
-func upscale(g *gray, r image.Rectangle, s int, invert bool, dst []byte, w int, p image.Point) {
+// dst (stride w) at p, its values mapped through lut.
+func upscale(g *gray, r image.Rectangle, s int, lut *[256]uint8, dst []byte, w int, p image.Point) {
 	bw, bh := r.Dx(), r.Dy()
 	px := func(x, y int) int {
-		v := int(g.pix[(r.Min.Y+y)*g.w+r.Min.X+x])
-		if invert {
-			return 255 - v
-		}
-		return v
+		return int(lut[g.pix[(r.Min.Y+y)*g.w+r.Min.X+x]])
 	}
 	for oy := 0; oy < bh*s; oy++ {
 		// Sample centres: source = (o + 0.5)/s - 0.5, in 1/256ths.

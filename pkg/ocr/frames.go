@@ -15,7 +15,7 @@ const maxComponents = 8192
 // labels. The mask is of the source block (unscaled); dst holds the
 // upscaled block at p with stride w.
 func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w int, p image.Point, white byte) {
-	label, frames := findFrames(g, r, paper, 2)
+	label, frames, _ := findFrames(g, r, paper, 2)
 	if len(frames) == 0 {
 		return
 	}
@@ -37,9 +37,13 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 // findFrames labels the block's connected strokes of ink (8-connected,
 // ink being more than inkDelta from the paper; label is indexed by the
 // block's own pixels, 0 for paper) and says which are frames: strokes
-// larger than a glyph that enclose at least minInside others. Nil when
-// the block holds too many strokes to search (noise, a photograph).
-func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label []int32, frames map[int32]bool) {
+// larger than a glyph, mostly paper inside their box, that enclose at
+// least minInside others. Plates are filled shapes larger than a glyph
+// with holes of paper inside (a coloured button with a light label: the
+// label is a hole, not ink), by label, with their boxes in the block's
+// pixels. Nil when the block holds too many strokes to search (noise, a
+// photograph).
+func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label []int32, frames map[int32]bool, plates map[int32]image.Rectangle) {
 	bw, bh := r.Dx(), r.Dy()
 	label = make([]int32, bw*bh)
 	ink := func(x, y int) bool {
@@ -55,7 +59,7 @@ func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label [
 			continue
 		}
 		if len(boxes) >= maxComponents {
-			return nil, nil
+			return nil, nil, nil
 		}
 		n := 0
 		id := int32(len(boxes) + 1)
@@ -89,7 +93,15 @@ func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label [
 			continue // glyph-sized: never a frame
 		}
 		if sizes[i]*3 > b.Dx()*b.Dy() {
-			continue // a filled shape (a toolbar, a coloured button), not an outline
+			// A filled shape (a toolbar, a coloured button), not an
+			// outline: a plate when its inside has holes (a label).
+			if b.Dx() >= 20 && b.Dy() >= 14 && rimmed(label, bw, b, int32(i+1)) && hasHoles(label, bw, b.Inset(2), int32(i+1)) {
+				if plates == nil {
+					plates = map[int32]image.Rectangle{}
+				}
+				plates[int32(i+1)] = b
+			}
+			continue
 		}
 		inside := 0
 		for j, o := range boxes {
@@ -105,5 +117,37 @@ func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label [
 		}
 		frames[int32(i+1)] = true
 	}
-	return label, frames
+	return label, frames, plates
+}
+
+// rimmed reports whether stroke id runs unbroken along the inside of its
+// box, 2 pixels in from each side (rounded corners left out): a button
+// has a band of its colour all round its label; a bold glyph with a
+// counter ("P", "o") does not.
+func rimmed(label []int32, bw int, b image.Rectangle, id int32) bool {
+	for x := b.Min.X + 4; x < b.Max.X-4; x++ {
+		if label[(b.Min.Y+2)*bw+x] != id || label[(b.Max.Y-3)*bw+x] != id {
+			return false
+		}
+	}
+	for y := b.Min.Y + 4; y < b.Max.Y-4; y++ {
+		if label[y*bw+b.Min.X+2] != id || label[y*bw+b.Max.X-3] != id {
+			return false
+		}
+	}
+	return true
+}
+
+// hasHoles reports whether at least 3 % (and 8) of the pixels in r are
+// not stroke id: a label drawn through a filled shape.
+func hasHoles(label []int32, bw int, r image.Rectangle, id int32) bool {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if label[y*bw+x] != id {
+				n++
+			}
+		}
+	}
+	return n >= 8 && n*100 >= 3*r.Dx()*r.Dy()
 }

@@ -111,7 +111,7 @@ func guiScreens(t testing.TB, dir string) []guiScreen {
 		{name: "zenity", class: "zenity", cmd: []string{"zenity", "--question", "--title", "Replace", "--text", "A file named report.pdf already exists.",
 			"--ok-label", "Replace", "--cancel-label", "Keep both"},
 			click: []string{"Replace", "Keep", "both", "file", "named", "already", "exists"}, all: []string{"Replace", "Keep", "both", "A", "file", "named", "report.pdf", "already", "exists."}},
-		{name: "chromium", class: "chromium", cmd: []string{"chromium", "--no-sandbox", "--no-first-run", "--disable-gpu", "--user-data-dir=" + filepath.Join(dir, "chromium"),
+		{name: "chromium", class: "chromium", cmd: []string{"chromium", "--no-sandbox", "--test-type", "--no-first-run", "--disable-gpu", "--user-data-dir=" + filepath.Join(dir, "chromium"),
 			"--window-position=0,0", "--window-size=900,500", "--app=file://" + page},
 			click: append(append(append([]string{}, nav...), buttons...), "Pending", "orders"),
 			all:   append(append(append([]string{}, nav...), buttons...), strings.Fields("Pending orders Showing invoices awaiting approval")...)},
