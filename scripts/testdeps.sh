@@ -22,8 +22,12 @@ Xvfb xvfb
 x11vnc x11vnc
 xrandr x11-xserver-utils
 xclock x11-apps
+xcalc x11-apps
+xedit x11-apps
 xdpyinfo x11-utils
 xev x11-utils
+xmessage x11-utils
+xfontsel x11-utils
 xterm xterm
 xdotool xdotool
 import imagemagick
@@ -52,6 +56,7 @@ asciinema asciinema
 ffmpeg ffmpeg
 tesseract tesseract-ocr
 chromium chromium
+zenity zenity
 tmux tmux
 script bsdutils
 ss iproute2

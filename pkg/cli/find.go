@@ -76,8 +76,8 @@ func findArgs(target wire.Target, text, region, lang string) (wire.FindArgs, err
 
 // matchLine is one match for people: where to click, what was read.
 func matchLine(m wire.TextMatch) string {
-	return fmt.Sprintf("%d,%d  box %d,%d,%d,%d  confidence %.2f  generation %d  %q",
-		m.Center.X, m.Center.Y, m.Box.X, m.Box.Y, m.Box.W, m.Box.H, m.Confidence, m.Generation, m.Text)
+	return fmt.Sprintf("%d,%d  box %d,%d,%d,%d  confidence %.2f  generation %d  %s  %q",
+		m.Center.X, m.Center.Y, m.Box.X, m.Box.Y, m.Box.W, m.Box.H, m.Confidence, m.Generation, m.Match, m.Text)
 }
 
 // clickText finds text and clicks the centre of its only match, fenced

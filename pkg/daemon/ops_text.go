@@ -115,8 +115,12 @@ func (t *desktopText) matches(text string, region image.Rectangle) []wire.TextMa
 			continue
 		}
 		c := m.Center()
+		how := wire.MatchPart
+		if m.Whole {
+			how = wire.MatchWord
+		}
 		out = append(out, wire.TextMatch{Text: m.Text, Box: toRegion(m.Box), Center: wire.Point{X: c.X, Y: c.Y},
-			Confidence: round3(m.Conf), Generation: t.gen})
+			Confidence: round3(m.Conf), Generation: t.gen, Match: how})
 	}
 	return out
 }

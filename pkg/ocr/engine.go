@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -142,7 +143,70 @@ func segment(img *image.RGBA, origin image.Point) []block {
 	g := toGray(img)
 	var out []block
 	for _, r := range g.blocks(image.Rect(0, 0, g.w, g.h), nil, 0) {
-		out = append(out, block{g: g, r: r, origin: origin})
+		out = append(out, unframe(g, r, origin)...)
+	}
+	return out
+}
+
+// unframe cuts a block again without its frames: a keypad of bordered keys
+// or a row of outlined buttons is one block to the XY cut (a key's side is
+// too short to be a border, so it is detail), and the engine reads such a
+// grid as a picture, nothing at all. With every frame painted over in the
+// block's paper, the labels stand apart and the cut parts them, one block
+// a key. Plates (filled shapes with a label through them) are taken out
+// too, each a block of its own. A block without either comes back as it
+// was.
+func unframe(g *gray, r image.Rectangle, origin image.Point) []block {
+	if r.Dx() < 24 || r.Dy() < 16 {
+		return []block{{g: g, r: r, origin: origin}}
+	}
+	paper := g.background(r)
+	label, frames, plates := findFrames(g, r, paper, 1)
+	if len(frames) == 0 && len(plates) == 0 {
+		return []block{{g: g, r: r, origin: origin}}
+	}
+	bw, bh := r.Dx(), r.Dy()
+	sub := &gray{pix: make([]uint8, bw*bh), w: bw, h: bh}
+	for y := 0; y < bh; y++ {
+		copy(sub.pix[y*bw:(y+1)*bw], g.pix[(r.Min.Y+y)*g.w+r.Min.X:])
+	}
+	for i, id := range label {
+		if id == 0 {
+			continue
+		}
+		if frames[id] {
+			sub.pix[i] = paper
+		}
+	}
+	for _, p := range plates { // with its label: read on its own below
+		for y := p.Min.Y; y < p.Max.Y; y++ {
+			for x := p.Min.X; x < p.Max.X; x++ {
+				sub.pix[y*bw+x] = paper
+			}
+		}
+	}
+	// The cut goes by a copy with everything but ink flattened to the
+	// paper: a faint outline left (a disabled button's, too light to be
+	// ink) would hold a disabled label and its neighbour's together, and
+	// the neighbour's black text would then set the block's levels. The
+	// blocks are drawn from sub, faint pixels and all.
+	flat := &gray{pix: append([]uint8(nil), sub.pix...), w: bw, h: bh}
+	for i, v := range flat.pix {
+		if absDiff(v, paper) <= inkDelta {
+			flat.pix[i] = paper
+		}
+	}
+	flat.markDetail()
+	o := origin.Add(r.Min)
+	var out []block
+	// A plate is a block of its own, on its own paper: the engine sees
+	// its label dark on white like any other (see levels), where beside
+	// the block's other text it was a light label on a darker blot.
+	for _, p := range plates {
+		out = append(out, block{g: g, r: p.Add(r.Min), origin: origin})
+	}
+	for _, c := range flat.blocks(image.Rect(0, 0, bw, bh), nil, 0) {
+		out = append(out, block{g: sub, r: c, origin: o})
 	}
 	return out
 }
@@ -295,6 +359,40 @@ func (e *Engine) readBlocks(ctx context.Context, todo []block, lang string, scal
 		// the work's time (two rounds), 4 take half.
 		n = min((n+slots-1)/slots*slots, len(todo))
 	}
+	out, runs, err := e.readCanvases(ctx, todo, lang, scale, n, cost, psmColumn)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Blocks the column layout read nothing from are read again as
+	// uniform blocks of text (psmBlock): a keypad's labels, a lone button.
+	var again []block
+	var at []int
+	for i, lines := range out {
+		if len(lines) == 0 {
+			again, at = append(again, todo[i]), append(at, i)
+		}
+	}
+	if len(again) == 0 {
+		return out, runs, nil
+	}
+	cost = 0
+	for _, b := range again {
+		cost += blockCost(b)
+	}
+	more, runs2, err := e.readCanvases(ctx, again, lang, scale, min(n, len(again)), cost, psmBlock)
+	if err != nil {
+		return nil, 0, err
+	}
+	for j, i := range at {
+		out[i] = more[j]
+	}
+	return out, runs + runs2, nil
+}
+
+// readCanvases lays todo out on n canvases sharing cost evenly, reads them
+// side by side with page segmentation mode psm, and returns one list of
+// lines for each block.
+func (e *Engine) readCanvases(ctx context.Context, todo []block, lang string, scale, n, cost, psm int) ([][]Line, int, error) {
 	// The canvases share the recognition work evenly (the engine's time
 	// grows with the text's width, not with the canvas's height).
 	share := (cost + n - 1) / n
@@ -305,7 +403,7 @@ func (e *Engine) readBlocks(ctx context.Context, todo []block, lang string, scal
 	for i, b := range todo {
 		r, c := (b.r.Dy()+pad)*scale, blockCost(b)
 		if cur == nil || (cur.rows > 0 && (cur.rows+r > canvasRows || (curCost+c/2 > share && len(canvases) < n))) {
-			cur = &canvas{scale: scale}
+			cur = &canvas{scale: scale, psm: psm}
 			canvases = append(canvases, cur)
 			first = append(first, i)
 			curCost = 0
@@ -378,7 +476,7 @@ func releaseRun() { <-runSlots }
 func (e *Engine) read(ctx context.Context, c *canvas, lang string) ([]byte, error) {
 	pix, w, h := c.draw()
 	if e.workerUsable() {
-		tsv, err := poolFor(e.Worker).recognize(ctx, pix, w, h, lang)
+		tsv, err := poolFor(e.Worker).recognize(ctx, pix, w, h, lang, c.mode())
 		if !errors.Is(err, errStartFailed) {
 			return tsv, err
 		}
@@ -386,14 +484,14 @@ func (e *Engine) read(ctx context.Context, c *canvas, lang string) ([]byte, erro
 	if _, err := exec.LookPath(e.Program); err != nil {
 		return nil, e.missing()
 	}
-	return e.run(ctx, pgm(pix, w, h), lang)
+	return e.run(ctx, pgm(pix, w, h), lang, c.mode())
 }
 
 // run feeds one PGM picture to the engine program and returns its TSV.
-func (e *Engine) run(ctx context.Context, pgm []byte, lang string) ([]byte, error) {
+func (e *Engine) run(ctx context.Context, pgm []byte, lang string, psm int) ([]byte, error) {
 	// One thread per run: OpenMP's spinning threads cost more than they
 	// give on small pictures, and dvvd runs canvases side by side instead.
-	cmd := exec.CommandContext(ctx, e.Program, "stdin", "stdout", "-l", lang, "--oem", "1", "--psm", "4", "tsv")
+	cmd := exec.CommandContext(ctx, e.Program, "stdin", "stdout", "-l", lang, "--oem", "1", "--psm", strconv.Itoa(psm), "tsv")
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(pgm)
 	out := &limitedBuffer{max: maxOutput}
@@ -423,10 +521,31 @@ const pad = 8
 // canvas is one engine run's picture: blocks stacked top to bottom.
 type canvas struct {
 	scale  int
+	psm    int // page segmentation mode; 0 is psmColumn
 	blocks []block
 	at     []image.Rectangle // each block's place on the canvas (upscaled pixels)
 	rows   int
 	cols   int
+}
+
+// Page segmentation modes the engine is run with.
+const (
+	// psmColumn (4) reads a canvas as one column of lines of varying
+	// sizes: it reads terminal and dialog lines best (see docs/ocr.md).
+	psmColumn = 4
+	// psmBlock (6) reads a canvas as one uniform block of text. Blocks
+	// that psmColumn read nothing from are read again with it: on a canvas
+	// of short labels cut from a keypad (xcalc's "sin", "STO", "7", each
+	// 9 pixels high), psmColumn's layout analysis finds no text line at
+	// all, while psmBlock reads nearly every key.
+	psmBlock = 6
+)
+
+func (c *canvas) mode() int {
+	if c.psm == 0 {
+		return psmColumn
+	}
+	return c.psm
 }
 
 func (c *canvas) add(b block) {
@@ -444,8 +563,9 @@ func pgm(pix []byte, w, h int) []byte {
 	return append([]byte(fmt.Sprintf("P5\n%d %d\n255\n", w, h)), pix...)
 }
 
-// draw draws the canvas: white paper, each block upscaled (bilinear) and
-// inverted when its paper is dark, as w x h grey bytes.
+// draw draws the canvas: white paper, each block upscaled (bilinear) with
+// its paper white and its darkest ink black (see levels), as w x h grey
+// bytes.
 func (c *canvas) draw() (dst []byte, w, h int) {
 	w, h = c.cols, c.rows+pad*c.scale
 	dst = make([]byte, w*h)
@@ -454,13 +574,8 @@ func (c *canvas) draw() (dst []byte, w, h int) {
 	}
 	for i, b := range c.blocks {
 		paper := b.g.background(b.r)
-		invert := paper < 128
-		upscale(b.g, b.r, c.scale, invert, dst, w, c.at[i].Min)
-		white := paper
-		if invert {
-			white = 255 - paper
-		}
-		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, white)
+		upscale(b.g, b.r, c.scale, levels(b.g, b.r, paper), dst, w, c.at[i].Min)
+		eraseFrames(b.g, b.r, paper, c.scale, dst, w, c.at[i].Min, 0xff)
 	}
 	return dst, w, h
 }
@@ -528,16 +643,59 @@ func unscale(r image.Rectangle, s int) image.Rectangle {
 	return image.Rect(r.Min.X/s, r.Min.Y/s, (r.Max.X+s-1)/s, (r.Max.Y+s-1)/s)
 }
 
+// levels maps a block's grey values so its paper is white and, when its
+// contrast is weak, the value farthest from it (its ink) black, the rest
+// in between: faint text on a light button (a disabled label, grey 171 on
+// 238) comes out dark on white; the engine, thresholding the whole canvas
+// at once, lost it beside the black text of other blocks. Light text on
+// dark paper is inverted.
+func levels(g *gray, r image.Rectangle, paper uint8) *[256]uint8 {
+	far := paper
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for _, v := range g.pix[y*g.w+r.Min.X : y*g.w+r.Max.X] {
+			if absDiff(v, paper) > absDiff(far, paper) {
+				far = v
+			}
+		}
+	}
+	var lut [256]uint8
+	p, k := int(paper), int(far)
+	if d := absDiff(far, paper); d <= inkDelta || d >= strongInk {
+		// No ink by the reader's measure (a button's faint outline left
+		// when its label was cut away): stretched, it would be drawn as
+		// black strokes. Or ink strong enough as it is: only inverted
+		// when the paper is dark, as before (stretching a terminal's
+		// anti-aliased glyphs changed what the engine was sure of, and
+		// so what the glyph dictionary learned).
+		if p < 128 {
+			p, k = 0, 255
+		} else {
+			p, k = 255, 0
+		}
+	}
+	for v := range lut {
+		// 255 at the paper, 0 at the ink, clamped beyond either.
+		lut[v] = uint8(min(max(255*(v-k)/(p-k), 0), 255))
+	}
+	return &lut
+}
+
+// strongInk is the contrast from which a block is drawn as it is.
+const strongInk = 128
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
 // upscale draws r of g, s times larger with bilinear interpolation, into
-// dst (stride w) at p.
-func upscale(g *gray, r image.Rectangle, s int, invert bool, dst []byte, w int, p image.Point) {
+// dst (stride w) at p, its values mapped through lut.
+func upscale(g *gray, r image.Rectangle, s int, lut *[256]uint8, dst []byte, w int, p image.Point) {
 	bw, bh := r.Dx(), r.Dy()
 	px := func(x, y int) int {
-		v := int(g.pix[(r.Min.Y+y)*g.w+r.Min.X+x])
-		if invert {
-			return 255 - v
-		}
-		return v
+		return int(lut[g.pix[(r.Min.Y+y)*g.w+r.Min.X+x]])
 	}
 	for oy := 0; oy < bh*s; oy++ {
 		// Sample centres: source = (o + 0.5)/s - 0.5, in 1/256ths.

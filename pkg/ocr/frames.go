@@ -15,22 +15,53 @@ const maxComponents = 8192
 // labels. The mask is of the source block (unscaled); dst holds the
 // upscaled block at p with stride w.
 func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w int, p image.Point, white byte) {
+	label, frames, _ := findFrames(g, r, paper, 2)
+	if len(frames) == 0 {
+		return
+	}
+	bw := r.Dx()
+	for i, id := range label {
+		if id == 0 || !frames[id] {
+			continue
+		}
+		x, y := i%bw, i/bw
+		for oy := 0; oy < s; oy++ {
+			row := dst[(p.Y+y*s+oy)*w+p.X+x*s:]
+			for ox := 0; ox < s; ox++ {
+				row[ox] = white
+			}
+		}
+	}
+}
+
+// findFrames labels the block's connected strokes of ink (8-connected,
+// ink being more than inkDelta from the paper; label is indexed by the
+// block's own pixels, 0 for paper) and says which are frames: strokes
+// larger than a glyph, mostly paper inside their box, that enclose at
+// least minInside others. Plates are filled shapes larger than a glyph
+// with holes of paper inside (a coloured button with a light label: the
+// label is a hole, not ink), by label, with their boxes in the block's
+// pixels. Nil when the block holds too many strokes to search (noise, a
+// photograph).
+func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label []int32, frames map[int32]bool, plates map[int32]image.Rectangle) {
 	bw, bh := r.Dx(), r.Dy()
-	label := make([]int32, bw*bh)
+	label = make([]int32, bw*bh)
 	ink := func(x, y int) bool {
 		v := int(g.pix[(r.Min.Y+y)*g.w+r.Min.X+x])
 		d := v - int(paper)
 		return d > inkDelta || d < -inkDelta
 	}
 	var boxes []image.Rectangle
+	var sizes []int
 	var stack []int
 	for i := range label {
 		if label[i] != 0 || !ink(i%bw, i/bw) {
 			continue
 		}
 		if len(boxes) >= maxComponents {
-			return
+			return nil, nil, nil
 		}
+		n := 0
 		id := int32(len(boxes) + 1)
 		box := image.Rect(i%bw, i/bw, i%bw+1, i/bw+1)
 		label[i] = id
@@ -39,6 +70,7 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 			j := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			x, y := j%bw, j/bw
+			n++
 			box = box.Union(image.Rect(x, y, x+1, y+1))
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
@@ -54,11 +86,22 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 				}
 			}
 		}
-		boxes = append(boxes, box)
+		boxes, sizes = append(boxes, box), append(sizes, n)
 	}
 	for i, b := range boxes {
 		if b.Dx() < 12 || b.Dy() < 10 {
 			continue // glyph-sized: never a frame
+		}
+		if sizes[i]*3 > b.Dx()*b.Dy() {
+			// A filled shape (a toolbar, a coloured button), not an
+			// outline: a plate when its inside has holes (a label).
+			if b.Dx() >= 20 && b.Dy() >= 14 && rimmed(label, bw, b, int32(i+1)) && hasHoles(label, bw, b.Inset(2), int32(i+1)) {
+				if plates == nil {
+					plates = map[int32]image.Rectangle{}
+				}
+				plates[int32(i+1)] = b
+			}
+			continue
 		}
 		inside := 0
 		for j, o := range boxes {
@@ -66,22 +109,45 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 				inside++
 			}
 		}
-		if inside < 2 {
+		if inside < minInside {
 			continue
 		}
-		id := int32(i + 1)
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				if label[y*bw+x] != id {
-					continue
-				}
-				for oy := 0; oy < s; oy++ {
-					row := dst[(p.Y+y*s+oy)*w+p.X+x*s:]
-					for ox := 0; ox < s; ox++ {
-						row[ox] = white
-					}
-				}
+		if frames == nil {
+			frames = map[int32]bool{}
+		}
+		frames[int32(i+1)] = true
+	}
+	return label, frames, plates
+}
+
+// rimmed reports whether stroke id runs unbroken along the inside of its
+// box, 2 pixels in from each side (rounded corners left out): a button
+// has a band of its colour all round its label; a bold glyph with a
+// counter ("P", "o") does not.
+func rimmed(label []int32, bw int, b image.Rectangle, id int32) bool {
+	for x := b.Min.X + 4; x < b.Max.X-4; x++ {
+		if label[(b.Min.Y+2)*bw+x] != id || label[(b.Max.Y-3)*bw+x] != id {
+			return false
+		}
+	}
+	for y := b.Min.Y + 4; y < b.Max.Y-4; y++ {
+		if label[y*bw+b.Min.X+2] != id || label[y*bw+b.Max.X-3] != id {
+			return false
+		}
+	}
+	return true
+}
+
+// hasHoles reports whether at least 3 % (and 8) of the pixels in r are
+// not stroke id: a label drawn through a filled shape.
+func hasHoles(label []int32, bw int, r image.Rectangle, id int32) bool {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if label[y*bw+x] != id {
+				n++
 			}
 		}
 	}
+	return n >= 8 && n*100 >= 3*r.Dx()*r.Dy()
 }

@@ -74,7 +74,11 @@ func toGray(img *image.RGBA) *gray {
 
 // rowBlank reports whether row y holds no detail over [x0, x1).
 func (g *gray) rowBlank(y, x0, x1 int) bool {
-	if g.rowUniform(y, x0, x1) {
+	// One value over the columns and the column left and right of them
+	// too, as colBlank: the top bar of an E, a 7 or a T exactly as wide as
+	// its block is one value over the block, but it is not paper (xcalc's
+	// "7" lost its bar and read "f", its "E" read nothing).
+	if g.rowUniform(y, max(x0-1, 0), min(x1+1, g.w)) {
 		return true
 	}
 	if g.detail == nil {

@@ -4,6 +4,7 @@ import (
 	"image"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -12,6 +13,10 @@ type Match struct {
 	Text string          // the words as read (the whole words the match touches)
 	Box  image.Rectangle // the matched characters' box, framebuffer pixels
 	Conf float64         // the least confident word of the match, 0..1
+	// Whole: the match begins and ends at word edges ("Save" in "Save" or
+	// "Save:"), not inside a longer word ("Save" in "Saved", "sin" in
+	// "using").
+	Whole bool
 }
 
 // Center is the middle of the match's box.
@@ -24,9 +29,10 @@ func (m Match) Center() image.Point {
 // capitalised in whatever way a toolkit likes.
 func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
-// Find returns every place query occurs within one line, in reading order
-// (lines as given, left to right). A match may start or end inside a word
-// ("Save" in "Saved:"): its box is then narrowed in proportion to the
+// Find returns every place query occurs within one line: whole-word
+// matches first, then matches inside a longer word, each group in reading
+// order (lines as given, left to right). A match may start or end inside a
+// word ("Save" in "Saved:"): its box is then narrowed in proportion to the
 // characters, which is close enough for a click on proportional UI fonts.
 func Find(lines []Line, query string) []Match {
 	q := normalize(query)
@@ -52,12 +58,39 @@ func Find(lines []Line, query string) []Match {
 				break
 			}
 			i += from
-			out = append(out, matchAt(l, text, starts, i, i+len(q)))
+			m := matchAt(l, text, starts, i, i+len(q))
+			m.Whole = wordEdge(text, i, true) && wordEdge(text, i+len(q), false)
+			out = append(out, m)
 			from = i + len(q)
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Whole && !out[j].Whole })
 	return out
 }
+
+// wordEdge reports whether byte i of text is a word's edge: for a start,
+// the rune before it is not a letter or digit (or there is none); for an
+// end, the rune at it is not. Punctuation is an edge ("closing?" holds the
+// whole word "closing"), and so is a query's own edge that is not a letter
+// or digit ("+/-").
+func wordEdge(text string, i int, start bool) bool {
+	if start {
+		if i == 0 {
+			return true
+		}
+		r, _ := utf8.DecodeLastRuneInString(text[:i])
+		q, _ := utf8.DecodeRuneInString(text[i:])
+		return !wordRune(r) || !wordRune(q)
+	}
+	if i >= len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	q, _ := utf8.DecodeLastRuneInString(text[:i])
+	return !wordRune(r) || !wordRune(q)
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // matchAt builds the match covering bytes [s, e) of the line's normal text.
 func matchAt(l Line, text string, starts []int, s, e int) Match {

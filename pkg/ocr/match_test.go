@@ -189,3 +189,36 @@ func TestJoinRows(t *testing.T) {
 		t.Fatalf("a query across the gap: %v", m)
 	}
 }
+
+// TestFindRanksWholeWordsFirst: a match at word edges ("sin" alone, "Save"
+// before a colon) says so and comes before one inside a longer word
+// ("using", "Saved"), whatever their order on the screen.
+func TestFindRanksWholeWordsFirst(t *testing.T) {
+	lines := []Line{
+		line(word("Do", 10, 10, 20, 12, 0.9), word("using", 35, 10, 50, 12, 0.9), word("closing?", 90, 10, 70, 12, 0.9)),
+		line(word("Saved", 10, 40, 50, 12, 0.9), word("Save:", 70, 40, 45, 12, 0.9)),
+		line(word("sin", 10, 80, 30, 12, 0.9), word("+/-", 50, 80, 30, 12, 0.9)),
+	}
+	for _, c := range []struct {
+		q     string
+		texts []string
+		whole []bool
+	}{
+		{"sin", []string{"sin", "using", "closing?"}, []bool{true, false, false}}, // the issue: "sin" answered "closing?"
+		{"save", []string{"Save:", "Saved"}, []bool{true, false}},
+		{"closing", []string{"closing?"}, []bool{true}},
+		{"losing", []string{"closing?"}, []bool{false}},
+		{"+/-", []string{"+/-"}, []bool{true}},
+		{"sin +/", []string{"sin +/-"}, []bool{true}}, // ends between two marks: not inside a word
+	} {
+		ms := Find(lines, c.q)
+		if len(ms) != len(c.texts) {
+			t.Fatalf("%q: %d matches %+v, want %v", c.q, len(ms), ms, c.texts)
+		}
+		for i, m := range ms {
+			if m.Text != c.texts[i] || m.Whole != c.whole[i] {
+				t.Errorf("%q match %d: %q whole %v, want %q whole %v", c.q, i, m.Text, m.Whole, c.texts[i], c.whole[i])
+			}
+		}
+	}
+}

@@ -288,8 +288,9 @@ type answer struct {
 	err error
 }
 
-// recognize reads one grey picture with a worker and returns its TSV.
-func (p *pool) recognize(ctx context.Context, pix []byte, width, height int, lang string) ([]byte, error) {
+// recognize reads one grey picture with a worker and returns its TSV;
+// psm is Tesseract's page segmentation mode.
+func (p *pool) recognize(ctx context.Context, pix []byte, width, height int, lang string, psm int) ([]byte, error) {
 	w, err := p.get()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errStartFailed, err)
@@ -298,7 +299,7 @@ func (p *pool) recognize(ctx context.Context, pix []byte, width, height int, lan
 	if dl, ok := ctx.Deadline(); ok {
 		hang = min(hang, time.Until(dl)+workerGrace)
 	}
-	q := &pipe.Request{Lang: lang, PSM: 4, DeadlineMs: uint32(max(hang-workerGrace, time.Millisecond) / time.Millisecond), Width: width, Height: height, Pix: pix}
+	q := &pipe.Request{Lang: lang, PSM: uint8(psm), DeadlineMs: uint32(max(hang-workerGrace, time.Millisecond) / time.Millisecond), Width: width, Height: height, Pix: pix}
 	payload, err := q.Encode()
 	if err != nil {
 		p.put(w)

@@ -336,7 +336,7 @@ func TestWorkerReportsCharacters(t *testing.T) {
 	}
 	pix, w, h := c.draw()
 	ctx := context.Background()
-	tsv, err := poolFor(worker).recognize(ctx, pix, w, h, "eng")
+	tsv, err := poolFor(worker).recognize(ctx, pix, w, h, "eng", psmColumn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestWorkerReportsCharacters(t *testing.T) {
 	if words < 3 || spelled != words {
 		t.Fatalf("%d words, %d with characters: %s", words, spelled, tsv)
 	}
-	out, err := (&Engine{Program: "tesseract"}).run(ctx, pgm(pix, w, h), "eng")
+	out, err := (&Engine{Program: "tesseract"}).run(ctx, pgm(pix, w, h), "eng", psmColumn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,17 @@ type TextMatch struct {
 	Center     Point   `json:"center"`
 	Confidence float64 `json:"confidence"` // 0..1, the least confident word
 	Generation uint64  `json:"generation"`
+	// Match says how the text was found: MatchWord when it begins and
+	// ends at word edges, MatchPart inside a longer word ("Save" in
+	// "Saved"). Whole-word matches come first.
+	Match string `json:"match"`
 }
+
+// TextMatch.Match values.
+const (
+	MatchWord = "word"
+	MatchPart = "part"
+)
 
 // TextLine is one recognised line of a desktop (find without text).
 type TextLine struct {

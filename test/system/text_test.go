@@ -79,9 +79,14 @@ func TestDesktopText(t *testing.T) {
 		t.Fatalf("find Discard: %v", r)
 	}
 	for _, m := range f.Matches {
-		if !matchRect(m).In(win) || m.Confidence <= 0 || m.Generation != 1 {
-			t.Fatalf("match %+v outside the dialog %v", m, win)
+		if !matchRect(m).In(win) || m.Confidence <= 0 || m.Generation != 1 || m.Match != wire.MatchWord {
+			t.Fatalf("match %+v outside the dialog %v, or not a whole word", m, win)
 		}
+	}
+	// Inside a longer word ("Discard" in "Discard changes" is whole; "card"
+	// is not): said so, and the whole-word matches come first.
+	if f := response(t, d.must("find", limb, "card", "--json")).Find; len(f.Matches) != 2 || f.Matches[0].Match != wire.MatchPart {
+		t.Fatalf("find card: %+v", f)
 	}
 	// Unchanged screen near the dialog: answered from the cache.
 	if f := response(t, d.must("find", limb, "Keep", "--region", strconv.Itoa(win.Min.X)+","+strconv.Itoa(win.Min.Y)+","+strconv.Itoa(win.Dx())+","+strconv.Itoa(win.Dy()), "--json")).Find; len(f.Matches) != 1 {
