@@ -37,7 +37,11 @@ func TestToolAnswers(t *testing.T) {
 	desktopScene(t, x.Display)
 	testbed.Start(t, "xmessage", x.Command("xmessage", "-title", "dialog", "-geometry", "+800+200", "-buttons", "Keep,Discard", "Save the report before closing?"))
 	x.WaitStill(t, "xmessage")
-	d := startDvvd(t)
+	// A second, small desktop for the tools that open and close limbs and
+	// groups, and an sshd for the terminal tools.
+	small := testbed.StartXvnc(t, testbed.XvncOptions{Width: 640, Height: 480})
+	sshd := testbed.StartSSHD(t)
+	d := startDvvdHome(t, sshd.Home)
 
 	ctx := context.Background()
 	cmd := exec.Command(filepath.Join(binDir, "dvvmcp"), "--socket", d.socket, "--tools", "all")
@@ -88,6 +92,24 @@ func TestToolAnswers(t *testing.T) {
 	geo, _ := obs["geometry"].(map[string]any)
 	gen := geo["generation"]
 
+	sshOpen, _ := call("dvv_open", map[string]any{"address": "127.0.0.1", "port": sshd.Port, "protocol": "ssh"})
+	term, _ := structured(sshOpen)["limbId"].(string)
+	if term == "" {
+		t.Fatalf("open ssh: %s", text(sshOpen))
+	}
+	call("dvv_wait", map[string]any{"limbId": term, "until": "connected", "timeoutMs": 20000})
+	call("dvv_control", map[string]any{"limbId": term, "action": "acquire"})
+	grp, _ := call("dvv_group_open", map[string]any{"protocol": "vnc", "addresses": []string{fmt.Sprintf("127.0.0.1:%d", x.Port)}})
+	groupOf := func(res *sdk.CallToolResult) string {
+		g, _ := structured(res)["group"].(map[string]any)
+		id, _ := g["groupId"].(string)
+		return id
+	}
+	group := groupOf(grp)
+	if group == "" {
+		t.Fatalf("group_open: %s", text(grp))
+	}
+
 	// The button's picture, cut at scale 1 where find read its label: the
 	// template dvv_expect looks for.
 	fr, _ := call("dvv_find", map[string]any{"limbId": limb, "text": "Discard"})
@@ -134,7 +156,30 @@ func TestToolAnswers(t *testing.T) {
 		{"dvv_clipboard", "get", "", nil, map[string]any{"limbId": limb, "action": "get"}},
 		{"dvv_wait", "until screen-stable, quietMs 200", "", nil, map[string]any{"limbId": limb, "until": "screen-stable", "quietMs": 200, "timeoutMs": 5000}},
 		{"dvv_key", "shift", "", nil, map[string]any{"limbId": limb, "keys": "shift"}},
+		{"dvv_type", "one letter", "", nil, map[string]any{"limbId": limb, "text": "a"}},
+		{"dvv_reconnect", "the 1080p desktop, until connected again", "", nil, map[string]any{"limbId": limb}},
+		{"dvv_run", "echo hello on the SSH limb", "", nil, map[string]any{"limbId": term, "command": "echo hello", "timeoutMs": 5000}},
+		{"dvv_term_send", "a line to the shell", "", nil, map[string]any{"limbId": term, "text": "echo hi\n"}},
+		{"dvv_term_read", "the terminal's screen", "", nil, map[string]any{"limbId": term}},
+		{"dvv_files", "list /etc/ssh on the SSH limb", "", nil, map[string]any{"limbId": term, "action": "list", "path": "/etc/ssh"}},
+		{"dvv_transfer", "status, none running", "", nil, map[string]any{"limbId": term, "action": "status"}},
+		{"dvv_group_list", "one group of one limb", "", nil, map[string]any{}},
+		{"dvv_group_run", "status on every member", "", nil, map[string]any{"groupId": group, "action": "status", "arguments": map[string]any{}}},
+		{"dvv_group_run", "screen at scale 0.25 on every member", "", nil, map[string]any{"groupId": group, "action": "screen", "arguments": map[string]any{"scale": 0.25}}},
 	}
+	// Tools that make and unmake: timed in pairs on the small desktop, each
+	// undoing the other, so every round starts alike.
+	smallAddr := fmt.Sprintf("127.0.0.1:%d", small.Port)
+	var opened string
+	pairs := []struct{ first, second row }{
+		{row{"dvv_open", "a 640x480 VNC desktop (answers once the session task runs)", "", nil, map[string]any{"address": "127.0.0.1", "port": small.Port, "protocol": "vnc"}},
+			row{"dvv_close", "that limb", "", nil, nil}},
+		{row{"dvv_group_grow", "by the 640x480 desktop", "", nil, map[string]any{"groupId": group, "protocol": "vnc", "addresses": []string{smallAddr}}},
+			row{"dvv_group_shrink", "by one limb", "", nil, map[string]any{"groupId": group, "n": 1}}},
+		{row{"dvv_group_open", "a group of the 640x480 desktop", "", nil, map[string]any{"protocol": "vnc", "addresses": []string{smallAddr}}},
+			row{"dvv_group_close", "that group", "", nil, nil}},
+	}
+
 	const n = 15
 	var b strings.Builder
 	b.WriteString("| tool | call | answer bytes | image | p50 | Claude KVM's published figure |\n| --- | --- | ---: | --- | ---: | --- |\n")
@@ -162,7 +207,38 @@ func TestToolAnswers(t *testing.T) {
 		bytesOf[r.tool+" "+r.what] = size
 		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | %s |\n", r.tool, r.what, size, image, ds.pct(0.5).Round(100*time.Microsecond), r.kvm)
 	}
+	for _, p := range pairs {
+		var d1, d2 durations
+		size1, size2 := 0, 0
+		for i := 0; i < 5; i++ {
+			t0 := time.Now()
+			res, sz := call(p.first.tool, p.first.args)
+			d1 = append(d1, time.Since(t0))
+			if res.IsError {
+				t.Fatalf("%s %s: %s", p.first.tool, p.first.what, text(res))
+			}
+			size1 = sz
+			second := p.second.args
+			switch p.first.tool {
+			case "dvv_open":
+				opened, _ = structured(res)["limbId"].(string)
+				second = map[string]any{"limbId": opened}
+			case "dvv_group_open":
+				second = map[string]any{"groupId": groupOf(res)}
+			}
+			t0 = time.Now()
+			res, sz = call(p.second.tool, second)
+			d2 = append(d2, time.Since(t0))
+			if res.IsError {
+				t.Fatalf("%s %s: %s", p.second.tool, p.second.what, text(res))
+			}
+			size2 = sz
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d | no | %s | |\n", p.first.tool, p.first.what, size1, d1.pct(0.5).Round(100*time.Microsecond))
+		fmt.Fprintf(&b, "| `%s` | %s | %d | no | %s | |\n", p.second.tool, p.second.what, size2, d2.pct(0.5).Round(100*time.Microsecond))
+	}
 	shot, find := bytesOf["dvv_screen "+rows[1].what], bytesOf["dvv_find "+rows[4].what]
+	b.WriteString("\nEvery tool of the reference and of every set is measured: the make-and-unmake tools (open/close, group grow/shrink, group open/close) over 5 rounds, the others over 15 calls.\n")
 	fmt.Fprintf(&b, "\nLocating the button: `dvv_find` answers in %d bytes where `dvv_screen` answers in %d (a picture the model must then read): "+
 		"%.0f times fewer bytes, and no image.\n", find, shot, float64(shot)/float64(find))
 	t.Logf("\n%s", b.String())
