@@ -239,9 +239,10 @@ func writeMeasured(b *strings.Builder) {
 		"`structuredContent`, images as base64); the time is the median of 15 calls (5 rounds for the tools that open and close limbs and groups, each timed on a second, " +
 		"640x480 desktop), client to client, on a shared 2-core machine; the terminal tools act on an SSH limb of a local sshd. " +
 		"Claude KVM's figures are those it publishes for its nearest tool, not measured here. Regenerate with " +
-		"`DVV_BENCH_TOOLS_OUT=pkg/mcp/tools_measured.md go test -tags bench -count=1 -v -run 'TestToolAnswers$' ./test/bench`, then `make docs`.\n\n")
+		"`DVV_BENCH_TOOLS_OUT=$PWD/pkg/mcp/tools_measured.md go test -tags bench -count=1 -v -run 'TestToolAnswers$' ./test/bench`, then `make docs`.\n\n")
 	b.WriteString(measured)
-	b.WriteString("\nOne run. Times move between runs on the shared machine; bytes do not. `dvv_click`, `dvv_click_text`, `dvv_key`, " +
-		"`dvv_type` and `dvv_term_send` answer after watching the screen for up to 300 ms (`verification`), which is most of their time. " +
+	b.WriteString("\nOne run. Times move between runs on the shared machine; bytes do not. `dvv_click`, `dvv_click_text` and `dvv_key` " +
+		"answer after watching the screen for up to 300 ms (`verification`), which is most of their time; `dvv_type` and `dvv_term_send` " +
+		"answer as soon as the text shows. " +
 		"`dvv_find` on a screen that did not change since its last recognition answers from it (the answer says `cached: true`).\n\n")
 }
