@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dvvhq/dvv/internal/testbed"
 )
 
 func TestOwnDirMakesAMissingDirectoryPrivate(t *testing.T) {
@@ -23,9 +25,7 @@ func TestOwnDirMakesAMissingDirectoryPrivate(t *testing.T) {
 // Another user's directory, and this user's symlink to it, are refused.
 // Handing a directory to another uid needs root, as the suite runs.
 func TestOwnDirRefusesAnotherUsersDirectory(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("chown to another uid needs root")
-	}
+	testbed.NeedRoot(t, "chown to another uid")
 	base := t.TempDir()
 	theirs := filepath.Join(base, "theirs")
 	if err := os.Mkdir(theirs, 0o777); err != nil {

@@ -98,9 +98,7 @@ func TestHostileFBSTooLongEvenCut(t *testing.T) {
 	}
 	in := writeFBS(t, hostileFBS(64, 48, blocks))
 	out := filepath.Join(t.TempDir(), "out.mp4")
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		t.Skip("no ffmpeg: Export answers ErrNoFFmpeg first")
-	}
+	testbed.Need(t, "ffmpeg") // without it Export answers ErrNoFFmpeg first
 	err := exportGuarded(t, in, out, ExportOptions{FPS: 10})
 	if !errors.Is(err, ErrTooLong) {
 		t.Fatalf("want ErrTooLong, got %v", err)

@@ -284,7 +284,7 @@ func freeDisplay(t *testing.T) int {
 			return n
 		}
 	}
-	t.Skip("every port 5900-5999 is taken")
+	testbed.Unavailable(t, "every port 5900-5999 is taken")
 	return 0
 }
 

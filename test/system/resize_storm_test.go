@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,22 +14,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/rfb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// rssOf is vmRSS for a sampler beside the test: 0 once the process is
-// gone, never a test failure from another goroutine.
-func rssOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return n
-		}
-	}
-	return 0
-}
 
 // resizeStormRFB is a hostile VNC server: after an RFB 3.8 handshake
 // (security None, a 64x64 desktop) it flips the desktop between 8192x4096
