@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,22 +21,9 @@ func writeLocal(path string, data []byte) error { return writeLocalPerm(path, da
 // writeLocalPerm is writeLocal for a new file of permission bits perm
 // (less the umask, as for any new file).
 func writeLocalPerm(path string, data []byte, perm fs.FileMode) error {
-	var tmp *os.File
-	for range 100 {
-		var b [6]byte
-		rand.Read(b[:])
-		f, err := os.OpenFile(filepath.Join(filepath.Dir(path), ".dvv-"+hex.EncodeToString(b[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm&0o777)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return localErr(wire.BadRequest, "cannot write beside %s: %v", path, err)
-		}
-		tmp = f
-		break
-	}
-	if tmp == nil {
-		return localErr(wire.Internal, "no free temporary name beside %s", path)
+	tmp, err := localfile.CreateBeside(path, perm)
+	if err != nil {
+		return localErr(wire.BadRequest, "cannot write beside %s: %v", path, err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {

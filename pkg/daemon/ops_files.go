@@ -3,9 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -261,8 +260,8 @@ func getToFile(ctx context.Context, f limb.Files, path, to string) (n int64, mod
 // once Files.Get has said the remote file's permission bits (ModeHint):
 // the file takes them, masked by the umask as any new file is (scp does
 // the same); without them it is 0600. Only the rwx bits are kept, never
-// setuid, setgid or sticky. Its name is new (O_EXCL): nothing another user
-// planted can be waiting there.
+// setuid, setgid or sticky. Its name is new (localfile.CreateBeside):
+// nothing another user planted can be waiting there.
 type localCopy struct {
 	dir, base string
 	perm      fs.FileMode
@@ -281,21 +280,12 @@ func (l *localCopy) open() error {
 	if l.f != nil {
 		return nil
 	}
-	for range 100 {
-		var b [6]byte
-		rand.Read(b[:])
-		name := filepath.Join(l.dir, "."+l.base+".tmp-"+hex.EncodeToString(b[:]))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, l.perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return wire.Errorf(wire.BadRequest, "cannot write beside %s: %v", filepath.Join(l.dir, l.base), err)
-		}
-		l.f, l.name = f, name
-		return nil
+	f, err := localfile.CreateBeside(filepath.Join(l.dir, l.base), l.perm)
+	if err != nil {
+		return wire.Errorf(wire.BadRequest, "cannot write beside %s: %v", filepath.Join(l.dir, l.base), err)
 	}
-	return wire.Errorf(wire.Internal, "no free temporary name beside %s", filepath.Join(l.dir, l.base))
+	l.f, l.name = f, f.Name()
+	return nil
 }
 
 func (l *localCopy) Write(p []byte) (int, error) {

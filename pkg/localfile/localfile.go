@@ -4,8 +4,13 @@
 package localfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // OwnDir makes dir (0700) if it is missing and refuses it unless it is this
@@ -30,4 +35,23 @@ func OwnDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// CreateBeside creates a new file in path's directory under a random name
+// nobody held before (O_EXCL), with permission bits perm less the umask,
+// for a caller that fills it and then renames it over path: a symlink or
+// another user's file already at path is replaced, never written through
+// or into. The name starts with ".dvv-".
+func CreateBeside(path string, perm fs.FileMode) (*os.File, error) {
+	dir := filepath.Dir(path)
+	for range 100 {
+		var b [6]byte
+		rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(dir, ".dvv-"+hex.EncodeToString(b[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm&0o777)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("no free temporary name in %s", dir)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dvvhq/dvv/internal/testbed"
@@ -43,5 +44,39 @@ func TestOwnDirRefusesAnotherUsersDirectory(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "uid 65534") {
 			t.Errorf("OwnDir(%s) = %v, want a refusal naming uid 65534", dir, err)
 		}
+	}
+}
+
+// CreateBeside makes a fresh file in the target's directory with the mode
+// asked less the umask, never the target itself nor a name that exists.
+func TestCreateBesideMakesANewFileInTheSameDirectory(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.bin")
+	if err := os.Symlink(filepath.Join(dir, "victim"), target); err != nil {
+		t.Fatal(err)
+	}
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	a, err := CreateBeside(target, 0o777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := CreateBeside(target, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.Name() == b.Name() || filepath.Dir(a.Name()) != dir || !strings.HasPrefix(filepath.Base(a.Name()), ".dvv-") {
+		t.Fatalf("names %s and %s", a.Name(), b.Name())
+	}
+	for f, want := range map[*os.File]os.FileMode{a: 0o755, b: 0o600} {
+		fi, err := f.Stat()
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", f.Name(), fi.Mode().Perm(), err, want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "victim")); !os.IsNotExist(err) {
+		t.Errorf("the symlink's target was created: %v", err)
 	}
 }
