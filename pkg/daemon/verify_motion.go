@@ -110,21 +110,9 @@ func (m *motion) absorb() {
 	looks := m.scratch[:0]
 	var w, h int
 	cov := m.buf.Coverage()
-	var solid solidTiles
 	m.buf.Read(func(pix []byte, stride, bw, bh int, _ uint64) {
 		w, h = bw, bh
-		cols := (w + fb.TileSize - 1) / fb.TileSize
-		for _, r := range rects {
-			for ty := r.Min.Y / fb.TileSize; ty <= (r.Max.Y-1)/fb.TileSize; ty++ {
-				for tx := r.Min.X / fb.TileSize; tx <= (r.Max.X-1)/fb.TileSize; tx++ {
-					hash, clear, ok := solid.hash(fills, other, w, h, tx, ty)
-					if !ok {
-						hash, clear = hashTile(pix, stride, w, h, tx, ty)
-					}
-					looks = append(looks, tileLook{i: ty*cols + tx, hash: hash, clear: clear})
-				}
-			}
-		}
+		looks = lookAt(looks, pix, stride, w, h, rects, fills, other)
 	})
 	m.scratch = looks // absorbMu held: reused by the next absorb
 	now := m.now()
@@ -186,6 +174,31 @@ func (m *motion) absorb() {
 		}
 	}
 	m.changes = changed // absorbMu held: reused by the next absorb
+}
+
+// lookAt appends the look of every tile rects touch in a w x h frame.
+// The rects were taken from the tracker before the pixels were locked, so
+// a resize that landed in between can leave them partly beyond the frame:
+// only what is still inside is looked at.
+func lookAt(looks []tileLook, pix []byte, stride, w, h int, rects []image.Rectangle, fills []fb.Fill, other image.Rectangle) []tileLook {
+	var solid solidTiles
+	cols := (w + fb.TileSize - 1) / fb.TileSize
+	frame := image.Rect(0, 0, w, h)
+	for _, r := range rects {
+		if r = r.Intersect(frame); r.Empty() {
+			continue
+		}
+		for ty := r.Min.Y / fb.TileSize; ty <= (r.Max.Y-1)/fb.TileSize; ty++ {
+			for tx := r.Min.X / fb.TileSize; tx <= (r.Max.X-1)/fb.TileSize; tx++ {
+				hash, clear, ok := solid.hash(fills, other, w, h, tx, ty)
+				if !ok {
+					hash, clear = hashTile(pix, stride, w, h, tx, ty)
+				}
+				looks = append(looks, tileLook{i: ty*cols + tx, hash: hash, clear: clear})
+			}
+		}
+	}
+	return looks
 }
 
 // hashTile hashes tile (tx, ty)'s pixels and says whether they are all

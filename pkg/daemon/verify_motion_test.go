@@ -247,3 +247,19 @@ func BenchmarkMotionAbsorbFullFrame(b *testing.B) {
 		m.absorb()
 	}
 }
+
+// Damage taken from the tracker just before a resize to a narrower frame
+// lies partly beyond it: only tiles still inside are looked at (a server
+// flipping to a 1-pixel-wide desktop once took the daemon down here).
+func TestDamageFromBeforeAShrinkIsClippedToTheNewFrame(t *testing.T) {
+	pix := make([]byte, 1*100*4) // the 1x100 frame after the shrink
+	taken := []image.Rectangle{image.Rect(0, 0, 256, 32), image.Rect(16, 64, 48, 80)}
+	looks := lookAt(nil, pix, 4, 1, 100, taken, nil, image.Rectangle{})
+	var got []int
+	for _, lk := range looks {
+		got = append(got, lk.i)
+	}
+	if len(got) != 2 || got[0] != 0 || got[1] != 1 {
+		t.Fatalf("tiles looked at: %v; want [0 1] (column 0, rows 0 and 1)", got)
+	}
+}
