@@ -199,7 +199,27 @@ func (m *qmpMachine) Power(ctx context.Context) error {
 func (m *qmpMachine) Reset(ctx context.Context) error { return m.act("reset", m.raw.SystemReset) }
 
 // Stop ends QEMU (quit): with no supervisor, nothing starts it again.
-func (m *qmpMachine) Stop(ctx context.Context) error { return m.act("stop", m.raw.Quit) }
+// QEMU may close the socket before its answer arrives; that is the act
+// done, and the machine reads as shut off after it.
+func (m *qmpMachine) Stop(ctx context.Context) error {
+	err := m.act("stop", func() error {
+		err := m.raw.Quit()
+		if err != nil && connectionEnded(err) {
+			return nil
+		}
+		return err
+	})
+	if err == nil {
+		m.gone = true
+	}
+	return err
+}
+
+// connectionEnded reports the socket closing under a call.
+func connectionEnded(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed) ||
+		strings.Contains(err.Error(), "unexpected end of JSON input")
+}
 
 // Start runs a QEMU that is there but not running the guest: one started
 // with -S (prelaunch), or one whose guest powered off under -no-shutdown
