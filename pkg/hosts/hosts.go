@@ -75,7 +75,7 @@ func (h Host) Wire(hasCredential bool) wire.Host {
 		src = SourceSaved
 	}
 	return wire.Host{ID: h.ID, Name: h.Name, Protocol: h.Protocol, Address: h.Address, Port: h.Port,
-		User: h.User, SSHPort: h.SSHPort, SSHUser: h.SSHUser, HasCredential: hasCredential, Source: src, Record: h.Record, Machine: h.Machine}
+		User: h.User, SSHPort: h.SSHPort, SSHUser: h.SSHUser, HasCredential: hasCredential, Source: src, Record: h.Record}
 }
 
 // FromSpec converts a host_add request's host.

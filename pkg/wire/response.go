@@ -217,9 +217,8 @@ type Host struct {
 	SSHPort       int    `json:"sshPort,omitempty"`
 	SSHUser       string `json:"sshUser,omitempty"`
 	HasCredential bool   `json:"hasCredential"`
-	Record        bool   `json:"record,omitempty"`  // every session is recorded
-	Source        string `json:"source"`            // saved, ssh_config, mdns
-	Machine       string `json:"machine,omitempty"` // its hypervisor side (docs/machines.md)
+	Record        bool   `json:"record,omitempty"` // every session is recorded
+	Source        string `json:"source"`           // saved, ssh_config, mdns
 }
 
 // Group is an open group.
