@@ -8,6 +8,6 @@ const OpMachinePause = "machine_pause"
 func machinePauseOp() OpSpec {
 	return OpSpec{Name: OpMachinePause, Answers: answers("machine"), Limb: true, Caps: []string{"machine.control"},
 		Fields: limbFields(),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` once the hypervisor paused the machine: its screen stands still until resume"}
 }

@@ -8,6 +8,6 @@ const OpMachinePower = "machine_power"
 func machinePowerOp() OpSpec {
 	return OpSpec{Name: OpMachinePower, Answers: answers("machine"), Limb: true, Caps: []string{"machine.control"},
 		Fields: limbFields(),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` once the power button was pressed (ACPI): the guest decides whether to shut down, so the state may still be running"}
 }

@@ -8,6 +8,6 @@ const OpMachineResume = "machine_resume"
 func machineResumeOp() OpSpec {
 	return OpSpec{Name: OpMachineResume, Answers: answers("machine"), Limb: true, Caps: []string{"machine.control"},
 		Fields: limbFields(),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` once it runs again (a suspended guest is woken)"}
 }

@@ -8,6 +8,6 @@ const OpMachineSnapshotCreate = "machine_snapshot_create"
 func machineSnapshotCreateOp() OpSpec {
 	return OpSpec{Name: OpMachineSnapshotCreate, Answers: answers("snapshot", "machine"), Limb: true, Caps: []string{"machine.control"},
 		Fields: limbFields(fld("snapshot", required("the snapshot's name"), note("letters, digits, ., _ and -; at most 64"))),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`snapshot` as taken (`memory`: whether it holds the running machine's memory), `machine`"}
 }

@@ -8,6 +8,6 @@ const OpMachineSnapshotDelete = "machine_snapshot_delete"
 func machineSnapshotDeleteOp() OpSpec {
 	return OpSpec{Name: OpMachineSnapshotDelete, Answers: answers("snapshots"), Limb: true, Caps: []string{"machine.control"},
 		Fields: limbFields(fld("snapshot", required("the snapshot's name"))),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`snapshots`: those left"}
 }

@@ -8,6 +8,6 @@ const OpMachineSnapshotList = "machine_snapshot_list"
 func machineSnapshotListOp() OpSpec {
 	return OpSpec{Name: OpMachineSnapshotList, Answers: answers("snapshots"), Limb: true, ReadOnly: true, RetrySafe: true, Caps: []string{"machine.control"},
 		Fields: limbFields(),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed),
 		Answer: "`snapshots`: name, createdMs, memory, and the state it was taken in where the backend says"}
 }

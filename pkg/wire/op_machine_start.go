@@ -8,6 +8,6 @@ const OpMachineStart = "machine_start"
 func machineStartOp() OpSpec {
 	return OpSpec{Name: OpMachineStart, Answers: answers("machine"), Limb: true, Caps: []string{"machine.control"},
 		Fields: limbFields(),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` once a shut-off machine was started (QMP: a QEMU still there, under -S or -no-shutdown)"}
 }

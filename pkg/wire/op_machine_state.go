@@ -8,6 +8,6 @@ const OpMachineState = "machine_state"
 func machineStateOp() OpSpec {
 	return OpSpec{Name: OpMachineState, Answers: answers("machine"), Limb: true, ReadOnly: true, RetrySafe: true, Caps: []string{"machine.control"},
 		Fields: limbFields(),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed),
 		Answer: "`machine`: state (running, paused, shutoff, suspended, crashed, other), `detail` in the hypervisor's own words, backend and the machine string"}
 }

@@ -8,6 +8,6 @@ const OpMachineStop = "machine_stop"
 func machineStopOp() OpSpec {
 	return OpSpec{Name: OpMachineStop, Answers: answers("machine"), Limb: true, Caps: []string{"machine.control"},
 		Fields: limbFields(),
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` once the power was cut (libvirt destroys the domain; QMP ends QEMU, which nothing starts again)"}
 }

@@ -400,3 +400,67 @@ func TestMachineActInFlightDuringRestoreIsAnswered(t *testing.T) {
 		}
 	}
 }
+
+// qmpStatus is QEMU's run state as its own QMP socket says, on a
+// connection of the test's.
+func qmpStatus(t *testing.T, sock string) string {
+	t.Helper()
+	mon, err := qmp.NewSocketMonitor("unix", sock, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mon.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Disconnect()
+	out, err := mon.Run([]byte(`{"execute":"query-status"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Return struct {
+			Status string `json:"status"`
+		} `json:"return"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Return.Status
+}
+
+// TestMachineQMPThroughSSH: qmp+ssh reaches the QMP socket through a real
+// sshd with the user's own key and known_hosts (dvvd's HOME); pause,
+// resume and a snapshot land on the QEMU behind it. An sshd whose host key
+// is not trusted is HOSTKEY_UNKNOWN, and nothing is done.
+func TestMachineQMPThroughSSH(t *testing.T) {
+	t.Parallel()
+	vm := testbed.StartQEMUMachine(t, 64)
+	s := testbed.StartSSHD(t)
+	d := startDaemonIn(t, "", s.Home)
+	spec := fmt.Sprintf("qmp+ssh://%s@127.0.0.1:%d%s", s.User, s.Port, vm.QMP)
+	limb := openMachine(t, d, vm.Addr, spec)
+	r := d.must("machine", limb, "pause", "--json")
+	if m := response(t, r).Machine; m == nil || m.State != wire.MachinePaused || m.Backend != "qmp+ssh" || m.Machine != spec {
+		t.Fatalf("pause through SSH answered %v", r)
+	}
+	if st := qmpStatus(t, vm.QMP); st != "paused" {
+		t.Fatalf("QEMU says %q after a pause through SSH", st)
+	}
+	d.must("machine", limb, "resume")
+	if st := qmpStatus(t, vm.QMP); st != "running" {
+		t.Fatalf("QEMU says %q after a resume through SSH", st)
+	}
+	d.must("machine", limb, "snapshot", "create", "over-ssh")
+	out, err := exec.Command("qemu-img", "snapshot", "-U", "-l", vm.Disk).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "over-ssh") {
+		t.Fatalf("qemu-img does not list the snapshot taken through SSH: %v: %s", err, out)
+	}
+
+	stranger := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
+	d2 := startDaemonIn(t, "", stranger.Home)
+	limb2 := openMachine(t, d2, vm.Addr, fmt.Sprintf("qmp+ssh://%s@127.0.0.1:%d%s", stranger.User, stranger.Port, vm.QMP))
+	wantExit(t, d2.dvv("machine", limb2, "pause"), wire.ExitTrust, wire.HostKeyUnknown)
+	if st := qmpStatus(t, vm.QMP); st != "running" {
+		t.Fatalf("QEMU says %q after a refused pause", st)
+	}
+}
