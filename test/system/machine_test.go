@@ -464,3 +464,41 @@ func TestMachineQMPThroughSSH(t *testing.T) {
 		t.Fatalf("QEMU says %q after a refused pause", st)
 	}
 }
+
+// TestMachineLibvirtThroughSSH: libvirt's qemu+ssh URI reaches the daemon's
+// socket through a real sshd with the user's key (socket= names where that
+// daemon listens on the far side); virsh agrees with what was done.
+func TestMachineLibvirtThroughSSH(t *testing.T) {
+	t.Parallel()
+	lv := testbed.StartLibvirtd(t)
+	vnc := lv.DefineEcho(t, "echo-ssh", 64)
+	s := testbed.StartSSHD(t)
+	d := startDaemonIn(t, "", s.Home)
+	spec := fmt.Sprintf("libvirt:echo-ssh?uri=qemu+ssh://%s@127.0.0.1:%d/session&socket=%s", s.User, s.Port, lv.Socket)
+	limb := openMachine(t, d, vnc.Addr, spec)
+	d.must("machine", limb, "pause")
+	if st := strings.TrimSpace(lv.Virsh(t, "domstate", "echo-ssh")); st != "paused" {
+		t.Fatalf("virsh says %q after a pause through SSH", st)
+	}
+	d.must("machine", limb, "resume")
+	if st := strings.TrimSpace(lv.Virsh(t, "domstate", "echo-ssh")); st != "running" {
+		t.Fatalf("virsh says %q after a resume through SSH", st)
+	}
+}
+
+// TestMachineFromASavedHost: a host saved with --machine opens as a limb
+// that knows its machine; a malformed machine is refused when saving.
+func TestMachineFromASavedHost(t *testing.T) {
+	t.Parallel()
+	vm := testbed.StartQEMUMachine(t, 64)
+	d := startDaemon(t, "")
+	wantExit(t, d.dvv("hosts", "add", "vm-bad", "--address", vm.Addr, "--protocol", "vnc", "--machine", "qmp:relative.sock"), wire.ExitUsage, wire.BadRequest)
+	d.must("hosts", "add", "vm1", "--address", vm.Addr, "--protocol", "vnc", "--machine", "qmp:"+vm.QMP)
+	r := d.must("open", "vm1", "--perceive")
+	limb := strings.TrimSpace(r.stdout)
+	d.must("wait", limb, "--until", "connected", "--timeout-ms", "15000")
+	r = d.must("machine", limb, "state", "--json")
+	if m := response(t, r).Machine; m == nil || m.State != wire.MachineRunning || m.Machine != "qmp:"+vm.QMP {
+		t.Fatalf("state of a saved host's machine answered %v", r)
+	}
+}
