@@ -209,6 +209,9 @@ func TestMachinePauseFreezesTheScreen(t *testing.T) {
 	if m := response(t, r).Machine; m == nil || m.State != wire.MachinePaused || m.Detail != "paused" {
 		t.Fatalf("pause answered %v", r)
 	}
+	// An update the server was sending as the machine stopped may still
+	// land: let it, then watch.
+	d.must("wait", limb, "--until", "screen-stable", "--quiet-ms", "500", "--timeout", "10s")
 	r = d.dvv("wait", limb, "--until", "screen-changed", "--timeout", "2s", "--json")
 	if w := response(t, r).Wait; r.code == 0 && w != nil && w.Settled {
 		t.Fatalf("the paused machine's screen changed: %v", r)
