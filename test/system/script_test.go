@@ -1,0 +1,214 @@
+package system_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// scriptStep is one object of `dvv script --json`.
+type scriptStep struct {
+	Line       int    `json:"line"`
+	Step       string `json:"step"`
+	Status     string `json:"status"`
+	Ms         int64  `json:"ms"`
+	Exit       int    `json:"exit"`
+	Code       string `json:"code"`
+	Next       string `json:"next"`
+	Screenshot string `json:"screenshot"`
+}
+
+// scriptSteps reads the objects `dvv script --json` printed.
+func scriptSteps(t *testing.T, r result) []scriptStep {
+	t.Helper()
+	var steps []scriptStep
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	for dec.More() {
+		var s scriptStep
+		if err := dec.Decode(&s); err != nil {
+			t.Fatalf("--json output does not parse: %v\n%v", err, r)
+		}
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// writeScript writes a script file in the test's directory.
+func writeScript(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "steps.dvv")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// calcShows reads the number on xcalc's display the X server's way: a
+// click on the display makes xcalc own the PRIMARY selection with it.
+func calcShows(t *testing.T, d *testbed.Display) string {
+	t.Helper()
+	out, err := d.Command("xclip", "-o", "-selection", "primary").Output()
+	if err != nil {
+		t.Fatalf("xclip: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestScriptDrivesXtermAndXcalc: a script of 17 steps on a real Xvnc with
+// an xterm and xcalc passes over one attachment and one lease; what the
+// xterm's cat received and what xcalc computed (its own display, read as
+// its selection) are checked on the X server's side, and the lease the
+// script took is given back at its end.
+func TestScriptDrivesXtermAndXcalc(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "xterm", "xdotool", "xcalc", "xclip")
+	d := startDaemon(t, "")
+	x, limb := openVNC(t, d)
+	// Not CatTerm: it gives the xterm the focus for good, and the script
+	// moves the pointer between two programs (in a bare X server the
+	// keyboard follows the pointer).
+	typed := filepath.Join(t.TempDir(), "typed")
+	x.Background(t, "xterm", "-geometry", "60x20+0+0", "-e", "sh", "-c",
+		fmt.Sprintf("stty -echo -icanon; touch %s.ready; exec cat > %s", typed, typed))
+	testbed.WaitFile(t, typed+".ready", 15*time.Second)
+	x.Background(t, "xcalc", "-geometry", "+500+0")
+	testbed.Eventually(t, 10*time.Second, "xcalc mapped", func() bool {
+		return x.Command("xdotool", "search", "--onlyvisible", "--class", "xcalc").Run() == nil
+	})
+	dir := t.TempDir()
+	script := writeScript(t, `# an xterm at the top left, xcalc at x 500
+wait --until screen-stable --quiet-ms 300 --timeout-ms 5000
+screen --out ${dir}/start.png
+click 100 100 --action move      # focus follows the pointer: the xterm
+type "hello ${who}"
+key Return
+wait --until screen-stable --quiet-ms 200 --timeout-ms 5000
+type 'second $line'
+key Return
+sleep 100ms
+screen --out ${dir}/middle.png
+click 600 200 --action move      # over xcalc's keys
+type "12*3="
+wait --until screen-stable --quiet-ms 200 --timeout-ms 5000
+click 620 17                     # xcalc's display: it takes the selection
+status
+screen --out ${dir}/end.png
+`)
+	r := d.dvv("script", "--limb", limb, "--var", "who=world", "--var", "dir="+dir, "--json", script)
+	if r.code != 0 {
+		t.Fatalf("the script failed: %v", r)
+	}
+	steps := scriptSteps(t, r)
+	if len(steps) != 16 {
+		t.Fatalf("want a report of 16 steps, got %d:\n%v", len(steps), r)
+	}
+	for _, s := range steps {
+		if s.Status == "failed" || s.Status == "" {
+			t.Errorf("step %d %q: %s", s.Line, s.Step, s.Status)
+		}
+	}
+	if steps[3].Line != 5 || steps[3].Step != `type "hello ${who}"` {
+		t.Errorf("the report names the line as written: %+v", steps[3])
+	}
+	testbed.Eventually(t, 10*time.Second, "the xterm's text", func() bool {
+		b, _ := os.ReadFile(typed)
+		return string(b) == "hello world\nsecond $line\n"
+	})
+	if b, _ := os.ReadFile(typed); string(b) != "hello world\nsecond $line\n" {
+		t.Errorf("the xterm received %q", b)
+	}
+	if got := calcShows(t, x.Display); got != "36" {
+		t.Errorf("xcalc shows %q, want 36", got)
+	}
+	for _, f := range []string{"start.png", "middle.png", "end.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("screen --out: %v", err)
+		}
+	}
+	// The lease was the script's, and it gave it back.
+	if o := status(t, d, "shell-b", limb); o.Lease.Holder != "" {
+		t.Errorf("the lease outlived the script: %+v", o.Lease)
+	}
+	// The human report: a line per step with its number and status.
+	r = d.dvv("script", "--limb", limb, "--var", "who=again", "--var", "dir="+dir, script)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 16 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "2 ") {
+		t.Errorf("the human report:\n%s", r.stdout)
+	}
+}
+
+// TestScriptStopsAtTheFence: a key Return scrolls a real xterm full of
+// text, which arms the typing fence; the script's next type is refused
+// with SCREEN_CHANGED and the script stops at that line (exit 5), types
+// nothing after it, and leaves a screenshot of the moment in --artifacts.
+// The same script with a wait between (a read) types through.
+func TestScriptStopsAtTheFence(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "xterm", "xdotool")
+	d := startDaemon(t, "")
+	x, limb := openVNC(t, d)
+
+	// As TestTypeReadPassesTheFence: one line of scrolling repaints it all.
+	out := filepath.Join(t.TempDir(), "typed")
+	ready := out + ".ready"
+	fill := `i=0; while [ $i -lt 100 ]; do if [ $((i % 2)) -eq 0 ]; then printf '%0128d\n' 0; else printf '%128s\n' '' | tr ' ' '#'; fi; i=$((i+1)); done`
+	x.Background(t, "xterm", "-geometry", "130x44+0+0", "-e", "sh", "-c",
+		fmt.Sprintf("stty -icanon; %s; touch %s; exec cat > %s", fill, ready, out))
+	testbed.WaitFile(t, ready, 15*time.Second)
+	testbed.Eventually(t, 10*time.Second, "the xterm focused", func() bool {
+		o, err := x.Command("xdotool", "search", "--class", "xterm").Output()
+		return err == nil && len(strings.Fields(string(o))) > 0 &&
+			x.Command("xdotool", "windowfocus", "--sync", strings.Fields(string(o))[0]).Run() == nil
+	})
+	d.must("wait", limb, "--until", "screen-stable", "--quiet-ms", "300", "--timeout-ms", "5000")
+
+	artifacts := filepath.Join(t.TempDir(), "artifacts")
+	r := d.dvv("script", "--limb", limb, "--artifacts", artifacts, "--json", writeScript(t, `screen --out /dev/null
+key Return
+wait --until screen-stable --quiet-ms 300 --timeout-ms 5000 # a read: type goes through
+type first
+key Return
+sleep 1s
+# nothing read since the scroll: the fence holds
+type second
+type third
+`))
+	wantExit(t, r, wire.ExitFence, "")
+	steps := scriptSteps(t, r)
+	last := steps[len(steps)-1]
+	if last.Line != 8 || last.Status != "failed" || last.Code != string(wire.ScreenChanged) || last.Exit != wire.ExitFence || last.Next == "" {
+		t.Fatalf("the script did not stop at line 8 with SCREEN_CHANGED: %+v\n%v", steps, r)
+	}
+	if len(steps) != 7 {
+		t.Errorf("want 7 steps reported (the 8th failed, the 9th not run), got %+v", steps)
+	}
+	testbed.Eventually(t, 10*time.Second, "the xterm's input", func() bool {
+		b, _ := os.ReadFile(out)
+		return string(b) == "\nfirst\n"
+	})
+	if b, _ := os.ReadFile(out); string(b) != "\nfirst\n" {
+		t.Fatalf("the xterm received %q: the script typed past the fence", b)
+	}
+	shot, err := os.ReadFile(filepath.Join(artifacts, "line-8.png"))
+	if err != nil || last.Screenshot == "" {
+		t.Fatalf("no screenshot of the failure: %v %+v", err, last)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil || img.Bounds().Dx() != 800 {
+		t.Fatalf("the screenshot is not the desktop: %v", err)
+	}
+	if !strings.Contains(r.stderr, "line 8") {
+		t.Errorf("stderr does not name the line: %v", r)
+	}
+}
