@@ -187,6 +187,11 @@ func (e *env) runScript(steps []script.Step, o scriptOptions) error {
 		}
 		defer release()
 	}
+	if o.limb != "" {
+		if err := r.startRead(); err != nil {
+			return err
+		}
+	}
 	for i, s := range steps {
 		rep, err := r.step(s, argvs[i])
 		r.report(rep)
@@ -195,6 +200,19 @@ func (e *env) runScript(steps []script.Step, o scriptOptions) error {
 		}
 	}
 	return nil
+}
+
+// startRead reads the limb's screen as the script starts, in history as a
+// screen read: the script was written for the screen it starts on, as a
+// person looks before acting. It gives the clicks their generation and the
+// first type its read; after that only the script's own read steps clear
+// the typing fence.
+func (r *scriptRun) startRead() error {
+	target, _ := limbTarget(r.o.limb)
+	ctx, cancel := context.WithTimeout(r.e.ctx, r.e.deadline(nil))
+	defer cancel()
+	_, err := r.c.Screen(ctx, wire.ScreenArgs{Target: target, Form: "damage-crop"})
+	return err
 }
 
 // stepArgv is the dvv command line of a step: the limb put where the

@@ -212,3 +212,91 @@ type third
 		t.Errorf("stderr does not name the line: %v", r)
 	}
 }
+
+// TestScriptVncdoCommandLine: vncdotool's documented command lines run
+// unchanged after `dvv script --limb L --vncdo --` (in place of `vncdo -s
+// host`): the typed line reaches the xterm's program, capture writes the
+// desktop, and a press, drag and release (mousedown, drag, mouseup) selects
+// the xterm's text, which the X server's PRIMARY selection then holds.
+func TestScriptVncdoCommandLine(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "xterm", "xdotool", "xclip")
+	d := startDaemon(t, "")
+	x, limb := openVNC(t, d)
+	typed := filepath.Join(t.TempDir(), "typed")
+	// Echo on: what is typed shows on the xterm's first line, to select.
+	x.Background(t, "xterm", "-geometry", "60x20+0+0", "-e", "sh", "-c",
+		fmt.Sprintf("stty -icanon; touch %s.ready; exec cat > %s", typed, typed))
+	testbed.WaitFile(t, typed+".ready", 15*time.Second)
+	dir := t.TempDir()
+
+	r := d.dvv(append([]string{"script", "--limb", limb, "--vncdo", "--"},
+		"move", "100", "100", "click", "1", "type", "hello world", "key", "enter", "capture", filepath.Join(dir, "screen.png"))...)
+	if r.code != 0 {
+		t.Fatalf("vncdo's command line: %v", r)
+	}
+	testbed.Eventually(t, 10*time.Second, "the typed line", func() bool {
+		b, _ := os.ReadFile(typed)
+		return string(b) == "hello world\n"
+	})
+	if f, err := os.Open(filepath.Join(dir, "screen.png")); err != nil {
+		t.Fatalf("capture: %v", err)
+	} else if img, err := png.Decode(f); err != nil || img.Bounds().Dx() != 800 {
+		t.Fatalf("capture did not write the desktop: %v", err)
+	}
+
+	// A vncdotool script file: several verbs a line, as vncdo reads one.
+	vdo := filepath.Join(dir, "select.vdo")
+	os.WriteFile(vdo, []byte("# select the first line of the xterm\nmove 2 6 mousedown 1\ndrag 200 8\nmouseup 1\npause 0.2\n"), 0o600)
+	if r := d.dvv("script", "--limb", limb, "--vncdo", vdo); r.code != 0 {
+		t.Fatalf("vncdo file: %v", r)
+	}
+	testbed.Eventually(t, 10*time.Second, "the selection", func() bool {
+		out, _ := x.Command("xclip", "-o", "-selection", "primary").Output()
+		return strings.HasPrefix(string(out), "hello world")
+	})
+
+	// A mistake in the script is refused before anything is sent.
+	r = d.dvv("script", "--limb", limb, "--vncdo", "--", "type", "x", "-s", "host::5901")
+	wantExit(t, r, wire.ExitUsage, "")
+	if !strings.Contains(r.stderr, "--limb") {
+		t.Errorf("vncdo's -s is not explained: %v", r)
+	}
+	if b, _ := os.ReadFile(typed); string(b) != "hello world\n" {
+		t.Errorf("a refused script typed: %q", b)
+	}
+}
+
+// TestScriptOnRDP: the same kind of script on an RDP limb (FreeRDP's
+// shadow server in front of an X display): the text reaches the xterm.
+func TestScriptOnRDP(t *testing.T) {
+	t.Parallel()
+	srv := testbed.StartShadow(t, testbed.ShadowOptions{Width: 800, Height: 600})
+	d := startDaemon(t, "")
+	typed := srv.CatTerm(t)
+	d.must("hosts", "trust", srv.Addr, "--protocol", "rdp", "--accept-new")
+	r := d.dvv("open", srv.Addr, "--protocol", "rdp", "--perceive")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	limb := strings.TrimSpace(r.stdout)
+	d.must("wait", limb, "--until", "connected", "--timeout-ms", "20000")
+	r = d.dvv("script", "--limb", limb, "--json", writeScript(t, `screen --out /dev/null
+click 200 100 --action move
+type "over rdp ${n}"
+key Return
+wait --until screen-stable --quiet-ms 200 --timeout-ms 5000
+type done
+key Return
+`), "--var", "n=1")
+	if r.code != 0 {
+		t.Fatalf("the script on RDP: %v", r)
+	}
+	if n := len(scriptSteps(t, r)); n != 7 {
+		t.Errorf("want 7 steps, got %d: %v", n, r)
+	}
+	testbed.Eventually(t, 10*time.Second, "the typed lines", func() bool {
+		b, _ := os.ReadFile(typed)
+		return string(b) == "over rdp 1\ndone\n"
+	})
+}
