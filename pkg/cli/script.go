@@ -43,6 +43,9 @@ type scriptOptions struct {
 	artifacts string
 	vncdo     bool
 	noLease   bool
+	// stopped, when set, says what a failed step means beyond its own
+	// failure (replay: where the screen diverged, with its pictures).
+	stopped func(r *scriptRun, s script.Step, argv []string, rep stepReport) error
 }
 
 func scriptCmd(e *env) *cobra.Command {
@@ -107,10 +110,19 @@ func (o *scriptOptions) steps(e *env, cmd *cobra.Command, args []string) ([]scri
 	}
 	var src []byte
 	var err error
+	dir := "."
 	if args[0] == "-" {
 		src, err = io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	} else {
 		src, err = os.ReadFile(args[0])
+		dir = filepath.Dir(args[0])
+	}
+	// ${script_dir}: the script's own directory, so a script names the
+	// files beside it (an exported script's checkpoints) from anywhere.
+	if _, given := vars["script_dir"]; !given {
+		if abs, aerr := filepath.Abs(dir); aerr == nil {
+			vars["script_dir"] = abs
+		}
 	}
 	if err != nil {
 		return nil, localErr(wire.BadRequest, "read the script: %v", err)
@@ -195,6 +207,9 @@ func (e *env) runScript(steps []script.Step, o scriptOptions) error {
 	for i, s := range steps {
 		rep, err := r.step(s, argvs[i])
 		r.report(rep)
+		if err != nil && o.stopped != nil {
+			return o.stopped(r, s, argvs[i], rep)
+		}
 		if err != nil {
 			return &exitStatus{code: rep.Exit, msg: fmt.Sprintf("the script stopped at line %d (%s): %s", s.Line, s.Text, rep.Code)}
 		}

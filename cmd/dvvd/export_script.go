@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/dvvhq/dvv/pkg/imgmatch"
+	"github.com/dvvhq/dvv/pkg/recording"
+)
+
+// exportScriptArg runs dvvd as a one-shot writer of a recording's acts as
+// a dvv script: `dvvd __export-script FILE.fbs OUT.dvv`. Before each act
+// the script has a checkpoint, an expect on a crop of the recorded screen
+// around the act's point, saved beside the script as OUT.act-N.png. `dvv
+// record export --script` and `dvv replay` run it (the decoder stays out
+// of dvv, as for __export-mp4). Not a documented command: dvv is its
+// interface; docs/scripts.md describes the script.
+const exportScriptArg = "__export-script"
+
+// Checkpoint sizes: the crop around an act's point, grown where it is flat.
+var checkpointSides = []int{96, 192, 384}
+
+// checkpointMargin is how far (each way) the live screen may be off the
+// recorded crop's place and still match; checkpointThreshold the least
+// similarity; both are replay's documented tolerance.
+const (
+	checkpointMargin    = 4
+	checkpointThreshold = "0.9"
+	checkpointSettle    = "5s"
+)
+
+func exportScript(args []string, stderr io.Writer) int {
+	if len(args) != 2 {
+		fmt.Fprintf(stderr, "dvvd %s: want FILE.fbs OUT.dvv\n", exportScriptArg)
+		return exportUsage
+	}
+	in, out := args[0], args[1]
+	if filepath.Ext(in) != ".fbs" {
+		fmt.Fprintf(stderr, "%s is not a desktop recording (.fbs): a terminal's acts have no screen to check\n", in)
+		return exportFailed
+	}
+	if st, err := os.Stat(in); err == nil {
+		debug.SetMemoryLimit(exportMemory + 2*st.Size())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := writeScript(ctx, in, out); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exportFailed
+	}
+	return exportOK
+}
+
+// replayable are the acts a script re-issues: what a desktop's input was.
+func replayable(a recording.Act) bool {
+	if a.Refused() {
+		return false
+	}
+	switch a.Op {
+	case "click":
+		return a.Pointer()
+	case "key":
+		return a.Keys != ""
+	case "type":
+		return a.TextLen != nil
+	}
+	return false
+}
+
+func writeScript(ctx context.Context, in, out string) error {
+	acts, err := recording.ReadActs(recording.ActsPath(in))
+	if err != nil {
+		return err
+	}
+	pl, err := recording.OpenPlayer(ctx, in)
+	if err != nil {
+		return err
+	}
+	defer pl.Close()
+	base := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	dir := filepath.Dir(out)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# dvv script of the recording %s (dvv record export --script)\n", filepath.Base(in))
+	fmt.Fprintf(&b, "# run it with: dvv script --limb LIMB %s", filepath.Base(out))
+	var typed []string
+	n := 0
+	for _, a := range acts {
+		if replayable(a) && a.Op == "type" {
+			typed = append(typed, fmt.Sprintf("--var text_%d=…", n+1))
+		}
+		if replayable(a) {
+			n++
+		}
+	}
+	fmt.Fprintf(&b, " %s\n", strings.Join(typed, " "))
+	n = 0
+	px, py, havePoint := 0, 0, false
+	for _, a := range acts {
+		if !replayable(a) {
+			continue
+		}
+		n++
+		if a.Pointer() {
+			px, py, havePoint = *a.X, *a.Y, true
+		}
+		frame, err := pl.Frame(uint32(a.T * 1000))
+		if err != nil {
+			return fmt.Errorf("act %d: %w", n, err)
+		}
+		x, y := px, py
+		if !havePoint {
+			x, y = frame.Bounds().Dx()/2, frame.Bounds().Dy()/2
+		}
+		box, crop := checkpoint(frame, x, y)
+		b.WriteByte('\n')
+		if crop == nil {
+			fmt.Fprintf(&b, "# act %d t=%.3f box=-: %s by %s (the screen there is flat: no checkpoint)\n", n, a.T, a.Label(), a.Attachment)
+		} else {
+			name := fmt.Sprintf("%s.act-%d.png", base, n)
+			if err := writePNG(filepath.Join(dir, name), crop); err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "# act %d t=%.3f box=%d,%d,%d,%d: %s by %s\n", n, a.T, box.Min.X, box.Min.Y, box.Dx(), box.Dy(), a.Label(), a.Attachment)
+			r := box.Inset(-checkpointMargin).Intersect(frame.Bounds())
+			fmt.Fprintf(&b, "expect \"${script_dir}/%s\" --region %d,%d,%d,%d --threshold %s --timeout %s\n",
+				name, r.Min.X, r.Min.Y, r.Dx(), r.Dy(), checkpointThreshold, checkpointSettle)
+		}
+		b.WriteString(actStep(a, n) + "\n")
+	}
+	if n == 0 {
+		return fmt.Errorf("%s holds no acts to replay (clicks, keys, typed text)", recording.ActsPath(in))
+	}
+	return os.WriteFile(out, []byte(b.String()), 0o600)
+}
+
+// actStep is an act as a dvv script step.
+func actStep(a recording.Act, n int) string {
+	switch a.Op {
+	case "key":
+		return "key " + quoteWord(a.Keys)
+	case "type":
+		return fmt.Sprintf("type \"${text_%d}\"", n)
+	}
+	s := fmt.Sprintf("click %d %d", *a.X, *a.Y)
+	if a.Action != "" && a.Action != "click" {
+		s += " --action " + a.Action
+	}
+	if a.Action == "drag" && a.ToX != nil && a.ToY != nil {
+		s += fmt.Sprintf(" --to-x %d --to-y %d", *a.ToX, *a.ToY)
+		if a.Button != "" {
+			s += " --button " + a.Button
+		}
+	}
+	if a.Action == "scroll" {
+		dir := a.Direction
+		if dir == "" {
+			dir = "down"
+		}
+		s += " --direction " + dir
+		if a.Clicks != nil {
+			s += " --clicks " + strconv.Itoa(*a.Clicks)
+		}
+	}
+	if len(a.Modifiers) > 0 {
+		s += " --modifiers " + quoteWord(strings.Join(a.Modifiers, ","))
+	}
+	return s
+}
+
+// quoteWord writes a word a script reads back unchanged (pkg/script's
+// rules: single quotes are literal).
+func quoteWord(w string) string {
+	if w != "" && !strings.ContainsAny(w, " \t\"'\\$#") {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", "") + "'"
+}
+
+// checkpoint is the crop of frame around x,y a replay compares: the
+// smallest of checkpointSides that is not flat (a patch of one colour
+// matches anywhere, and dvvd's expect refuses it), kept inside the frame.
+func checkpoint(frame *image.RGBA, x, y int) (image.Rectangle, *image.RGBA) {
+	fr := frame.Bounds()
+	for _, side := range checkpointSides {
+		w, h := min(side, fr.Dx()), min(side, fr.Dy())
+		x0 := min(max(x-w/2, fr.Min.X), fr.Max.X-w)
+		y0 := min(max(y-h/2, fr.Min.Y), fr.Max.Y-h)
+		box := image.Rect(x0, y0, x0+w, y0+h)
+		crop := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.Draw(crop, crop.Bounds(), frame, box.Min, draw.Src)
+		if _, err := imgmatch.NewTemplate(crop); err == nil {
+			return box, crop
+		}
+	}
+	return image.Rectangle{}, nil
+}
+
+func writePNG(path string, img image.Image) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
