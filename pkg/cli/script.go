@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,13 @@ type scriptOptions struct {
 	artifacts string
 	vncdo     bool
 	noLease   bool
+	group     string
+	// member names the group member a run is for, in its report.
+	member string
+	// ready, when set, is called once the run holds its lease and read
+	// the screen, before its first step (a group's members wait there
+	// until every member started).
+	ready func()
 	// stopped, when set, says what a failed step means beyond its own
 	// failure (replay: where the screen diverged, with its pictures).
 	stopped func(r *scriptRun, s script.Step, argv []string, rep stepReport) error
@@ -72,6 +80,12 @@ func scriptCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if o.group != "" {
+				if o.limb != "" {
+					return usageErr("--group runs the script on every member: give --group or --limb, not both")
+				}
+				return e.runGroupScript(steps, o)
+			}
 			return e.runScript(steps, o)
 		},
 	}
@@ -80,6 +94,7 @@ func scriptCmd(e *env) *cobra.Command {
 	f.StringArrayVar(&o.vars, "var", nil, "name=value: the value of ${name} in the script (repeatable)")
 	f.StringVar(&o.artifacts, "artifacts", "", "directory for what a failed step leaves: a screenshot of the limb (line-N.png)")
 	f.BoolVar(&o.vncdo, "vncdo", false, "read vncdotool's command line (after --) or a file of vncdotool command lines")
+	f.StringVar(&o.group, "group", "", "run the script on every member of this group at once (steps written without a limb), a report per member")
 	f.BoolVar(&o.noLease, "no-lease", false, "take no lease for the script: its own control steps, or the shell's lease, apply")
 	return cmd
 }
@@ -146,6 +161,7 @@ func scriptErr(err error) error {
 
 // stepReport is one line of the report; --json prints it as an object.
 type stepReport struct {
+	Member  string `json:"member,omitempty"` // GROUP/INDEX, with --group
 	Line    int    `json:"line"`
 	Step    string `json:"step"`
 	Status  string `json:"status"`
@@ -204,8 +220,12 @@ func (e *env) runScript(steps []script.Step, o scriptOptions) error {
 			return err
 		}
 	}
+	if o.ready != nil {
+		o.ready()
+	}
 	for i, s := range steps {
 		rep, err := r.step(s, argvs[i])
+		rep.Member = o.member
 		r.report(rep)
 		if err != nil && o.stopped != nil {
 			return o.stopped(r, s, argvs[i], rep)
@@ -228,6 +248,81 @@ func (r *scriptRun) startRead() error {
 	defer cancel()
 	_, err := r.c.Screen(ctx, wire.ScreenArgs{Target: target, Form: "damage-crop"})
 	return err
+}
+
+// runGroupScript runs the script on every member of a group at once, each
+// over its own attachment with its own lease: every member starts (leased,
+// its screen read) before any runs its first step, and one failing never
+// stops the others. The reports come a member after another, in member
+// order; the exit status is the first failed member's.
+func (e *env) runGroupScript(steps []script.Step, o scriptOptions) error {
+	g, err := roundTrip[wire.GroupListAnswer](e, wire.GroupListArgs{GroupID: o.group})
+	if err != nil {
+		return err
+	}
+	if g.Group == nil || len(g.Group.Members) == 0 {
+		return localErr(wire.NotFound, "group %s has no members", o.group)
+	}
+	members := g.Group.Members
+	type outcome struct {
+		out, errOut bytes.Buffer
+		err         error
+	}
+	results := make([]*outcome, len(members))
+	var started, done sync.WaitGroup
+	started.Add(len(members))
+	for i, m := range members {
+		res := &outcome{}
+		results[i] = res
+		me := &env{socket: e.socket, session: e.session, json: e.json, verify: e.verify, timeout: e.timeout,
+			stdin: e.stdin, getenv: e.getenv, lookupEnv: e.lookupEnv, ctx: e.ctx}
+		me.humanStreams(&res.out, &res.errOut)
+		mo := o
+		mo.group, mo.limb, mo.member = "", m.LimbID, fmt.Sprintf("%s/%d", o.group, m.Index)
+		var once sync.Once
+		mo.ready = func() { once.Do(started.Done); started.Wait() }
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			res.err = me.runScript(steps, mo)
+			once.Do(started.Done) // a member that failed to start holds nobody up
+		}()
+	}
+	done.Wait()
+	var first error
+	for i, m := range members {
+		res := results[i]
+		if !e.json {
+			fmt.Fprintf(e.stdout, "%s/%d %s\n", o.group, m.Index, m.LimbID)
+		}
+		e.dataOut().Write(res.out.Bytes())
+		if res.err == nil {
+			continue
+		}
+		var st *exitStatus
+		if !errors.As(res.err, &st) {
+			// The member did not start (its lease, its limb): its report
+			// is that one failure, at line 0.
+			rep := stepReport{Member: fmt.Sprintf("%s/%d", o.group, m.Index), Step: "(start)", Status: stepFailed}
+			rep.Exit = (&env{stderr: io.Discard, stdout: io.Discard}).finish(res.err)
+			rep.Code, rep.Message, rep.Next = stepFailure(res.err, "")
+			st = &exitStatus{code: rep.Exit}
+			if e.json {
+				e.printJSON(rep)
+			}
+			fmt.Fprintf(e.stderr, "%s did not start: %s: %s\n", rep.Member, rep.Code, rep.Message)
+			if rep.Next != "" {
+				fmt.Fprintf(e.stderr, "next: %s\n", rep.Next)
+			}
+		} else {
+			fmt.Fprintf(e.stderr, "%s/%d: %s\n", o.group, m.Index, oneLine(st.msg))
+			e.stderr.Write(res.errOut.Bytes())
+		}
+		if first == nil {
+			first = &exitStatus{code: st.code}
+		}
+	}
+	return first
 }
 
 // stepArgv is the dvv command line of a step: the limb put where the

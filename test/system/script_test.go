@@ -300,3 +300,82 @@ key Return
 		return string(b) == "over rdp 1\ndone\n"
 	})
 }
+
+// TestScriptOnAGroup: `dvv script --group` runs the script on every member
+// at once, a report per member. With another session holding member 1's
+// lease, member 1 fails to start and member 0 still runs the whole script;
+// with both free, both xterms get the text, and every member's first read
+// of the screen comes before any member's last act (every member started
+// before any finished).
+func TestScriptOnAGroup(t *testing.T) {
+	t.Parallel()
+	testbed.Need(t, "xterm", "xdotool")
+	d := startDaemon(t, "")
+	var typed []string
+	var addrs []string
+	for range 2 {
+		x := testbed.StartXvnc(t, testbed.XvncOptions{})
+		typed = append(typed, x.CatTerm(t))
+		addrs = append(addrs, "--address", x.Addr)
+	}
+	g := response(t, d.must(append([]string{"group", "open", "--protocol", "vnc", "--perceive", "--json"}, addrs...)...)).Group
+	if g == nil || len(g.Members) != 2 {
+		t.Fatalf("group open: %+v", g)
+	}
+	for _, m := range g.Members {
+		d.must("wait", m.LimbID, "--until", "connected", "--timeout-ms", "10000")
+	}
+	script := writeScript(t, "click 100 100 --action move\ntype \"${word}\"\nkey Return\n")
+
+	// Member 1's lease is another session's: only member 1 fails.
+	d.run("shell-b", "", nil, "control", "acquire", g.Members[1].LimbID)
+	r := d.dvv("script", "--group", g.GroupID, "--var", "word=first", "--json", script)
+	if r.code != wire.ExitLease {
+		t.Fatalf("want member 1's lease failure (exit %d), got %v", wire.ExitLease, r)
+	}
+	steps := scriptSteps(t, r)
+	if len(steps) != 4 || steps[2].Line != 3 || steps[3].Line != 0 || steps[3].Code != string(wire.LeaseNotHeld) {
+		t.Fatalf("want member 0's 3 steps and member 1's failed start: %v", r)
+	}
+	testbed.Eventually(t, 10*time.Second, "member 0's xterm", func() bool {
+		b, _ := os.ReadFile(typed[0])
+		return string(b) == "first\n"
+	})
+	if b, _ := os.ReadFile(typed[1]); len(b) != 0 {
+		t.Fatalf("member 1 was typed into without its lease: %q", b)
+	}
+	if !strings.Contains(r.stderr, g.GroupID+"/1") {
+		t.Errorf("stderr does not name member 1: %v", r)
+	}
+	d.run("shell-b", "", nil, "control", "release", g.Members[1].LimbID)
+
+	r = d.dvv("script", "--group", g.GroupID, "--var", "word=both", script)
+	if r.code != 0 {
+		t.Fatalf("both members free: %v", r)
+	}
+	for i, f := range typed {
+		want := map[int]string{0: "first\nboth\n", 1: "both\n"}[i]
+		testbed.Eventually(t, 10*time.Second, "member's xterm", func() bool {
+			b, _ := os.ReadFile(f)
+			return string(b) == want
+		})
+	}
+	// Every member's first read (the script's start) before any last act.
+	lastStart, firstEnd := int64(0), int64(1<<62)
+	for _, m := range g.Members {
+		h := response(t, d.must("history", m.LimbID, "--json")).History
+		var read, key int64
+		for _, e := range h {
+			if e.Op == "screen" && e.StartedMs > read {
+				read = e.StartedMs // the last run's read
+			}
+			if e.Op == "key" {
+				key = max(key, e.StartedMs)
+			}
+		}
+		lastStart, firstEnd = max(lastStart, read), min(firstEnd, key)
+	}
+	if lastStart > firstEnd {
+		t.Errorf("a member read its start screen (%d) after another's last act (%d)", lastStart, firstEnd)
+	}
+}
