@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/dvvhq/dvv/pkg/imgmatch"
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/recording"
 )
 
@@ -141,7 +143,7 @@ func writeScript(ctx context.Context, in, out string) error {
 	if n == 0 {
 		return fmt.Errorf("%s holds no acts to replay (clicks, keys, typed text)", recording.ActsPath(in))
 	}
-	return os.WriteFile(out, []byte(b.String()), 0o600)
+	return writeBeside(out, []byte(b.String()))
 }
 
 // actStep is an act as a dvv script step.
@@ -207,13 +209,28 @@ func checkpoint(frame *image.RGBA, x, y int) (image.Rectangle, *image.RGBA) {
 }
 
 func writePNG(path string, img image.Image) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		return err
+	}
+	return writeBeside(path, b.Bytes())
+}
+
+// writeBeside writes a new file through a fresh one beside it, renamed
+// over path: a name another local user planted at path (a symlink) is
+// replaced, never written through (pkg/localfile).
+func writeBeside(path string, data []byte) error {
+	tmp, err := localfile.CreateBeside(path, 0o600)
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
 		return err
 	}
-	return f.Close()
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

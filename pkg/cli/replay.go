@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/color"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/script"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -246,7 +248,7 @@ func (r *scriptRun) divergence(dir string, n int, expectedPath string, box image
 	if dir == "" {
 		dir, err = os.MkdirTemp(".", "dvv-replay-")
 	} else {
-		err = os.MkdirAll(dir, 0o700)
+		err = localfile.OwnDir(dir)
 	}
 	if err != nil {
 		return "", localErr(wire.BadRequest, "the pictures' directory: %v", err)
@@ -323,13 +325,9 @@ func readPNG(path string) (image.Image, error) {
 }
 
 func writeLocalPNG(path string, img image.Image) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return localErr(wire.BadRequest, "%v", err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
 		return localErr(wire.BadRequest, "%s: %v", path, err)
 	}
-	return f.Close()
+	return writeLocal(path, b.Bytes())
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/script"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -556,7 +557,7 @@ func (r *scriptRun) screenshot(s script.Step, argv []string) string {
 	if limb == "" {
 		return ""
 	}
-	if err := os.MkdirAll(r.o.artifacts, 0o700); err != nil {
+	if err := localfile.OwnDir(r.o.artifacts); err != nil {
 		fmt.Fprintf(r.e.stderr, "dvv: --artifacts: %v\n", err)
 		return ""
 	}
