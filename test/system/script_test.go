@@ -379,3 +379,32 @@ func TestScriptOnAGroup(t *testing.T) {
 		t.Errorf("a member read its start screen (%d) after another's last act (%d)", lastStart, firstEnd)
 	}
 }
+
+// TestScriptOnATerminal: run steps on an SSH limb, with the remote
+// command's own output as the ground truth (a file it wrote), and a
+// failing command stopping the script with its exit status at its line.
+func TestScriptOnATerminal(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t)
+	d := startDaemonIn(t, "", s.Home)
+	limb := openSSH(t, d, s)
+	out := filepath.Join(t.TempDir(), "out")
+	r := d.dvv("script", "--limb", limb, "--json", "--var", "out="+out, writeScript(t, `run --timeout 10s "echo one > ${out}"
+term send "echo two >> ${out}"
+key Enter
+wait --until text --text two --timeout-ms 10000
+run --timeout 10s "exit 3"
+run --timeout 10s "echo never >> ${out}"
+`))
+	if r.code != 3 {
+		t.Fatalf("want the script to stop with run's status 3: %v", r)
+	}
+	steps := scriptSteps(t, r)
+	if len(steps) != 5 || steps[4].Line != 5 || steps[4].Status != "failed" {
+		t.Fatalf("want the script to stop at line 5: %v", r)
+	}
+	testbed.Eventually(t, 10*time.Second, "the remote commands' file", func() bool {
+		b, _ := os.ReadFile(out)
+		return string(b) == "one\ntwo\n"
+	})
+}
