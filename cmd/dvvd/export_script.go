@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"image/draw"
 	"image/png"
 	"io"
@@ -29,6 +30,67 @@ import (
 // of dvv, as for __export-mp4). Not a documented command: dvv is its
 // interface; docs/scripts.md describes the script.
 const exportScriptArg = "__export-script"
+
+// diffPicturesArg draws where two pictures differ: `dvvd __diff-pictures
+// EXPECTED.png ACTUAL.png OUT.png`, for `dvv replay` at a divergence.
+const diffPicturesArg = "__diff-pictures"
+
+func diffPictures(args []string, stderr io.Writer) int {
+	if len(args) != 3 {
+		fmt.Fprintf(stderr, "dvvd %s: want EXPECTED.png ACTUAL.png OUT.png\n", diffPicturesArg)
+		return exportUsage
+	}
+	var imgs [2]image.Image
+	for i, p := range args[:2] {
+		f, err := os.Open(p)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exportFailed
+		}
+		imgs[i], err = png.Decode(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", p, err)
+			return exportFailed
+		}
+	}
+	if err := writePNG(args[2], diffPicture(imgs[0], imgs[1])); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exportFailed
+	}
+	return exportOK
+}
+
+// diffPicture marks in red the pixels where a and b differ (by more than
+// 48 over R+G+B, what a caret's antialiasing stays under), over a faded.
+func diffPicture(a, b image.Image) *image.RGBA {
+	ab, bb := a.Bounds(), b.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, ab.Dx(), ab.Dy()))
+	fade := func(v uint32) uint8 { return uint8(255 - (255-v>>8)/4) }
+	for y := 0; y < ab.Dy(); y++ {
+		for x := 0; x < ab.Dx(); x++ {
+			ar, ag, abl, _ := a.At(ab.Min.X+x, ab.Min.Y+y).RGBA()
+			differs := true
+			if x < bb.Dx() && y < bb.Dy() {
+				br, bg, bbl, _ := b.At(bb.Min.X+x, bb.Min.Y+y).RGBA()
+				differs = (absDiff(ar, br)+absDiff(ag, bg)+absDiff(abl, bbl))>>8 > 48
+			}
+			if differs {
+				out.Set(x, y, color.RGBA{255, 0, 0, 255})
+			} else {
+				out.Set(x, y, color.RGBA{fade(ar), fade(ag), fade(abl), 255})
+			}
+		}
+	}
+	return out
+}
+
+func absDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
 
 // Checkpoint sizes: the crop around an act's point, grown where it is flat.
 var checkpointSides = []int{96, 192, 384}

@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,8 +29,14 @@ var actHeader = regexp.MustCompile(`^# act (\d+) t=([0-9.]+) box=(-|(\d+),(\d+),
 type scriptAct struct {
 	n   int
 	t   float64
-	box image.Rectangle // empty: no checkpoint (a flat screen there)
+	box box // empty: no checkpoint (a flat screen there)
 }
+
+// box is a checkpoint's crop in framebuffer pixels (no image package in
+// dvv: it would slow every dvv call's start-up, docs/benchmarks.md).
+type box struct{ x, y, w, h int }
+
+func (b box) empty() bool { return b.w <= 0 || b.h <= 0 }
 
 // exportedActs reads an exported script's act headers by line: each step
 // belongs to the act whose header is above it.
@@ -51,7 +53,7 @@ func exportedActs(src string) map[int]scriptAct {
 				y, _ := strconv.Atoi(m[5])
 				w, _ := strconv.Atoi(m[6])
 				h, _ := strconv.Atoi(m[7])
-				cur.box = image.Rect(x, y, x+w, y+h)
+				cur.box = box{x, y, w, h}
 			}
 			continue
 		}
@@ -69,12 +71,18 @@ func writeExportedScript(e *env, rec, out string) error {
 	if _, err := os.Stat(rec); err != nil {
 		return localErr(wire.NotFound, "the recording: %v", err)
 	}
+	return runRenderer(e, "__export-script", rec, out)
+}
+
+// runRenderer runs dvvd as a one-shot renderer of pictures (its decoder
+// and image code stay out of dvv).
+func runRenderer(e *env, args ...string) error {
 	dvvd, err := findDvvd()
 	if err != nil {
-		return localErr(wire.Unsupported, "reading a recording needs dvvd's decoder: no dvvd beside dvv or on $PATH")
+		return localErr(wire.Unsupported, "reading a recording or pictures needs dvvd's decoder: no dvvd beside dvv or on $PATH")
 	}
 	var stderr strings.Builder
-	cmd := exec.CommandContext(e.ctx, dvvd, "__export-script", rec, out)
+	cmd := exec.CommandContext(e.ctx, dvvd, args...)
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 8 << 10}
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -214,7 +222,7 @@ func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
 	}
 	o.stopped = func(r *scriptRun, s script.Step, argv []string, rep stepReport) error {
 		a := byNumber[s.Line]
-		if s.Verb() != "expect" || rep.Code != "NOT_SETTLED" || a.box.Empty() {
+		if s.Verb() != "expect" || rep.Code != "NOT_SETTLED" || a.box.empty() {
 			return &exitStatus{code: rep.Exit, msg: fmt.Sprintf("replay stopped at act %d (%s): %s", s.Line, s.Text, rep.Code)}
 		}
 		dir, err := r.divergence(o.artifacts, s.Line, filepath.Join(work, fmt.Sprintf("replay.act-%d.png", s.Line)), a.box)
@@ -241,9 +249,9 @@ func replaceFlag(args []string, flag, value string) []string {
 
 // divergence writes the pictures of act n's checkpoint that failed: what
 // the recording showed (expected), what the limb shows there now (actual)
-// and where they differ (diff: differing pixels red over the expected
-// picture, faded).
-func (r *scriptRun) divergence(dir string, n int, expectedPath string, box image.Rectangle) (string, error) {
+// and where they differ (diff, drawn by dvvd's renderer: differing pixels
+// red over the expected picture, faded).
+func (r *scriptRun) divergence(dir string, n int, expectedPath string, b box) (string, error) {
 	var err error
 	if dir == "" {
 		dir, err = os.MkdirTemp(".", "dvv-replay-")
@@ -254,80 +262,22 @@ func (r *scriptRun) divergence(dir string, n int, expectedPath string, box image
 		return "", localErr(wire.BadRequest, "the pictures' directory: %v", err)
 	}
 	prefix := filepath.Join(dir, fmt.Sprintf("act-%d-", n))
-	expected, err := readPNG(expectedPath)
+	expected, err := os.ReadFile(expectedPath)
 	if err != nil {
+		return "", localErr(wire.BadRequest, "%v", err)
+	}
+	if err := writeLocal(prefix+"expected.png", expected); err != nil {
 		return "", err
 	}
-	if err := writeLocalPNG(prefix+"expected.png", expected); err != nil {
-		return "", err
-	}
-	region := fmt.Sprintf("%d,%d,%d,%d", box.Min.X, box.Min.Y, box.Dx(), box.Dy())
+	region := fmt.Sprintf("%d,%d,%d,%d", b.x, b.y, b.w, b.h)
 	if _, stderr, err := r.exec([]string{"screen", r.o.limb, "--region", region, "--out", prefix + "actual.png"}); err != nil {
 		return "", localErr(wire.BadRequest, "the actual picture: %v %s", err, strings.TrimSpace(stderr))
 	}
-	actual, err := readPNG(prefix + "actual.png")
-	if err != nil {
-		return "", err
-	}
-	if err := writeLocalPNG(prefix+"diff.png", diffPicture(expected, actual)); err != nil {
+	if err := runRenderer(r.e, "__diff-pictures", prefix+"expected.png", prefix+"actual.png", prefix+"diff.png"); err != nil {
 		return "", err
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
 	return dir, nil
-}
-
-// diffPicture marks in red the pixels where a and b differ (by more than
-// 48 over R+G+B, what a caret's antialiasing stays under), over a faded.
-func diffPicture(a, b image.Image) *image.RGBA {
-	ab := a.Bounds()
-	out := image.NewRGBA(image.Rect(0, 0, ab.Dx(), ab.Dy()))
-	bb := b.Bounds()
-	for y := 0; y < ab.Dy(); y++ {
-		for x := 0; x < ab.Dx(); x++ {
-			ar, ag, abl, _ := a.At(ab.Min.X+x, ab.Min.Y+y).RGBA()
-			diff := true
-			if x < bb.Dx() && y < bb.Dy() {
-				br, bg, bbl, _ := b.At(bb.Min.X+x, bb.Min.Y+y).RGBA()
-				d := absDiff(ar, br) + absDiff(ag, bg) + absDiff(abl, bbl)
-				diff = d>>8 > 48
-			}
-			if diff {
-				out.Set(x, y, color.RGBA{255, 0, 0, 255})
-			} else {
-				fade := func(v uint32) uint8 { return uint8(255 - (255-v>>8)/4) }
-				out.Set(x, y, color.RGBA{fade(ar), fade(ag), fade(abl), 255})
-			}
-		}
-	}
-	return out
-}
-
-func absDiff(a, b uint32) uint32 {
-	if a > b {
-		return a - b
-	}
-	return b - a
-}
-
-func readPNG(path string) (image.Image, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, localErr(wire.BadRequest, "%v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		return nil, localErr(wire.BadRequest, "%s: %v", path, err)
-	}
-	return img, nil
-}
-
-func writeLocalPNG(path string, img image.Image) error {
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		return localErr(wire.BadRequest, "%s: %v", path, err)
-	}
-	return writeLocal(path, b.Bytes())
 }

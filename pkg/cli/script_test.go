@@ -55,13 +55,13 @@ func TestStepArgvPutsTheLimbWhereTheCommandTakesIt(t *testing.T) {
 func TestReplayReadsTheExportedActs(t *testing.T) {
 	src := "# dvv script of …\n\n# act 1 t=1.500 box=10,20,96,96: click 58,68 by ann\nexpect \"${script_dir}/x.act-1.png\"\nclick 58 68\n\n# act 2 t=2.250 box=-: typed 3 chars by ann (the screen there is flat: no checkpoint)\ntype \"${text_2}\"\n"
 	acts := exportedActs(src)
-	if a := acts[4]; a.n != 1 || a.t != 1.5 || a.box.Min.X != 10 || a.box.Dy() != 96 {
+	if a := acts[4]; a.n != 1 || a.t != 1.5 || a.box.x != 10 || a.box.h != 96 {
 		t.Errorf("line 4: %+v", a)
 	}
 	if a := acts[5]; a.n != 1 {
 		t.Errorf("line 5: %+v", a)
 	}
-	if a := acts[8]; a.n != 2 || !a.box.Empty() {
+	if a := acts[8]; a.n != 2 || !a.box.empty() {
 		t.Errorf("line 8: %+v", a)
 	}
 }
