@@ -343,7 +343,7 @@ func stepArgv(s script.Step, limb string) ([]string, error) {
 	if slices.Contains(notInScripts, verb) || strings.HasPrefix(verb, "-") {
 		return nil, scriptErr(fmt.Errorf("line %d: %q cannot be a script step", s.Line, verb))
 	}
-	root := newRoot(&env{})
+	root := buildTree(func() *cobra.Command { return newRoot(&env{}) })
 	cmd, _, err := root.Find(s.Args)
 	if err != nil || cmd == root {
 		return nil, scriptErr(fmt.Errorf("line %d: %q is not a dvv command or vncdotool verb (docs/scripts.md lists them)", s.Line, verb))
@@ -357,6 +357,16 @@ func stepArgv(s script.Step, limb string) ([]string, error) {
 	}
 	argv := append(append(append([]string{}, s.Args[:depth]...), limb), s.Args[depth:]...)
 	return argv, nil
+}
+
+// treeMu serialises building command trees: a group's members run their
+// steps at once, and building a tree sets cobra's package-wide options.
+var treeMu sync.Mutex
+
+func buildTree(build func() *cobra.Command) *cobra.Command {
+	treeMu.Lock()
+	defer treeMu.Unlock()
+	return build()
 }
 
 // sleepFor reads sleep's duration: 500ms, 2s, or bare seconds.
@@ -507,7 +517,7 @@ func (r *scriptRun) subEnv(stdout, stderr io.Writer) *env {
 func (r *scriptRun) exec(argv []string) (stdout, stderr string, err error) {
 	var out, errOut bytes.Buffer
 	sub := r.subEnv(&out, &errOut)
-	root := newRootFor(sub, argv)
+	root := buildTree(func() *cobra.Command { return newRootFor(sub, argv) })
 	root.SetArgs(argv)
 	err = root.ExecuteContext(r.e.ctx)
 	return out.String(), errOut.String(), err
@@ -536,7 +546,7 @@ func (r *scriptRun) readAfter(argv []string, s script.Step) error {
 
 // stepLimb is the limb a step's command line names ("" when none).
 func stepLimb(argv []string) string {
-	root := newRoot(&env{})
+	root := buildTree(func() *cobra.Command { return newRoot(&env{}) })
 	cmd, _, err := root.Find(argv)
 	if err != nil || !strings.Contains(cmd.Use, "<limbId>") {
 		return ""
