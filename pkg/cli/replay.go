@@ -89,7 +89,9 @@ func runRenderer(e *env, args ...string) error {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return localErr(wire.BadRequest, "%s", msg)
+		we := localErr(wire.BadRequest, "%s", msg).(*wire.Error)
+		we.Next = "give a desktop recording dvv made and its .acts.jsonl beside it (`dvv record list LIMB` prints the paths), and a directory of your own to write into"
+		return we
 	}
 	return nil
 }
