@@ -14,5 +14,10 @@ func opMachineStart(c *call, _ wire.MachineStartArgs) (*wire.MachineStartAnswer,
 	if err != nil {
 		return nil, err
 	}
+	// A limb whose screen went with the machine is between dials, maybe
+	// backing off for seconds: it dials now, as the machine comes up.
+	if l := c.l; l.stateName() != wire.StateConnected {
+		l.requestRedial()
+	}
 	return &wire.MachineStartAnswer{Machine: st}, nil
 }
