@@ -39,6 +39,9 @@ type Config struct {
 	// limb id names the endpoint. nil: the protocol's default port.
 	TerminalPort func(address string) int
 	Files        limb.FilesDialer // sidecar SFTP for desktop limbs
+	// Structure finds a desktop limb's X session over its SSH sidecar
+	// (windows, workspaces, the accessibility bus); nil: none.
+	Structure limb.StructureDialer
 
 	// Services from the hosts/policy layer (nil = feature off).
 	Services Services
