@@ -183,7 +183,7 @@ func (e *env) printScreen(s *wire.Screen) error {
 }
 
 func waitCmd(e *env) *cobra.Command {
-	var until, text, lang string
+	var until, text, lang, window string
 	var quiet, timeout duration
 	cmd := &cobra.Command{
 		Use:   "wait <limbId> --until CONDITION",
@@ -193,7 +193,8 @@ func waitCmd(e *env) *cobra.Command {
 			"Exit status 0 when it settled; " + strconv.Itoa(ExitNotSettled) + " when the deadline passed first (dvvd answers that as an\n" +
 			"ordinary success with settled: false, which --json shows as is).",
 		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet 500ms\n" +
-			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'",
+			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'\n" +
+			"  dvv wait vnc-1a2b3c4d --until window --window 'Save as'",
 		Args: exactArgs(1, "wait needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := limbTarget(args[0])
@@ -204,7 +205,7 @@ func waitCmd(e *env) *cobra.Command {
 			if until == "" {
 				return usageErr("wait needs --until %s", pipeList(variants(wire.OpWait)))
 			}
-			req.Until, req.Lang = until, lang
+			req.Until, req.Lang, req.Window = until, lang, window
 			if cmd.Flags().Changed("text") {
 				req.Text = &text
 			}
@@ -243,6 +244,7 @@ func waitCmd(e *env) *cobra.Command {
 	f.StringVar(&until, "until", "", orList(variants(wire.OpWait)))
 	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
 	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
+	f.StringVar(&window, "window", "", "the window for --until window, window-gone and window-active: an id (0x…) or a part of its title")
 	addDuration(f, &quiet, "quiet", 750*time.Millisecond, "how long the screen must stay unchanged for screen-stable and idle")
 	addDuration(f, &timeout, "timeout", 8*time.Second, "give up after this long (at most 25s; longer is clamped)")
 	return cmd
