@@ -136,6 +136,8 @@ type catalog struct {
 	// window: the X window id windows answered ("0x1a00007"), and a
 	// client area's size
 	Window string `json:"window,omitempty"`
+	// screen: the window layout beside the picture
+	Windows bool `json:"windows,omitempty"`
 	Width  *int   `json:"width,omitempty"`
 	Height *int   `json:"height,omitempty"`
 	// cancel: the id of a request this connection sent that is still in
