@@ -138,8 +138,8 @@ type catalog struct {
 	Window string `json:"window,omitempty"`
 	// screen: the window layout beside the picture
 	Windows bool `json:"windows,omitempty"`
-	Width  *int   `json:"width,omitempty"`
-	Height *int   `json:"height,omitempty"`
+	Width   *int `json:"width,omitempty"`
+	Height  *int `json:"height,omitempty"`
 	// cancel: the id of a request this connection sent that is still in
 	// flight; its work is withdrawn (it is still answered, with what the
 	// cancelled work returned).
