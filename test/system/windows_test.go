@@ -257,6 +257,15 @@ func TestWindowsAbsentWithoutSidecarAndOnRDP(t *testing.T) {
 		t.Errorf("screen --windows without a sidecar: %+v", scr)
 	}
 
+	// Opened by address, with no sidecar saved: signals does not dial
+	// port 22 by itself, and says how to save one.
+	v2 := testbed.StartXvnc(t, testbed.XvncOptions{})
+	plain := response(t, d.must("open", "127.0.0.1::"+strconv.Itoa(v2.Port), "--protocol", "vnc", "--json")).LimbID
+	sig = response(t, d.must("signals", plain, "--json")).Signals
+	if s := sig[wire.SigWindowStructure]; s.State != wire.SignalAbsent || !strings.Contains(s.Reason, "--ssh-port") {
+		t.Errorf("VNC opened by address: %+v", s)
+	}
+
 	// The shadow server writes its certificate on first contact.
 	wantExit(t, d.dvv("hosts", "trust", shadow.Addr, "--protocol", "rdp"), wire.ExitTrust, wire.HostKeyUnknown)
 	d.must("hosts", "trust", shadow.Addr, "--protocol", "rdp", "--fingerprint", shadowCertFingerprint(t, filepath.Join(shadow.Dir, "shadow-home")))
