@@ -190,11 +190,16 @@ func (l *Limb) xconn(ctx context.Context) (*xwin.Conn, limb.StructureInfo, error
 		l.dropStructure(s)
 		return nil, info, err
 	}
+	stop := context.AfterFunc(ctx, func() { nc.Close() }) // a stalled X setup ends with the client
 	x, err := xwin.Open(nc, info.XCookie)
+	stop()
 	if err != nil {
 		l.dropStructure(s)
 		return nil, info, wire.Errorf(wire.NoStructure, "the X server %s refused a new connection over the sidecar: %v", info.Display, err)
 	}
+	// A server that stops answering must not hold the handler: when the
+	// client goes away the connection is closed, failing any awaited reply.
+	context.AfterFunc(ctx, x.Close)
 	return x, info, nil
 }
 

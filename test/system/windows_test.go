@@ -296,3 +296,30 @@ func lum(c color.Color) uint32 {
 	r, g, b, _ := c.RGBA()
 	return max(r, g, b) >> 8
 }
+
+// An X server that stops answering (SIGSTOP) holds no handler: the
+// client's deadline ends the request, dvvd keeps serving, and once the
+// server runs again the next list answers over the same sidecar.
+func TestWindowsFromAFrozenXServerEndWithTheClient(t *testing.T) {
+	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{})
+	s.Program(t, "frozen-check", "zenity", "--info", "--title", "frozen-check", "--text", "x")
+	d := startDaemonIn(t, "", s.SSHD.Home)
+	limb := openDesktopWithSidecar(t, d, s)
+	d.must("windows", limb)
+	s.Proc.Freeze(t)
+	r := d.dvv("--timeout", "2s", "windows", limb)
+	wantExit(t, r, wire.ExitConnection, wire.Timeout)
+	d.must("ping")
+	// The handler itself ended with the client, while the server is still
+	// stopped: history has the list's outcome.
+	testbed.Eventually(t, 5e9, "the windows op to end in history", func() bool {
+		h := response(t, d.must("history", limb, "--json")).History
+		last := h[len(h)-1]
+		t.Logf("history: %+v", last)
+		return last.Op == wire.OpWindows && last.Outcome != "" && last.Outcome != "ok"
+	})
+	s.Proc.Thaw()
+	if l := response(t, d.must("windows", limb, "--json")).Windows; len(l.Windows) != 1 || l.Windows[0].Title != "frozen-check" {
+		t.Fatalf("after the thaw: %+v", l)
+	}
+}
