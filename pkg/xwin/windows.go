@@ -132,7 +132,9 @@ func (c *Conn) askWindow(id xproto.Window) pendingWindow {
 		c.mu.Lock()
 		a := c.atoms[name]
 		c.mu.Unlock()
-		p.props = append(p.props, xproto.GetProperty(c.X, false, id, a, xproto.GetPropertyTypeAny, 0, 1<<16))
+		// 16 KiB a property: a title longer than that is cut, so a window
+		// cannot make a list hold megabytes.
+		p.props = append(p.props, xproto.GetProperty(c.X, false, id, a, xproto.GetPropertyTypeAny, 0, 4096))
 	}
 	return p
 }
