@@ -123,6 +123,10 @@ func TestWindowsOverTheSidecarMatchTheWindowManager(t *testing.T) {
 	if list.Size.W != 1024 || list.Size.H != 768 {
 		t.Errorf("screen %+v", list.Size)
 	}
+	if out := d.must("windows", limb); !strings.Contains(out.stdout, "alpha-window") || !strings.Contains(out.stdout, "Zenity") ||
+		!strings.Contains(out.stderr, "window manager Openbox") {
+		t.Errorf("dvv windows for people: %v", out)
+	}
 	a := findWindow(t, list, "alpha-window")
 	if a.Class != "Zenity" || a.PID != alphaProc.Cmd.Process.Pid {
 		t.Errorf("alpha %+v (zenity's pid %d)", a, alphaProc.Cmd.Process.Pid)
