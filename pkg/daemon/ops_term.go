@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -20,6 +21,11 @@ const (
 	termSendMax = 1 << 20
 	// runMaxTimeout bounds run's timeoutMs.
 	runMaxTimeout = 24 * 60 * 60 * 1000
+	// runStdinMax bounds run's standard input (decoded): dvvd holds it
+	// whole until the command has read it.
+	runStdinMax = 8 << 20
+	// runEnvMax bounds run's environment entries.
+	runEnvMax = 256
 )
 
 var _ = register(wire.OpRun, typed(opRun))
@@ -33,9 +39,24 @@ func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
+	var stdin []byte
+	if a.StdinBase64 != "" {
+		if base64.StdEncoding.DecodedLen(len(a.StdinBase64)) > runStdinMax+2 {
+			return nil, wire.Errorf(wire.TooLarge, "stdinBase64 is limited to %d bytes of input; put a larger input in a file (files put) and redirect it in the command", runStdinMax)
+		}
+		if stdin, err = base64.StdEncoding.DecodeString(a.StdinBase64); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "stdinBase64 is not valid base64")
+		}
+		if len(stdin) > runStdinMax {
+			return nil, wire.Errorf(wire.TooLarge, "stdinBase64 is limited to %d bytes of input; put a larger input in a file (files put) and redirect it in the command", runStdinMax)
+		}
+	}
+	if len(a.Env) > runEnvMax {
+		return nil, wire.Errorf(wire.TooLarge, "env is limited to %d entries, not %d", runEnvMax, len(a.Env))
+	}
 	ctx, cancel := context.WithTimeout(c.ctx, clampMs(a.TimeoutMs, runMaxTimeout))
 	defer cancel()
-	res, err := term.Run(ctx, a.Command, a.Cwd, max)
+	res, err := term.RunWith(ctx, limb.RunSpec{Command: a.Command, Cwd: a.Cwd, MaxOutput: max, Stdin: stdin, Env: a.Env, Sudo: a.Sudo})
 	if err != nil {
 		return nil, err
 	}

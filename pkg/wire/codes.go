@@ -38,6 +38,7 @@ const (
 	KeychainMissing   Code = "KEYCHAIN_UNAVAILABLE"
 	TooLarge          Code = "TOO_LARGE"
 	Busy              Code = "BUSY"
+	SudoRefused       Code = "SUDO_REFUSED"
 	Internal          Code = "INTERNAL"
 	DaemonUnavailable Code = "DAEMON_UNAVAILABLE" // client side only: no dvvd answers
 	SocketUnsafe      Code = "SOCKET_UNSAFE"      // client side only: the socket may not be this user's dvvd
@@ -96,6 +97,7 @@ var Codes = []CodeInfo{
 	{KeychainMissing, "No keychain is reachable to store or read a secret.", "Start a Secret Service provider (e.g. gnome-keyring) in dvvd's session, or give the password another way: a HOST:PASSWORD line in ~/.config/dvv/credentials (mode 0600; `dvv hosts add --password-stdin` writes it when no keychain answers), or `dvv open … --password-stdin` for one limb.", ExitDenied},
 	{TooLarge, "The request or its payload is over a stated size limit.", "Send less (the message states the limit), or use a local path instead of inline content.", ExitUsage},
 	{Busy, "Another operation holds what this one needs.", "Retry after the other one finishes.", ExitConnection},
+	{SudoRefused, "The command was to run as root (`sudo`) and the machine's sudo refused to without a password (`sudo -n`), or has no sudo; the command did not run.", "Run it without sudo, or have the machine's administrator allow the user to run commands as root without a password (a NOPASSWD sudoers rule); do not retry as is.", ExitDenied},
 	{Internal, "A bug in dvvd.", "Report it with `dvv history`; the daemon stays up.", ExitInternal},
 	{DaemonUnavailable, "No dvvd answers on the socket.", "Start it: `dvvd &` or `systemctl --user start dvvd`.", ExitDaemon},
 	{SocketUnsafe, "The socket's directory or file is not this user's alone (another owner, group/other permission bits, a symlink), or the process listening on it runs as another user; nothing was sent to it.", "Follow the message: have the directory removed (it names its owner), or set XDG_RUNTIME_DIR to a private directory; then start dvvd again.", ExitDaemon},

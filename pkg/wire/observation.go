@@ -44,6 +44,21 @@ type Observation struct {
 	LastError   *LimbError `json:"lastError,omitempty"`
 	// LastChangeMs is how long ago the screen (or terminal) last changed.
 	LastChangeMs int64 `json:"lastChangeMs"`
+	// Guest is what the machine said of itself when the limb's channel
+	// into it (its SSH connection, a desktop's files sidecar) connected.
+	Guest *GuestFacts `json:"guest,omitempty"`
+}
+
+// GuestFacts are a machine's own facts, asked once when a channel into it
+// connects (uname and id over SSH).
+type GuestFacts struct {
+	OS       string `json:"os,omitempty"`       // uname -s, lower case: linux, darwin, freebsd
+	Arch     string `json:"arch,omitempty"`     // uname -m: x86_64, aarch64
+	Hostname string `json:"hostname,omitempty"` // uname -n
+	User     string `json:"user,omitempty"`     // id -un: who commands run as
+	Kernel   string `json:"kernel,omitempty"`   // uname -r
+	Via      string `json:"via"`                // ssh or sidecar
+	Note     string `json:"note,omitempty"`     // why a fact is missing
 }
 
 // Geometry is the framebuffer size and its generation: it starts at 1 and
