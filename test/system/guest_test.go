@@ -159,3 +159,161 @@ func statOwner(t *testing.T, path string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestFilesStatMatchesStat1: `dvv files stat` says what stat(1) on the
+// server says of a file (owned by another uid and gid, setgid), a
+// directory, a symbolic link (the link itself, with its target) and an
+// empty file: kind, size, mode, owner and modification time.
+func TestFilesStatMatchesStat1(t *testing.T) {
+	t.Parallel()
+	testbed.NeedRoot(t, "giving a file another owner")
+	s := testbed.StartSSHD(t)
+	d := startDaemonIn(t, "", s.Home)
+	limb := openSSH(t, d, s)
+
+	dir := filepath.Join(s.RemoteHome, "statdir")
+	file := filepath.Join(s.RemoteHome, "owned.bin")
+	link := filepath.Join(s.RemoteHome, "link")
+	empty := filepath.Join(s.RemoteHome, "empty")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, make([]byte, 12345), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(file, 4321, 8765); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o2754|os.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("owned.bin", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{"regular file": "file", "regular empty file": "file", "directory": "dir", "symbolic link": "link"}
+	for _, p := range []string{file, dir, link, empty} {
+		out, err := exec.Command("stat", "-c", "%s|%a|%u|%g|%Y|%F", p).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Split(strings.TrimSpace(string(out)), "|")
+		resp := response(t, d.must("files", "stat", limb, p, "--json"))
+		st := resp.Files.Stat
+		if st == nil {
+			t.Fatalf("files stat %s answered no stat: %+v", p, resp.Files)
+		}
+		mode, _ := strconv.ParseUint(st.Mode, 8, 32)
+		want, _ := strconv.ParseUint(f[1], 8, 32)
+		got := []string{strconv.FormatInt(st.Size, 10), strconv.FormatUint(mode, 8), strconv.Itoa(st.UID), strconv.Itoa(st.GID), strconv.FormatInt(st.ModTime, 10), st.Kind}
+		exp := []string{f[0], strconv.FormatUint(want, 8), f[2], f[3], f[4], kinds[f[5]]}
+		if strings.Join(got, "|") != strings.Join(exp, "|") || st.Path != p {
+			t.Errorf("files stat %s: %v (path %s), stat(1) says %v", p, got, st.Path, exp)
+		}
+	}
+	if r := response(t, d.must("files", "stat", limb, link, "--json")); r.Files.Stat.Target != "owned.bin" {
+		t.Errorf("a link's target: %+v", r.Files.Stat)
+	}
+	if r := d.must("files", "stat", limb, file); !strings.Contains(r.stdout, "uid: 4321") || !strings.Contains(r.stdout, "mode: 2754") {
+		t.Errorf("files stat for people: %v", r)
+	}
+	wantExit(t, d.dvv("files", "stat", limb, filepath.Join(s.RemoteHome, "absent")), wire.ExitGone, wire.NotFound)
+}
+
+// TestFilesReadRangesAndAppendsAreExact: `dvv files read --offset
+// --length` gives exactly those bytes of the file on the server's disk
+// (clipped at its end, empty at its end, refused past it); `files put
+// --append` adds exactly the local bytes to the end of the file on disk,
+// a multi-packet append in order, creates a missing file, and sets the
+// mode only when one is given.
+func TestFilesReadRangesAndAppendsAreExact(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t)
+	d := startDaemonIn(t, "", s.Home)
+	limb := openSSH(t, d, s)
+
+	data := make([]byte, 200<<10)
+	rand.Read(data)
+	remote := filepath.Join(s.RemoteHome, "data.bin")
+	if err := os.WriteFile(remote, data, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	n := len(data)
+	for _, c := range []struct{ offset, length, from, to int }{
+		{0, 10, 0, 10}, {1000, 70000, 1000, 71000}, {n - 5, 100, n - 5, n}, {n, 10, n, n}, {123, -1, 123, n}, {0, 0, 0, 0},
+	} {
+		args := []string{"files", "read", limb, remote, "--offset", strconv.Itoa(c.offset)}
+		if c.length >= 0 {
+			args = append(args, "--length", strconv.Itoa(c.length))
+		}
+		r := d.must(args...)
+		if !bytes.Equal([]byte(r.stdout), data[c.from:c.to]) {
+			t.Errorf("read offset %d length %d: %d bytes, want bytes %d..%d of the file", c.offset, c.length, len(r.stdout), c.from, c.to)
+		}
+	}
+	wantExit(t, d.dvv("files", "read", limb, remote, "--offset", strconv.Itoa(n+1)), wire.ExitUsage, wire.BadRequest)
+	wantExit(t, d.dvv("files", "read", limb, remote, "--offset", "-1"), wire.ExitUsage, wire.BadRequest)
+
+	local := t.TempDir()
+	a, b := make([]byte, 100<<10), []byte("tail line\n") // a spans several SFTP packets
+	rand.Read(a)
+	os.WriteFile(filepath.Join(local, "a"), a, 0o600)
+	os.WriteFile(filepath.Join(local, "b"), b, 0o600)
+	d.must("files", "put", limb, filepath.Join(local, "a"), remote, "--append")
+	d.must("files", "put", limb, filepath.Join(local, "b"), remote, "--append")
+	got, err := os.ReadFile(remote)
+	if err != nil || !bytes.Equal(got, append(append(append([]byte{}, data...), a...), b...)) {
+		t.Fatalf("after two appends the file on disk is %d bytes (%v), want %d: the original then each append in order", len(got), err, n+len(a)+len(b))
+	}
+	if st, _ := os.Stat(remote); st.Mode().Perm() != 0o640 {
+		t.Errorf("an append without --mode changed the mode to %v", st.Mode())
+	}
+	r := d.run("shell-a", "from stdin\n", nil, "files", "put", limb, "-", remote, "--append", "--mode", "0600")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	if got, _ := os.ReadFile(remote); !bytes.HasSuffix(got, []byte("tail line\nfrom stdin\n")) || len(got) != n+len(a)+len(b)+len("from stdin\n") {
+		t.Errorf("an append from stdin: the file ends %q", got[max(0, len(got)-30):])
+	}
+	if st, _ := os.Stat(remote); st.Mode().Perm() != 0o600 {
+		t.Errorf("an append with --mode 0600 left the mode %v", st.Mode())
+	}
+	fresh := filepath.Join(s.RemoteHome, "fresh.txt")
+	d.must("files", "put", limb, filepath.Join(local, "b"), fresh, "--append")
+	if got, err := os.ReadFile(fresh); err != nil || !bytes.Equal(got, b) {
+		t.Errorf("an append to a missing file creates it with the bytes: %q (%v)", got, err)
+	}
+	resp := response(t, d.must("files", "put", limb, filepath.Join(local, "b"), fresh, "--append", "--json"))
+	if !resp.Files.Appended || resp.Files.Via != "ssh" {
+		t.Errorf("an append's answer: %+v", resp.Files)
+	}
+}
+
+// TestStatusCarriesTheMachinesFacts: `dvv status` of an SSH limb carries
+// the machine's os, arch, hostname, kernel and user, as uname and id say
+// them on the server (the bed's sshd runs on this machine).
+func TestStatusCarriesTheMachinesFacts(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t)
+	d := startDaemonIn(t, "", s.Home)
+	limb := openSSH(t, d, s)
+
+	say := func(args ...string) string {
+		out, err := exec.Command(args[0], args[1:]...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	want := wire.GuestFacts{OS: strings.ToLower(say("uname", "-s")), Arch: say("uname", "-m"), Hostname: say("uname", "-n"),
+		Kernel: say("uname", "-r"), User: say("id", "-un"), Via: "ssh"}
+	resp := response(t, d.must("status", limb, "--json"))
+	if resp.Observation == nil || resp.Observation.Guest == nil || *resp.Observation.Guest != want {
+		t.Fatalf("status's machine facts: %+v, want %+v", resp.Observation, want)
+	}
+	if r := d.must("status", limb); !strings.Contains(r.stdout, want.Kernel) || !strings.Contains(r.stdout, want.Hostname) {
+		t.Errorf("status for people names the machine: %v", r)
+	}
+}
