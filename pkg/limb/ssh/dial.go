@@ -260,6 +260,11 @@ func (c *conn) hello(ctx context.Context, via string) *wire.GuestFacts {
 	defer cancel()
 	const marker = "dvv-hello"
 	res, err := c.client.Run(ctx, "echo "+marker+"; uname -s; uname -m; uname -n; uname -r; id -un", sshx.RunOptions{MaxOutput: 4096})
+	// OpenSSH frees a session's slot (MaxSessions) in the loop iteration
+	// after the one that read its channel's close: a channel opened right
+	// behind the close could find the slot still taken. A request the
+	// server answers makes the next channel arrive after that iteration.
+	c.client.SSH.SendRequest("keepalive@openssh.com", true, nil)
 	if err != nil {
 		f.Note = fmt.Sprintf("the machine's facts could not be asked: %v", err)
 		return f
