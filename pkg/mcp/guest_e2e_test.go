@@ -39,7 +39,7 @@ func TestGuestSetReachesTheMachine(t *testing.T) {
 
 	out := filepath.Join(s.RemoteHome, "from-agent.txt")
 	r := call(t, cs, "dvv_guest_run", map[string]any{"limbId": limb, "timeoutMs": 10000,
-		"command": `printf '%s:' "$GREETING" > ` + out + `; cat >> ` + out,
+		"command":     `printf '%s:' "$GREETING" > ` + out + `; cat >> ` + out,
 		"stdinBase64": base64.StdEncoding.EncodeToString([]byte("piped in")), "env": []string{"GREETING=it's me"}})
 	if r.IsError {
 		t.Fatalf("dvv_guest_run: %s", texts(r))
