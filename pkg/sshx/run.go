@@ -347,7 +347,10 @@ func (c *Client) killGroup(pid int, sudo bool) killReport {
 	defer s.Close()
 	done := make(chan error, 1)
 	go func() {
-		kill := fmt.Sprintf("kill -KILL -- -%d 2>/dev/null || kill -KILL %d 2>/dev/null", pid, pid)
+		// POSIX's spelling: dash, a common /bin/sh and login shell, takes
+		// no -- after -KILL ("Illegal number"), so the group was never
+		// killed there, only the shell.
+		kill := fmt.Sprintf("kill -s KILL -- -%d 2>/dev/null || kill -s KILL %d 2>/dev/null", pid, pid)
 		if sudo {
 			kill = "sudo -n sh -c " + ShellQuote(kill)
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -95,7 +96,8 @@ func TestRunStdinAndEnvReachTheCommand(t *testing.T) {
 
 // TestRunSudoAllowedAndRefused: --sudo runs the command as root for an
 // account that sudoers lets do so without a password (the file it creates
-// is root's on disk, and its input and environment pass through sudo);
+// is root's on disk, and its input and environment pass through sudo; at
+// the deadline the root processes are killed too);
 // for an account without such a rule it is SUDO_REFUSED with the next
 // move, and the command never ran. Both accounts and the sudoers drop-in
 // are made and removed by the bed.
@@ -126,6 +128,21 @@ func TestRunSudoAllowedAndRefused(t *testing.T) {
 	if resp.Run == nil || !resp.Run.Sudo || resp.Run.Via != "ssh" {
 		t.Errorf("a sudo answer says it ran as root and over which channel: %+v", resp.Run)
 	}
+	// At the deadline the root processes die too: the login user could not
+	// signal them, so the kill goes through sudo as well.
+	pidFile := filepath.Join(allowedHome, "root-sleep.pid")
+	if r := d.dvv("run", yes, "--timeout-ms", "1500", "--sudo", "echo $$ > "+pidFile+"; exec sleep 1000"); r.code != 124 || !strings.Contains(r.stderr, "was killed") {
+		t.Fatalf("a sudo command past its deadline: %v", r)
+	}
+	pidText, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(pidText))
+	testbed.Eventually(t, 5*time.Second, "the root sleep "+pid+" gone", func() bool {
+		_, err := os.Stat("/proc/" + pid)
+		return os.IsNotExist(err)
+	})
 	// The command's own exit 1 is not mistaken for a refusal.
 	if r := d.dvv("run", yes, "--timeout", "10s", "--sudo", "echo own >&2; exit 1"); r.code != 1 || r.stderr != "own\n" {
 		t.Errorf("a sudo command's own exit 1: %v", r)
@@ -148,6 +165,21 @@ func TestRunSudoAllowedAndRefused(t *testing.T) {
 	if owner := statOwner(t, never); owner == "0:0" {
 		t.Errorf("the command without sudo made a root file")
 	}
+	// These accounts' login shell is /bin/sh (dash on Debian): the
+	// deadline's kill still reaches a background child of the command.
+	childFile := filepath.Join(refusedHome, "child.pid")
+	if r := d.dvv("run", no, "--timeout-ms", "1500", "sleep 1000 & echo $! > "+childFile+"; wait"); r.code != 124 || !strings.Contains(r.stderr, "was killed") {
+		t.Fatalf("a command past its deadline under dash: %v", r)
+	}
+	childText, err := os.ReadFile(childFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := strings.TrimSpace(string(childText))
+	testbed.Eventually(t, 5*time.Second, "the background sleep "+child+" gone", func() bool {
+		_, err := os.Stat("/proc/" + child)
+		return os.IsNotExist(err)
+	})
 }
 
 // statOwner is uid:gid as stat(1) reads them on the server's disk.
