@@ -264,7 +264,12 @@ func (c *conn) hello(ctx context.Context, via string) *wire.GuestFacts {
 	// after the one that read its channel's close: a channel opened right
 	// behind the close could find the slot still taken. A request the
 	// server answers makes the next channel arrive after that iteration.
-	c.client.SSH.SendRequest("keepalive@openssh.com", true, nil)
+	answered := make(chan struct{})
+	go func() { c.client.SSH.SendRequest("keepalive@openssh.com", true, nil); close(answered) }()
+	select {
+	case <-answered:
+	case <-ctx.Done(): // a silent server is keepalive's to notice
+	}
 	if err != nil {
 		f.Note = fmt.Sprintf("the machine's facts could not be asked: %v", err)
 		return f
@@ -273,7 +278,12 @@ func (c *conn) hello(ctx context.Context, via string) *wire.GuestFacts {
 		f.Note = fmt.Sprintf("the machine did not tell its facts within %v", helloTimeout)
 		return f
 	}
-	lines := strings.Split(strings.TrimRight(string(res.Stdout), "\n"), "\n")
+	// Start-up files may print before the marker; the facts follow it.
+	out := string(res.Stdout)
+	if i := strings.LastIndex(out, marker+"\n"); i >= 0 {
+		out = out[i:]
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 6 || lines[0] != marker {
 		f.Note = "the machine's shell did not answer uname and id as a POSIX shell does"
 		return f
