@@ -61,6 +61,26 @@ func TestRunStdinAndEnvReachTheCommand(t *testing.T) {
 	if r.code != 0 || r.stdout != "a\nb\n"+secret+"\n" {
 		t.Fatalf("sort of dvv's stdin: %v", r)
 	}
+	// A recording keeps what commands print, never their input or
+	// environment: neither the cast nor its acts hold them.
+	rec := response(t, d.must("record", "start", limb, "--json")).Recordings[0]
+	hidden, envSecret := "hidden-input-"+strconv.Itoa(os.Getpid()), "env-secret-"+strconv.Itoa(os.Getpid())
+	if r := d.run("shell-a", hidden, []string{}, "run", limb, "--timeout", "10s", "--stdin", "-", "--env", "TOKEN="+envSecret,
+		"cat > "+filepath.Join(s.RemoteHome, "hidden")); r.code != 0 {
+		t.Fatal(r)
+	}
+	d.must("record", "stop", limb)
+	for _, p := range []string{rec.Path, rec.ActsPath} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{hidden, envSecret, base64.StdEncoding.EncodeToString([]byte(hidden))} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds a run's input or environment (%q)", p, secret)
+			}
+		}
+	}
 	if r := d.dvv("run", limb, "--timeout", "10s", "wc -c"); r.code != 0 || strings.TrimSpace(r.stdout) != "0" {
 		t.Errorf("without --stdin the command reads end of file at once: %v", r)
 	}
