@@ -22,7 +22,7 @@ func runCmd(e *env) *cobra.Command {
 	var sudo bool
 	cmd := &cobra.Command{
 		Use:   "run <limbId> --timeout DURATION <command>",
-		Short: "Run one command on a terminal (SSH) limb; exit with its exit status",
+		Short: "Run one command on an SSH limb (or a desktop's SSH sidecar); exit with its exit status",
 		Long: "Run one command (a single string, run by the remote user's shell) on a fresh channel and print\n" +
 			"its stdout and stderr to dvv's own. The deadline is required (--timeout 5s; --timeout-ms 5000 and\n" +
 			"--timeoutMs 5000, as the tool reference spells it, are the same). dvv exits with the remote exit status; with none: 124 when the\n" +
@@ -31,7 +31,8 @@ func runCmd(e *env) *cobra.Command {
 			"--stdin FILE (or - for dvv's own stdin, at most 8 MiB) is the command's standard input; without it\n" +
 			"the command reads end of file. --env NAME=VALUE (repeatable) sets variables the remote shell exports\n" +
 			"before the command. --sudo runs it as root through sudo -n: a machine whose sudo would ask for a\n" +
-			"password refuses with SUDO_REFUSED and the command does not run.",
+			"password refuses with SUDO_REFUSED and the command does not run. On a desktop (VNC, RDP) limb the\n" +
+			"command runs over the machine's SSH sidecar, the connection files use.",
 		Example: "  dvv run ssh-5e6f7a8b --timeout 5s \"uname -a\"\n" +
 			"  printf 'b\\na\\n' | dvv run ssh-5e6f7a8b --timeout 5s --stdin - sort\n" +
 			"  dvv run ssh-5e6f7a8b --timeout 1m --sudo --env DEBIAN_FRONTEND=noninteractive \"apt-get -y install jq\"",

@@ -10,7 +10,8 @@ const (
 )
 
 const (
-	docGuestRun = "Runs one command line on a terminal (SSH) limb, as dvv_run does, with what dvv_run does not offer: stdinBase64 " +
+	docGuestRun = "Runs one command line on a terminal (SSH) limb, or on a desktop limb over its machine's SSH sidecar, as dvv_run " +
+		"does, with what dvv_run does not offer: stdinBase64 " +
 		"(the command's standard input, at most 8 MiB; never kept in history or recordings), env (NAME=VALUE entries the remote " +
 		"shell exports before the command) and sudo (as root through sudo -n: SUDO_REFUSED, with nothing run, when sudo would ask " +
 		"for a password). Needs the exec capability. " + costGuestRun

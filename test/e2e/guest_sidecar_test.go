@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,17 @@ func TestSidecarGuestChannel(t *testing.T) {
 		t.Fatalf("an append through the sidecar left %q on disk", b)
 	}
 
+	// Commands go over the same sidecar, with their input.
+	ran := filepath.Join(s.RemoteHome, "ran-on-desktop")
+	run := must(t, c, wire.RunArgs{Target: on, Command: "cat > " + ran + "; echo done", TimeoutMs: 10000,
+		StdinBase64: base64.StdEncoding.EncodeToString([]byte("through the sidecar"))}).Run
+	if run == nil || run.Stdout != "done\n" || run.Via != "sidecar" {
+		t.Fatalf("run on a desktop limb: %+v", run)
+	}
+	if b, _ := os.ReadFile(ran); string(b) != "through the sidecar" {
+		t.Fatalf("the file the desktop's command wrote: %q", b)
+	}
+
 	say := func(args ...string) string {
 		out, err := exec.Command(args[0], args[1:]...).Output()
 		if err != nil {
@@ -69,5 +81,17 @@ func TestSidecarGuestChannel(t *testing.T) {
 		Kernel: say("uname", "-r"), User: say("id", "-un"), Via: "sidecar"}
 	if g := must(t, c, wire.StatusArgs{Target: on}).Observation.Guest; g == nil || *g != want {
 		t.Fatalf("status's facts once the sidecar connected: %+v, want %+v", g, want)
+	}
+
+	// A desktop whose machine has no SSH server: its command channel is not
+	// connected, and the cause and remedy are the sidecar's.
+	v2 := testbed.StartXvnc(t, testbed.XvncOptions{Width: 320, Height: 240})
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "bare", Protocol: "vnc", Address: "127.0.0.1", Port: v2.Port, SSHPort: testbed.FreePort(t)}})
+	bare := must(t, c, wire.OpenArgs{HostID: "bare"}).LimbID
+	must(t, c, wire.WaitArgs{Target: wire.Target{LimbID: bare}, Until: "connected", TimeoutMs: intp(20000)})
+	_, err = do(t, c, wire.RunArgs{Target: wire.Target{LimbID: bare}, Command: "true", TimeoutMs: 5000})
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.NotConnected || we.Cause != wire.FilesUnavailable || we.Next == "" {
+		t.Fatalf("run on a desktop without SSH: %#v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package ssh
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,20 @@ type files struct {
 // Facts are a sidecar's machine facts (nil for a terminal's files, whose
 // terminal holds them).
 func (f *files) Facts() *wire.GuestFacts { return f.facts }
+
+// Run and RunWith run a command on the files' SSH connection: a desktop
+// limb's sidecar runs commands too.
+func (f *files) Run(ctx context.Context, command, cwd string, maxOutput int) (*wire.RunResult, error) {
+	return f.RunWith(ctx, limb.RunSpec{Command: command, Cwd: cwd, MaxOutput: maxOutput})
+}
+
+func (f *files) RunWith(ctx context.Context, r limb.RunSpec) (*wire.RunResult, error) {
+	res, err := f.conn.run(ctx, r)
+	if res != nil && f.conn.ownsClient {
+		res.Via = "sidecar"
+	}
+	return res, err
+}
 
 // maxListEntries bounds one listing so a huge directory cannot exhaust
 // the daemon's memory.
