@@ -44,6 +44,10 @@ type Observation struct {
 	LastError   *LimbError `json:"lastError,omitempty"`
 	// LastChangeMs is how long ago the screen (or terminal) last changed.
 	LastChangeMs int64 `json:"lastChangeMs"`
+	// Machine is the last act on the limb's machine that changed what its
+	// screen shows (a restore, a reset): why the fence armed and the
+	// generation moved on. Absent when none was made through dvv.
+	Machine *MachineEvent `json:"machine,omitempty"`
 	// Guest is what the machine said of itself when the limb's channel
 	// into it (its SSH connection, a desktop's files sidecar) connected.
 	Guest *GuestFacts `json:"guest,omitempty"`
