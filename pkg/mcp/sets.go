@@ -14,7 +14,8 @@ import (
 // A tool set is a named group of tools beyond the reference's 25, served
 // only when dvvmcp is started with --tools naming it (or DVV_MCP_TOOLS):
 // every tool costs its schema in tools/list on every turn, so an agent
-// pays only for what it asked for. Names are dvv_ plus the op; schemas are
+// pays only for what it asked for. Names are dvv_ plus the op (or the set's
+// name and the op, where the reference already names a tool after it); schemas are
 // derived from the op's types exactly as the reference tools' are.
 type ToolSet struct {
 	Name   string
@@ -158,6 +159,7 @@ var Sets = []ToolSet{
 		{Name: "dvv_machine_snapshot_delete", Op: wire.OpMachineSnapshotDelete, Set: "machine", Title: "Delete a snapshot", Doc: "Deletes a snapshot; answers those left. " + costMachine,
 			Shell: "dvv machine <limbId> snapshot delete clean", Args: withTrio(arg("snapshot", "The snapshot's name."))},
 	})},
+	guestSet,
 }
 
 const (

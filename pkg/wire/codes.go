@@ -41,6 +41,7 @@ const (
 	MachineRefused    Code = "MACHINE_REFUSED"
 	TooLarge          Code = "TOO_LARGE"
 	Busy              Code = "BUSY"
+	SudoRefused       Code = "SUDO_REFUSED"
 	Internal          Code = "INTERNAL"
 	DaemonUnavailable Code = "DAEMON_UNAVAILABLE" // client side only: no dvvd answers
 	SocketUnsafe      Code = "SOCKET_UNSAFE"      // client side only: the socket may not be this user's dvvd
@@ -102,6 +103,7 @@ var Codes = []CodeInfo{
 	{MachineRefused, "The hypervisor refused the act (the machine is in a state where it does not apply, or the backend cannot do it); the message carries the hypervisor's words.", "Read the machine's state (`dvv machine L state`), then act on it: resume a paused machine, start a shut-off one.", ExitUnsupported},
 	{TooLarge, "The request or its payload is over a stated size limit.", "Send less (the message states the limit), or use a local path instead of inline content.", ExitUsage},
 	{Busy, "Another operation holds what this one needs.", "Retry after the other one finishes.", ExitConnection},
+	{SudoRefused, "The command was to run as root (`sudo`) and the machine's sudo refused to without a password (`sudo -n`), or has no sudo; the command did not run.", "Run it without sudo, or have the machine's administrator allow the user to run commands as root without a password (a NOPASSWD sudoers rule); do not retry as is.", ExitDenied},
 	{Internal, "A bug in dvvd.", "Report it with `dvv history`; the daemon stays up.", ExitInternal},
 	{DaemonUnavailable, "No dvvd answers on the socket.", "Start it: `dvvd &` or `systemctl --user start dvvd`.", ExitDaemon},
 	{SocketUnsafe, "The socket's directory or file is not this user's alone (another owner, group/other permission bits, a symlink), or the process listening on it runs as another user; nothing was sent to it.", "Follow the message: have the directory removed (it names its owner), or set XDG_RUNTIME_DIR to a private directory; then start dvvd again.", ExitDaemon},
