@@ -180,6 +180,9 @@ func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
 	return n, nil
 }
 
+// Extents reads an object's bounds in screen coordinates.
+func (c *Client) Extents(ctx context.Context, r Ref) (Rect, error) { return c.extents(ctx, r) }
+
 // extents reads an object's bounds in screen coordinates.
 func (c *Client) extents(ctx context.Context, r Ref) (Rect, error) {
 	var e struct{ X, Y, W, H int32 }

@@ -39,6 +39,7 @@ type Config struct {
 	// limb id names the endpoint. nil: the protocol's default port.
 	TerminalPort func(address string) int
 	Files        limb.FilesDialer // sidecar SFTP for desktop limbs
+	A11y         A11yDialer       // a desktop limb's accessibility bus (inspect, element)
 
 	// Services from the hosts/policy layer (nil = feature off).
 	Services Services

@@ -29,6 +29,8 @@ func argTypeMap() map[string]reflect.Type {
 		"wait":         reflect.TypeFor[WaitArgs](),
 		"expect":       reflect.TypeFor[ExpectArgs](),
 		"find":         reflect.TypeFor[FindArgs](),
+		"inspect":      reflect.TypeFor[InspectArgs](),
+		"element":      reflect.TypeFor[ElementArgs](),
 		"clipboard":    reflect.TypeFor[ClipboardArgs](),
 		"run":          reflect.TypeFor[RunArgs](),
 		"term_read":    reflect.TypeFor[TermReadArgs](),

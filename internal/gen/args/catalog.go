@@ -125,6 +125,15 @@ type catalog struct {
 	Caps    []string `json:"caps,omitempty"`
 	TokenID string   `json:"tokenId,omitempty"`
 
+	// inspect / element: accessibility elements
+	Window       string   `json:"window,omitempty"`
+	NameContains string   `json:"nameContains,omitempty"`
+	States       []string `json:"states,omitempty"`
+	Element      string   `json:"element,omitempty"`
+	Invoke       string   `json:"invoke,omitempty"`
+	State        string   `json:"state,omitempty"`
+	Value        *float64 `json:"value,omitempty"`
+
 	// subscribe
 	Events []string `json:"events,omitempty"`
 

@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dvvhq/dvv/pkg/atspi"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// A11yDialer reaches the accessibility bus of the session behind a desktop
+// limb: a stream to the bus and the uid its D-Bus EXTERNAL authentication
+// names (the session user's, on the session's machine). Errors are
+// *wire.Error saying why there is none.
+type A11yDialer func(ctx context.Context, l *Limb) (atspi.Dialer, string, error)
+
+// a11y opens the accessibility bus of c.l's session for one request.
+func (c *call) a11y() (*atspi.Client, error) {
+	if c.d.cfg.A11y == nil {
+		return nil, &wire.Error{Code: wire.Unsupported, Message: "this dvvd has no route to a desktop's accessibility bus",
+			Next: "act by pixels (screen, find, click)"}
+	}
+	dial, uid, err := c.d.cfg.A11y(c.ctx, c.l)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := atspi.Dial(c.ctx, dial, uid)
+	if err != nil {
+		return nil, &wire.Error{Code: wire.Unsupported, Message: fmt.Sprintf("the accessibility bus of limb %s did not answer: %v", c.l.id, err),
+			Next: "check that at-spi-bus-launcher runs in the desktop session (`dvv signals LIMB`), or act by pixels (screen, find, click)"}
+	}
+	return cl, nil
+}
+
+// elementError turns an atspi error into a coded refusal.
+func elementError(err error, id string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, atspi.ErrStale), errors.Is(err, atspi.ErrGone):
+		return &wire.Error{Code: wire.StaleElement, Message: fmt.Sprintf("element %s: %v", id, err), Next: wire.StaleElement.Info().Next}
+	case errors.Is(err, atspi.ErrProtected):
+		return &wire.Error{Code: wire.Unsupported, Message: err.Error(), Next: "a password field can be set (set-text, insert) but its text is never read back"}
+	case errors.Is(err, atspi.ErrUnsupported):
+		return &wire.Error{Code: wire.Unsupported, Message: err.Error(), Next: "see the element's role, states and actions in `inspect`, and pick an act it offers"}
+	case errors.Is(err, atspi.ErrRange):
+		return &wire.Error{Code: wire.OutOfBounds, Message: err.Error(), Next: "give a value within the element's min..max (inspect shows them)"}
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return &wire.Error{Code: wire.Timeout, Message: fmt.Sprintf("the program behind element %s did not answer in time: %v", id, err), Next: wire.Timeout.Info().Next}
+	}
+	return &wire.Error{Code: wire.Unsupported, Message: fmt.Sprintf("element %s: %v", id, err), Next: "run `inspect` again; if it repeats, act by pixels (screen, find, click)"}
+}
+
+// wireElement is the answer's form of nodes[i], a walk of one window.
+func wireElement(nodes []atspi.Node, i int, gen uint64) wire.Element {
+	n := nodes[i]
+	e := wire.Element{ID: atspi.IDOf(nodes, i, gen).String(), Role: n.Role, Name: n.Name, States: n.States,
+		Bounds: wire.Region{X: n.Bounds.X, Y: n.Bounds.Y, W: n.Bounds.W, H: n.Bounds.H},
+		Center: wire.Point{X: n.Bounds.X + n.Bounds.W/2, Y: n.Bounds.Y + n.Bounds.H/2},
+		Actions: n.Actions, Protected: n.Protected, Depth: n.Depth, Window: nodes[0].Name}
+	if !n.Protected {
+		e.Text = n.Text
+	}
+	if n.Value != nil {
+		e.Value = wireValue(n.Value)
+	}
+	return e
+}
+
+func wireValue(v *atspi.Value) *wire.ElementValue {
+	if v == nil {
+		return nil
+	}
+	return &wire.ElementValue{Current: v.Current, Min: v.Min, Max: v.Max, Step: v.Step}
+}
+
+// windowMatches says whether window w is the one sel names: a window id
+// from an earlier inspect (its program and path; its layout may have
+// changed since) or a substring of its title.
+func windowMatches(w atspi.Window, sel string) bool {
+	if sel == "" {
+		return true
+	}
+	if id, err := atspi.ParseID(sel); err == nil {
+		return id.Bus == w.Ref.Bus && id.Elem == w.Ref.Path
+	}
+	return strings.Contains(strings.ToLower(w.Name), strings.ToLower(sel))
+}
