@@ -4,30 +4,74 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/atspi"
+	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // A11yDialer reaches the accessibility bus of the session behind a desktop
-// limb: a stream to the bus and the uid its D-Bus EXTERNAL authentication
-// names (the session user's, on the session's machine). Errors are
-// *wire.Error saying why there is none.
-type A11yDialer func(ctx context.Context, l *Limb) (atspi.Dialer, string, error)
+// limb's target: a stream to the bus and the uid its D-Bus EXTERNAL
+// authentication names (the session user's, on the session's machine).
+// Errors are *wire.Error saying why there is none.
+type A11yDialer func(ctx context.Context, t limb.Target) (atspi.Dialer, string, error)
+
+// A11yOverStructure reaches the bus through the desktop's SSH sidecar: the
+// session's structure is found for each dial and closed with the stream.
+func A11yOverStructure(sd limb.StructureDialer) A11yDialer {
+	return func(ctx context.Context, t limb.Target) (atspi.Dialer, string, error) {
+		if sd == nil {
+			return nil, "", wire.Errorf(wire.NoStructure, "this dvvd was built without the SSH sidecar")
+		}
+		st, err := sd(ctx, t)
+		if err != nil {
+			return nil, "", err
+		}
+		dial := func(ctx context.Context) (net.Conn, error) {
+			nc, err := st.DialA11y(ctx)
+			if err != nil {
+				st.Close()
+				return nil, err
+			}
+			return &closeBoth{Conn: nc, also: st.Close}, nil
+		}
+		return dial, strconv.Itoa(st.Info().UID), nil
+	}
+}
+
+// closeBoth is a stream whose Close also ends what it was dialed through.
+type closeBoth struct {
+	net.Conn
+	also func() error
+}
+
+func (c *closeBoth) Close() error {
+	err := c.Conn.Close()
+	c.also()
+	return err
+}
 
 // a11y opens the accessibility bus of c.l's session for one request.
 func (c *call) a11y() (*atspi.Client, error) {
 	if c.d.cfg.A11y == nil {
-		return nil, &wire.Error{Code: wire.Unsupported, Message: "this dvvd has no route to a desktop's accessibility bus",
-			Next: "act by pixels (screen, find, click)"}
+		return nil, wire.Errorf(wire.NoStructure, "this dvvd has no route to a desktop's accessibility bus")
 	}
-	dial, uid, err := c.d.cfg.A11y(c.ctx, c.l)
+	c.l.mu.Lock()
+	t := c.l.target
+	c.l.mu.Unlock()
+	dial, uid, err := c.d.cfg.A11y(c.ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	cl, err := atspi.Dial(c.ctx, dial, uid)
 	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return nil, we
+		}
 		return nil, &wire.Error{Code: wire.Unsupported, Message: fmt.Sprintf("the accessibility bus of limb %s did not answer: %v", c.l.id, err),
 			Next: "check that at-spi-bus-launcher runs in the desktop session (`dvv signals LIMB`), or act by pixels (screen, find, click)"}
 	}
@@ -57,8 +101,8 @@ func elementError(err error, id string) error {
 func wireElement(nodes []atspi.Node, i int, gen uint64) wire.Element {
 	n := nodes[i]
 	e := wire.Element{ID: atspi.IDOf(nodes, i, gen).String(), Role: n.Role, Name: n.Name, States: n.States,
-		Bounds: wire.Region{X: n.Bounds.X, Y: n.Bounds.Y, W: n.Bounds.W, H: n.Bounds.H},
-		Center: wire.Point{X: n.Bounds.X + n.Bounds.W/2, Y: n.Bounds.Y + n.Bounds.H/2},
+		Bounds:  wire.Region{X: n.Bounds.X, Y: n.Bounds.Y, W: n.Bounds.W, H: n.Bounds.H},
+		Center:  wire.Point{X: n.Bounds.X + n.Bounds.W/2, Y: n.Bounds.Y + n.Bounds.H/2},
 		Actions: n.Actions, Protected: n.Protected, Depth: n.Depth, Window: nodes[0].Name}
 	if !n.Protected {
 		e.Text = n.Text

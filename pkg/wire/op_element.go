@@ -18,6 +18,6 @@ func elementOp() OpSpec {
 			fld("invoke", only("invoke"), label(128), note("the element's first action")),
 			fld("state", only("toggle"), oneOf("on", "off"), note("the other way")),
 			fld("value", only("value"), requiredIn("value"))),
-		Raises: codes(NotConnected, WrongProtocol, Unsupported, NotFound, StaleElement, OutOfBounds, LeaseNotHeld, LeaseRevoked, Timeout),
+		Raises: codes(NotConnected, WrongProtocol, NoStructure, Unsupported, NotFound, StaleElement, OutOfBounds, LeaseNotHeld, LeaseRevoked, Timeout),
 		Answer: "`element`: the element (as inspect gives it, read again after the act), `verified` (true only for what was read back: the exact text, a password field's length, the checked state, the selection, the value, the focus), `detail`, `text` read back (never a password field's), `value`"}
 }

@@ -12,6 +12,6 @@ func inspectOp() OpSpec {
 			fld("role", label(64), note("any: e.g. `push button`, `text`, `check box`, `combo box`, `menu item`, `table cell`")),
 			fld("nameContains", label(256), note("any; case ignored")),
 			fld("states", note("none: every one of these, e.g. [\"focusable\",\"showing\"]"))),
-		Raises: codes(NotConnected, WrongProtocol, Unsupported, NotFound, Timeout),
-		Answer: "`inspect`: `windows` [id, title, role, app, pid, bounds], `elements` [id, role, name, states, bounds and center in framebuffer pixels, actions, text (never a password field's), protected, value, depth, window], truncated, generation. Desktop limbs with an SSH sidecar to a Linux X11 session only; otherwise `UNSUPPORTED` with the reason"}
+		Raises: codes(NotConnected, WrongProtocol, NoStructure, Unsupported, NotFound, Timeout),
+		Answer: "`inspect`: `windows` [id, title, role, app, pid, bounds], `elements` [id, role, name, states, bounds and center in framebuffer pixels, actions, text (never a password field's), protected, value, depth, window], truncated, generation. Desktop limbs with an SSH sidecar to a Linux X11 session only; otherwise `STRUCTURE_UNAVAILABLE` with the reason"}
 }

@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/daemon"
+	"github.com/dvvhq/dvv/pkg/hosts"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// openSessionLimb opens a VNC limb on a desktop session whose SSH sidecar
+// reaches its accessibility bus, and takes its lease.
+func openSessionLimb(t *testing.T) (*testbed.DesktopSession, *client.Client, wire.Target) {
+	t.Helper()
+	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{Cookie: true})
+	t.Setenv("HOME", s.SSHD.Home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	hs, err := hosts.Open(filepath.Join(t.TempDir(), "hosts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemonWith(t, daemon.Services{Hosts: hs}, nopWriter{})
+	c := dial(t, d, "agent")
+	must(t, c, wire.HostAddArgs{Host: wire.HostSpec{Name: "session", Protocol: "vnc", Address: "127.0.0.1", Port: s.Port, SSHPort: s.SSHD.Port, SSHUser: s.SSHD.User}})
+	r := must(t, c, wire.OpenArgs{HostID: "session", Perceive: boolp(true)})
+	tg := wire.Target{LimbID: r.LimbID}
+	must(t, c, wire.WaitArgs{Target: tg, Until: "connected", TimeoutMs: intp(20000)})
+	must(t, c, wire.ControlArgs{Target: tg, Action: "acquire"})
+	return s, c, tg
+}
+
+// inspectOne finds exactly one element through dvvd.
+func inspectOne(t *testing.T, c *client.Client, tg wire.Target, window, role, name string) wire.Element {
+	t.Helper()
+	var els []wire.Element
+	testbed.Eventually(t, 15*time.Second, role+" "+name+" in "+window, func() bool {
+		r, err := do(t, c, wire.InspectArgs{Target: tg, Window: window, Role: role, NameContains: name})
+		if err != nil || r.Inspect == nil {
+			return false
+		}
+		els = r.Inspect.Elements
+		return len(els) == 1
+	})
+	return els[0]
+}
+
+// printed waits until a program's output (its log) holds line.
+func printed(t *testing.T, p *testbed.Proc, line string) {
+	t.Helper()
+	testbed.Eventually(t, 15*time.Second, "the program printing "+line, func() bool {
+		b, _ := os.ReadFile(p.Log)
+		for _, l := range strings.Split(string(b), "\n") {
+			if l == line {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// Text set in a GTK entry through dvvd is read back exactly, shows on the
+// screen dvvd mirrors (read by OCR), and is what the program itself prints
+// on OK; the entry's bounds are the framebuffer's coordinates of the X
+// window the window manager placed.
+func TestElementSetTextIsReadBackShownAndPrinted(t *testing.T) {
+	s, c, tg := openSessionLimb(t)
+	p, xwin := s.Program(t, "elbed", "zenity", "--entry", "--title", "elbed", "--text", "Your name")
+	entry := inspectOne(t, c, tg, "elbed", "text", "your name")
+	var gx, gy, gw, gh int
+	geo := s.Xdotool(t, "getwindowgeometry", "--shell", xwin)
+	for _, kv := range strings.Fields(geo) {
+		k, v, _ := strings.Cut(kv, "=")
+		n := 0
+		json.Unmarshal([]byte(v), &n)
+		switch k {
+		case "X":
+			gx = n
+		case "Y":
+			gy = n
+		case "WIDTH":
+			gw = n
+		case "HEIGHT":
+			gh = n
+		}
+	}
+	if cx, cy := entry.Center.X, entry.Center.Y; cx < gx || cx >= gx+gw || cy < gy || cy >= gy+gh {
+		t.Fatalf("entry centre %v is outside the X window %s at %d,%d %dx%d", entry.Center, xwin, gx, gy, gw, gh)
+	}
+	const text = "Structure 4217"
+	r := must(t, c, wire.ElementArgs{Target: tg, Action: "set-text", Element: entry.ID, Text: strp(text)})
+	if !r.Element.Verified || r.Element.Text != text {
+		t.Fatalf("set-text answered %+v", r.Element)
+	}
+	testbed.Eventually(t, 15*time.Second, "the text on the mirrored screen", func() bool {
+		f, err := do(t, c, wire.FindArgs{Target: tg, Text: strp(text)})
+		return err == nil && f.Find != nil && len(f.Find.Matches) > 0
+	})
+	ok := inspectOne(t, c, tg, "elbed", "push button", "OK")
+	must(t, c, wire.ElementArgs{Target: tg, Action: "invoke", Element: ok.ID})
+	printed(t, p, text)
+}
+
+// An id read before its window moved is refused, coded, with what to do;
+// a fresh inspect gives an id that works.
+func TestElementIDRefusedAfterItsWindowMoves(t *testing.T) {
+	s, c, tg := openSessionLimb(t)
+	_, xwin := s.Program(t, "movebed", "zenity", "--entry", "--title", "movebed", "--text", "Where")
+	entry := inspectOne(t, c, tg, "movebed", "text", "where")
+	s.Xdotool(t, "windowmove", "--sync", xwin, "17", "23")
+	testbed.Eventually(t, 15*time.Second, "the move seen on the accessibility bus", func() bool {
+		e := inspectOne(t, c, tg, "movebed", "text", "where")
+		return e.Bounds != entry.Bounds
+	})
+	_, err := do(t, c, wire.ElementArgs{Target: tg, Action: "set-text", Element: entry.ID, Text: strp("x")})
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.StaleElement || !strings.Contains(we.Next, "inspect") {
+		t.Fatalf("an id from before the move: %v, want STALE_ELEMENT saying to inspect again", err)
+	}
+	fresh := inspectOne(t, c, tg, "movebed", "text", "where")
+	if r := must(t, c, wire.ElementArgs{Target: tg, Action: "set-text", Element: fresh.ID, Text: strp("here")}); !r.Element.Verified {
+		t.Fatalf("set-text with a fresh id: %+v", r.Element)
+	}
+}
+
+// A password field is set, and the program gets the secret, but no answer
+// line dvvd writes (inspect, set-text, read) carries it.
+func TestElementProtectedFieldNeverInAnAnswer(t *testing.T) {
+	s, c, tg := openSessionLimb(t)
+	p, _ := s.Program(t, "pwbed", "zenity", "--forms", "--title", "pwbed", "--add-password", "Secret", "--add-combo", "Color", "--combo-values", "red|green|blue")
+	pw := inspectOne(t, c, tg, "pwbed", "password text", "secret")
+	const secret = "hunter2-s3cret"
+	r, err := do(t, c, wire.ElementArgs{Target: tg, Action: "set-text", Element: pw.ID, Text: strp(secret)})
+	if err != nil || !r.Element.Verified || r.Element.Text != "" {
+		t.Fatalf("set-text on a password field: %+v, %v", r, err)
+	}
+	line, _ := json.Marshal(r)
+	if strings.Contains(string(line), secret) {
+		t.Fatalf("the answer carries the secret: %s", line)
+	}
+	if _, err = do(t, c, wire.ElementArgs{Target: tg, Action: "read", Element: pw.ID}); client.Code(err) != wire.Unsupported || strings.Contains(err.Error(), secret) {
+		t.Fatalf("read of a password field: %v, want UNSUPPORTED", err)
+	}
+	all, err := do(t, c, wire.InspectArgs{Target: tg, Window: "pwbed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := json.Marshal(all); strings.Contains(string(line), secret) {
+		t.Fatalf("inspect carries the secret: %s", line)
+	}
+	// The combo's option chosen through dvvd is the program's too.
+	green := inspectOne(t, c, tg, "pwbed", "menu item", "green")
+	if r := must(t, c, wire.ElementArgs{Target: tg, Action: "select", Element: green.ID}); !r.Element.Verified {
+		t.Fatalf("select: %+v", r.Element)
+	}
+	ok := inspectOne(t, c, tg, "pwbed", "push button", "OK")
+	must(t, c, wire.ElementArgs{Target: tg, Action: "invoke", Element: ok.ID})
+	printed(t, p, secret+"|green")
+}
