@@ -170,6 +170,9 @@ func TestEveryActionHasACommand(t *testing.T) {
 		"share vnc-1", "share vnc-1 --stop",
 		"pause vnc-1", "resume vnc-1",
 		"viewer --no-open", "viewer --no-open --read-only",
+		"element vnc-1 E focus", "element vnc-1 E set-text hi", "element vnc-1 E insert hi", "element vnc-1 E invoke",
+		"element vnc-1 E toggle on", "element vnc-1 E select", "element vnc-1 E value 3", "element vnc-1 E expand",
+		"element vnc-1 E collapse", "element vnc-1 E read",
 	}
 	sentActions := map[string][]string{}
 	for _, line := range lines {

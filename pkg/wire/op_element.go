@@ -11,7 +11,7 @@ func elementOp() OpSpec {
 	for _, a := range acts {
 		caps[a] = []string{"control"}
 	}
-	return OpSpec{Name: OpElement, ListedOn: desktops, Answers: answers("element"), Limb: true, Kind: KindDesktop,
+	return OpSpec{Name: OpElement, Answers: answers("element"), Limb: true, Kind: KindDesktop,
 		KindNote: "a terminal has no accessibility tree; use term_send", Variant: "action", Variants: append(acts, "read"), ActionCaps: caps,
 		Fields: limbFields(fld("action", required()), fld("element", required("; take an id from inspect")),
 			fld("text", only("set-text", "insert"), requiredIn("set-text", "insert")),

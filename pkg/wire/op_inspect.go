@@ -6,7 +6,7 @@ const OpInspect = "inspect"
 // inspectOp is the op's entry in the op table (ops.go lists the entries);
 // its Args, Answer and client method are generated from it (op_inspect_gen.go).
 func inspectOp() OpSpec {
-	return OpSpec{Name: OpInspect, ListedOn: desktops, Answers: answers("inspect"), Limb: true, Kind: KindDesktop,
+	return OpSpec{Name: OpInspect, Answers: answers("inspect"), Limb: true, Kind: KindDesktop,
 		KindNote: "a terminal has no accessibility tree; use term_read", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
 		Fields: limbFields(fld("window", label(256), note("every window: a window id from an earlier inspect, or a substring of its title")),
 			fld("role", label(64), note("any: e.g. `push button`, `text`, `check box`, `combo box`, `menu item`, `table cell`")),
