@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -174,4 +175,19 @@ func elementCmd(e *env) *cobra.Command {
 		},
 	}
 	return cmd
+}
+
+// elementSearch is wait's accessibility flags: inspect's search for
+// --until element/element-gone, an element id for text-equals/contains.
+type elementSearch struct {
+	window, role, name, element string
+	states                      []string
+}
+
+func (s *elementSearch) flags(f *pflag.FlagSet) {
+	f.StringVar(&s.window, "window", "", "--until element/element-gone: a window id from inspect, or part of its title")
+	f.StringVar(&s.role, "role", "", "--until element/element-gone: the element's role")
+	f.StringVar(&s.name, "name", "", "--until element/element-gone: part of the element's name")
+	f.StringSliceVar(&s.states, "state", nil, "--until element/element-gone: a state the element has (repeat for several)")
+	f.StringVar(&s.element, "element", "", "--until text-equals/text-contains: the element id (from inspect) whose text to watch")
 }

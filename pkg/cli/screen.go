@@ -185,6 +185,7 @@ func (e *env) printScreen(s *wire.Screen) error {
 func waitCmd(e *env) *cobra.Command {
 	var until, text, lang string
 	var quiet, timeout duration
+	var el elementSearch
 	cmd := &cobra.Command{
 		Use:   "wait <limbId> --until CONDITION",
 		Short: "Block until the limb is connected, the screen settles or changes, text appears…",
@@ -193,7 +194,9 @@ func waitCmd(e *env) *cobra.Command {
 			"Exit status 0 when it settled; " + strconv.Itoa(ExitNotSettled) + " when the deadline passed first (dvvd answers that as an\n" +
 			"ordinary success with settled: false, which --json shows as is).",
 		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet 500ms\n" +
-			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'",
+			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'\n" +
+			"  dvv wait vnc-1a2b3c4d --until element --window Settings --role 'push button' --name Apply\n" +
+			"  dvv wait vnc-1a2b3c4d --until text-equals --element ID --text 'Done'",
 		Args: exactArgs(1, "wait needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := limbTarget(args[0])
@@ -205,6 +208,7 @@ func waitCmd(e *env) *cobra.Command {
 				return usageErr("wait needs --until %s", pipeList(variants(wire.OpWait)))
 			}
 			req.Until, req.Lang = until, lang
+			req.Window, req.Role, req.NameContains, req.States, req.Element = el.window, el.role, el.name, el.states, el.element
 			if cmd.Flags().Changed("text") {
 				req.Text = &text
 			}
@@ -232,6 +236,9 @@ func waitCmd(e *env) *cobra.Command {
 				for _, m := range w.Matches {
 					fmt.Fprintln(e.stdout, matchLine(m))
 				}
+				for _, el := range w.Elements {
+					fmt.Fprintln(e.stdout, elementLine(el))
+				}
 			}
 			if !w.Settled {
 				return &exitStatus{code: ExitNotSettled, msg: fmt.Sprintf("not settled: until %s did not hold within %d ms (%s)", w.Until, w.ElapsedMs, w.Detail)}
@@ -243,6 +250,7 @@ func waitCmd(e *env) *cobra.Command {
 	f.StringVar(&until, "until", "", orList(variants(wire.OpWait)))
 	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
 	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
+	el.flags(f)
 	addDuration(f, &quiet, "quiet", 750*time.Millisecond, "how long the screen must stay unchanged for screen-stable and idle")
 	addDuration(f, &timeout, "timeout", 8*time.Second, "give up after this long (at most 25s; longer is clamped)")
 	return cmd

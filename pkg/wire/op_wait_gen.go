@@ -6,11 +6,16 @@ package wire
 type WaitArgs struct {
 	Envelope
 	Target
-	Text      *string `json:"text,omitempty"`      // text/text-gone only; required
-	Lang      string  `json:"lang,omitempty"`      // text/text-gone only; desktop text: eng (default), or e.g. eng+deu
-	Until     string  `json:"until,omitempty"`     // connected, screen-stable, screen-changed, text, text-gone, idle, exit; required
-	QuietMs   *int    `json:"quietMs,omitempty"`   // at least 0; 750
-	TimeoutMs *int    `json:"timeoutMs,omitempty"` // at least 0; 8000, clamped to 25000
+	Text         *string  `json:"text,omitempty"`         // text/text-gone/text-equals/text-contains only; required
+	Lang         string   `json:"lang,omitempty"`         // text/text-gone only; desktop text: eng (default), or e.g. eng+deu
+	Until        string   `json:"until,omitempty"`        // connected, screen-stable, screen-changed, text, text-gone, idle, exit, element, element-gone, text-equals, text-contains; required
+	QuietMs      *int     `json:"quietMs,omitempty"`      // at least 0; 750
+	TimeoutMs    *int     `json:"timeoutMs,omitempty"`    // at least 0; 8000, clamped to 25000
+	Role         string   `json:"role,omitempty"`         // element/element-gone only; any
+	Window       string   `json:"window,omitempty"`       // element/element-gone only; every window: a window id from inspect, or part of its title
+	NameContains string   `json:"nameContains,omitempty"` // element/element-gone only; any; case ignored
+	States       []string `json:"states,omitempty"`       // element/element-gone only; none
+	Element      string   `json:"element,omitempty"`      // text-equals/text-contains only; required for text-equals/text-contains; an element id from inspect
 }
 
 // Op is "wait".

@@ -164,3 +164,49 @@ func TestElementProtectedFieldNeverInAnAnswer(t *testing.T) {
 	must(t, c, wire.ElementArgs{Target: tg, Action: "invoke", Element: ok.ID})
 	printed(t, p, secret+"|green")
 }
+
+// Waits on the accessibility tree: an element that appears after the wait
+// began, an element's text set by another caller, and the element gone
+// once its program closed the window.
+func TestElementWaits(t *testing.T) {
+	s, c, tg := openSessionLimb(t)
+	appeared := make(chan *wire.WaitResult, 1)
+	go func() {
+		r, err := do(t, c, wire.WaitArgs{Target: tg, Until: "element", Window: "waitbed", Role: "push button", NameContains: "OK", TimeoutMs: intp(20000)})
+		if err != nil {
+			t.Error(err)
+			appeared <- nil
+			return
+		}
+		appeared <- r.Wait
+	}()
+	// The program starts while the wait polls (usually after its first
+	// look found no window waitbed); either way it answers the element.
+	time.Sleep(300 * time.Millisecond)
+	p, _ := s.Program(t, "waitbed", "zenity", "--entry", "--title", "waitbed", "--text", "Answer")
+	w := <-appeared
+	if w == nil || !w.Settled || len(w.Elements) != 1 || w.Elements[0].Role != "push button" {
+		t.Fatalf("until element answered %+v", w)
+	}
+	ok := w.Elements[0]
+	entry := inspectOne(t, c, tg, "waitbed", "text", "answer")
+	typed := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_, err := do(t, c, wire.ElementArgs{Target: tg, Action: "set-text", Element: entry.ID, Text: strp("forty two")})
+		typed <- err
+	}()
+	r := must(t, c, wire.WaitArgs{Target: tg, Until: "text-equals", Element: entry.ID, Text: strp("forty two"), TimeoutMs: intp(20000)})
+	if err := <-typed; err != nil {
+		t.Fatal(err)
+	}
+	if !r.Wait.Settled || len(r.Wait.Elements) != 1 || r.Wait.Elements[0].Text != "forty two" {
+		t.Fatalf("until text-equals answered %+v", r.Wait)
+	}
+	must(t, c, wire.ElementArgs{Target: tg, Action: "invoke", Element: ok.ID})
+	printed(t, p, "forty two")
+	g := must(t, c, wire.WaitArgs{Target: tg, Until: "element-gone", Window: "waitbed", Role: "push button", NameContains: "OK", TimeoutMs: intp(20000)})
+	if !g.Wait.Settled {
+		t.Fatalf("until element-gone answered %+v", g.Wait)
+	}
+}
