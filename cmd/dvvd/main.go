@@ -30,13 +30,13 @@ import (
 
 // Protocol support registers itself here (see proto_*.go).
 var (
-	desktopDialers  = map[string]limb.DesktopDialer{}
-	terminalDialer  limb.TerminalDialer
-	terminalPort    func(address string) int
-	filesDialer     limb.FilesDialer
-	structureDialer limb.StructureDialer
-	trusters        = map[string]func(address string, port int, checked string, acceptNew bool) (fingerprint string, already bool, err error){}
-	hostKeyCheck    func(ctx context.Context, address string, port int, user string) (string, error)
+	desktopDialers = map[string]limb.DesktopDialer{}
+	terminalDialer limb.TerminalDialer
+	terminalPort   func(address string) int
+	filesDialer    limb.FilesDialer
+	structure      limb.StructureDialer
+	trusters       = map[string]func(address string, port int, checked string, acceptNew bool) (fingerprint string, already bool, err error){}
+	hostKeyCheck   func(ctx context.Context, address string, port int, user string) (string, error)
 )
 
 func main() {
@@ -135,7 +135,7 @@ func serve(o options, stderr io.Writer) int {
 		return 1
 	}
 	d := daemon.New(daemon.Config{ID: o.id, SocketPath: o.socket, Listener: ln, Logger: log, Desktop: desktopDialers,
-		Terminal: terminalDialer, TerminalPort: terminalPort, Files: filesDialer, A11y: daemon.A11yOverStructure(structureDialer), Services: svc, FenceThreshold: o.threshold,
+		Terminal: terminalDialer, TerminalPort: terminalPort, Files: filesDialer, Structure: structure, Services: svc, FenceThreshold: o.threshold,
 		MaxFramebufferPixels: fw * fh, MaxConns: o.maxConns, LineIdle: o.lineIdle, ViewerPort: viewerPort})
 	if err := d.Listen(); err != nil {
 		log.Error("cannot listen", "error", err)

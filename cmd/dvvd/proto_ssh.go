@@ -9,7 +9,7 @@ func init() {
 	terminalDialer = sshlimb.DialTerminal
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
-	structureDialer = sshlimb.DialStructure
+	structure = sshlimb.DialStructure
 	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
 	hostKeyCheck = sshlimb.CheckHostKey
 }

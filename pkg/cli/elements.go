@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,37 +11,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// typedCall sends a through the typed client on this shell's attachment
-// and prints the answer line under --json. A test's own transport
-// (e.send) takes the request instead.
-func typedCall[A wire.Args, T any](e *env, a A, send func(*client.Client, context.Context, A) (*T, error)) (*T, error) {
-	e.op = a.Op()
-	var ans *T
-	if e.send != nil {
-		line, err := e.send(wire.Envelop(a))
-		if _, ans, err = decoded[T](line, err); err != nil {
-			return nil, err
-		}
-	} else {
-		ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
-		defer cancel()
-		c, err := e.dial(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close()
-		if ans, err = send(c, ctx, a); err != nil {
-			return nil, err
-		}
-	}
-	if e.json {
-		if wa, ok := any(ans).(wire.Answer); ok {
-			e.printAnswer(nil, wa)
-		}
-	}
-	return ans, nil
-}
 
 func inspectCmd(e *env) *cobra.Command {
 	var window, role, name string

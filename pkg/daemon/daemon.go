@@ -39,7 +39,9 @@ type Config struct {
 	// limb id names the endpoint. nil: the protocol's default port.
 	TerminalPort func(address string) int
 	Files        limb.FilesDialer // sidecar SFTP for desktop limbs
-	A11y         A11yDialer       // a desktop limb's accessibility bus (inspect, element)
+	// Structure finds a desktop limb's X session over its SSH sidecar
+	// (windows, workspaces, the accessibility bus); nil: none.
+	Structure limb.StructureDialer
 
 	// Services from the hosts/policy layer (nil = feature off).
 	Services Services

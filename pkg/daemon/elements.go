@@ -4,75 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/atspi"
-	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// A11yDialer reaches the accessibility bus of the session behind a desktop
-// limb's target: a stream to the bus and the uid its D-Bus EXTERNAL
-// authentication names (the session user's, on the session's machine).
-// Errors are *wire.Error saying why there is none.
-type A11yDialer func(ctx context.Context, t limb.Target) (atspi.Dialer, string, error)
-
-// A11yOverStructure reaches the bus through the desktop's SSH sidecar: the
-// session's structure is found for each dial and closed with the stream.
-func A11yOverStructure(sd limb.StructureDialer) A11yDialer {
-	return func(ctx context.Context, t limb.Target) (atspi.Dialer, string, error) {
-		if sd == nil {
-			return nil, "", wire.Errorf(wire.NoStructure, "this dvvd was built without the SSH sidecar")
-		}
-		st, err := sd(ctx, t)
-		if err != nil {
-			return nil, "", err
-		}
-		dial := func(ctx context.Context) (net.Conn, error) {
-			nc, err := st.DialA11y(ctx)
-			if err != nil {
-				st.Close()
-				return nil, err
-			}
-			return &closeBoth{Conn: nc, also: st.Close}, nil
-		}
-		return dial, strconv.Itoa(st.Info().UID), nil
-	}
-}
-
-// closeBoth is a stream whose Close also ends what it was dialed through.
-type closeBoth struct {
-	net.Conn
-	also func() error
-}
-
-func (c *closeBoth) Close() error {
-	err := c.Conn.Close()
-	c.also()
-	return err
-}
-
-// a11y opens the accessibility bus of c.l's session for one request.
+// a11y opens the accessibility bus of c.l's session (the structure its SSH
+// sidecar found) for one request, authenticated as the session's user.
 func (c *call) a11y() (*atspi.Client, error) {
-	if c.d.cfg.A11y == nil {
-		return nil, wire.Errorf(wire.NoStructure, "this dvvd has no route to a desktop's accessibility bus")
-	}
-	c.l.mu.Lock()
-	t := c.l.target
-	c.l.mu.Unlock()
-	dial, uid, err := c.d.cfg.A11y(c.ctx, t)
+	st, err := c.l.structure(c.ctx)
 	if err != nil {
 		return nil, err
 	}
-	cl, err := atspi.Dial(c.ctx, dial, uid)
+	cl, err := atspi.Dial(c.ctx, st.DialA11y, strconv.Itoa(st.Info().UID))
 	if err != nil {
 		var we *wire.Error
 		if errors.As(err, &we) {
 			return nil, we
 		}
-		return nil, &wire.Error{Code: wire.Unsupported, Message: fmt.Sprintf("the accessibility bus of limb %s did not answer: %v", c.l.id, err),
+		return nil, &wire.Error{Code: wire.NoStructure, Message: fmt.Sprintf("the accessibility bus of limb %s did not answer: %v", c.l.id, err),
 			Next: "check that at-spi-bus-launcher runs in the desktop session (`dvv signals LIMB`), or act by pixels (screen, find, click)"}
 	}
 	return cl, nil

@@ -12,10 +12,10 @@ type WaitArgs struct {
 	QuietMs      *int     `json:"quietMs,omitempty"`      // at least 0; 750
 	TimeoutMs    *int     `json:"timeoutMs,omitempty"`    // at least 0; 8000, clamped to 25000
 	Role         string   `json:"role,omitempty"`         // element/element-gone only; any
-	Window       string   `json:"window,omitempty"`       // element/element-gone only; every window: a window id from inspect, or part of its title
 	NameContains string   `json:"nameContains,omitempty"` // element/element-gone only; any; case ignored
 	States       []string `json:"states,omitempty"`       // element/element-gone only; none
 	Element      string   `json:"element,omitempty"`      // text-equals/text-contains only; required for text-equals/text-contains; an element id from inspect
+	Window       string   `json:"window,omitempty"`       // element/element-gone only; every window: a window id from inspect, or part of its title
 }
 
 // Op is "wait".

@@ -42,7 +42,7 @@ func startDaemonWith(t *testing.T, svc daemon.Services, logw io.Writer) *daemon.
 		Logger:   slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Desktop:  map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Dial, wire.ProtoRDP: rdplimb.Dial},
 		Terminal: sshlimb.DialTerminal, TerminalPort: sshlimb.Port, Files: sshlimb.DialFiles,
-		A11y: daemon.A11yOverStructure(sshlimb.DialStructure), Services: svc})
+		Structure: sshlimb.DialStructure, Services: svc})
 	if err := d.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -125,8 +125,9 @@ type catalog struct {
 	Caps    []string `json:"caps,omitempty"`
 	TokenID string   `json:"tokenId,omitempty"`
 
-	// inspect / element: accessibility elements
-	Window       string   `json:"window,omitempty"`
+	// inspect / element / wait: accessibility elements (window is
+	// below: an X window id, or for inspect also an accessible window's id
+	// or part of its title)
 	NameContains string   `json:"nameContains,omitempty"`
 	States       []string `json:"states,omitempty"`
 	Element      string   `json:"element,omitempty"`
@@ -142,6 +143,11 @@ type catalog struct {
 	TCP      bool `json:"tcp,omitempty"`
 	// pause: every limb instead of the one named
 	All bool `json:"all,omitempty"`
+	// window: the X window id windows answered ("0x1a00007"), and a
+	// client area's size
+	Window string `json:"window,omitempty"`
+	Width  *int   `json:"width,omitempty"`
+	Height *int   `json:"height,omitempty"`
 	// cancel: the id of a request this connection sent that is still in
 	// flight; its work is withdrawn (it is still answered, with what the
 	// cancelled work returned).
