@@ -72,15 +72,41 @@ func wireValue(v *atspi.Value) *wire.ElementValue {
 	return &wire.ElementValue{Current: v.Current, Min: v.Min, Max: v.Max, Step: v.Step}
 }
 
-// windowMatches says whether window w is the one sel names: a window id
-// from an earlier inspect (its program and path; its layout may have
-// changed since) or a substring of its title.
-func windowMatches(w atspi.Window, sel string) bool {
-	if sel == "" {
-		return true
+// windowSelector reads a window selection: an X window id from windows
+// ("0x1a00007": the accessible window of the same program, pid and title),
+// a window id from an earlier inspect (its program and path; its layout may
+// have changed since), or a substring of its title; "" selects every
+// window on the screen.
+func windowSelector(c *call, sel string) (func(atspi.Window) bool, error) {
+	switch {
+	case sel == "":
+		return func(w atspi.Window) bool { return w.Has("showing") }, nil
+	case strings.HasPrefix(sel, "0x"):
+		xid, err := strconv.ParseUint(sel[2:], 16, 32)
+		if err != nil {
+			return nil, &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("window %.40q is not an X window id", sel), Next: "take a window id from windows (dvv windows LIMB) or inspect"}
+		}
+		x, _, err := c.l.xconn(c.ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Close()
+		xw, err := x.Window(uint32(xid))
+		if err != nil {
+			return nil, &wire.Error{Code: wire.NotFound, Message: fmt.Sprintf("no window %s on the display: %v", sel, err), Next: "list the windows again (dvv windows LIMB)"}
+		}
+		return func(w atspi.Window) bool {
+			if w.Name != xw.Title {
+				return false
+			}
+			if xw.PID != 0 && w.PID != 0 {
+				return int(w.PID) == xw.PID
+			}
+			return w.Bounds == atspi.Rect(xw.Client)
+		}, nil
 	}
 	if id, err := atspi.ParseID(sel); err == nil {
-		return id.Bus == w.Ref.Bus && id.Elem == w.Ref.Path
+		return func(w atspi.Window) bool { return id.Bus == w.Ref.Bus && id.Elem == w.Ref.Path }, nil
 	}
-	return strings.Contains(strings.ToLower(w.Name), strings.ToLower(sel))
+	return func(w atspi.Window) bool { return strings.Contains(strings.ToLower(w.Name), strings.ToLower(sel)) }, nil
 }

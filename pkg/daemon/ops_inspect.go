@@ -25,10 +25,14 @@ func opInspect(c *call, a wire.InspectArgs) (*wire.InspectAnswer, error) {
 	if err != nil {
 		return nil, elementError(err, "")
 	}
+	want, err := windowSelector(c, a.Window)
+	if err != nil {
+		return nil, err
+	}
 	filter := atspi.Filter{Role: a.Role, Name: a.NameContains, States: a.States}
 	res := &wire.InspectResult{Windows: []wire.ElementWindow{}, Elements: []wire.Element{}, Generation: gen}
 	for _, w := range wins {
-		if !windowMatches(w, a.Window) || (a.Window == "" && !w.Has("showing")) {
+		if !want(w) {
 			continue
 		}
 		nodes, truncated, err := cl.Walk(c.ctx, w.Ref)

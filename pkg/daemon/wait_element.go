@@ -89,6 +89,10 @@ func elementWait(c *call, a wire.WaitArgs, cond *func() (bool, string, error), c
 // searchElements is inspect's search: the elements of the windows sel
 // names (every showing window when empty) that pass filter.
 func searchElements(c *call, cl *atspi.Client, sel string, filter atspi.Filter) ([]wire.Element, error) {
+	want, err := windowSelector(c, sel)
+	if err != nil {
+		return nil, err
+	}
 	gen := c.l.generation()
 	wins, err := cl.Windows(c.ctx)
 	if err != nil {
@@ -96,7 +100,7 @@ func searchElements(c *call, cl *atspi.Client, sel string, filter atspi.Filter) 
 	}
 	var out []wire.Element
 	for _, w := range wins {
-		if !windowMatches(w, sel) || (sel == "" && !w.Has("showing")) {
+		if !want(w) {
 			continue
 		}
 		nodes, _, err := cl.Walk(c.ctx, w.Ref)

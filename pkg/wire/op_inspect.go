@@ -8,7 +8,7 @@ const OpInspect = "inspect"
 func inspectOp() OpSpec {
 	return OpSpec{Name: OpInspect, Answers: answers("inspect"), Limb: true, Kind: KindDesktop,
 		KindNote: "a terminal has no accessibility tree; use term_read", Caps: []string{"screen.read"}, ReadOnly: true, RetrySafe: true,
-		Fields: limbFields(fld("window", label(256), note("every window: a window id from an earlier inspect, or a substring of its title")),
+		Fields: limbFields(fld("window", label(256), note("every window on the screen: an X window id from windows (0x…), a window id from an earlier inspect, or part of its title")),
 			fld("role", label(64), note("any: e.g. `push button`, `text`, `check box`, `combo box`, `menu item`, `table cell`")),
 			fld("nameContains", label(256), note("any; case ignored")),
 			fld("states", note("none: every one of these, e.g. [\"focusable\",\"showing\"]"))),

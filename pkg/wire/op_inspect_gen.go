@@ -9,7 +9,7 @@ type InspectArgs struct {
 	Role         string   `json:"role,omitempty"`         // any: e.g. `push button`, `text`, `check box`, `combo box`, `menu item`, `table cell`
 	NameContains string   `json:"nameContains,omitempty"` // any; case ignored
 	States       []string `json:"states,omitempty"`       // none: every one of these, e.g. ["focusable","showing"]
-	Window       string   `json:"window,omitempty"`       // every window: a window id from an earlier inspect, or a substring of its title
+	Window       string   `json:"window,omitempty"`       // every window on the screen: an X window id from windows (0x…), a window id from an earlier inspect, or part of its title
 }
 
 // Op is "inspect".

@@ -9,7 +9,7 @@ func waitOp() OpSpec {
 	return OpSpec{Name: OpWait, ListedOn: bothKinds, Answers: answers("wait", "observation"), Limb: true, ReadOnly: true, RetrySafe: true, Variant: "until", VariantKinds: map[string]string{"exit": KindTerminal, "element": KindDesktop, "element-gone": KindDesktop, "text-equals": KindDesktop, "text-contains": KindDesktop},
 		Variants: []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit", "element", "element-gone", "text-equals", "text-contains"},
 		Fields: limbFields(fld("until", required()), fld("text", only("text", "text-gone", "text-equals", "text-contains"), required()),
-			fld("window", only("element", "element-gone"), label(256), note("every window: a window id from inspect, or part of its title")),
+			fld("window", only("element", "element-gone"), label(256), note("every window on the screen: an X window id from windows (0x…), a window id from inspect, or part of its title")),
 			fld("role", only("element", "element-gone"), label(64), note("any")),
 			fld("nameContains", only("element", "element-gone"), label(256), note("any; case ignored")),
 			fld("states", only("element", "element-gone"), note("none")),

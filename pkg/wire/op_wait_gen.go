@@ -15,7 +15,7 @@ type WaitArgs struct {
 	NameContains string   `json:"nameContains,omitempty"` // element/element-gone only; any; case ignored
 	States       []string `json:"states,omitempty"`       // element/element-gone only; none
 	Element      string   `json:"element,omitempty"`      // text-equals/text-contains only; required for text-equals/text-contains; an element id from inspect
-	Window       string   `json:"window,omitempty"`       // element/element-gone only; every window: a window id from inspect, or part of its title
+	Window       string   `json:"window,omitempty"`       // element/element-gone only; every window on the screen: an X window id from windows (0x…), a window id from inspect, or part of its title
 }
 
 // Op is "wait".

@@ -3,8 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,36 +76,43 @@ func TestElementSetTextIsReadBackShownAndPrinted(t *testing.T) {
 	s, c, tg := openSessionLimb(t)
 	p, xwin := s.Program(t, "elbed", "zenity", "--entry", "--title", "elbed", "--text", "Your name")
 	entry := inspectOne(t, c, tg, "elbed", "text", "your name")
-	var gx, gy, gw, gh int
-	geo := s.Xdotool(t, "getwindowgeometry", "--shell", xwin)
-	for _, kv := range strings.Fields(geo) {
-		k, v, _ := strings.Cut(kv, "=")
-		n := 0
-		json.Unmarshal([]byte(v), &n)
-		switch k {
-		case "X":
-			gx = n
-		case "Y":
-			gy = n
-		case "WIDTH":
-			gw = n
-		case "HEIGHT":
-			gh = n
-		}
+	// Ground truth from the X server: the client area's and the frame's
+	// absolute bounds (xwininfo; the frame holds the manager's title bar).
+	cx, cy, cw, ch := xwininfo(t, s, xwin)
+	if c := entry.Center; c.X < cx || c.X >= cx+cw || c.Y < cy || c.Y >= cy+ch {
+		t.Fatalf("entry centre %v is outside the X window %s's client area %d,%d %dx%d", c, xwin, cx, cy, cw, ch)
 	}
-	if cx, cy := entry.Center.X, entry.Center.Y; cx < gx || cx >= gx+gw || cy < gy || cy >= gy+gh {
-		t.Fatalf("entry centre %v is outside the X window %s at %d,%d %dx%d", entry.Center, xwin, gx, gy, gw, gh)
+	// The window named by its X id (as windows gives it) is the same one,
+	// and its bounds are the X frame's.
+	xid, _ := strconv.ParseUint(xwin, 10, 32)
+	byX := must(t, c, wire.InspectArgs{Target: tg, Window: fmt.Sprintf("0x%x", xid), Role: "text"}).Inspect
+	if len(byX.Windows) != 1 || byX.Windows[0].Title != "elbed" || len(byX.Elements) != 1 || byX.Elements[0].ID != entry.ID {
+		t.Fatalf("inspect of X window 0x%x: %+v", xid, byX)
+	}
+	var fl, fr, top, bottom int
+	ext := s.Run(t, "xprop", "-id", xwin, "_NET_FRAME_EXTENTS")
+	if _, err := fmt.Sscanf(ext[strings.Index(ext, "=")+1:], " %d, %d, %d, %d", &fl, &fr, &top, &bottom); err != nil {
+		t.Fatalf("frame extents %q: %v", ext, err)
+	}
+	frame := wire.Region{X: cx - fl, Y: cy - top, W: cw + fl + fr, H: ch + top + bottom}
+	if w := byX.Windows[0].Bounds; w != frame {
+		t.Fatalf("the accessible window's bounds %+v are not the X frame's %+v", w, frame)
 	}
 	const text = "Structure 4217"
 	r := must(t, c, wire.ElementArgs{Target: tg, Action: "set-text", Element: entry.ID, Text: strp(text)})
 	if !r.Element.Verified || r.Element.Text != text {
 		t.Fatalf("set-text answered %+v", r.Element)
 	}
+	// Focus moves to OK (read back), so the entry's caret and focus ring
+	// no longer cross the text OCR reads from the mirror.
+	ok := inspectOne(t, c, tg, "elbed", "push button", "OK")
+	if r := must(t, c, wire.ElementArgs{Target: tg, Action: "focus", Element: ok.ID}); !r.Element.Verified {
+		t.Fatalf("focus answered %+v", r.Element)
+	}
 	testbed.Eventually(t, 15*time.Second, "the text on the mirrored screen", func() bool {
 		f, err := do(t, c, wire.FindArgs{Target: tg, Text: strp(text)})
 		return err == nil && f.Find != nil && len(f.Find.Matches) > 0
 	})
-	ok := inspectOne(t, c, tg, "elbed", "push button", "OK")
 	must(t, c, wire.ElementArgs{Target: tg, Action: "invoke", Element: ok.ID})
 	printed(t, p, text)
 }
@@ -209,4 +218,30 @@ func TestElementWaits(t *testing.T) {
 	if !g.Wait.Settled {
 		t.Fatalf("until element-gone answered %+v", g.Wait)
 	}
+}
+
+// xwininfo answers a window's absolute bounds as the X server reports them.
+func xwininfo(t *testing.T, s *testbed.DesktopSession, xwin string) (x, y, w, h int) {
+	t.Helper()
+	for _, line := range strings.Split(s.Run(t, "xwininfo", "-id", xwin), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "Absolute upper-left X":
+			x = n
+		case "Absolute upper-left Y":
+			y = n
+		case "Width":
+			w = n
+		case "Height":
+			h = n
+		}
+	}
+	return x, y, w, h
 }
