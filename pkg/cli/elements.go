@@ -148,12 +148,11 @@ func elementCmd(e *env) *cobra.Command {
 // elementSearch is wait's accessibility flags: inspect's search for
 // --until element/element-gone, an element id for text-equals/contains.
 type elementSearch struct {
-	window, role, name, element string
-	states                      []string
+	role, name, element string
+	states              []string
 }
 
 func (s *elementSearch) flags(f *pflag.FlagSet) {
-	f.StringVar(&s.window, "window", "", "--until element/element-gone: a window id from inspect, or part of its title")
 	f.StringVar(&s.role, "role", "", "--until element/element-gone: the element's role")
 	f.StringVar(&s.name, "name", "", "--until element/element-gone: part of the element's name")
 	f.StringSliceVar(&s.states, "state", nil, "--until element/element-gone: a state the element has (repeat for several)")

@@ -183,7 +183,7 @@ func (e *env) printScreen(s *wire.Screen) error {
 }
 
 func waitCmd(e *env) *cobra.Command {
-	var until, text, lang string
+	var until, text, lang, window string
 	var quiet, timeout duration
 	var el elementSearch
 	cmd := &cobra.Command{
@@ -195,6 +195,7 @@ func waitCmd(e *env) *cobra.Command {
 			"ordinary success with settled: false, which --json shows as is).",
 		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet 500ms\n" +
 			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'\n" +
+			"  dvv wait vnc-1a2b3c4d --until window --window 'Save as'\n" +
 			"  dvv wait vnc-1a2b3c4d --until element --window Settings --role 'push button' --name Apply\n" +
 			"  dvv wait vnc-1a2b3c4d --until text-equals --element ID --text 'Done'",
 		Args: exactArgs(1, "wait needs a limb id"),
@@ -207,8 +208,8 @@ func waitCmd(e *env) *cobra.Command {
 			if until == "" {
 				return usageErr("wait needs --until %s", pipeList(variants(wire.OpWait)))
 			}
-			req.Until, req.Lang = until, lang
-			req.Window, req.Role, req.NameContains, req.States, req.Element = el.window, el.role, el.name, el.states, el.element
+			req.Until, req.Lang, req.Window = until, lang, window
+			req.Role, req.NameContains, req.States, req.Element = el.role, el.name, el.states, el.element
 			if cmd.Flags().Changed("text") {
 				req.Text = &text
 			}
@@ -250,6 +251,7 @@ func waitCmd(e *env) *cobra.Command {
 	f.StringVar(&until, "until", "", orList(variants(wire.OpWait)))
 	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
 	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
+	f.StringVar(&window, "window", "", "the window for --until window, window-gone and window-active: an id (0x…) or a part of its title; for element and element-gone the window to search (every one on the screen when absent)")
 	el.flags(f)
 	addDuration(f, &quiet, "quiet", 750*time.Millisecond, "how long the screen must stay unchanged for screen-stable and idle")
 	addDuration(f, &timeout, "timeout", 8*time.Second, "give up after this long (at most 25s; longer is clamped)")

@@ -106,6 +106,13 @@ func opWait(c *call, a wire.WaitArgs) (r *wire.WaitAnswer, err error) {
 			return false, "", nil
 		}
 		changed = l.termChanged
+	case "window", "window-gone", "window-active": // desktops only (VariantKinds)
+		var stop func()
+		var err error
+		if cond, changed, stop, err = windowWait(c, a); err != nil {
+			return nil, err
+		}
+		defer stop()
 	case "element", "element-gone", "text-equals", "text-contains": // desktops only
 		found, done, err := elementWait(c, a, &cond, &changed)
 		if err != nil {

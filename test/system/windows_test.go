@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/cli"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -179,8 +180,23 @@ func TestWindowsOverTheSidecarMatchTheWindowManager(t *testing.T) {
 	}
 	d.must("workspaces", limb, "0")
 
-	// Close beta: the program ends and wmctrl no longer lists it.
-	act = response(t, d.must("window", limb, fmt.Sprintf("%s", beta), "close", "--json")).Window
+	// Waits: alpha is there and active by title; a window no program
+	// opened is not there within the deadline (not settled, not an error).
+	d.must("wait", limb, "--until", "window-active", "--window", "alpha-win", "--timeout", "5s")
+	if r := d.dvv("wait", limb, "--until", "window", "--window", "no-such-window", "--timeout", "300ms"); r.code != cli.ExitNotSettled {
+		t.Fatalf("wait for a window nobody opens: %v", r)
+	}
+	// A window that opens later is waited for: the wait answers once
+	// wmctrl could list it too.
+	s.Background(t, "zenity", "--info", "--title", "gamma-window", "--text", "late")
+	w := response(t, d.must("wait", limb, "--until", "window", "--window", "gamma-window", "--timeout", "15s", "--json")).Wait
+	if !w.Settled || !strings.Contains(w.Detail, "gamma-window") || !strings.Contains(s.Wmctrl(t, "-l"), "gamma-window") {
+		t.Fatalf("wait for gamma: %+v", w)
+	}
+
+	// Close beta: the program ends and wmctrl no longer lists it; a
+	// wait for it to be gone by its id settles at once.
+	act = response(t, d.must("window", limb, beta, "close", "--json")).Window
 	if !act.Verified || act.Window != nil {
 		t.Fatalf("close: %+v", act)
 	}
@@ -189,6 +205,7 @@ func TestWindowsOverTheSidecarMatchTheWindowManager(t *testing.T) {
 		t.Fatal("wmctrl still lists beta after close")
 	}
 	testbed.Eventually(t, 5e9, "zenity (beta) to exit", betaProc.Exited)
+	d.must("wait", limb, "--until", "window-gone", "--window", fmt.Sprintf("0x%x", betaID), "--timeout", "2s")
 
 	// Bad input: a window that is not there, a malformed id.
 	wantExit(t, d.dvv("window", limb, "0x1", "activate"), wire.ExitGone, wire.NotFound)
