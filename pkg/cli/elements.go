@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -77,12 +78,13 @@ func elementLine(el wire.Element) string {
 
 func elementCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "element <limbId> <elementId> focus|set-text TEXT|insert TEXT|invoke [ACTION]|toggle [on|off]|select|value V|expand|collapse|read",
+		Use:   "element <limbId> <elementId> focus|set-text TEXT|insert TEXT|invoke [ACTION]|toggle [on|off]|select|value V|expand|collapse|read|locate",
 		Short: "Act on an accessibility element by its id from inspect, verified by what is read back",
 		Long: "Act on one element an inspect listed: the id is refused (STALE_ELEMENT) when its window moved or\n" +
 			"its layout changed since. set-text and insert are read back exactly (a password field: its length\n" +
 			"only, never its text); toggle, select, value, expand and focus read the state back. The answer says\n" +
-			"verified only for what it read back; invoke has nothing to read back.",
+			"verified only for what it read back; invoke has nothing to read back. locate only checks the id and\n" +
+			"prints the element's bounds and center (what `dvv click L --element ID` clicks).",
 		Example: "  dvv element vnc-1a2b3c4d ID set-text 'Ada Lovelace'\n  dvv element vnc-1a2b3c4d ID toggle on\n" +
 			"  dvv element vnc-1a2b3c4d ID invoke\n  dvv element vnc-1a2b3c4d ID value 30 --json",
 		Args: rangeArgs(3, 4, "element needs a limb id, an element id and an act"),
@@ -115,12 +117,12 @@ func elementCmd(e *env) *cobra.Command {
 					return &usageError{msg: "element value needs a number"}
 				}
 				a.Value = &v
-			case "focus", "select", "expand", "collapse", "read":
+			case "focus", "select", "expand", "collapse", "read", "locate":
 				if len(args) == 4 {
 					return &usageError{msg: fmt.Sprintf("element %s takes nothing more", a.Action)}
 				}
 			default:
-				return &usageError{msg: fmt.Sprintf("unknown act %q: focus, set-text, insert, invoke, toggle, select, value, expand, collapse or read", a.Action)}
+				return &usageError{msg: fmt.Sprintf("unknown act %q: focus, set-text, insert, invoke, toggle, select, value, expand, collapse, read or locate", a.Action)}
 			}
 			ans, err := typedCall(e, a, (*client.Client).Element)
 			if err != nil || !e.human() || ans.Element == nil {
@@ -157,4 +159,31 @@ func (s *elementSearch) flags(f *pflag.FlagSet) {
 	f.StringVar(&s.name, "name", "", "--until element/element-gone: part of the element's name")
 	f.StringSliceVar(&s.states, "state", nil, "--until element/element-gone: a state the element has (repeat for several)")
 	f.StringVar(&s.element, "element", "", "--until text-equals/text-contains: the element id (from inspect) whose text to watch")
+}
+
+// locateElement checks an element id in dvvd and answers where the element
+// is now, without printing: click --element clicks its center.
+func (e *env) locateElement(target wire.Target, id string) (*wire.ElementResult, error) {
+	a := wire.ElementArgs{Target: target, Element: id, Action: "locate"}
+	var ans *wire.ElementAnswer
+	var err error
+	if e.send != nil { // the CLI's tests take the request here
+		_, ans, err = decoded[wire.ElementAnswer](e.send(wire.Envelop(a)))
+	} else {
+		ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
+		defer cancel()
+		var c *client.Client
+		if c, err = e.dial(ctx); err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		ans, err = c.Element(ctx, a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ans == nil || ans.Element == nil {
+		return nil, wire.Errorf(wire.Internal, "dvvd answered element locate without the element")
+	}
+	return ans.Element, nil
 }

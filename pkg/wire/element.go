@@ -64,4 +64,7 @@ type ElementResult struct {
 	// Text is the text read back (never for a protected field).
 	Text  string        `json:"text,omitempty"`
 	Value *ElementValue `json:"value,omitempty"`
+	// Generation is the geometry generation the element's bounds were
+	// read at: what click's generation takes to click its center.
+	Generation uint64 `json:"generation"`
 }

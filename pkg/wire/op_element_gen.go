@@ -6,7 +6,7 @@ package wire
 type ElementArgs struct {
 	Envelope
 	Target
-	Action  string   `json:"action,omitempty"`  // focus, set-text, insert, invoke, toggle, select, value, expand, collapse, read; required
+	Action  string   `json:"action,omitempty"`  // focus, set-text, insert, invoke, toggle, select, value, expand, collapse, read, locate; required
 	Text    *string  `json:"text,omitempty"`    // set-text/insert only; required for set-text/insert
 	Element string   `json:"element,omitempty"` // required
 	Invoke  string   `json:"invoke,omitempty"`  // invoke only; the element's first action
