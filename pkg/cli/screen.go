@@ -24,6 +24,8 @@ type screenOptions struct {
 	jpeg   bool
 	text   bool
 	lang   string
+	// windows asks for the window layout beside the picture
+	windows bool
 }
 
 func screenCmd(e *env) *cobra.Command {
@@ -76,6 +78,7 @@ func screenCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.jpeg, "jpeg", false, "JPEG instead of PNG")
 	f.BoolVar(&o.text, "text", false, "desktop: print the recognised lines (of --region) instead of an image")
 	f.StringVar(&o.lang, "lang", "", "--text: recognition languages (default eng)")
+	f.BoolVar(&o.windows, "windows", false, "desktop: also list the windows in the picture (over the SSH sidecar), in framebuffer and image pixels")
 	return cmd
 }
 
@@ -107,6 +110,7 @@ func (o *screenOptions) request(f *pflag.FlagSet, arg string) (wire.ScreenArgs, 
 	if o.jpeg {
 		req.Format = "jpeg"
 	}
+	req.Windows = o.windows
 	out := o.out
 	if !f.Changed("out") && o.jpeg { // the default name follows the format; a named file is kept as given
 		out = strings.TrimSuffix(out, ".png") + ".jpg"
@@ -179,7 +183,27 @@ func (e *env) printScreen(s *wire.Screen) error {
 		e.dataOut().Write(data)
 		fmt.Fprintln(e.stderr, s.ImageSpaceLine)
 	}
+	e.printScreenWindows(s)
 	return nil
+}
+
+// printScreenWindows lists screen --windows' layout on stderr (stdout may
+// hold the image): bottom to top, frame in framebuffer and image pixels.
+func (e *env) printScreenWindows(s *wire.Screen) {
+	if s.WindowsAbsent != "" {
+		fmt.Fprintf(e.stderr, "windows: none read: %s\n", s.WindowsAbsent)
+	}
+	for _, w := range s.Windows {
+		img := "not in the picture"
+		if w.Visible {
+			img = "image " + region(w.Image)
+		}
+		focus := ""
+		if w.Focused {
+			focus = " (focused)"
+		}
+		fmt.Fprintf(e.stderr, "window %s %q%s: frame %s, %s\n", w.ID, oneLine(w.Title), focus, region(w.Frame), img)
+	}
 }
 
 func waitCmd(e *env) *cobra.Command {

@@ -71,19 +71,7 @@ func (l *Limb) signals() wire.Signals {
 	}
 	out[wire.SigWindowStructure] = wire.Signal{State: wire.SignalAbsent,
 		Reason: "no protocol dvv speaks carries window structure; read the pixels"}
-	out[wire.SigAccessibility] = wire.Signal{State: wire.SignalAbsent, Reason: "a terminal has no desktop"}
-	l.mu.Lock()
-	rdp := l.target.Protocol == wire.ProtoRDP
-	l.mu.Unlock()
-	if rdp {
-		out[wire.SigAccessibility] = wire.Signal{State: wire.SignalAbsent, Reason: "dvv reads accessibility over a VNC limb's SSH sidecar only"}
-	}
-	if l.dsk != nil && !rdp {
-		out[wire.SigWindowStructure] = wire.Signal{State: wire.SignalUnknown,
-			Reason: "not looked for yet: the signals op looks over the desktop's SSH sidecar"}
-		out[wire.SigAccessibility] = out[wire.SigWindowStructure]
-		l.structureSignals(out)
-	}
+	l.defaultStructureSignals(out)
 	return out
 }
 

@@ -70,3 +70,41 @@ func parseWindowID(s string) (uint32, error) {
 	}
 	return uint32(n), nil
 }
+
+// screenWindows reads the window layout for screen's windows and maps
+// each frame into the picture's pixels with its imageSpace. Without
+// structure the picture stands and windowsAbsent says why.
+func screenWindows(c *call, scr *wire.Screen) {
+	x, _, err := c.l.xconn(c.ctx)
+	if err != nil {
+		scr.WindowsAbsent = err.Error()
+		if we, ok := err.(*wire.Error); ok {
+			scr.WindowsAbsent = we.Message
+		}
+		return
+	}
+	defer x.Close()
+	ws, err := x.Windows()
+	if err != nil {
+		scr.WindowsAbsent = fmt.Sprintf("reading the window manager's state: %v", err)
+		return
+	}
+	sp := scr.ImageSpace
+	scr.Windows = make([]wire.ScreenWindow, 0, len(ws))
+	for _, w := range ws {
+		if w.Minimized {
+			continue // not in the picture
+		}
+		f := w.Frame
+		x0, y0 := max(f.X, sp.Region.X), max(f.Y, sp.Region.Y)
+		x1, y1 := min(f.X+f.W, sp.Region.X+sp.Region.W), min(f.Y+f.H, sp.Region.Y+sp.Region.H)
+		sw := wire.ScreenWindow{ID: windowID(w.ID), Title: w.Title, Focused: w.Focused,
+			Frame: wire.Region{X: f.X, Y: f.Y, W: f.W, H: f.H}, Visible: x1 > x0 && y1 > y0}
+		if sw.Visible {
+			ix0, iy0 := int(float64(x0-sp.Region.X)*sp.Scale), int(float64(y0-sp.Region.Y)*sp.Scale)
+			ix1, iy1 := int(float64(x1-sp.Region.X)*sp.Scale+0.5), int(float64(y1-sp.Region.Y)*sp.Scale+0.5)
+			sw.Image = wire.Region{X: ix0, Y: iy0, W: ix1 - ix0, H: iy1 - iy0}
+		}
+		scr.Windows = append(scr.Windows, sw)
+	}
+}

@@ -117,11 +117,55 @@ func (l *Limb) structureSignals(out wire.Signals) {
 	}
 }
 
+// noSidecarSaved is why signals does not look over port 22 by itself.
+const noSidecarSaved = "no SSH sidecar is saved for this desktop (dvv hosts add NAME … --ssh-port P --ssh-user U); windows looks over port 22 as the local user when asked"
+
+// defaultStructureSignals states window_structure and accessibility in
+// every observation: absent where they cannot be (a terminal, RDP, no
+// sidecar saved, a dvvd without the sidecar), unknown until the first
+// look, then what it found (structureSignals).
+func (l *Limb) defaultStructureSignals(out wire.Signals) {
+	absent := func(reason string) {
+		out[wire.SigAccessibility] = wire.Signal{State: wire.SignalAbsent, Reason: reason}
+	}
+	if l.dsk == nil {
+		absent("a terminal has no desktop")
+		return
+	}
+	l.mu.Lock()
+	t := l.target
+	l.mu.Unlock()
+	switch {
+	case t.Protocol == wire.ProtoRDP:
+		absent("dvv reads accessibility over a VNC limb's SSH sidecar only")
+		return
+	case l.d.cfg.Structure == nil:
+		absent("this dvvd was built without the SSH sidecar's window structure")
+		return
+	}
+	reason := "not looked for yet: the signals op looks over the desktop's SSH sidecar"
+	state := wire.SignalUnknown
+	if t.SSHPort == 0 && t.SSHUser == "" {
+		state, reason = wire.SignalAbsent, noSidecarSaved
+	}
+	out[wire.SigWindowStructure] = wire.Signal{State: state, Reason: reason}
+	out[wire.SigAccessibility] = out[wire.SigWindowStructure]
+	l.structureSignals(out)
+}
+
 // probeStructure looks for the session (once, then from memory) so the
-// signals op reports window_structure and accessibility as they are.
+// signals op reports window_structure and accessibility as they are. A
+// desktop with no sidecar saved is not dialed here: signals is answered
+// inline, and port 22 of a VNC host may not answer at all.
 func (l *Limb) probeStructure(ctx context.Context, out wire.Signals) {
 	if l.dsk == nil {
 		return
+	}
+	l.mu.Lock()
+	t := l.target
+	l.mu.Unlock()
+	if t.Protocol != wire.ProtoRDP && t.SSHPort == 0 && t.SSHUser == "" {
+		return // defaultStructureSignals said so, or what a look asked for by windows found
 	}
 	if _, err := l.structure(ctx); err != nil {
 		var we *wire.Error
@@ -146,11 +190,16 @@ func (l *Limb) xconn(ctx context.Context) (*xwin.Conn, limb.StructureInfo, error
 		l.dropStructure(s)
 		return nil, info, err
 	}
+	stop := context.AfterFunc(ctx, func() { nc.Close() }) // a stalled X setup ends with the client
 	x, err := xwin.Open(nc, info.XCookie)
+	stop()
 	if err != nil {
 		l.dropStructure(s)
 		return nil, info, wire.Errorf(wire.NoStructure, "the X server %s refused a new connection over the sidecar: %v", info.Display, err)
 	}
+	// A server that stops answering must not hold the handler: when the
+	// client goes away the connection is closed, failing any awaited reply.
+	context.AfterFunc(ctx, x.Close)
 	return x, info, nil
 }
 

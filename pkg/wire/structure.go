@@ -48,3 +48,16 @@ type WorkspaceList struct {
 	Names    []string `json:"names,omitzero"`
 	Verified bool     `json:"verified,omitempty"` // switch: _NET_CURRENT_DESKTOP read back
 }
+
+// ScreenWindow is one window of the layout screen answers beside its
+// picture: its frame in native framebuffer pixels and in the picture's
+// pixels (image = (native - imageSpace.region origin) * scale, clipped to
+// the picture; Visible false when none of it is in the picture).
+type ScreenWindow struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Focused bool   `json:"focused"`
+	Frame   Region `json:"frame"`
+	Image   Region `json:"image"`
+	Visible bool   `json:"visible"`
+}

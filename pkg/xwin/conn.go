@@ -32,6 +32,7 @@ type Conn struct {
 	// a VNC server that is the X server itself (Xvnc, x11vnc's display).
 	Width, Height int
 
+	nc    net.Conn
 	mu    sync.Mutex
 	atoms map[string]xproto.Atom
 }
@@ -56,11 +57,17 @@ func Open(nc net.Conn, cookie []byte) (*Conn, error) {
 	}
 	s := setup.DefaultScreen(x)
 	return &Conn{X: x, Root: s.Root, Width: int(s.WidthInPixels), Height: int(s.HeightInPixels),
-		atoms: map[string]xproto.Atom{}}, nil
+		nc: nc, atoms: map[string]xproto.Atom{}}, nil
 }
 
-// Close ends the connection.
-func (c *Conn) Close() { c.X.Close() }
+// Close ends the connection at once, also while a request waits for a
+// server that stopped answering: the stream is closed first, which fails
+// any reply still awaited (xgb's own Close makes a round trip first, and
+// would wait for that server forever). It may be called more than once.
+func (c *Conn) Close() {
+	c.nc.Close()
+	c.X.Close()
+}
 
 // cookieConn replaces the connection setup request xgb writes first (its
 // authority comes from the local XAUTHORITY) with one carrying the remote

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 )
 
@@ -57,9 +58,18 @@ func (c *Conn) Windows() ([]Window, error) {
 		}
 	}
 	active, _ := c.PropCards(c.Root, "_NET_ACTIVE_WINDOW")
+	if err := c.Atoms(append(windowProps, "_NET_WM_STATE_HIDDEN")...); err != nil {
+		return nil, err
+	}
+	// Every window's requests go out before any reply is read: one round
+	// trip over the sidecar for the lot, not one per property.
+	pending := make([]pendingWindow, len(ids))
+	for i, id := range ids {
+		pending[i] = c.askWindow(xproto.Window(id))
+	}
 	out := make([]Window, 0, len(ids))
-	for _, id := range ids {
-		w, err := c.window(xproto.Window(id))
+	for i, id := range ids {
+		w, err := c.collect(pending[i])
 		if err != nil {
 			continue // closed between the list and its reading
 		}
@@ -83,44 +93,111 @@ func (c *Conn) Window(id uint32) (Window, error) {
 	return Window{}, fmt.Errorf("window 0x%x is not among the windows the window manager lists", id)
 }
 
-func (c *Conn) window(id xproto.Window) (Window, error) {
-	w := Window{ID: uint32(id), Workspace: -1}
-	g, err := xproto.GetGeometry(c.X, xproto.Drawable(id)).Reply()
+// windowProps are the properties a Window is read from, in the order
+// window's replies are taken.
+var windowProps = []string{"_NET_FRAME_EXTENTS", "_NET_WM_NAME", "WM_NAME", "WM_CLASS", "_NET_WM_PID", "_NET_WM_DESKTOP", "_NET_WM_STATE"}
+
+// Atoms interns names at once: every request goes out before the first
+// reply is awaited, so a connection that crosses an SSH hop pays one round
+// trip, not one per name.
+func (c *Conn) Atoms(names ...string) error {
+	cookies := make([]xproto.InternAtomCookie, len(names))
+	for i, n := range names {
+		cookies[i] = xproto.InternAtom(c.X, false, uint16(len(n)), n)
+	}
+	for i, n := range names {
+		r, err := cookies[i].Reply()
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.atoms[n] = r.Atom
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+// pendingWindow is a window's requests in flight.
+type pendingWindow struct {
+	id    xproto.Window
+	geom  xproto.GetGeometryCookie
+	trans xproto.TranslateCoordinatesCookie
+	props []xproto.GetPropertyCookie
+}
+
+func (c *Conn) askWindow(id xproto.Window) pendingWindow {
+	p := pendingWindow{id: id, geom: xproto.GetGeometry(c.X, xproto.Drawable(id)),
+		trans: xproto.TranslateCoordinates(c.X, id, c.Root, 0, 0)}
+	for _, name := range windowProps {
+		c.mu.Lock()
+		a := c.atoms[name]
+		c.mu.Unlock()
+		// 16 KiB a property: a title longer than that is cut, so a window
+		// cannot make a list hold megabytes.
+		p.props = append(p.props, xproto.GetProperty(c.X, false, id, a, xproto.GetPropertyTypeAny, 0, 4096))
+	}
+	return p
+}
+
+func cards(r *xproto.GetPropertyReply) []uint32 {
+	if r == nil || r.Format != 32 {
+		return nil
+	}
+	out := make([]uint32, r.ValueLen)
+	for i := range out {
+		out[i] = xgb.Get32(r.Value[i*4:])
+	}
+	return out
+}
+
+func text(r *xproto.GetPropertyReply) string {
+	if r == nil || r.Format != 8 {
+		return ""
+	}
+	return string(r.Value)
+}
+
+// collect takes a window's replies.
+func (c *Conn) collect(p pendingWindow) (Window, error) {
+	w := Window{ID: uint32(p.id), Workspace: -1}
+	props := make([]*xproto.GetPropertyReply, len(p.props))
+	for i, ck := range p.props {
+		props[i], _ = ck.Reply() // an unset property is an empty reply; a gone window fails below
+	}
+	g, err := p.geom.Reply()
 	if err != nil {
 		return w, err
 	}
-	t, err := xproto.TranslateCoordinates(c.X, id, c.Root, 0, 0).Reply()
+	t, err := p.trans.Reply()
 	if err != nil {
 		return w, err
 	}
 	w.Client = Rect{int(t.DstX), int(t.DstY), int(g.Width), int(g.Height)}
 	w.Frame = w.Client
-	if ext, _ := c.PropCards(id, "_NET_FRAME_EXTENTS"); len(ext) == 4 {
+	if ext := cards(props[0]); len(ext) == 4 {
 		l, r, top, b := int(ext[0]), int(ext[1]), int(ext[2]), int(ext[3])
 		w.Frame = Rect{w.Client.X - l, w.Client.Y - top, w.Client.W + l + r, w.Client.H + top + b}
 	}
-	if w.Title, _ = c.PropString(id, "_NET_WM_NAME"); w.Title == "" {
-		w.Title, _ = c.PropString(id, "WM_NAME")
+	if w.Title = text(props[1]); w.Title == "" {
+		w.Title = text(props[2])
 	}
-	if cls, _ := c.PropString(id, "WM_CLASS"); cls != "" {
+	if cls := text(props[3]); cls != "" {
 		parts := strings.Split(strings.TrimRight(cls, "\x00"), "\x00")
 		w.Instance = parts[0]
 		if len(parts) > 1 {
 			w.Class = parts[1]
 		}
 	}
-	if pid, _ := c.PropCards(id, "_NET_WM_PID"); len(pid) > 0 {
+	if pid := cards(props[4]); len(pid) > 0 {
 		w.PID = int(pid[0])
 	}
-	if d, _ := c.PropCards(id, "_NET_WM_DESKTOP"); len(d) > 0 && d[0] != 0xffffffff {
+	if d := cards(props[5]); len(d) > 0 && d[0] != 0xffffffff {
 		w.Workspace = int(d[0])
 	}
-	if st, _ := c.PropCards(id, "_NET_WM_STATE"); len(st) > 0 {
-		hidden, _ := c.Atom("_NET_WM_STATE_HIDDEN")
-		for _, a := range st {
-			if xproto.Atom(a) == hidden {
-				w.Minimized = true
-			}
+	hidden, _ := c.Atom("_NET_WM_STATE_HIDDEN")
+	for _, a := range cards(props[6]) {
+		if xproto.Atom(a) == hidden {
+			w.Minimized = true
 		}
 	}
 	return w, nil

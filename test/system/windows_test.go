@@ -2,6 +2,7 @@ package system_test
 
 import (
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ func openDesktopWithSidecar(t *testing.T, d *daemon, s *testbed.DesktopSession) 
 	t.Helper()
 	d.must("hosts", "add", "desk", "--address", "127.0.0.1", "--port", strconv.Itoa(s.Port), "--protocol", "vnc",
 		"--ssh-port", strconv.Itoa(s.SSHD.Port), "--ssh-user", s.SSHD.User)
-	r := response(t, d.must("open", "desk", "--json"))
+	r := response(t, d.must("open", "desk", "--perceive", "--json"))
 	return r.LimbID
 }
 
@@ -150,6 +151,24 @@ func TestWindowsOverTheSidecarMatchTheWindowManager(t *testing.T) {
 		t.Fatalf("xwininfo puts alpha's client at %d,%d; dvv said %+v", x, y, act.Window.Client)
 	}
 
+	// The layout beside the picture agrees with the picture: at half
+	// scale alpha's frame is at 50,60 in image pixels, the mirror shows
+	// the window there (light pixels) and Xvnc's black root beside it.
+	d.must("wait", limb, "--until", "screen-stable", "--timeout", "10s")
+	png := filepath.Join(t.TempDir(), "layout.png")
+	scr := response(t, d.must("screen", limb, "--windows", "--scale", "0.5", "--out", png, "--json")).Screen
+	sa := findScreenWindow(t, scr, act.Window.ID)
+	if sa.Frame != act.Window.Frame || !sa.Visible || sa.Image.X != 50 || sa.Image.Y != 60 ||
+		sa.Image.W != (act.Window.Frame.W+1)/2 || sa.Image.H != (act.Window.Frame.H+1)/2 {
+		t.Fatalf("screen --windows: %+v; window %+v", sa, act.Window)
+	}
+	pic := readPNG(t, png)
+	inside := pic.At(sa.Image.X+sa.Image.W/2, sa.Image.Y+sa.Image.H/2)
+	outside := pic.At(sa.Image.X-4, sa.Image.Y+sa.Image.H/2)
+	if lum(inside) < 0x80 || lum(outside) != 0 {
+		t.Fatalf("the picture does not show alpha where the layout says: inside %v, outside %v", inside, outside)
+	}
+
 	// Resize alpha's client area.
 	act = response(t, d.must("window", limb, a.ID, "resize", "420", "260", "--json")).Window
 	if !act.Verified {
@@ -222,7 +241,7 @@ func TestWindowsAbsentWithoutSidecarAndOnRDP(t *testing.T) {
 	d := startDaemon(t, "")
 	d.must("hosts", "add", "bare", "--address", "127.0.0.1", "--port", strconv.Itoa(v.Port), "--protocol", "vnc",
 		"--ssh-port", strconv.Itoa(testbed.FreePort(t)))
-	vnc := response(t, d.must("open", "bare", "--json")).LimbID
+	vnc := response(t, d.must("open", "bare", "--perceive", "--json")).LimbID
 	sig := response(t, d.must("signals", vnc, "--json")).Signals
 	for _, name := range []string{wire.SigWindowStructure, wire.SigAccessibility} {
 		if s := sig[name]; s.State != wire.SignalAbsent || !strings.Contains(s.Reason, "no SSH sidecar") {
@@ -231,6 +250,21 @@ func TestWindowsAbsentWithoutSidecarAndOnRDP(t *testing.T) {
 	}
 	r := d.dvv("windows", vnc)
 	wantExit(t, r, wire.ExitUnsupported, wire.NoStructure)
+	// screen --windows still answers the picture, and says why no layout.
+	d.must("wait", vnc, "--until", "screen-stable", "--timeout", "10s")
+	scr := response(t, d.must("screen", vnc, "--windows", "--out", filepath.Join(t.TempDir(), "s.png"), "--json")).Screen
+	if scr.Path == "" || scr.Windows != nil || !strings.Contains(scr.WindowsAbsent, "no SSH sidecar") {
+		t.Errorf("screen --windows without a sidecar: %+v", scr)
+	}
+
+	// Opened by address, with no sidecar saved: signals does not dial
+	// port 22 by itself, and says how to save one.
+	v2 := testbed.StartXvnc(t, testbed.XvncOptions{})
+	plain := response(t, d.must("open", "127.0.0.1::"+strconv.Itoa(v2.Port), "--protocol", "vnc", "--json")).LimbID
+	sig = response(t, d.must("signals", plain, "--json")).Signals
+	if s := sig[wire.SigWindowStructure]; s.State != wire.SignalAbsent || !strings.Contains(s.Reason, "--ssh-port") {
+		t.Errorf("VNC opened by address: %+v", s)
+	}
 
 	// The shadow server writes its certificate on first contact.
 	wantExit(t, d.dvv("hosts", "trust", shadow.Addr, "--protocol", "rdp"), wire.ExitTrust, wire.HostKeyUnknown)
@@ -244,4 +278,48 @@ func TestWindowsAbsentWithoutSidecarAndOnRDP(t *testing.T) {
 	}
 	wantExit(t, d.dvv("workspaces", rdp), wire.ExitUnsupported, wire.NoStructure)
 	d.must("ping")
+}
+
+func findScreenWindow(t *testing.T, s *wire.Screen, id string) wire.ScreenWindow {
+	t.Helper()
+	for _, w := range s.Windows {
+		if w.ID == id {
+			return w
+		}
+	}
+	t.Fatalf("window %s not in screen's layout %+v (absent: %q)", id, s.Windows, s.WindowsAbsent)
+	return wire.ScreenWindow{}
+}
+
+// lum is a pixel's brightest channel, 0..255.
+func lum(c color.Color) uint32 {
+	r, g, b, _ := c.RGBA()
+	return max(r, g, b) >> 8
+}
+
+// An X server that stops answering (SIGSTOP) holds no handler: the
+// client's deadline ends the request, dvvd keeps serving, and once the
+// server runs again the next list answers over the same sidecar.
+func TestWindowsFromAFrozenXServerEndWithTheClient(t *testing.T) {
+	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{})
+	s.Program(t, "frozen-check", "zenity", "--info", "--title", "frozen-check", "--text", "x")
+	d := startDaemonIn(t, "", s.SSHD.Home)
+	limb := openDesktopWithSidecar(t, d, s)
+	d.must("windows", limb)
+	s.Proc.Freeze(t)
+	r := d.dvv("--timeout", "2s", "windows", limb)
+	wantExit(t, r, wire.ExitConnection, wire.Timeout)
+	d.must("ping")
+	// The handler itself ended with the client, while the server is still
+	// stopped: history has the list's outcome.
+	testbed.Eventually(t, 5e9, "the windows op to end in history", func() bool {
+		h := response(t, d.must("history", limb, "--json")).History
+		last := h[len(h)-1]
+		t.Logf("history: %+v", last)
+		return last.Op == wire.OpWindows && last.Outcome != "" && last.Outcome != "ok"
+	})
+	s.Proc.Thaw()
+	if l := response(t, d.must("windows", limb, "--json")).Windows; len(l.Windows) != 1 || l.Windows[0].Title != "frozen-check" {
+		t.Fatalf("after the thaw: %+v", l)
+	}
 }

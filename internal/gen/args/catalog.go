@@ -146,8 +146,10 @@ type catalog struct {
 	// window: the X window id windows answered ("0x1a00007"), and a
 	// client area's size
 	Window string `json:"window,omitempty"`
-	Width  *int   `json:"width,omitempty"`
-	Height *int   `json:"height,omitempty"`
+	// screen: the window layout beside the picture
+	Windows bool `json:"windows,omitempty"`
+	Width   *int `json:"width,omitempty"`
+	Height  *int `json:"height,omitempty"`
 	// cancel: the id of a request this connection sent that is still in
 	// flight; its work is withdrawn (it is still answered, with what the
 	// cancelled work returned).

@@ -146,7 +146,10 @@ func openStructure(ctx context.Context, c *sshx.Client, vncPort int) (*structure
 		if err != nil {
 			return nil, err
 		}
-		if x, lastErr = xwin.Open(nc, ck); lastErr == nil {
+		stop := context.AfterFunc(ctx, func() { nc.Close() }) // a stalled X setup ends with the dial's deadline
+		x, lastErr = xwin.Open(nc, ck)
+		stop()
+		if lastErr == nil {
 			s.info.XCookie = ck
 			break
 		}
@@ -155,6 +158,7 @@ func openStructure(ctx context.Context, c *sshx.Client, vncPort int) (*structure
 		return nil, noStructure("the X server %s on the sidecar's machine refused dvv: %v (no cookie it accepts in its -auth file or the sidecar user's ~/.Xauthority)", s.info.Display, lastErr)
 	}
 	defer x.Close()
+	context.AfterFunc(ctx, x.Close)
 	bus, _ := x.RootString("AT_SPI_BUS")
 	switch {
 	case bus == "":
