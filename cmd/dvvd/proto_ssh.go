@@ -10,6 +10,7 @@ func init() {
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
 	structure = sshlimb.DialStructure
+	machineSSH = sshlimb.DialUnix
 	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
 	hostKeyCheck = sshlimb.CheckHostKey
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/machine"
 	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -42,6 +43,9 @@ type Config struct {
 	// Structure finds a desktop limb's X session over its SSH sidecar
 	// (windows, workspaces, the accessibility bus); nil: none.
 	Structure limb.StructureDialer
+	// MachineSSH reaches a hypervisor's socket through SSH (qmp+ssh,
+	// libvirt's qemu+ssh); nil: such machines answer UNSUPPORTED.
+	MachineSSH machine.SSHDialer
 
 	// Services from the hosts/policy layer (nil = feature off).
 	Services Services
