@@ -27,6 +27,7 @@ type clickOptions struct {
 	text       string // click the centre of this text's only match
 	region     string // --text: only matches inside this area
 	lang       string
+	element    string // click the centre of this accessibility element
 }
 
 func clickCmd(e *env) *cobra.Command {
@@ -41,14 +42,34 @@ func clickCmd(e *env) *cobra.Command {
 		Example: "  dvv click vnc-1a2b3c4d 100 200\n  dvv click vnc-1a2b3c4d 100 200 --action double\n" +
 			"  dvv click vnc-1a2b3c4d 10 10 --action drag --to-x 300 --to-y 10\n" +
 			"  dvv click vnc-1a2b3c4d 400 300 --action scroll --direction down --clicks 3\n" +
-			"  dvv click vnc-1a2b3c4d --text OK",
+			"  dvv click vnc-1a2b3c4d --text OK\n  dvv click vnc-1a2b3c4d --element ID",
 		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("element") {
+				return exactArgs(1, "click --element needs only the limb id")(cmd, args)
+			}
 			if cmd.Flags().Changed("text") {
 				return exactArgs(1, "click --text needs only the limb id")(cmd, args)
 			}
 			return exactArgs(3, "click needs a limb id, x and y (or --text)")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("element") {
+				req, err := o.request(cmd.Flags(), []string{args[0], "0", "0"})
+				if err != nil {
+					return err
+				}
+				if o.element == "" || cmd.Flags().Changed("generation") || cmd.Flags().Changed("text") {
+					return usageErr("--element needs an element id from inspect and takes the generation from it (no --generation, no --text)")
+				}
+				el, err := e.locateElement(req.Target, o.element)
+				if err != nil {
+					return err
+				}
+				g := el.Generation
+				req.X, req.Y, req.Generation, req.GenerationFrom = intp(el.Element.Center.X), intp(el.Element.Center.Y), &g, ""
+				req.VerifyMs = e.verifyMs()
+				return e.act(req)
+			}
 			if cmd.Flags().Changed("text") {
 				req, err := o.request(cmd.Flags(), []string{args[0], "0", "0"})
 				if err != nil {
@@ -81,6 +102,7 @@ func clickCmd(e *env) *cobra.Command {
 	f.StringVar(&o.text, "text", "", "click the centre of this text (read with `dvv find`); refused unless it is on the screen exactly once")
 	f.StringVar(&o.region, "region", "", "--text: only matches inside x,y,w,h")
 	f.StringVar(&o.lang, "lang", "", "--text: recognition languages (default eng)")
+	f.StringVar(&o.element, "element", "", "click the centre of this accessibility element (an id from `dvv inspect`), refused if the id is stale")
 	f.Uint64Var(&o.generation, "generation", 0, "the geometry generation x,y were computed against (default: this shell's last screen read)")
 	return cmd
 }

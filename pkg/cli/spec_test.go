@@ -170,6 +170,9 @@ func TestEveryActionHasACommand(t *testing.T) {
 		"share vnc-1", "share vnc-1 --stop",
 		"pause vnc-1", "resume vnc-1",
 		"viewer --no-open", "viewer --no-open --read-only",
+		"element vnc-1 E focus", "element vnc-1 E set-text hi", "element vnc-1 E insert hi", "element vnc-1 E invoke",
+		"element vnc-1 E toggle on", "element vnc-1 E select", "element vnc-1 E value 3", "element vnc-1 E expand",
+		"element vnc-1 E collapse", "element vnc-1 E read", "element vnc-1 E locate",
 		"window vnc-1 0x1 activate", "window vnc-1 0x1 move 1 2", "window vnc-1 0x1 resize 3 4", "window vnc-1 0x1 close",
 		"workspaces vnc-1", "workspaces vnc-1 1",
 	}

@@ -18,7 +18,7 @@ const (
 
 var _ = register(wire.OpWait, typed(opWait))
 
-func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
+func opWait(c *call, a wire.WaitArgs) (r *wire.WaitAnswer, err error) {
 	l := c.l
 	timeout := clampMs(waitDefault, waitMax)
 	if a.TimeoutMs != nil {
@@ -113,6 +113,17 @@ func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 			return nil, err
 		}
 		defer stop()
+	case "element", "element-gone", "text-equals", "text-contains": // desktops only
+		found, done, err := elementWait(c, a, &cond, &changed)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		defer func() {
+			if r != nil && r.Wait != nil {
+				r.Wait.Elements = *found
+			}
+		}()
 	case "exit": // terminals only (wire.OpSpec.VariantKinds)
 		cond = func() (bool, string, error) {
 			if code, exited := l.lastExit(); exited {

@@ -20,7 +20,8 @@ type beyond struct {
 }
 
 var beyondReference = map[string]beyond{
-	"dvv_wait":   {variants: []string{"window", "window-gone", "window-active"}, codes: []wire.Code{wire.NoStructure}},
+	"dvv_wait": {variants: []string{"window", "window-gone", "window-active", "element", "element-gone", "text-equals", "text-contains"},
+		codes: []wire.Code{wire.NoStructure, wire.StaleElement, wire.NotFound}, answerFields: []string{"elements"}},
 	"dvv_screen": {answerFields: []string{"windows", "windowsAbsent"}},
 	"dvv_run":    {codes: []wire.Code{wire.SudoRefused}, answerFields: []string{"sudo", "via"}},
 	"dvv_files":  {variants: []string{"stat"}, answerFields: []string{"stat", "offset", "appended"}},

@@ -35,6 +35,7 @@ const (
 	HostKeyChanged    Code = "HOSTKEY_CHANGED"
 	Unsupported       Code = "UNSUPPORTED"
 	NotFound          Code = "NOT_FOUND"
+	StaleElement      Code = "STALE_ELEMENT"
 	CursorExpired     Code = "CURSOR_EXPIRED"
 	KeychainMissing   Code = "KEYCHAIN_UNAVAILABLE"
 	NoMachine         Code = "NO_MACHINE"
@@ -96,6 +97,7 @@ var Codes = []CodeInfo{
 	{HostKeyUnknown, "The machine's SSH host key or TLS certificate is not trusted yet; `fingerprint` and the message show what it presents.", "Check the fingerprint, then run the command the message names (`dvv hosts trust …`).", ExitTrust},
 	{HostKeyChanged, "The machine's host key or certificate differs from the one trusted before, or from the fingerprint given to `hosts trust`; nothing was written. This may be an attack.", "Stop. Verify the machine out of band before replacing the trusted key.", ExitTrust},
 	{Unsupported, "The server offers only something this build does not speak (e.g. anonymous-TLS VNC).", "Follow the message: it names the alternative the server can be configured with.", ExitUnsupported},
+	{StaleElement, "An element id no longer names what it named: its window moved or was resized, the element moved within it, the screen's geometry changed, or the element or its program is gone.", "Run `inspect` again (dvv inspect LIMB …) and use the fresh id it gives.", ExitGone},
 	{NotFound, "A named host, group, token or path does not exist.", "List what exists (`hosts`, `group_list`, `token_list`, `files list`).", ExitGone},
 	{CursorExpired, "The terminal cursor points before what the scrollback ring still holds; the message says how many bytes were lost.", "Read again without `since` (or with the new cursor given) and accept the gap.", ExitGone},
 	{KeychainMissing, "No keychain is reachable to store or read a secret.", "Start a Secret Service provider (e.g. gnome-keyring) in dvvd's session, or give the password another way: a HOST:PASSWORD line in ~/.config/dvv/credentials (mode 0600; `dvv hosts add --password-stdin` writes it when no keychain answers), or `dvv open … --password-stdin` for one limb.", ExitDenied},

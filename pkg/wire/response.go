@@ -130,6 +130,9 @@ type WaitResult struct {
 	ExitCode  *int   `json:"exitCode,omitempty"` // until: exit
 	// Matches says where the text was read on a desktop (until: text).
 	Matches []TextMatch `json:"matches,omitzero"`
+	// Elements are the accessibility elements found (until: element), or
+	// the one whose text was watched (until: text-equals, text-contains).
+	Elements []Element `json:"elements,omitzero"`
 }
 
 // RunResult answers run. Stdout/Stderr are UTF-8 when valid; otherwise the

@@ -142,6 +142,16 @@ type catalog struct {
 	Caps    []string `json:"caps,omitempty"`
 	TokenID string   `json:"tokenId,omitempty"`
 
+	// inspect / element / wait: accessibility elements (window is
+	// below: an X window id, or for inspect also an accessible window's id
+	// or part of its title)
+	NameContains string   `json:"nameContains,omitempty"`
+	States       []string `json:"states,omitempty"`
+	Element      string   `json:"element,omitempty"`
+	Invoke       string   `json:"invoke,omitempty"`
+	State        string   `json:"state,omitempty"`
+	Value        *float64 `json:"value,omitempty"`
+
 	// subscribe
 	Events []string `json:"events,omitempty"`
 
