@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -42,7 +43,7 @@ func runCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("max-output-bytes") {
 				req.MaxOutputBytes = intp(maxOutput)
 			}
-			resp, err := call[wire.RunAnswer](e, req)
+			resp, err := request(e, (*client.Client).Run, req)
 			if err != nil {
 				return err
 			}
@@ -165,7 +166,11 @@ func termCmd(e *env) *cobra.Command {
 				return usageErr("term send needs the text or --hex")
 			}
 			req.VerifyMs = e.verifyMs()
-			return e.act(req)
+			resp, err := request(e, (*client.Client).TermSend, req)
+			if err == nil && e.human() {
+				e.printAct(resp.Dispatched, resp.Verification)
+			}
+			return err
 		},
 	}
 	send.Flags().StringVar(&hexBytes, "hex", "", "bytes as hex, e.g. 03 for ctrl+c, 1b5b41 for up")
@@ -181,7 +186,7 @@ func termCmd(e *env) *cobra.Command {
 			}
 			req := wire.TermReadArgs{Target: target}
 			req.Since = since
-			resp, err := call[wire.TermReadAnswer](e, req)
+			resp, err := request(e, (*client.Client).TermRead, req)
 			if err != nil || !e.human() || resp.Term == nil {
 				return err
 			}
