@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
@@ -151,12 +150,6 @@ func (e *env) client(ctx context.Context) (*client.Client, error) {
 		return client.Over(func(_ context.Context, a wire.Args) (*wire.Reply, error) { return e.send(wire.Envelop(a)) }, o), nil
 	}
 	return e.dial(ctx)
-}
-
-// isCode reports a coded error of code c.
-func isCode(err error, c wire.Code) bool {
-	var we *wire.Error
-	return errors.As(err, &we) && we.Code == c
 }
 
 // printAnswer writes an answer as the line dvvd writes for it.
