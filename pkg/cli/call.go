@@ -139,8 +139,9 @@ func quiet[A wire.Args, R any](e *env, m method[A, R], a A, opts ...client.CallO
 	return m(c.With(opts...), ctx, a)
 }
 
-// client attaches to dvvd as this shell's session for the calls of one
-// command; e.send, when set, answers them instead (unit tests).
+// client attaches to dvvd as this shell's session for one call; e.send,
+// when set, answers its requests instead (unit tests), through the same
+// typed methods and client options.
 func (e *env) client(ctx context.Context) (*client.Client, error) {
 	if e.send != nil {
 		o, err := e.attachOptions()
@@ -150,15 +151,6 @@ func (e *env) client(ctx context.Context) (*client.Client, error) {
 		return client.Over(func(_ context.Context, a wire.Args) (*wire.Reply, error) { return e.send(wire.Envelop(a)) }, o), nil
 	}
 	return e.dial(ctx)
-}
-
-// printAnswer writes an answer as the line dvvd writes for it.
-func (e *env) printAnswer(id json.RawMessage, a wire.Answer) {
-	b, err := wire.AnswerLine(id, a)
-	if err != nil {
-		b = []byte(`{"result":"error","code":"INTERNAL","message":"the answer could not be encoded"}`)
-	}
-	e.printLine(b)
 }
 
 // printLine writes one answer line, as read (C1 controls as \u escapes,
