@@ -280,8 +280,15 @@ func writeMemberScreen(m *wire.MemberResult, outDir string) error {
 // WriteLocal replaces path with data, only once all of it is written: a
 // new file of permission bits perm (less the umask) beside path, renamed
 // over it, so a symlink or another user's file at path is replaced, never
-// written through or into. A failure is a coded BAD_REQUEST.
+// written through or into. A device, pipe or socket at path is refused,
+// not replaced: renaming over /dev/null (which root may) would leave a
+// regular file there for every other program. A failure is a coded
+// BAD_REQUEST.
 func WriteLocal(path string, data []byte, perm fs.FileMode) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+		return &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("%s is a %s, not a file: it is replaced only by a whole new file, never written into", path, fileKind(fi.Mode())),
+			Next: "name a regular file (or a new one) to write, or - for stdout (dvv screen --out -, dvv files get LIMB REMOTE -)"}
+	}
 	tmp, err := localfile.CreateBeside(path, perm)
 	if err != nil {
 		return wire.Errorf(wire.BadRequest, "cannot write beside %s: %v", path, err)
@@ -298,4 +305,15 @@ func WriteLocal(path string, data []byte, perm fs.FileMode) error {
 		return wire.Errorf(wire.BadRequest, "write %s: %v", path, err)
 	}
 	return nil
+}
+
+// fileKind names what a special file is, for WriteLocal's refusal.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "device"
 }
