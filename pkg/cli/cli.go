@@ -50,7 +50,8 @@ type env struct {
 	lookupEnv func(string) (string, bool)
 	// ctx is cancelled on Ctrl+C.
 	ctx context.Context
-	// send replaces the socket round trip (unit tests of request building).
+	// send answers each request instead of dvvd (unit tests of request
+	// building); the typed client and its options run over it (client.Over).
 	send func(wire.Enveloped) (*wire.Reply, error)
 	// onProgress, when set, receives a files get or put's progress from
 	// dvvd while it runs (transfer.go).
