@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -98,12 +99,44 @@ type method[A wire.Args, R any] func(*client.Client, context.Context, A) (*R, er
 // is printed here as dvvd wrote it, and the caller prints nothing more to
 // stdout.
 func request[A wire.Args, R any](e *env, m method[A, R], a A) (*R, error) {
-	var line *wire.Reply
-	ans, err := quiet(e, m, a, client.KeepLine(&line))
+	ans, line, err := callKeeping(e, m, a)
 	if e.json {
 		e.printReply(line, err)
 	}
 	return ans, err
+}
+
+// quiet is request printing nothing.
+func quiet[A wire.Args, R any](e *env, m method[A, R], a A) (*R, error) {
+	ans, _, err := callKeeping(e, m, a)
+	return ans, err
+}
+
+// callKeeping is one call on this shell's attachment under a's deadline (a
+// files get or put: a stall's, with its progress to e.onProgress),
+// answering the line it read as well (client.KeepLine), which e.last keeps.
+func callKeeping[A wire.Args, R any](e *env, m method[A, R], a A) (*R, *wire.Reply, error) {
+	e.op = a.Op()
+	var line *wire.Reply
+	keep := client.KeepLine(&line)
+	var ans *R
+	var err error
+	if e.onProgress != nil && movesFile(a) {
+		ans, err = transferCall(e, m, a, keep)
+	} else {
+		ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
+		defer cancel()
+		c, done, cerr := e.client(ctx)
+		if cerr != nil {
+			return nil, nil, cerr
+		}
+		defer done()
+		ans, err = m(c.With(keep), ctx, a)
+	}
+	if line != nil {
+		e.last = line
+	}
+	return ans, line, err
 }
 
 // printReply prints what --json shows of one call: the line it read, or
@@ -121,36 +154,33 @@ func (e *env) printReply(line *wire.Reply, err error) {
 	}
 }
 
-// quiet is request printing nothing: one call on this shell's attachment,
-// under a's deadline (a files get or put: a stall's, with its progress to
-// e.onProgress). opts are the call's own (client.KeepLine).
-func quiet[A wire.Args, R any](e *env, m method[A, R], a A, opts ...client.CallOption) (*R, error) {
-	e.op = a.Op()
-	if e.onProgress != nil && movesFile(a) {
-		return transferCall(e, m, a, opts)
-	}
-	ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
-	defer cancel()
-	c, err := e.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return m(c.With(opts...), ctx, a)
-}
-
-// client attaches to dvvd as this shell's session for one call; e.send,
-// when set, answers its requests instead (unit tests), through the same
-// typed methods and client options.
-func (e *env) client(ctx context.Context) (*client.Client, error) {
-	if e.send != nil {
+// client is the attachment one call goes over, and what ends it after the
+// call: e.attached (a script's one attachment, kept open), a client over
+// e.send (unit tests: the typed client and its options run over it), or a
+// new attachment as this shell's session.
+func (e *env) client(ctx context.Context) (*client.Client, func(), error) {
+	switch {
+	case e.attached != nil:
+		return e.attached, func() {}, nil
+	case e.send != nil:
 		o, err := e.attachOptions()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return client.Over(func(_ context.Context, a wire.Args) (*wire.Reply, error) { return e.send(wire.Envelop(a)) }, o), nil
+		c := client.Over(func(_ context.Context, a wire.Args) (*wire.Reply, error) { return e.send(wire.Envelop(a)) }, o)
+		return c, func() { c.Close() }, nil
 	}
-	return e.dial(ctx)
+	c, err := e.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, func() { c.Close() }, nil
+}
+
+// isCode reports a coded error of code c.
+func isCode(err error, c wire.Code) bool {
+	var we *wire.Error
+	return errors.As(err, &we) && we.Code == c
 }
 
 // printLine writes one answer line, as read (C1 controls as \u escapes,

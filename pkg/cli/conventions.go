@@ -101,11 +101,11 @@ func firstArg(e *env, list func(*env) []string) cobra.CompletionFunc {
 func ask[A wire.Args, R any](e *env, m method[A, R], a A) *R {
 	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
 	defer cancel()
-	c, err := e.client(ctx)
+	c, done, err := e.client(ctx)
 	if err != nil {
 		return nil
 	}
-	defer c.Close()
+	defer done()
 	ans, err := m(c, ctx, a)
 	if err != nil {
 		return nil

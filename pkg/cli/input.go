@@ -200,6 +200,28 @@ func (e *env) printAct(dispatched string, v *wire.Verification) {
 	}
 }
 
+// actVerification is what an act's answer line says was seen of its
+// effect: nil for a failure, another op's line or an act that says nothing.
+func actVerification(line *wire.Reply) *wire.Verification {
+	ans, err := wire.AnswerOf(line)
+	if err != nil {
+		return nil
+	}
+	switch a := ans.(type) {
+	case *wire.ClickAnswer:
+		return a.Verification
+	case *wire.TypeAnswer:
+		return a.Verification
+	case *wire.KeyAnswer:
+		return a.Verification
+	case *wire.ClipboardAnswer:
+		return a.Verification
+	case *wire.TermSendAnswer:
+		return a.Verification
+	}
+	return nil
+}
+
 // readFirst is type's and key's --read: one screen read in this session
 // before the act (what repainted since its last read; the whole screen the
 // first time), which clears the typing fence as `dvv screen` does and is in

@@ -34,7 +34,7 @@ func (e *env) withProgress(verb, name string, quiet bool, run func() error) erro
 // lines. Without --timeout its deadline is for a stall, not for the whole
 // transfer: it runs as long as bytes keep moving, and ends TIMEOUT once
 // none moved for the usual deadline. --timeout bounds the whole call.
-func transferCall[A wire.Args, R any](e *env, m method[A, R], a A, opts []client.CallOption) (*R, error) {
+func transferCall[A wire.Args, R any](e *env, m method[A, R], a A, keep client.CallOption) (*R, error) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
 	idle := e.deadline(a)
@@ -47,18 +47,18 @@ func transferCall[A wire.Args, R any](e *env, m method[A, R], a A, opts []client
 		stall = time.AfterFunc(idle, func() { stalled.Store(true); cancel() })
 		defer stall.Stop()
 	}
-	c, err := e.client(ctx)
+	c, done, err := e.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
+	defer done()
 	progress := client.OnProgress(func(p wire.TransferInfo) {
 		if stall != nil {
 			stall.Reset(idle)
 		}
 		e.onProgress(p)
 	})
-	resp, err := m(c.With(append(opts, progress)...), ctx, a)
+	resp, err := m(c.With(keep, progress), ctx, a)
 	if err != nil && stalled.Load() {
 		return nil, &wire.Error{Code: wire.Timeout, Message: fmt.Sprintf("no byte of the transfer moved for %v", idle),
 			Next: "dvvd was asked to stop it and left the destination as it was; check the link, or give --timeout for a longer wait"}
