@@ -10,13 +10,15 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// A pipe (or device: /dev/null) named as where dvv writes an image or a
-// fetched file is refused, not replaced by the new file's rename: as
-// root, `dvv screen --out /dev/null` would otherwise leave a regular file
-// at /dev/null for every program on the machine.
+// A named pipe at the path dvv writes an image or a fetched file to is
+// refused, not replaced by the new file's rename (nor written into: a pipe
+// another user made would hand them the bytes).
 func TestLocalWriteLeavesAPipeAPipe(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
@@ -44,5 +46,28 @@ func TestLocalWriteLeavesAPipeAPipe(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".dvv-*")); len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// A character device (/dev/null) at the path is written into, not
+// replaced: as root, `dvv screen --out /dev/null` renamed a regular file
+// over /dev/null for every program on the machine. The device here is a
+// private null device, so the test itself cannot break /dev/null.
+func TestLocalWriteLeavesADeviceADevice(t *testing.T) {
+	testbed.NeedRoot(t, "making a device node")
+	dev := filepath.Join(t.TempDir(), "null")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
+		t.Fatal(err)
+	}
+	answer := func(r *sentReq) (wire.Answer, error) {
+		return &wire.ScreenAnswer{Screen: &wire.Screen{Mime: "image/png", DataBase64: base64.StdEncoding.EncodeToString([]byte("\x89PNG")), ImageSpaceLine: "imageSpace: …"}}, nil
+	}
+	_, code, _, errs := answered(t, "", answer, "screen", "vnc-1", "--out", dev)
+	fi, err := os.Lstat(dev)
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("the device is now %v (%v)", fi.Mode(), err)
+	}
+	if code != 0 {
+		t.Fatalf("screen --out a device: exit %d, stderr %q", code, errs)
 	}
 }

@@ -280,14 +280,21 @@ func writeMemberScreen(m *wire.MemberResult, outDir string) error {
 // WriteLocal replaces path with data, only once all of it is written: a
 // new file of permission bits perm (less the umask) beside path, renamed
 // over it, so a symlink or another user's file at path is replaced, never
-// written through or into. A device, pipe or socket at path is refused,
-// not replaced: renaming over /dev/null (which root may) would leave a
-// regular file there for every other program. A failure is a coded
+// written through or into. A character device at path (/dev/null) is
+// written into: only root makes one, so nobody planted it, and renaming
+// over it (which root may) would leave a regular file there for every
+// other program. A block device, named pipe or socket is refused: a pipe
+// another user made would hand them the bytes. A failure is a coded
 // BAD_REQUEST.
 func WriteLocal(path string, data []byte, perm fs.FileMode) error {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0 {
-		return &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("%s is a %s, not a file: it is replaced only by a whole new file, never written into", path, fileKind(fi.Mode())),
-			Next: "name a regular file (or a new one) to write, or - for stdout (dvv screen --out -, dvv files get LIMB REMOTE -)"}
+	if fi, err := os.Lstat(path); err == nil {
+		switch m := fi.Mode(); {
+		case m&fs.ModeCharDevice != 0:
+			return writeDevice(path, data)
+		case m&(fs.ModeDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0:
+			return &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("%s is a %s, not a file: it is replaced only by a whole new file, never written into", path, fileKind(m)),
+				Next: "name a regular file (or a new one) to write, or - for stdout (dvv screen --out -, dvv files get LIMB REMOTE -)"}
+		}
 	}
 	tmp, err := localfile.CreateBeside(path, perm)
 	if err != nil {
@@ -307,6 +314,22 @@ func WriteLocal(path string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
+// writeDevice writes data into the character device at path.
+func writeDevice(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return wire.Errorf(wire.BadRequest, "write %s: %v", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return wire.Errorf(wire.BadRequest, "write %s: %v", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return wire.Errorf(wire.BadRequest, "write %s: %v", path, err)
+	}
+	return nil
+}
+
 // fileKind names what a special file is, for WriteLocal's refusal.
 func fileKind(m fs.FileMode) string {
 	switch {
@@ -315,5 +338,5 @@ func fileKind(m fs.FileMode) string {
 	case m&fs.ModeSocket != 0:
 		return "socket"
 	}
-	return "device"
+	return "block device"
 }
