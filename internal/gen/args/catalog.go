@@ -138,6 +138,13 @@ type catalog struct {
 	TCP      bool `json:"tcp,omitempty"`
 	// pause: every limb instead of the one named
 	All bool `json:"all,omitempty"`
+	// window: the X window id windows answered ("0x1a00007"), and a
+	// client area's size
+	Window string `json:"window,omitempty"`
+	// screen: the window layout beside the picture
+	Windows bool `json:"windows,omitempty"`
+	Width   *int `json:"width,omitempty"`
+	Height  *int `json:"height,omitempty"`
 	// cancel: the id of a request this connection sent that is still in
 	// flight; its work is withdrawn (it is still answered, with what the
 	// cancelled work returned).
