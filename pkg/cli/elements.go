@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,7 +31,7 @@ func inspectCmd(e *env) *cobra.Command {
 				return err
 			}
 			a := wire.InspectArgs{Target: target, Window: window, Role: role, NameContains: name, States: states}
-			ans, err := typedCall(e, a, (*client.Client).Inspect)
+			ans, err := request(e, (*client.Client).Inspect, a)
 			if err != nil || !e.human() || ans.Inspect == nil {
 				return err
 			}
@@ -124,7 +123,7 @@ func elementCmd(e *env) *cobra.Command {
 			default:
 				return &usageError{msg: fmt.Sprintf("unknown act %q: focus, set-text, insert, invoke, toggle, select, value, expand, collapse, read or locate", a.Action)}
 			}
-			ans, err := typedCall(e, a, (*client.Client).Element)
+			ans, err := request(e, (*client.Client).Element, a)
 			if err != nil || !e.human() || ans.Element == nil {
 				return err
 			}
@@ -165,20 +164,7 @@ func (s *elementSearch) flags(f *pflag.FlagSet) {
 // is now, without printing: click --element clicks its center.
 func (e *env) locateElement(target wire.Target, id string) (*wire.ElementResult, error) {
 	a := wire.ElementArgs{Target: target, Element: id, Action: "locate"}
-	var ans *wire.ElementAnswer
-	var err error
-	if e.send != nil { // the CLI's tests take the request here
-		_, ans, err = decoded[wire.ElementAnswer](e.send(wire.Envelop(a)))
-	} else {
-		ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
-		defer cancel()
-		var c *client.Client
-		if c, err = e.dial(ctx); err != nil {
-			return nil, err
-		}
-		defer c.Close()
-		ans, err = c.Element(ctx, a)
-	}
+	ans, err := quiet(e, (*client.Client).Element, a)
 	if err != nil {
 		return nil, err
 	}

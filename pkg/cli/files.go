@@ -12,12 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dvvhq/dvv/internal/human"
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // inlinePutMax bounds `files put -` (stdin), which travels inside the
 // request; a local file goes by path instead and dvvd streams it.
-const inlinePutMax = 16 << 20
+const inlinePutMax = client.InlineMax
 
 func filesCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
@@ -65,7 +66,7 @@ func filesLsCmd(e *env) *cobra.Command {
 			if len(args) == 2 {
 				req.Path = args[1]
 			}
-			resp, err := call[wire.FilesAnswer](e, req)
+			resp, err := request(e, (*client.Client).Files, req)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -106,12 +107,8 @@ func filesGetCmd(e *env) *cobra.Command {
 				}
 				req.To = local
 			}
-			var fb *localFallback[wire.FilesAnswer]
-			if req.To != "" {
-				fb = filesGetFallback(req.To)
-			}
 			var resp *wire.FilesAnswer
-			err = e.withProgress("get", args[1], quiet, func() (err error) { resp, err = callWith[wire.FilesAnswer](e, req, fb); return err })
+			err = e.withProgress("get", args[1], quiet, func() (err error) { resp, err = request(e, (*client.Client).Files, req); return err })
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -167,12 +164,8 @@ func filesPutCmd(e *env) *cobra.Command {
 			} else if req.From, err = filepath.Abs(args[1]); err != nil {
 				return localErr(wire.BadRequest, "cannot make the local path absolute: %v", err)
 			}
-			var fb *localFallback[wire.FilesAnswer]
-			if req.From != "" {
-				fb = filesPutFallback()
-			}
 			var resp *wire.FilesAnswer
-			err = e.withProgress("put", args[1], quiet, func() (err error) { resp, err = callWith[wire.FilesAnswer](e, req, fb); return err })
+			err = e.withProgress("put", args[1], quiet, func() (err error) { resp, err = request(e, (*client.Client).Files, req); return err })
 			if err != nil || !e.human() || resp.Files == nil || quiet {
 				return err
 			}
@@ -197,7 +190,7 @@ func filesStatCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path = args[1]
-			resp, err := call[wire.FilesAnswer](e, req)
+			resp, err := request(e, (*client.Client).Files, req)
 			if err != nil || !e.human() || resp.Files == nil || resp.Files.Stat == nil {
 				return err
 			}
@@ -228,7 +221,7 @@ func filesReadCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("length") {
 				req.Length = &length
 			}
-			resp, err := call[wire.FilesAnswer](e, req)
+			resp, err := request(e, (*client.Client).Files, req)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -269,7 +262,7 @@ func filesSimpleCmd(e *env, action, use, short string) *cobra.Command {
 				return err
 			}
 			req.Path = args[1]
-			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).Files, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s %s\n", action, args[1])
@@ -290,7 +283,7 @@ func filesRmCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path, req.Recursive = args[1], recursive
-			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).Files, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "removed %s\n", args[1])
@@ -312,7 +305,7 @@ func filesMvCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path, req.To = args[1], args[2]
-			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).Files, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s -> %s\n", args[1], args[2])
@@ -331,7 +324,7 @@ func filesHomeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resp, err := call[wire.FilesAnswer](e, req)
+			resp, err := request(e, (*client.Client).Files, req)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -362,7 +355,7 @@ func transferCmd(e *env) *cobra.Command {
 			}
 			req := wire.TransferArgs{Target: target}
 			req.Action = "status"
-			resp, err := call[wire.TransferAnswer](e, req)
+			resp, err := request(e, (*client.Client).Transfer, req)
 			if err != nil || !e.human() || resp.Transfer == nil {
 				return err
 			}
@@ -397,7 +390,7 @@ func transferCmd(e *env) *cobra.Command {
 				return usageErr("transfer cancel needs --id (see `dvv transfer status %s`)", args[0])
 			}
 			req.Action, req.TransferID = "cancel", id
-			resp, err := call[wire.TransferAnswer](e, req)
+			resp, err := request(e, (*client.Client).Transfer, req)
 			if err != nil || !e.human() || resp.Transfer == nil {
 				return err
 			}

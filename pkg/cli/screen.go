@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -49,7 +50,7 @@ func screenCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				resp, err := call[wire.FindAnswer](e, req)
+				resp, err := request(e, (*client.Client).Find, req)
 				if err == nil && e.human() {
 					e.printLines(resp.Find)
 				}
@@ -59,11 +60,7 @@ func screenCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var fb *localFallback[wire.ScreenAnswer]
-			if req.Out != "" {
-				fb = screenFallback(req.Out)
-			}
-			resp, err := callWith[wire.ScreenAnswer](e, req, fb)
+			resp, err := request(e, (*client.Client).Screen, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -243,7 +240,7 @@ func waitCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			resp, err := call[wire.WaitAnswer](e, req)
+			resp, err := request(e, (*client.Client).Wait, req)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -60,7 +61,7 @@ func runCmd(e *env) *cobra.Command {
 				}
 				req.StdinBase64 = base64.StdEncoding.EncodeToString(b)
 			}
-			resp, err := call[wire.RunAnswer](e, req)
+			resp, err := request(e, (*client.Client).Run, req)
 			if err != nil {
 				return err
 			}
@@ -211,7 +212,11 @@ func termCmd(e *env) *cobra.Command {
 				return usageErr("term send needs the text or --hex")
 			}
 			req.VerifyMs = e.verifyMs()
-			return e.act(req)
+			resp, err := request(e, (*client.Client).TermSend, req)
+			if err == nil && e.human() {
+				e.printAct(resp.Dispatched, resp.Verification)
+			}
+			return err
 		},
 	}
 	send.Flags().StringVar(&hexBytes, "hex", "", "bytes as hex, e.g. 03 for ctrl+c, 1b5b41 for up")
@@ -227,7 +232,7 @@ func termCmd(e *env) *cobra.Command {
 			}
 			req := wire.TermReadArgs{Target: target}
 			req.Since = since
-			resp, err := call[wire.TermReadAnswer](e, req)
+			resp, err := request(e, (*client.Client).TermRead, req)
 			if err != nil || !e.human() || resp.Term == nil {
 				return err
 			}
