@@ -54,7 +54,7 @@ func (l *Limb) dropFiles(err error) {
 	}
 }
 
-var _ = register(wire.OpFiles, typed(opFiles))
+var _ = register(wire.OpFiles, typed(opFiles), listedOnDesktops, listedOnTerminals)
 
 func opFiles(c *call, a wire.FilesArgs) (*wire.FilesAnswer, error) {
 	f, via, err := c.l.filesFor(c)
@@ -158,10 +158,10 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 	case "remove":
 		return res, f.Remove(path, req.Recursive)
 	case "rename":
-		res.To = req.NewPath()
-		return res, f.Rename(path, req.NewPath())
+		res.To = req.To // for rename, to is the new remote path
+		return res, f.Rename(path, req.To)
 	case "get":
-		to := req.LocalTo()
+		to := req.To // for get, to is a path on dvvd's machine (policy asked local.files)
 		if to == "" {
 			buf := &modeBuffer{}
 			n, err := f.Get(path, ctxWriter{ctx, buf}, inlineFileMax)

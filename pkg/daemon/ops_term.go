@@ -22,7 +22,7 @@ const (
 	runMaxTimeout = 24 * 60 * 60 * 1000
 )
 
-var _ = register(wire.OpRun, typed(opRun))
+var _ = register(wire.OpRun, typed(opRun), recorded, listedOnTerminals)
 
 func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	max := 0 // the limb's default
@@ -45,7 +45,7 @@ func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	return r, nil
 }
 
-var _ = register(wire.OpTermRead, typed(opTermRead))
+var _ = register(wire.OpTermRead, typed(opTermRead), listedOnTerminals)
 
 func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 	term, err := c.l.terminal()
@@ -80,7 +80,7 @@ func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 	return r, nil
 }
 
-var _ = register(wire.OpTermSend, typed(opTermSend))
+var _ = register(wire.OpTermSend, typed(opTermSend), recorded, listedOnTerminals)
 
 func opTermSend(c *call, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
 	var b []byte

@@ -3,16 +3,36 @@ package wire
 // OpFiles is op files's name on the wire.
 const OpFiles = "files"
 
-// filesOp is the op's entry in the op table (ops.go lists the entries);
-// its Args, Answer and client method are generated from it (op_files_gen.go).
+// FilesArgs are the arguments of op files.
+type FilesArgs struct {
+	Envelope
+	Target
+	Action        string `json:"action,omitempty" dvv:"variant,required,enum=list|get|put|mkdir|remove|rename|home"`
+	Path          string `json:"path,omitempty" dvv:"required=get|put|mkdir|remove|rename,only=list|get|put|mkdir|remove|rename"`
+	To            string `json:"to,omitempty" dvv:"required=rename,only=get|rename,localpath=get" need:"the new remote path"`
+	From          string `json:"from,omitempty" dvv:"only=put,localpath=put"`
+	ContentBase64 string `json:"contentBase64,omitempty" dvv:"only=put" note:"≤ 16 MiB"`
+	Mode          *int   `json:"mode,omitempty" dvv:"only=put,min=0,max=4095"`
+	Recursive     bool   `json:"recursive,omitempty" dvv:"only=remove"`
+	Progress      bool   "json:\"progress,omitempty\" dvv:\"only=get|put\" note:\"interim `progress` lines; needs an id\""
+}
+
+// FilesAnswer is what a success of op files carries.
+type FilesAnswer struct {
+	LimbID string       `json:"limbId,omitempty"`
+	Files  *FilesResult `json:"files,omitempty"`
+}
+
+// filesOp is what a client needs to know of op files beside its types (ops.go lists
+// the entries); its fields, variants and answer fields are read from FilesArgs and
+// FilesAnswer (op_files_gen.go).
 func filesOp() OpSpec {
-	return OpSpec{Name: OpFiles, ListedOn: bothKinds, Answers: answers("files"), Limb: true, Variant: "action", Variants: []string{"list", "get", "put", "mkdir", "remove", "rename", "home"},
+	return OpSpec{
+		Name: OpFiles,
+		Limb: true,
 		ActionCaps: map[string][]string{"list": {"files.read"}, "get": {"files.read"}, "home": {"files.read"},
 			"put": {"files.write"}, "mkdir": {"files.write"}, "remove": {"files.write"}, "rename": {"files.write"}},
-		Fields: limbFields(fld("action", required()), fld("path", only("list", "get", "put", "mkdir", "remove", "rename"), requiredIn("get", "put", "mkdir", "remove", "rename")),
-			fld("to", only("get", "rename"), requiredIn("rename"), required("the new remote path"), localPath("get"), means("get", "LocalTo"), means("rename", "NewPath")), fld("from", only("put"), localPath("put")), fld("contentBase64", only("put"), note("≤ 16 MiB")),
-			fld("mode", only("put"), within(0, 0o7777)), fld("recursive", only("remove")),
-			fld("progress", only("get", "put"), note("interim `progress` lines; needs an id"))),
 		Raises: codes(FilesUnavailable, NotFound, Timeout, HostKeyUnknown),
-		Answer: "`files`: entries, bytes, contentBase64, mode (get: the remote file's permission bits, octal), home, via (ssh/sidecar). A local copy get makes (dvvd's with `to`, dvv's from inline content) takes the remote file's rwx bits less the umask of the process that writes it, never setuid, setgid or sticky. A get or put stops when its caller gives up (op `cancel`, the connection closed): `TIMEOUT`, and the destination is left as it was — put writes a temporary `.name.dvv-part-N` beside the target and renames it over the target only once complete; get to a local path does the same locally. With `progress` (get/put, and an id), `progress` lines precede the answer (see Framing)"}
+		Answer: "`files`: entries, bytes, contentBase64, mode (get: the remote file's permission bits, octal), home, via (ssh/sidecar). A local copy get makes (dvvd's with `to`, dvv's from inline content) takes the remote file's rwx bits less the umask of the process that writes it, never setuid, setgid or sticky. A get or put stops when its caller gives up (op `cancel`, the connection closed): `TIMEOUT`, and the destination is left as it was — put writes a temporary `.name.dvv-part-N` beside the target and renames it over the target only once complete; get to a local path does the same locally. With `progress` (get/put, and an id), `progress` lines precede the answer (see Framing)",
+	}
 }

@@ -3,11 +3,28 @@ package wire
 // OpGroupOpen is op group_open's name on the wire.
 const OpGroupOpen = "group_open"
 
-// groupOpenOp is the op's entry in the op table (ops.go lists the entries);
-// its Args, Answer and client method are generated from it (op_group_open_gen.go).
+// GroupOpenArgs are the arguments of op group_open.
+type GroupOpenArgs struct {
+	Envelope
+	Protocol  string   `json:"protocol,omitempty" note:"needed with addresses"`
+	Perceive  *bool    `json:"perceive,omitempty"`
+	HostIDs   []string `json:"hostIds,omitempty"`
+	Addresses []string `json:"addresses,omitempty" note:"host:port"`
+}
+
+// GroupOpenAnswer is what a success of op group_open carries.
+type GroupOpenAnswer struct {
+	Group *Group `json:"group,omitempty"`
+}
+
+// groupOpenOp is what a client needs to know of op group_open beside its types (ops.go lists
+// the entries); its fields, variants and answer fields are read from GroupOpenArgs and
+// GroupOpenAnswer (op_group_open_gen.go).
 func groupOpenOp() OpSpec {
-	return OpSpec{Name: OpGroupOpen, Answers: answers("group"), Caps: []string{"limbs.open"},
-		Fields: []Field{fld("hostIds"), fld("addresses", note("host:port")), fld("protocol", note("needed with addresses")), fld("perceive")},
+	return OpSpec{
+		Name:   OpGroupOpen,
+		Caps:   []string{"limbs.open"},
 		Raises: codes(NotFound, Unreachable, AuthFailed, Timeout, SlotRefused, HostKeyUnknown, HostKeyChanged, ProtocolError, Unsupported, KeychainMissing),
-		Answer: "`group`; waits for every member's first connection; any failure closes what the call opened and names the member"}
+		Answer: "`group`; waits for every member's first connection; any failure closes what the call opened and names the member",
+	}
 }

@@ -184,32 +184,3 @@ func TestNoAttachMatchesSpecs(t *testing.T) {
 		t.Error("NoAttach is true for an op that does not exist")
 	}
 }
-
-// TestListedOpsPerKind: what a limb summary lists comes from the spec's
-// ListedOn and Perceives: a desktop's input and clipboard ops, a
-// terminal's shell ops, and screen on a desktop only when it perceives.
-func TestListedOpsPerKind(t *testing.T) {
-	for _, c := range []struct {
-		kind     string
-		perceive bool
-		want     []string
-	}{
-		{KindDesktop, true, []string{"status", "signals", "click", "type", "key", "screen", "wait", "clipboard", "files"}},
-		{KindDesktop, false, []string{"status", "signals", "click", "type", "key", "wait", "clipboard", "files"}},
-		{KindTerminal, false, []string{"status", "signals", "screen", "wait", "run", "term_read", "term_send", "files"}},
-	} {
-		if got := Builtin().Listed(c.kind, c.perceive); !slices.Equal(got, c.want) {
-			t.Errorf("%s (perceive %v) lists %v, want %v", c.kind, c.perceive, got, c.want)
-		}
-	}
-}
-
-// TestActsAreRecorded: every act (an op that dispatches input) goes into
-// a recording's act log.
-func TestActsAreRecorded(t *testing.T) {
-	for _, s := range Ops() {
-		if s.Dispatches && !s.Recorded {
-			t.Errorf("act %s is not recorded", s.Name)
-		}
-	}
-}

@@ -9,7 +9,7 @@ import (
 // TestGeneratedFilesAreCurrent: the Args and Answer structs and the client
 // methods were generated from the op table as it is now.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
-	files, err := Files()
+	files, err := Files("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
