@@ -35,6 +35,10 @@ func opField(op, name string) *wire.Field {
 // fieldValues is the closed set of values of an op's field.
 func fieldValues(op, name string) []string { return opField(op, name).Values }
 
+// fieldHelp is the field's help text, the doc comment its op's Args give
+// it (the MCP tool's argument says the same).
+func fieldHelp(op, name string) string { return opField(op, name).Help }
+
 // orList writes values as prose: "a, b or c".
 func orList(values []string) string {
 	if len(values) < 2 {

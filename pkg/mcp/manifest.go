@@ -77,6 +77,11 @@ const (
 // whether it is required, come from the op's Args and spec (fromSpec).
 func arg(name, doc string) Arg         { return Arg{Name: name, Doc: doc} }
 func enum(a Arg, values ...string) Arg { a.Enum = values; return a }
+
+// field is an argument whose doc is its field's help, the doc comment its
+// op's Args give it (fromSpec fills it in), so the CLI's flag and the tool
+// say it once.
+func field(name string) Arg { return Arg{Name: name} }
 func maxBytes(a Arg, n int) Arg        { a.MaxBytes = n; return a }
 
 // trio is the selector every limb tool takes: one limb by id, or one member
@@ -141,8 +146,8 @@ var Tools = fromSpec([]Tool{
 			arg("action", "What the pointer does."),
 			arg("x", "Framebuffer pixels from the left."),
 			arg("y", "Framebuffer pixels from the top."),
-			arg("toX", "drag only: where the button is released (x)."),
-			arg("toY", "drag only: where the button is released (y)."),
+			field("toX"),
+			field("toY"),
 			arg("button", "drag only: the button held."),
 			arg("direction", "scroll only, and needed there."),
 			arg("clicks", "scroll only: wheel clicks; default 1."),

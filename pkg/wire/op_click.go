@@ -7,18 +7,20 @@ const OpClick = "click"
 type ClickArgs struct {
 	Envelope
 	Target
-	Action         string   `json:"action,omitempty" dvv:"variant,required,enum=move|click|double|right|middle|drag|scroll"`
-	Generation     *uint64  `json:"generation,omitempty"`
-	GenerationFrom string   `json:"generationFrom,omitempty" dvv:"enum=last-read"`
-	X              *int     `json:"x,omitempty" dvv:"required"`
-	Y              *int     `json:"y,omitempty" dvv:"required"`
-	ToX            *int     `json:"toX,omitempty" dvv:"required,only=drag"`
-	ToY            *int     `json:"toY,omitempty" dvv:"required,only=drag"`
-	Button         string   `json:"button,omitempty" dvv:"only=drag,enum=left|middle|right"`
-	Direction      string   `json:"direction,omitempty" dvv:"required,only=scroll,enum=up|down|left|right"`
-	Clicks         *int     `json:"clicks,omitempty" dvv:"only=scroll,min=1,max=100"`
-	Modifiers      []string `json:"modifiers,omitempty"`
-	VerifyMs       *int     "json:\"verifyMs,omitempty\" dvv:\"min=0,max=MaxVerifyMs\" note:\"300; 0 answers at once, `dispatched`\""
+	Action         string  `json:"action,omitempty" dvv:"variant,required,enum=move|click|double|right|middle|drag|scroll"`
+	Generation     *uint64 `json:"generation,omitempty"`
+	GenerationFrom string  `json:"generationFrom,omitempty" dvv:"enum=last-read"`
+	X              *int    `json:"x,omitempty" dvv:"required"`
+	Y              *int    `json:"y,omitempty" dvv:"required"`
+	// drag only: where the button is released (x).
+	ToX *int `json:"toX,omitempty" dvv:"required,only=drag"`
+	// drag only: where the button is released (y).
+	ToY       *int     `json:"toY,omitempty" dvv:"required,only=drag"`
+	Button    string   `json:"button,omitempty" dvv:"only=drag,enum=left|middle|right"`
+	Direction string   `json:"direction,omitempty" dvv:"required,only=scroll,enum=up|down|left|right"`
+	Clicks    *int     `json:"clicks,omitempty" dvv:"only=scroll,min=1,max=100"`
+	Modifiers []string `json:"modifiers,omitempty"`
+	VerifyMs  *int     "json:\"verifyMs,omitempty\" dvv:\"min=0,max=MaxVerifyMs\" note:\"300; 0 answers at once, `dispatched`\""
 }
 
 // ClickAnswer is what a success of op click carries.
