@@ -136,7 +136,7 @@ var Tools = fromSpec([]Tool{
 		Shell: "dvv control acquire <limbId>",
 		Args: withTrio(
 			arg("action", "acquire, release, status, yield (release with a recorded reason) or yield_status (read only)."),
-			arg("reason", "Shown to the person on acquire; recorded on yield."),
+			field("reason"),
 			arg("waitMs", "acquire only: how long to wait for a lease someone else holds; 0 fails at once."),
 		)},
 	{Name: "dvv_click", Op: wire.OpClick, Title: "Pointer event", Doc: docClick,
@@ -223,7 +223,7 @@ var Tools = fromSpec([]Tool{
 			arg("hostIds", "Saved machines, from dvv_hosts."),
 			arg("addresses", "Endpoints of machines that are not saved (host or host:port)."),
 			enum(arg("protocol", "Needed with addresses."), protocols...),
-			arg("perceive", "Keep a framebuffer mirror for every member."),
+			field("perceive"),
 		}},
 	{Name: "dvv_group_list", Op: wire.OpGroupList, Title: "Groups and their members", Doc: docGroupList,
 		Idem: true,
@@ -235,7 +235,7 @@ var Tools = fromSpec([]Tool{
 			arg("hostIds", "Saved machines to add."),
 			arg("addresses", "Endpoints to add."),
 			arg("protocol", "Needed with addresses: "+wire.ProtocolChoice()+"."),
-			arg("perceive", "Keep a framebuffer mirror for the new members."),
+			field("perceive"),
 		}},
 	{Name: "dvv_group_shrink", Op: wire.OpGroupShrnk, Title: "Close the newest members", Doc: docGroupShrink,
 

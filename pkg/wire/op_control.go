@@ -8,6 +8,7 @@ type ControlArgs struct {
 	Envelope
 	Target
 	Action string `json:"action,omitempty" dvv:"variant,required,enum=acquire|release|status|yield|yield_status"`
+	// Shown to the person on acquire; recorded on yield.
 	Reason string `json:"reason,omitempty" dvv:"only=acquire|release|yield,label=256"`
 	WaitMs *int   `json:"waitMs,omitempty" dvv:"only=acquire,min=0,max=600000" note:"0 fails at once"`
 }

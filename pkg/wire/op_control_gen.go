@@ -34,7 +34,7 @@ func controlTyped(s *OpSpec) {
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
 		{Name: "action", Required: true},
-		{Name: "reason", Only: []string{"acquire", "release", "yield"}, Text: 256},
+		{Name: "reason", Only: []string{"acquire", "release", "yield"}, Text: 256, Help: "Shown to the person on acquire; recorded on yield."},
 		{Name: "waitMs", Only: []string{"acquire"}, Min: bound(0), Max: bound(600000), Note: "0 fails at once"},
 	}
 	s.Answers = []string{"limbId", "observation", "lease", "dispatched"}

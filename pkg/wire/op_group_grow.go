@@ -6,8 +6,9 @@ const OpGroupGrow = "group_grow"
 // GroupGrowArgs are the arguments of op group_grow.
 type GroupGrowArgs struct {
 	Envelope
-	GroupID   string   `json:"groupId,omitempty" dvv:"required"`
-	Protocol  string   `json:"protocol,omitempty"`
+	GroupID  string `json:"groupId,omitempty" dvv:"required"`
+	Protocol string `json:"protocol,omitempty"`
+	// Keep a framebuffer mirror for the new members.
 	Perceive  *bool    `json:"perceive,omitempty"`
 	HostIDs   []string `json:"hostIds,omitempty"`
 	Addresses []string `json:"addresses,omitempty"`

@@ -21,7 +21,7 @@ func groupGrowTyped(s *OpSpec) {
 	s.Fields = []Field{
 		{Name: "groupId", Required: true},
 		{Name: "protocol"},
-		{Name: "perceive"},
+		{Name: "perceive", Help: "Keep a framebuffer mirror for the new members."},
 		{Name: "hostIds"},
 		{Name: "addresses"},
 	}

@@ -6,7 +6,8 @@ const OpGroupOpen = "group_open"
 // GroupOpenArgs are the arguments of op group_open.
 type GroupOpenArgs struct {
 	Envelope
-	Protocol  string   `json:"protocol,omitempty" note:"needed with addresses"`
+	Protocol string `json:"protocol,omitempty" note:"needed with addresses"`
+	// Keep a framebuffer mirror for every member.
 	Perceive  *bool    `json:"perceive,omitempty"`
 	HostIDs   []string `json:"hostIds,omitempty"`
 	Addresses []string `json:"addresses,omitempty" note:"host:port"`

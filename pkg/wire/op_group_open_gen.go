@@ -20,7 +20,7 @@ func groupOpenTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[GroupOpenArgs](), reflect.TypeFor[GroupOpenAnswer]()
 	s.Fields = []Field{
 		{Name: "protocol", Note: "needed with addresses"},
-		{Name: "perceive"},
+		{Name: "perceive", Help: "Keep a framebuffer mirror for every member."},
 		{Name: "hostIds"},
 		{Name: "addresses", Note: "host:port"},
 	}
