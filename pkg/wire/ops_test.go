@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -182,5 +183,21 @@ func TestNoAttachMatchesSpecs(t *testing.T) {
 	}
 	if NoAttach("no_such_op") {
 		t.Error("NoAttach is true for an op that does not exist")
+	}
+}
+
+// TestSpecCarriesOnlyWhatAClientNeeds: what only dvvd's own work reads
+// (viewers yielding, recording, history, a limb summary's list, close's
+// idempotence) is declared beside the handler in pkg/daemon, not in the
+// spec every importer of pkg/wire sees; and no field needs an accessor to
+// say what it means, as each op declares its own.
+func TestSpecCarriesOnlyWhatAClientNeeds(t *testing.T) {
+	for _, name := range []string{"Brief", "Recorded", "Unlogged", "GoneIsDone", "ListedOn", "Perceives", "NameMeans"} {
+		if _, ok := reflect.TypeFor[OpSpec]().FieldByName(name); ok {
+			t.Errorf("OpSpec has %s, which only dvvd reads: declare it where the handler is registered", name)
+		}
+	}
+	if _, ok := reflect.TypeFor[Field]().FieldByName("Means"); ok {
+		t.Error("Field has Means: a field that means something else in another op is that op's own field")
 	}
 }

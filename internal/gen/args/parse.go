@@ -158,6 +158,7 @@ func expr(fset *token.FileSet, e ast.Expr) string {
 func readOp(fset *token.FileSet, f *ast.File, base string) (*op, string, error) {
 	o := &op{File: base}
 	var fn string
+	var specErr error
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
@@ -197,7 +198,7 @@ func readOp(fset *token.FileSet, f *ast.File, base string) (*op, string, error) 
 							o.NoAttach = true
 						}
 					case "Fields", "Variant", "Variants", "Answers", "Args", "AnswerType":
-						panic(fmt.Sprintf("%s: %s's spec sets %s: that is read from its types now", base, d.Name.Name, k))
+						specErr = fmt.Errorf("%s's spec sets %s: that is read from %s and %s", d.Name.Name, k, TypeName(o.Name), AnswerName(o.Name))
 					}
 				}
 				return false
@@ -206,6 +207,9 @@ func readOp(fset *token.FileSet, f *ast.File, base string) (*op, string, error) 
 	}
 	if o.Name == "" || fn == "" {
 		return nil, "", fmt.Errorf("no Op const or no OpSpec literal")
+	}
+	if specErr != nil {
+		return nil, "", specErr
 	}
 	args := structType(f, TypeName(o.Name))
 	ans := structType(f, AnswerName(o.Name))
