@@ -79,8 +79,8 @@ func camel(op string) string {
 }
 
 // Stale lists generated op files under root that no op writes any more
-// (an op removed or renamed), and the files the field catalog generated
-// before ops declared their own types.
+// (an op removed or renamed), and the two type tables an earlier
+// generator wrote (args_gen.go, answers_gen.go).
 func Stale(root string, files map[string][]byte) []string {
 	found, _ := filepath.Glob(filepath.Join(root, "pkg/wire/op_*_gen.go"))
 	for _, old := range []string{"pkg/wire/args_gen.go", "pkg/wire/answers_gen.go"} {
