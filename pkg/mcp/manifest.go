@@ -77,12 +77,12 @@ const (
 // whether it is required, come from the op's Args and spec (fromSpec).
 func arg(name, doc string) Arg         { return Arg{Name: name, Doc: doc} }
 func enum(a Arg, values ...string) Arg { a.Enum = values; return a }
+func maxBytes(a Arg, n int) Arg        { a.MaxBytes = n; return a }
 
 // field is an argument whose doc is its field's help, the doc comment its
 // op's Args give it (fromSpec fills it in), so the CLI's flag and the tool
 // say it once.
 func field(name string) Arg { return Arg{Name: name} }
-func maxBytes(a Arg, n int) Arg        { a.MaxBytes = n; return a }
 
 // trio is the selector every limb tool takes: one limb by id, or one member
 // of a group.
