@@ -35,7 +35,9 @@ type OpSpec struct {
 	// takes any limb (wait's until exit: a terminal's shell).
 	VariantKinds map[string]string
 	// Inline ops answer from memory in microseconds and are served on the
-	// connection's reading goroutine even when they carry an id.
+	// connection's reading goroutine even when they carry an id. A client
+	// sees it (their answers come in the order sent; protocol.md marks
+	// them), so it stays in the spec.
 	Inline bool
 	// NoAttach ops are served before the connection has an attachment.
 	NoAttach bool
