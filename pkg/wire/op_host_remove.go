@@ -3,7 +3,8 @@ package wire
 // OpHostRemove is op host_remove's name on the wire.
 const OpHostRemove = "host_remove"
 
-// HostRemoveArgs are the arguments of op host_remove.
+// HostRemoveArgs are the arguments of op host_remove; without hostId, the
+// envelope's Name names the host.
 type HostRemoveArgs struct {
 	Envelope
 	HostID string "json:\"hostId,omitempty\" note:\"or the envelope's `name`\""

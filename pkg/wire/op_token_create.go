@@ -3,7 +3,8 @@ package wire
 // OpTokenNew is op token_create's name on the wire.
 const OpTokenNew = "token_create"
 
-// TokenCreateArgs are the arguments of op token_create.
+// TokenCreateArgs are the arguments of op token_create; the envelope's Name
+// is the new token's label.
 type TokenCreateArgs struct {
 	Envelope
 	Role string   `json:"role,omitempty"`
