@@ -20,7 +20,8 @@ type ClickArgs struct {
 	Direction string   `json:"direction,omitempty" dvv:"required,only=scroll,enum=up|down|left|right"`
 	Clicks    *int     `json:"clicks,omitempty" dvv:"only=scroll,min=1,max=100"`
 	Modifiers []string `json:"modifiers,omitempty"`
-	VerifyMs  *int     "json:\"verifyMs,omitempty\" dvv:\"min=0,max=MaxVerifyMs\" note:\"300; 0 answers at once, `dispatched`\""
+	// note: 300; 0 answers at once, `dispatched`
+	VerifyMs *int `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
 }
 
 // ClickAnswer is what a success of op click carries.

@@ -7,8 +7,9 @@ const OpClipboard = "clipboard"
 type ClipboardArgs struct {
 	Envelope
 	Target
-	Action string  `json:"action,omitempty" dvv:"variant,required,enum=get|set"`
-	Text   *string `json:"text,omitempty" dvv:"required,only=set" note:"≤ 1 MiB"`
+	Action string `json:"action,omitempty" dvv:"variant,required,enum=get|set"`
+	// note: ≤ 1 MiB
+	Text *string `json:"text,omitempty" dvv:"required,only=set"`
 }
 
 // ClipboardAnswer is what a success of op clipboard carries.

@@ -10,7 +10,8 @@ type ControlArgs struct {
 	Action string `json:"action,omitempty" dvv:"variant,required,enum=acquire|release|status|yield|yield_status"`
 	// Shown to the person on acquire; recorded on yield.
 	Reason string `json:"reason,omitempty" dvv:"only=acquire|release|yield,label=256"`
-	WaitMs *int   `json:"waitMs,omitempty" dvv:"only=acquire,min=0,max=600000" note:"0 fails at once"`
+	// note: 0 fails at once
+	WaitMs *int `json:"waitMs,omitempty" dvv:"only=acquire,min=0,max=600000"`
 }
 
 // ControlAnswer is what a success of op control carries.

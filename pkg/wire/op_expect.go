@@ -7,10 +7,14 @@ const OpExpect = "expect"
 type ExpectArgs struct {
 	Envelope
 	Target
-	Region         *Region  `json:"region,omitempty" note:"{x,y,w,h}: where to look"`
-	TemplateBase64 string   `json:"templateBase64,omitempty" dvv:"required" need:"the picture to look for, as PNG" note:"PNG, at most 1024x1024"`
-	Threshold      *float64 `json:"threshold,omitempty" note:"0..1, default 0.95"`
-	TimeoutMs      *int     `json:"timeoutMs,omitempty" dvv:"min=0" note:"8000, clamped to 25000"`
+	// note: {x,y,w,h}: where to look
+	Region *Region `json:"region,omitempty"`
+	// note: PNG, at most 1024x1024
+	TemplateBase64 string `json:"templateBase64,omitempty" dvv:"required" need:"the picture to look for, as PNG"`
+	// note: 0..1, default 0.95
+	Threshold *float64 `json:"threshold,omitempty"`
+	// note: 8000, clamped to 25000
+	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0"`
 }
 
 // ExpectAnswer is what a success of op expect carries.

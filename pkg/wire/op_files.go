@@ -7,14 +7,16 @@ const OpFiles = "files"
 type FilesArgs struct {
 	Envelope
 	Target
-	Action        string `json:"action,omitempty" dvv:"variant,required,enum=list|get|put|mkdir|remove|rename|home"`
-	Path          string `json:"path,omitempty" dvv:"required=get|put|mkdir|remove|rename,only=list|get|put|mkdir|remove|rename"`
-	To            string `json:"to,omitempty" dvv:"required=rename,only=get|rename,localpath=get" need:"the new remote path"`
-	From          string `json:"from,omitempty" dvv:"only=put,localpath=put"`
-	ContentBase64 string `json:"contentBase64,omitempty" dvv:"only=put" note:"≤ 16 MiB"`
+	Action string `json:"action,omitempty" dvv:"variant,required,enum=list|get|put|mkdir|remove|rename|home"`
+	Path   string `json:"path,omitempty" dvv:"required=get|put|mkdir|remove|rename,only=list|get|put|mkdir|remove|rename"`
+	To     string `json:"to,omitempty" dvv:"required=rename,only=get|rename,localpath=get" need:"the new remote path"`
+	From   string `json:"from,omitempty" dvv:"only=put,localpath=put"`
+	// note: ≤ 16 MiB
+	ContentBase64 string `json:"contentBase64,omitempty" dvv:"only=put"`
 	Mode          *int   `json:"mode,omitempty" dvv:"only=put,min=0,max=4095"`
 	Recursive     bool   `json:"recursive,omitempty" dvv:"only=remove"`
-	Progress      bool   "json:\"progress,omitempty\" dvv:\"only=get|put\" note:\"interim `progress` lines; needs an id\""
+	// note: interim `progress` lines; needs an id
+	Progress bool `json:"progress,omitempty" dvv:"only=get|put"`
 }
 
 // FilesAnswer is what a success of op files carries.

@@ -7,9 +7,12 @@ const OpFind = "find"
 type FindArgs struct {
 	Envelope
 	Target
-	Text   *string `json:"text,omitempty" note:"none: every line"`
-	Region *Region `json:"region,omitempty" note:"{x,y,w,h}"`
-	Lang   string  `json:"lang,omitempty" note:"eng (default), or e.g. eng+deu"`
+	// note: none: every line
+	Text *string `json:"text,omitempty"`
+	// note: {x,y,w,h}
+	Region *Region `json:"region,omitempty"`
+	// note: eng (default), or e.g. eng+deu
+	Lang string `json:"lang,omitempty"`
 }
 
 // FindAnswer is what a success of op find carries.

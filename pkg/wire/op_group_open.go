@@ -6,11 +6,13 @@ const OpGroupOpen = "group_open"
 // GroupOpenArgs are the arguments of op group_open.
 type GroupOpenArgs struct {
 	Envelope
-	Protocol string `json:"protocol,omitempty" note:"needed with addresses"`
+	// note: needed with addresses
+	Protocol string `json:"protocol,omitempty"`
 	// Keep a framebuffer mirror for every member.
-	Perceive  *bool    `json:"perceive,omitempty"`
-	HostIDs   []string `json:"hostIds,omitempty"`
-	Addresses []string `json:"addresses,omitempty" note:"host:port"`
+	Perceive *bool    `json:"perceive,omitempty"`
+	HostIDs  []string `json:"hostIds,omitempty"`
+	// note: host:port
+	Addresses []string `json:"addresses,omitempty"`
 }
 
 // GroupOpenAnswer is what a success of op group_open carries.

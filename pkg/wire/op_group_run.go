@@ -8,9 +8,10 @@ const OpGroupRun = "group_run"
 // GroupRunArgs are the arguments of op group_run.
 type GroupRunArgs struct {
 	Envelope
-	GroupID   string          `json:"groupId,omitempty" dvv:"required"`
-	Action    string          `json:"action,omitempty" dvv:"variant,required,enum=wait|screen|status|signals|type|key|click|run"`
-	Arguments json.RawMessage `json:"arguments,omitempty" note:"the tool's arguments minus the selector"`
+	GroupID string `json:"groupId,omitempty" dvv:"required"`
+	Action  string `json:"action,omitempty" dvv:"variant,required,enum=wait|screen|status|signals|type|key|click|run"`
+	// note: the tool's arguments minus the selector
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 	OutDir    string          `json:"outDir,omitempty" dvv:"only=screen,localpath"`
 }
 

@@ -6,8 +6,11 @@ const OpHostAdd = "host_add"
 // HostAddArgs are the arguments of op host_add.
 type HostAddArgs struct {
 	Envelope
-	Host     HostSpec `json:"host,omitzero" dvv:"required" need:"{name, protocol, address, …}" note:"{name, protocol, address, port, user, domain, sshPort, sshUser, record}"`
-	Password string   "json:\"password,omitempty\" note:\"to the keychain; when no keychain answers, to the credentials file ~/.config/dvv/credentials (mode 0600), and `dispatched` says so\""
+	// note: {name, protocol, address, port, user, domain, sshPort, sshUser, record}
+	Host HostSpec `json:"host,omitzero" dvv:"required" need:"{name, protocol, address, …}"`
+	// note: to the keychain; when no keychain answers, to the credentials file
+	// ~/.config/dvv/credentials (mode 0600), and `dispatched` says so
+	Password string `json:"password,omitempty"`
 }
 
 // HostAddAnswer is what a success of op host_add carries.

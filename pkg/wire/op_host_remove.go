@@ -7,7 +7,8 @@ const OpHostRemove = "host_remove"
 // envelope's Name names the host.
 type HostRemoveArgs struct {
 	Envelope
-	HostID string "json:\"hostId,omitempty\" note:\"or the envelope's `name`\""
+	// note: or the envelope's `name`
+	HostID string `json:"hostId,omitempty"`
 }
 
 // HostRemoveAnswer is what a success of op host_remove carries.

@@ -7,7 +7,8 @@ const OpKey = "key"
 type KeyArgs struct {
 	Envelope
 	Target
-	VerifyMs *int   "json:\"verifyMs,omitempty\" dvv:\"min=0,max=MaxVerifyMs\" note:\"300; 0 answers at once, `dispatched`\""
+	// note: 300; 0 answers at once, `dispatched`
+	VerifyMs *int   `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
 	Keys     string `json:"keys,omitempty" dvv:"required" need:"e.g. Enter, ctrl+c, super+r"`
 }
 

@@ -6,13 +6,18 @@ const OpOpen = "open"
 // OpenArgs are the arguments of op open.
 type OpenArgs struct {
 	Envelope
-	HostID   string `json:"hostId,omitempty"`
-	Address  string `json:"address,omitempty"`
-	Port     *int   "json:\"port,omitempty\" dvv:\"min=1,max=65535\" note:\"5900 vnc, 3389 rdp, 22 ssh; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`\""
-	Protocol string `json:"protocol,omitempty" note:"needed with address, refused beside hostId"`
+	HostID  string `json:"hostId,omitempty"`
+	Address string `json:"address,omitempty"`
+	// note: 5900 vnc, 3389 rdp, 22 ssh; for ssh the ~/.ssh/config Port of the host or alias
+	// comes first; beside hostId it needs `hosts.write`
+	Port *int `json:"port,omitempty" dvv:"min=1,max=65535"`
+	// note: needed with address, refused beside hostId
+	Protocol string `json:"protocol,omitempty"`
 	Slot     *int   `json:"slot,omitempty" dvv:"min=0"`
 	Perceive *bool  `json:"perceive,omitempty"`
-	Password string `json:"password,omitempty" note:"the machine's password for this limb (instead of a saved one): kept in dvvd's memory for reconnects only, never stored, logged, recorded or answered"`
+	// note: the machine's password for this limb (instead of a saved one): kept in dvvd's
+	// memory for reconnects only, never stored, logged, recorded or answered
+	Password string `json:"password,omitempty"`
 }
 
 // OpenAnswer is what a success of op open carries.

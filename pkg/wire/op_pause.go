@@ -8,7 +8,8 @@ type PauseArgs struct {
 	Envelope
 	Target
 	Action string `json:"action,omitempty" dvv:"variant,required,enum=pause|resume"`
-	All    bool   `json:"all,omitempty" dvv:"only=pause" note:"every limb, also limbs opened later"`
+	// note: every limb, also limbs opened later
+	All bool `json:"all,omitempty" dvv:"only=pause"`
 }
 
 // PauseAnswer is what a success of op pause carries.

@@ -7,7 +7,8 @@ const OpReconnect = "reconnect"
 type ReconnectArgs struct {
 	Envelope
 	Target
-	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0" note:"20000, clamped to 60000"`
+	// note: 20000, clamped to 60000
+	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0"`
 }
 
 // ReconnectAnswer is what a success of op reconnect carries.

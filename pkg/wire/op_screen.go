@@ -7,13 +7,20 @@ const OpScreen = "screen"
 type ScreenArgs struct {
 	Envelope
 	Target
-	Form      string   `json:"form,omitempty" dvv:"variant,enum=full|region|damage-crop"`
-	Region    *Region  `json:"region,omitempty" dvv:"required,only=region" need:"{x, y, w, h}" note:"{x,y,w,h}"`
-	Scale     *float64 `json:"scale,omitempty" dvv:"only=full" note:"(0,1]"`
-	Format    string   `json:"format,omitempty" dvv:"enum=png|jpeg|auto" note:"auto: the smaller of png and jpeg for this picture; mime says which, and an out ending in .png or .jpg takes its extension"`
-	Out       string   `json:"out,omitempty" dvv:"localpath" note:"absolute path: written there instead of inline"`
-	MaxEdge   *int     `json:"maxEdge,omitempty" dvv:"only=full,min=1" note:"without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits"`
-	MaxPixels *int     `json:"maxPixels,omitempty" dvv:"only=full,min=1" note:"as maxEdge, for width×height"`
+	Form string `json:"form,omitempty" dvv:"variant,enum=full|region|damage-crop"`
+	// note: {x,y,w,h}
+	Region *Region `json:"region,omitempty" dvv:"required,only=region" need:"{x, y, w, h}"`
+	// note: (0,1]
+	Scale *float64 `json:"scale,omitempty" dvv:"only=full"`
+	// note: auto: the smaller of png and jpeg for this picture; mime says which, and an out
+	// ending in .png or .jpg takes its extension
+	Format string `json:"format,omitempty" dvv:"enum=png|jpeg|auto"`
+	// note: absolute path: written there instead of inline
+	Out string `json:"out,omitempty" dvv:"localpath"`
+	// note: without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits
+	MaxEdge *int `json:"maxEdge,omitempty" dvv:"only=full,min=1"`
+	// note: as maxEdge, for width×height
+	MaxPixels *int `json:"maxPixels,omitempty" dvv:"only=full,min=1"`
 }
 
 // ScreenAnswer is what a success of op screen carries.

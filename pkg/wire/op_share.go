@@ -7,10 +7,14 @@ const OpShare = "share"
 type ShareArgs struct {
 	Envelope
 	Target
-	Port     *int   `json:"port,omitempty" dvv:"only=start,min=1,max=65535" note:"with tcp: the port on 127.0.0.1 (any free one when absent); fixed until the share stops"`
-	Action   string `json:"action,omitempty" dvv:"variant,enum=start|stop" note:"start when absent"`
+	// note: with tcp: the port on 127.0.0.1 (any free one when absent); fixed until the share
+	// stops
+	Port *int `json:"port,omitempty" dvv:"only=start,min=1,max=65535"`
+	// note: start when absent
+	Action   string `json:"action,omitempty" dvv:"variant,enum=start|stop"`
 	ViewOnly bool   `json:"viewOnly,omitempty" dvv:"only=start"`
-	TCP      bool   `json:"tcp,omitempty" dvv:"only=start" note:"127.0.0.1 with a one-time password"`
+	// note: 127.0.0.1 with a one-time password
+	TCP bool `json:"tcp,omitempty" dvv:"only=start"`
 }
 
 // ShareAnswer is what a success of op share carries.

@@ -7,9 +7,12 @@ const OpTermSend = "term_send"
 type TermSendArgs struct {
 	Envelope
 	Target
-	VerifyMs *int    "json:\"verifyMs,omitempty\" dvv:\"min=0,max=MaxVerifyMs\" note:\"300; 0 answers at once, `dispatched`\""
-	Text     *string `json:"text,omitempty" note:"≤ 1 MiB"`
-	BytesHex string  `json:"bytesHex,omitempty" note:"≤ 1 MiB of bytes"`
+	// note: 300; 0 answers at once, `dispatched`
+	VerifyMs *int `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
+	// note: ≤ 1 MiB
+	Text *string `json:"text,omitempty"`
+	// note: ≤ 1 MiB of bytes
+	BytesHex string `json:"bytesHex,omitempty"`
 }
 
 // TermSendAnswer is what a success of op term_send carries.

@@ -7,7 +7,8 @@ const OpType = "type"
 type TypeArgs struct {
 	Envelope
 	Target
-	VerifyMs *int    "json:\"verifyMs,omitempty\" dvv:\"min=0,max=MaxVerifyMs\" note:\"300; 0 answers at once, `dispatched`\""
+	// note: 300; 0 answers at once, `dispatched`
+	VerifyMs *int    `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
 	Text     *string `json:"text,omitempty" dvv:"required"`
 	Wpm      *int    `json:"wpm,omitempty" dvv:"min=1,max=100000"`
 }

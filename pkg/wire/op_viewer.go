@@ -6,8 +6,10 @@ const OpViewer = "viewer"
 // ViewerArgs are the arguments of op viewer.
 type ViewerArgs struct {
 	Envelope
-	LimbID string `json:"limbId,omitempty" note:"the page to open"`
-	Action string `json:"action,omitempty" dvv:"variant,enum=open|watch" note:"open when absent; watch gives a read-only link"`
+	// note: the page to open
+	LimbID string `json:"limbId,omitempty"`
+	// note: open when absent; watch gives a read-only link
+	Action string `json:"action,omitempty" dvv:"variant,enum=open|watch"`
 }
 
 // ViewerAnswer is what a success of op viewer carries.

@@ -7,11 +7,14 @@ const OpWait = "wait"
 type WaitArgs struct {
 	Envelope
 	Target
-	Text      *string `json:"text,omitempty" dvv:"required,only=text|text-gone"`
-	Lang      string  `json:"lang,omitempty" dvv:"only=text|text-gone" note:"desktop text: eng (default), or e.g. eng+deu"`
-	Until     string  `json:"until,omitempty" dvv:"variant,required,enum=connected|screen-stable|screen-changed|text|text-gone|idle|exit"`
-	QuietMs   *int    `json:"quietMs,omitempty" dvv:"min=0" note:"750"`
-	TimeoutMs *int    `json:"timeoutMs,omitempty" dvv:"min=0" note:"8000, clamped to 25000"`
+	Text *string `json:"text,omitempty" dvv:"required,only=text|text-gone"`
+	// note: desktop text: eng (default), or e.g. eng+deu
+	Lang  string `json:"lang,omitempty" dvv:"only=text|text-gone"`
+	Until string `json:"until,omitempty" dvv:"variant,required,enum=connected|screen-stable|screen-changed|text|text-gone|idle|exit"`
+	// note: 750
+	QuietMs *int `json:"quietMs,omitempty" dvv:"min=0"`
+	// note: 8000, clamped to 25000
+	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0"`
 }
 
 // WaitAnswer is what a success of op wait carries.

@@ -97,10 +97,13 @@ type OpSpec struct {
 }
 
 // Field is one request field of an op, as its Args type declares it: the
-// JSON name from its json tag, the rest from its dvv, need and note tags
-// and its doc comment (op_<name>_gen.go writes them out):
+// JSON name from its json tag, the rest from its dvv and need tags and its
+// doc comment (op_<name>_gen.go writes them out):
 //
+//	// drag only: where the button is released (x).
 //	ToX *int `json:"toX,omitempty" dvv:"required,only=drag"`
+//	// note: 300; 0 answers at once, `dispatched`
+//	VerifyMs *int `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
 //
 // The dvv tag's keys are variant (the field picks the variant; enum lists
 // the variants), required (or required=a|b, for those variants), only=a|b,
@@ -111,10 +114,11 @@ type Field struct {
 	Only []string
 	// Min and Max bound a whole-number field (nil = unbounded).
 	Min, Max *int64
-	// Note is a short remark for the docs (a default, a unit): the note tag.
+	// Note is a short remark for the docs (a default, a unit): the field's
+	// doc comment from a line starting "note:".
 	Note string
-	// Help is the field's help text, its doc comment: what the MCP tool's
-	// argument and the CLI's flag say of it.
+	// Help is the field's help text, its doc comment before any "note:":
+	// what the MCP tool's argument and the CLI's flag say of it.
 	Help string
 	// Required fields must be present for every variant they apply to
 	// (RequiredIn, when set, narrows that); Need (the need tag) says why, or

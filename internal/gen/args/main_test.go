@@ -65,7 +65,7 @@ func camelLower(op string) string { c := camel(op); return strings.ToLower(c[:1]
 func TestOneNameTwoTypes(t *testing.T) {
 	root := writeTree(t, map[string]string{
 		"move": "package wire\n\nconst OpMove = \"move\"\n\ntype MoveArgs struct {\nEnvelope\n// Where the file goes.\nTo string `json:\"to,omitempty\" dvv:\"required,localpath\"`\n}\n\ntype MoveAnswer struct{}\n\nfunc moveOp() OpSpec { return OpSpec{Name: OpMove} }\n",
-		"seek": "package wire\n\nconst OpSeek = \"seek\"\n\ntype SeekArgs struct {\nEnvelope\nTarget\nTo *int `json:\"to,omitempty\" dvv:\"min=0,max=MaxSeek\" note:\"a byte offset\"`\n}\n\ntype SeekAnswer struct {\nLimbID string `json:\"limbId,omitempty\"`\n}\n\nfunc seekOp() OpSpec { return OpSpec{Name: OpSeek, Limb: true} }\n",
+		"seek": "package wire\n\nconst OpSeek = \"seek\"\n\ntype SeekArgs struct {\nEnvelope\nTarget\n// note: a byte offset\nTo *int `json:\"to,omitempty\" dvv:\"min=0,max=MaxSeek\"`\n}\n\ntype SeekAnswer struct {\nLimbID string `json:\"limbId,omitempty\"`\n}\n\nfunc seekOp() OpSpec { return OpSpec{Name: OpSeek, Limb: true} }\n",
 	}, "move", "seek")
 	files, err := Files(root)
 	if err != nil {

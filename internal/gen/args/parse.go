@@ -28,7 +28,8 @@ type op struct {
 type field struct {
 	GoName, Type string // Type as written in package wire
 	Tag          reflect.StructTag
-	Doc          string // the doc comment: the field's help
+	Doc          string // the doc comment up to "note:": the field's help
+	Note         string // the doc comment from a line starting "note:": the docs' remark
 	JSON0        string // the selector's JSON names, which Target declares
 }
 
@@ -233,6 +234,26 @@ func readOp(fset *token.FileSet, f *ast.File, base string) (*op, string, error) 
 	return o, fn, nil
 }
 
+// docAndNote splits a field's doc comment: the lines before one that
+// starts "note:" are its help, that line's rest and the lines after it the
+// note protocol.md shows beside the field (a default, a unit).
+func docAndNote(text string) (doc, note string) {
+	var d, n []string
+	inNote := false
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "note:"); ok && !inNote {
+			inNote, line = true, rest
+		}
+		if inNote {
+			n = append(n, line)
+		} else {
+			d = append(d, line)
+		}
+	}
+	join := func(ls []string) string { return strings.Join(strings.Fields(strings.Join(ls, " ")), " ") }
+	return join(d), join(n)
+}
+
 func fields(fset *token.FileSet, st *ast.StructType) ([]field, []string, error) {
 	var out []field
 	var embeds []string
@@ -250,7 +271,7 @@ func fields(fset *token.FileSet, st *ast.StructType) ([]field, []string, error) 
 		}
 		f := field{GoName: fl.Names[0].Name, Type: expr(fset, fl.Type), Tag: reflect.StructTag(tag)}
 		if fl.Doc != nil {
-			f.Doc = strings.TrimSpace(strings.Join(strings.Fields(fl.Doc.Text()), " "))
+			f.Doc, f.Note = docAndNote(fl.Doc.Text())
 		}
 		if f.JSON() == "" {
 			return nil, nil, fmt.Errorf("field %s has no json name", f.GoName)

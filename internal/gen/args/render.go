@@ -99,7 +99,7 @@ func specField(f field) (string, string, []string, error) {
 	if v, ok := t["max"]; ok {
 		parts = append(parts, "Max: bound("+v+")")
 	}
-	if n := f.Tag.Get("note"); n != "" {
+	if n := f.Note; n != "" {
 		parts = append(parts, "Note: "+strconv.Quote(n))
 	}
 	if r, ok := t["required"]; ok {
