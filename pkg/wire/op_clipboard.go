@@ -7,7 +7,9 @@ const OpClipboard = "clipboard"
 type ClipboardArgs struct {
 	Envelope
 	Target
+	// get reads the remote clipboard; set writes text to it.
 	Action string `json:"action,omitempty" dvv:"variant,required,enum=get|set"`
+	// set only: the text to put on the clipboard.
 	// note: ≤ 1 MiB
 	Text *string `json:"text,omitempty" dvv:"required,only=set"`
 }

@@ -39,8 +39,8 @@ func clipboardTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "action", Required: true},
-		{Name: "text", Only: []string{"set"}, Note: "≤ 1 MiB", Required: true},
+		{Name: "action", Required: true, Help: "get reads the remote clipboard; set writes text to it."},
+		{Name: "text", Only: []string{"set"}, Note: "≤ 1 MiB", Required: true, Help: "set only: the text to put on the clipboard."},
 	}
 	s.Answers = []string{"limbId", "dispatched", "verification", "clipboard"}
 }

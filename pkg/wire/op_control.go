@@ -7,9 +7,12 @@ const OpControl = "control"
 type ControlArgs struct {
 	Envelope
 	Target
+	// acquire, release, status, yield (release with a recorded reason) or yield_status (read
+	// only).
 	Action string `json:"action,omitempty" dvv:"variant,required,enum=acquire|release|status|yield|yield_status"`
 	// Shown to the person on acquire; recorded on yield.
 	Reason string `json:"reason,omitempty" dvv:"only=acquire|release|yield,label=256"`
+	// acquire only: how long to wait for a lease someone else holds; 0 fails at once.
 	// note: 0 fails at once
 	WaitMs *int `json:"waitMs,omitempty" dvv:"only=acquire,min=0,max=600000"`
 }

@@ -33,9 +33,9 @@ func controlTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "action", Required: true},
+		{Name: "action", Required: true, Help: "acquire, release, status, yield (release with a recorded reason) or yield_status (read only)."},
 		{Name: "reason", Only: []string{"acquire", "release", "yield"}, Text: 256, Help: "Shown to the person on acquire; recorded on yield."},
-		{Name: "waitMs", Only: []string{"acquire"}, Min: bound(0), Max: bound(600000), Note: "0 fails at once"},
+		{Name: "waitMs", Only: []string{"acquire"}, Min: bound(0), Max: bound(600000), Note: "0 fails at once", Help: "acquire only: how long to wait for a lease someone else holds; 0 fails at once."},
 	}
 	s.Answers = []string{"limbId", "observation", "lease", "dispatched"}
 }

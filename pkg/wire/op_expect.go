@@ -9,10 +9,13 @@ type ExpectArgs struct {
 	Target
 	// note: {x,y,w,h}: where to look
 	Region *Region `json:"region,omitempty"`
+	// The picture to look for, PNG as base64, at most 1024x1024.
 	// note: PNG, at most 1024x1024
 	TemplateBase64 string `json:"templateBase64,omitempty" dvv:"required" need:"the picture to look for, as PNG"`
+	// Least score that counts as found, 0..1; default 0.95.
 	// note: 0..1, default 0.95
 	Threshold *float64 `json:"threshold,omitempty"`
+	// Deadline; default 8000, clamped to 25000.
 	// note: 8000, clamped to 25000
 	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0"`
 }

@@ -30,9 +30,9 @@ func expectTyped(s *OpSpec) {
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
 		{Name: "region", Note: "{x,y,w,h}: where to look"},
-		{Name: "templateBase64", Note: "PNG, at most 1024x1024", Required: true, Need: "the picture to look for, as PNG"},
-		{Name: "threshold", Note: "0..1, default 0.95"},
-		{Name: "timeoutMs", Min: bound(0), Note: "8000, clamped to 25000"},
+		{Name: "templateBase64", Note: "PNG, at most 1024x1024", Required: true, Need: "the picture to look for, as PNG", Help: "The picture to look for, PNG as base64, at most 1024x1024."},
+		{Name: "threshold", Note: "0..1, default 0.95", Help: "Least score that counts as found, 0..1; default 0.95."},
+		{Name: "timeoutMs", Min: bound(0), Note: "8000, clamped to 25000", Help: "Deadline; default 8000, clamped to 25000."},
 	}
 	s.Answers = []string{"limbId", "observation", "expect"}
 }

@@ -7,14 +7,23 @@ const OpFiles = "files"
 type FilesArgs struct {
 	Envelope
 	Target
+	// What to do.
 	Action string `json:"action,omitempty" dvv:"variant,required,enum=list|get|put|mkdir|remove|rename|home"`
-	Path   string `json:"path,omitempty" dvv:"required=get|put|mkdir|remove|rename,only=list|get|put|mkdir|remove|rename"`
-	To     string `json:"to,omitempty" dvv:"required=rename,only=get|rename,localpath=get" need:"the new remote path"`
-	From   string `json:"from,omitempty" dvv:"only=put,localpath=put"`
+	// The remote path; ~ and ~/x resolve against the remote home. For rename, the existing
+	// name.
+	Path string `json:"path,omitempty" dvv:"required=get|put|mkdir|remove|rename,only=list|get|put|mkdir|remove|rename"`
+	// rename: the new remote path. get: an absolute local path to save to (else the content
+	// comes inline: UTF-8 text as a text block, other bytes as base64, at most 256 KiB).
+	To string `json:"to,omitempty" dvv:"required=rename,only=get|rename,localpath=get" need:"the new remote path"`
+	// put only: an absolute local path to upload.
+	From string `json:"from,omitempty" dvv:"only=put,localpath=put"`
+	// put only: the bytes to write, base64.
 	// note: ≤ 16 MiB
 	ContentBase64 string `json:"contentBase64,omitempty" dvv:"only=put"`
-	Mode          *int   `json:"mode,omitempty" dvv:"only=put,min=0,max=4095"`
-	Recursive     bool   `json:"recursive,omitempty" dvv:"only=remove"`
+	// put only: permission bits, e.g. 420 for 0644.
+	Mode *int `json:"mode,omitempty" dvv:"only=put,min=0,max=4095"`
+	// remove only: remove a directory and what it holds.
+	Recursive bool `json:"recursive,omitempty" dvv:"only=remove"`
 	// note: interim `progress` lines; needs an id
 	Progress bool `json:"progress,omitempty" dvv:"only=get|put"`
 }

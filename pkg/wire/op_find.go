@@ -11,6 +11,7 @@ type FindArgs struct {
 	Text *string `json:"text,omitempty"`
 	// note: {x,y,w,h}
 	Region *Region `json:"region,omitempty"`
+	// Recognition languages: eng (default), or e.g. eng+deu.
 	// note: eng (default), or e.g. eng+deu
 	Lang string `json:"lang,omitempty"`
 }

@@ -31,7 +31,7 @@ func findTyped(s *OpSpec) {
 		{Name: "member", Min: bound(0)},
 		{Name: "text", Note: "none: every line"},
 		{Name: "region", Note: "{x,y,w,h}"},
-		{Name: "lang", Note: "eng (default), or e.g. eng+deu"},
+		{Name: "lang", Note: "eng (default), or e.g. eng+deu", Help: "Recognition languages: eng (default), or e.g. eng+deu."},
 	}
 	s.Answers = []string{"limbId", "observation", "find"}
 }

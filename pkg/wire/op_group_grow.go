@@ -9,8 +9,10 @@ type GroupGrowArgs struct {
 	GroupID  string `json:"groupId,omitempty" dvv:"required"`
 	Protocol string `json:"protocol,omitempty"`
 	// Keep a framebuffer mirror for the new members.
-	Perceive  *bool    `json:"perceive,omitempty"`
-	HostIDs   []string `json:"hostIds,omitempty"`
+	Perceive *bool `json:"perceive,omitempty"`
+	// Saved machines to add.
+	HostIDs []string `json:"hostIds,omitempty"`
+	// Endpoints to add.
 	Addresses []string `json:"addresses,omitempty"`
 }
 

@@ -22,8 +22,8 @@ func groupGrowTyped(s *OpSpec) {
 		{Name: "groupId", Required: true},
 		{Name: "protocol"},
 		{Name: "perceive", Help: "Keep a framebuffer mirror for the new members."},
-		{Name: "hostIds"},
-		{Name: "addresses"},
+		{Name: "hostIds", Help: "Saved machines to add."},
+		{Name: "addresses", Help: "Endpoints to add."},
 	}
 	s.Answers = []string{"group"}
 }

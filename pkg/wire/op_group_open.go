@@ -6,11 +6,14 @@ const OpGroupOpen = "group_open"
 // GroupOpenArgs are the arguments of op group_open.
 type GroupOpenArgs struct {
 	Envelope
+	// Needed with addresses.
 	// note: needed with addresses
 	Protocol string `json:"protocol,omitempty"`
 	// Keep a framebuffer mirror for every member.
-	Perceive *bool    `json:"perceive,omitempty"`
-	HostIDs  []string `json:"hostIds,omitempty"`
+	Perceive *bool `json:"perceive,omitempty"`
+	// Saved machines, from dvv_hosts.
+	HostIDs []string `json:"hostIds,omitempty"`
+	// Endpoints of machines that are not saved (host or host:port).
 	// note: host:port
 	Addresses []string `json:"addresses,omitempty"`
 }

@@ -19,10 +19,10 @@ func (GroupOpenAnswer) Op() string { return "group_open" }
 func groupOpenTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[GroupOpenArgs](), reflect.TypeFor[GroupOpenAnswer]()
 	s.Fields = []Field{
-		{Name: "protocol", Note: "needed with addresses"},
+		{Name: "protocol", Note: "needed with addresses", Help: "Needed with addresses."},
 		{Name: "perceive", Help: "Keep a framebuffer mirror for every member."},
-		{Name: "hostIds"},
-		{Name: "addresses", Note: "host:port"},
+		{Name: "hostIds", Help: "Saved machines, from dvv_hosts."},
+		{Name: "addresses", Note: "host:port", Help: "Endpoints of machines that are not saved (host or host:port)."},
 	}
 	s.Answers = []string{"group"}
 }

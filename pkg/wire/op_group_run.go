@@ -9,7 +9,9 @@ const OpGroupRun = "group_run"
 type GroupRunArgs struct {
 	Envelope
 	GroupID string `json:"groupId,omitempty" dvv:"required"`
-	Action  string `json:"action,omitempty" dvv:"variant,required,enum=wait|screen|status|signals|type|key|click|run"`
+	// The single-limb tool to run on every member, without its dvv_ prefix.
+	Action string `json:"action,omitempty" dvv:"variant,required,enum=wait|screen|status|signals|type|key|click|run"`
+	// That tool's arguments, without limbId, groupId and member.
 	// note: the tool's arguments minus the selector
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	OutDir    string          `json:"outDir,omitempty" dvv:"only=screen,localpath"`

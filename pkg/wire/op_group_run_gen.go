@@ -24,8 +24,8 @@ func groupRunTyped(s *OpSpec) {
 	s.Variant, s.Variants = "action", []string{"wait", "screen", "status", "signals", "type", "key", "click", "run"}
 	s.Fields = []Field{
 		{Name: "groupId", Required: true},
-		{Name: "action", Required: true},
-		{Name: "arguments", Note: "the tool's arguments minus the selector"},
+		{Name: "action", Required: true, Help: "The single-limb tool to run on every member, without its dvv_ prefix."},
+		{Name: "arguments", Note: "the tool's arguments minus the selector", Help: "That tool's arguments, without limbId, groupId and member."},
 		{Name: "outDir", Only: []string{"screen"}, LocalPath: true},
 	}
 	s.Answers = []string{"members"}

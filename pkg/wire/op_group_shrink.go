@@ -7,7 +7,8 @@ const OpGroupShrnk = "group_shrink"
 type GroupShrinkArgs struct {
 	Envelope
 	GroupID string `json:"groupId,omitempty" dvv:"required"`
-	N       int    `json:"n,omitempty" dvv:"required,min=1" need:"how many of the most recent members to close"`
+	// How many of the most recently added members to close.
+	N int `json:"n,omitempty" dvv:"required,min=1" need:"how many of the most recent members to close"`
 }
 
 // GroupShrinkAnswer is what a success of op group_shrink carries.

@@ -15,7 +15,7 @@ func groupShrinkTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[GroupShrinkArgs](), reflect.TypeFor[GroupShrinkAnswer]()
 	s.Fields = []Field{
 		{Name: "groupId", Required: true},
-		{Name: "n", Min: bound(1), Required: true, Need: "how many of the most recent members to close"},
+		{Name: "n", Min: bound(1), Required: true, Need: "how many of the most recent members to close", Help: "How many of the most recently added members to close."},
 	}
 	s.Answers = []string{"dispatched", "group"}
 }

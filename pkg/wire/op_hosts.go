@@ -6,6 +6,7 @@ const OpHosts = "hosts"
 // HostsArgs are the arguments of op hosts.
 type HostsArgs struct {
 	Envelope
+	// true to list what discovery (mDNS) has seen as well.
 	Discovered bool `json:"discovered,omitempty"`
 }
 

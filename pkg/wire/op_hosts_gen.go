@@ -14,7 +14,7 @@ func (HostsAnswer) Op() string { return "hosts" }
 func hostsTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[HostsArgs](), reflect.TypeFor[HostsAnswer]()
 	s.Fields = []Field{
-		{Name: "discovered"},
+		{Name: "discovered", Help: "true to list what discovery (mDNS) has seen as well."},
 	}
 	s.Answers = []string{"hosts", "discovered", "discoveryNote"}
 }

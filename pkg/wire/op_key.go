@@ -8,8 +8,10 @@ type KeyArgs struct {
 	Envelope
 	Target
 	// note: 300; 0 answers at once, `dispatched`
-	VerifyMs *int   `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
-	Keys     string `json:"keys,omitempty" dvv:"required" need:"e.g. Enter, ctrl+c, super+r"`
+	VerifyMs *int `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
+	// One key name, or a chord joined with +: Enter, Escape, Tab, ctrl+c, alt+F4,
+	// ctrl+alt+Delete, super+r.
+	Keys string `json:"keys,omitempty" dvv:"required" need:"e.g. Enter, ctrl+c, super+r"`
 }
 
 // KeyAnswer is what a success of op key carries.

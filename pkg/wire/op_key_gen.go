@@ -36,7 +36,7 @@ func keyTyped(s *OpSpec) {
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
 		{Name: "verifyMs", Min: bound(0), Max: bound(MaxVerifyMs), Note: "300; 0 answers at once, `dispatched`"},
-		{Name: "keys", Required: true, Need: "e.g. Enter, ctrl+c, super+r"},
+		{Name: "keys", Required: true, Need: "e.g. Enter, ctrl+c, super+r", Help: "One key name, or a chord joined with +: Enter, Escape, Tab, ctrl+c, alt+F4, ctrl+alt+Delete, super+r."},
 	}
 	s.Answers = []string{"limbId", "dispatched", "verification"}
 }

@@ -6,15 +6,20 @@ const OpOpen = "open"
 // OpenArgs are the arguments of op open.
 type OpenArgs struct {
 	Envelope
-	HostID  string `json:"hostId,omitempty"`
+	// A saved machine, from dvv_hosts.
+	HostID string `json:"hostId,omitempty"`
+	// Hostname or IP of a machine that is not saved.
 	Address string `json:"address,omitempty"`
 	// note: 5900 vnc, 3389 rdp, 22 ssh; for ssh the ~/.ssh/config Port of the host or alias
 	// comes first; beside hostId it needs `hosts.write`
 	Port *int `json:"port,omitempty" dvv:"min=1,max=65535"`
+	// Needed with address; refused beside hostId.
 	// note: needed with address, refused beside hostId
 	Protocol string `json:"protocol,omitempty"`
-	Slot     *int   `json:"slot,omitempty" dvv:"min=0"`
-	Perceive *bool  `json:"perceive,omitempty"`
+	// 0 attaches to the live session; above 0 opens a fresh one (rdp, ssh).
+	Slot *int `json:"slot,omitempty" dvv:"min=0"`
+	// Keep a framebuffer mirror so dvv_screen has pixels to read.
+	Perceive *bool `json:"perceive,omitempty"`
 	// note: the machine's password for this limb (instead of a saved one): kept in dvvd's
 	// memory for reconnects only, never stored, logged, recorded or answered
 	Password string `json:"password,omitempty"`

@@ -26,12 +26,12 @@ func (a *OpenAnswer) FillLimbID(id string) {
 func openTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[OpenArgs](), reflect.TypeFor[OpenAnswer]()
 	s.Fields = []Field{
-		{Name: "hostId"},
-		{Name: "address"},
+		{Name: "hostId", Help: "A saved machine, from dvv_hosts."},
+		{Name: "address", Help: "Hostname or IP of a machine that is not saved."},
 		{Name: "port", Min: bound(1), Max: bound(65535), Note: "5900 vnc, 3389 rdp, 22 ssh; for ssh the ~/.ssh/config Port of the host or alias comes first; beside hostId it needs `hosts.write`"},
-		{Name: "protocol", Note: "needed with address, refused beside hostId"},
-		{Name: "slot", Min: bound(0)},
-		{Name: "perceive"},
+		{Name: "protocol", Note: "needed with address, refused beside hostId", Help: "Needed with address; refused beside hostId."},
+		{Name: "slot", Min: bound(0), Help: "0 attaches to the live session; above 0 opens a fresh one (rdp, ssh)."},
+		{Name: "perceive", Help: "Keep a framebuffer mirror so dvv_screen has pixels to read."},
 		{Name: "password", Note: "the machine's password for this limb (instead of a saved one): kept in dvvd's memory for reconnects only, never stored, logged, recorded or answered"},
 	}
 	s.Answers = []string{"limbId", "observation", "dispatched"}

@@ -7,6 +7,7 @@ const OpReconnect = "reconnect"
 type ReconnectArgs struct {
 	Envelope
 	Target
+	// How long to wait for the limb to come back; default 20000.
 	// note: 20000, clamped to 60000
 	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0"`
 }

@@ -29,7 +29,7 @@ func reconnectTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "timeoutMs", Min: bound(0), Note: "20000, clamped to 60000"},
+		{Name: "timeoutMs", Min: bound(0), Note: "20000, clamped to 60000", Help: "How long to wait for the limb to come back; default 20000."},
 	}
 	s.Answers = []string{"limbId", "observation"}
 }

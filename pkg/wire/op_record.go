@@ -7,6 +7,7 @@ const OpRecord = "record"
 type RecordArgs struct {
 	Envelope
 	Target
+	// start, stop, or list.
 	Action string `json:"action,omitempty" dvv:"variant,enum=start|stop|list"`
 }
 

@@ -33,7 +33,7 @@ func recordTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "action"},
+		{Name: "action", Help: "start, stop, or list."},
 	}
 	s.Answers = []string{"limbId", "recordings"}
 }

@@ -7,10 +7,15 @@ const OpRun = "run"
 type RunArgs struct {
 	Envelope
 	Target
-	TimeoutMs      int    `json:"timeoutMs,omitempty" dvv:"required,min=1" need:"run has no default deadline"`
-	Command        string `json:"command,omitempty" dvv:"required" need:"one string, run by the remote user's shell"`
-	Cwd            string `json:"cwd,omitempty"`
-	MaxOutputBytes *int   `json:"maxOutputBytes,omitempty" dvv:"min=0"`
+	// Deadline in milliseconds; there is no default.
+	TimeoutMs int `json:"timeoutMs,omitempty" dvv:"required,min=1" need:"run has no default deadline"`
+	// One command line, run by the remote user's shell.
+	Command string `json:"command,omitempty" dvv:"required" need:"one string, run by the remote user's shell"`
+	// Working directory; the home directory when absent.
+	Cwd string `json:"cwd,omitempty"`
+	// Cap on each of stdout and stderr; above it output is cut and the answer says how much
+	// was dropped.
+	MaxOutputBytes *int `json:"maxOutputBytes,omitempty" dvv:"min=0"`
 }
 
 // RunAnswer is what a success of op run carries.

@@ -29,10 +29,10 @@ func runTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "timeoutMs", Min: bound(1), Required: true, Need: "run has no default deadline"},
-		{Name: "command", Required: true, Need: "one string, run by the remote user's shell"},
-		{Name: "cwd"},
-		{Name: "maxOutputBytes", Min: bound(0)},
+		{Name: "timeoutMs", Min: bound(1), Required: true, Need: "run has no default deadline", Help: "Deadline in milliseconds; there is no default."},
+		{Name: "command", Required: true, Need: "one string, run by the remote user's shell", Help: "One command line, run by the remote user's shell."},
+		{Name: "cwd", Help: "Working directory; the home directory when absent."},
+		{Name: "maxOutputBytes", Min: bound(0), Help: "Cap on each of stdout and stderr; above it output is cut and the answer says how much was dropped."},
 	}
 	s.Answers = []string{"limbId", "run"}
 }

@@ -7,9 +7,12 @@ const OpScreen = "screen"
 type ScreenArgs struct {
 	Envelope
 	Target
+	// full (default), region, or damage-crop (only what changed since this attachment's last
+	// read).
 	Form string `json:"form,omitempty" dvv:"variant,enum=full|region|damage-crop"`
 	// note: {x,y,w,h}
 	Region *Region `json:"region,omitempty" dvv:"required,only=region" need:"{x, y, w, h}"`
+	// Whole frame only: scale factor, e.g. 0.5. Refused beside a region.
 	// note: (0,1]
 	Scale *float64 `json:"scale,omitempty" dvv:"only=full"`
 	// note: auto: the smaller of png and jpeg for this picture; mime says which, and an out

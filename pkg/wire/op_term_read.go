@@ -7,6 +7,7 @@ const OpTermRead = "term_read"
 type TermReadArgs struct {
 	Envelope
 	Target
+	// A cursor from an earlier answer; absent means from the start.
 	Since string `json:"since,omitempty"`
 }
 

@@ -24,7 +24,7 @@ func termReadTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "since"},
+		{Name: "since", Help: "A cursor from an earlier answer; absent means from the start."},
 	}
 	s.Answers = []string{"limbId", "term"}
 }

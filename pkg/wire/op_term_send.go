@@ -9,8 +9,10 @@ type TermSendArgs struct {
 	Target
 	// note: 300; 0 answers at once, `dispatched`
 	VerifyMs *int `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
+	// Sent as UTF-8.
 	// note: ≤ 1 MiB
 	Text *string `json:"text,omitempty"`
+	// Bytes as hex, two digits each, no separators; 03 is Ctrl+C.
 	// note: ≤ 1 MiB of bytes
 	BytesHex string `json:"bytesHex,omitempty"`
 }

@@ -36,8 +36,8 @@ func termSendTyped(s *OpSpec) {
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
 		{Name: "verifyMs", Min: bound(0), Max: bound(MaxVerifyMs), Note: "300; 0 answers at once, `dispatched`"},
-		{Name: "text", Note: "≤ 1 MiB"},
-		{Name: "bytesHex", Note: "≤ 1 MiB of bytes"},
+		{Name: "text", Note: "≤ 1 MiB", Help: "Sent as UTF-8."},
+		{Name: "bytesHex", Note: "≤ 1 MiB of bytes", Help: "Bytes as hex, two digits each, no separators; 03 is Ctrl+C."},
 	}
 	s.Answers = []string{"limbId", "dispatched", "verification"}
 }

@@ -7,7 +7,9 @@ const OpTransfer = "transfer"
 type TransferArgs struct {
 	Envelope
 	Target
-	Action     string `json:"action,omitempty" dvv:"variant,required,enum=status|cancel"`
+	// status or cancel.
+	Action string `json:"action,omitempty" dvv:"variant,required,enum=status|cancel"`
+	// cancel: the transfer to stop, as status listed it.
 	TransferID string `json:"transferId,omitempty" dvv:"required=cancel" need:"transfer status lists them"`
 }
 

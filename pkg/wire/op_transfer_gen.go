@@ -33,8 +33,8 @@ func transferTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "action", Required: true},
-		{Name: "transferId", Required: true, RequiredIn: []string{"cancel"}, Need: "transfer status lists them"},
+		{Name: "action", Required: true, Help: "status or cancel."},
+		{Name: "transferId", Required: true, RequiredIn: []string{"cancel"}, Need: "transfer status lists them", Help: "cancel: the transfer to stop, as status listed it."},
 	}
 	s.Answers = []string{"limbId", "transfer"}
 }

@@ -8,9 +8,11 @@ type TypeArgs struct {
 	Envelope
 	Target
 	// note: 300; 0 answers at once, `dispatched`
-	VerifyMs *int    `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
-	Text     *string `json:"text,omitempty" dvv:"required"`
-	Wpm      *int    `json:"wpm,omitempty" dvv:"min=1,max=100000"`
+	VerifyMs *int `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
+	// The text, typed into whatever has focus.
+	Text *string `json:"text,omitempty" dvv:"required"`
+	// Throttle in words per minute; default is as fast as the remote accepts.
+	Wpm *int `json:"wpm,omitempty" dvv:"min=1,max=100000"`
 }
 
 // TypeAnswer is what a success of op type carries.

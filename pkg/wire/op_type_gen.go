@@ -36,8 +36,8 @@ func typeTyped(s *OpSpec) {
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
 		{Name: "verifyMs", Min: bound(0), Max: bound(MaxVerifyMs), Note: "300; 0 answers at once, `dispatched`"},
-		{Name: "text", Required: true},
-		{Name: "wpm", Min: bound(1), Max: bound(100000)},
+		{Name: "text", Required: true, Help: "The text, typed into whatever has focus."},
+		{Name: "wpm", Min: bound(1), Max: bound(100000), Help: "Throttle in words per minute; default is as fast as the remote accepts."},
 	}
 	s.Answers = []string{"limbId", "dispatched", "verification"}
 }

@@ -7,12 +7,16 @@ const OpWait = "wait"
 type WaitArgs struct {
 	Envelope
 	Target
+	// Needed for until text and text-gone: the text to look for.
 	Text *string `json:"text,omitempty" dvv:"required,only=text|text-gone"`
 	// note: desktop text: eng (default), or e.g. eng+deu
-	Lang  string `json:"lang,omitempty" dvv:"only=text|text-gone"`
+	Lang string `json:"lang,omitempty" dvv:"only=text|text-gone"`
+	// The condition.
 	Until string `json:"until,omitempty" dvv:"variant,required,enum=connected|screen-stable|screen-changed|text|text-gone|idle|exit"`
+	// How long the screen must stay still to count as stable or idle; default 750.
 	// note: 750
 	QuietMs *int `json:"quietMs,omitempty" dvv:"min=0"`
+	// Deadline; default 8000, clamped to 25000.
 	// note: 8000, clamped to 25000
 	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0"`
 }

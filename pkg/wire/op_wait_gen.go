@@ -33,11 +33,11 @@ func waitTyped(s *OpSpec) {
 		{Name: "limbId"},
 		{Name: "groupId"},
 		{Name: "member", Min: bound(0)},
-		{Name: "text", Only: []string{"text", "text-gone"}, Required: true},
+		{Name: "text", Only: []string{"text", "text-gone"}, Required: true, Help: "Needed for until text and text-gone: the text to look for."},
 		{Name: "lang", Only: []string{"text", "text-gone"}, Note: "desktop text: eng (default), or e.g. eng+deu"},
-		{Name: "until", Required: true},
-		{Name: "quietMs", Min: bound(0), Note: "750"},
-		{Name: "timeoutMs", Min: bound(0), Note: "8000, clamped to 25000"},
+		{Name: "until", Required: true, Help: "The condition."},
+		{Name: "quietMs", Min: bound(0), Note: "750", Help: "How long the screen must stay still to count as stable or idle; default 750."},
+		{Name: "timeoutMs", Min: bound(0), Note: "8000, clamped to 25000", Help: "Deadline; default 8000, clamped to 25000."},
 	}
 	s.Answers = []string{"limbId", "observation", "wait"}
 }

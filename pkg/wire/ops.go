@@ -118,7 +118,8 @@ type Field struct {
 	// doc comment from a line starting "note:".
 	Note string
 	// Help is the field's help text, its doc comment before any "note:":
-	// what the MCP tool's argument and the CLI's flag say of it.
+	// what the MCP tool's argument says of it (manifest.go's field), and
+	// the CLI's flag where it reads fieldHelp.
 	Help string
 	// Required fields must be present for every variant they apply to
 	// (RequiredIn, when set, narrows that); Need (the need tag) says why, or
