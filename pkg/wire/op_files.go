@@ -21,7 +21,7 @@ type FilesArgs struct {
 	// note: ≤ 16 MiB
 	ContentBase64 string `json:"contentBase64,omitempty" dvv:"only=put"`
 	// put only: permission bits, e.g. 420 for 0644.
-	Mode *int `json:"mode,omitempty" dvv:"only=put,min=0,max=4095"`
+	Mode *int `json:"mode,omitempty" dvv:"only=put,min=0,max=0o7777"`
 	// remove only: remove a directory and what it holds.
 	Recursive bool `json:"recursive,omitempty" dvv:"only=remove"`
 	// note: interim `progress` lines; needs an id

@@ -38,7 +38,7 @@ func filesTyped(s *OpSpec) {
 		{Name: "to", Only: []string{"get", "rename"}, Required: true, RequiredIn: []string{"rename"}, Need: "the new remote path", LocalPath: true, LocalIn: []string{"get"}, Help: "rename: the new remote path. get: an absolute local path to save to (else the content comes inline: UTF-8 text as a text block, other bytes as base64, at most 256 KiB)."},
 		{Name: "from", Only: []string{"put"}, LocalPath: true, LocalIn: []string{"put"}, Help: "put only: an absolute local path to upload."},
 		{Name: "contentBase64", Only: []string{"put"}, Note: "≤ 16 MiB", Help: "put only: the bytes to write, base64."},
-		{Name: "mode", Only: []string{"put"}, Min: bound(0), Max: bound(4095), Help: "put only: permission bits, e.g. 420 for 0644."},
+		{Name: "mode", Only: []string{"put"}, Min: bound(0), Max: bound(0o7777), Help: "put only: permission bits, e.g. 420 for 0644."},
 		{Name: "recursive", Only: []string{"remove"}, Help: "remove only: remove a directory and what it holds."},
 		{Name: "progress", Only: []string{"get", "put"}, Note: "interim `progress` lines; needs an id"},
 	}
