@@ -39,6 +39,9 @@ type Response struct {
 	Files         *wire.FilesResult   `json:"files,omitempty"`
 	Transfer      *wire.Transfer      `json:"transfer,omitempty"`
 	History       []wire.HistoryEntry `json:"history,omitzero"`
+	Machine       *wire.MachineState  `json:"machine,omitempty"`
+	Snapshot      *wire.Snapshot      `json:"snapshot,omitempty"`
+	Snapshots     []wire.Snapshot     `json:"snapshots,omitzero"`
 	Hosts         []wire.Host         `json:"hosts,omitzero"`
 	Discovered    []wire.Host         `json:"discovered,omitzero"`
 	DiscoveryNote string              `json:"discoveryNote,omitempty"`

@@ -6,7 +6,7 @@ const OpHostAdd = "host_add"
 // HostAddArgs are the arguments of op host_add.
 type HostAddArgs struct {
 	Envelope
-	// note: {name, protocol, address, port, user, domain, sshPort, sshUser, record}
+	// note: {name, protocol, address, port, user, domain, sshPort, sshUser, record, machine}
 	Host HostSpec `json:"host,omitzero" dvv:"required" need:"{name, protocol, address, …}"`
 	// note: to the keychain; when no keychain answers, to the credentials file
 	// ~/.config/dvv/credentials (mode 0600), and `dispatched` says so

@@ -19,7 +19,7 @@ func (HostAddAnswer) Op() string { return "host_add" }
 func hostAddTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[HostAddArgs](), reflect.TypeFor[HostAddAnswer]()
 	s.Fields = []Field{
-		{Name: "host", Note: "{name, protocol, address, port, user, domain, sshPort, sshUser, record}", Required: true, Need: "{name, protocol, address, …}"},
+		{Name: "host", Note: "{name, protocol, address, port, user, domain, sshPort, sshUser, record, machine}", Required: true, Need: "{name, protocol, address, …}"},
 		{Name: "password", Note: "to the keychain; when no keychain answers, to the credentials file ~/.config/dvv/credentials (mode 0600), and `dispatched` says so"},
 	}
 	s.Answers = []string{"dispatched", "hosts"}

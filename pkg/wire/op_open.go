@@ -20,6 +20,10 @@ type OpenArgs struct {
 	Slot *int `json:"slot,omitempty" dvv:"min=0"`
 	// Keep a framebuffer mirror so dvv_screen has pixels to read.
 	Perceive *bool `json:"perceive,omitempty"`
+	// note: the hypervisor side of the machine, for the machine_* ops: qmp:PATH,
+	// qmp+ssh://user@host/PATH or libvirt:DOMAIN[?uri=…] (docs/machines.md); beside hostId
+	// it replaces the saved one for this limb
+	Machine string `json:"machine,omitempty"`
 	// note: the machine's password for this limb (instead of a saved one): kept in dvvd's
 	// memory for reconnects only, never stored, logged, recorded or answered
 	Password string `json:"password,omitempty"`

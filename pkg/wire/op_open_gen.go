@@ -32,6 +32,7 @@ func openTyped(s *OpSpec) {
 		{Name: "protocol", Note: "needed with address, refused beside hostId", Help: "Needed with address; refused beside hostId."},
 		{Name: "slot", Min: bound(0), Help: "0 attaches to the live session; above 0 opens a fresh one (rdp, ssh)."},
 		{Name: "perceive", Help: "Keep a framebuffer mirror so dvv_screen has pixels to read."},
+		{Name: "machine", Note: "the hypervisor side of the machine, for the machine_* ops: qmp:PATH, qmp+ssh://user@host/PATH or libvirt:DOMAIN[?uri=…] (docs/machines.md); beside hostId it replaces the saved one for this limb"},
 		{Name: "password", Note: "the machine's password for this limb (instead of a saved one): kept in dvvd's memory for reconnects only, never stored, logged, recorded or answered"},
 	}
 	s.Answers = []string{"limbId", "observation", "dispatched"}

@@ -64,6 +64,28 @@ func fromTypes(op string) func(*OpSpec) {
 		return transferTyped
 	case "history":
 		return historyTyped
+	case "machine_state":
+		return machineStateTyped
+	case "machine_pause":
+		return machinePauseTyped
+	case "machine_resume":
+		return machineResumeTyped
+	case "machine_power":
+		return machinePowerTyped
+	case "machine_reset":
+		return machineResetTyped
+	case "machine_stop":
+		return machineStopTyped
+	case "machine_start":
+		return machineStartTyped
+	case "machine_snapshot_create":
+		return machineSnapshotCreateTyped
+	case "machine_snapshot_list":
+		return machineSnapshotListTyped
+	case "machine_snapshot_restore":
+		return machineSnapshotRestoreTyped
+	case "machine_snapshot_delete":
+		return machineSnapshotDeleteTyped
 	case "hosts":
 		return hostsTyped
 	case "host_add":
