@@ -34,6 +34,9 @@ type Response struct {
 	Expect        *wire.ExpectResult  `json:"expect,omitempty"`
 	Find          *wire.FindResult    `json:"find,omitempty"`
 	Clip          *wire.Clipboard     `json:"clipboard,omitempty"`
+	Windows       *wire.WindowList    `json:"windows,omitempty"`
+	Window        *wire.WindowAct     `json:"window,omitempty"`
+	Workspaces    *wire.WorkspaceList `json:"workspaces,omitempty"`
 	Run           *wire.RunResult     `json:"run,omitempty"`
 	Term          *wire.TermRead      `json:"term,omitempty"`
 	Files         *wire.FilesResult   `json:"files,omitempty"`

@@ -476,6 +476,7 @@ func (l *Limb) close() {
 		l.files = nil
 	}
 	l.filesMu.Unlock()
+	l.closeStructure()
 	l.mu.Lock()
 	l.part.forgetLocked(nil)
 	if l.lease.holder != nil {

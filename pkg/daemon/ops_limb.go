@@ -73,6 +73,7 @@ func (l *Limb) signals() wire.Signals {
 	}
 	out[wire.SigWindowStructure] = wire.Signal{State: wire.SignalAbsent,
 		Reason: "no protocol dvv speaks carries window structure; read the pixels"}
+	l.defaultStructureSignals(out)
 	return out
 }
 
@@ -292,6 +293,7 @@ func opSignals(c *call, _ wire.SignalsArgs) (*wire.SignalsAnswer, error) {
 	l := c.l
 	r := &wire.SignalsAnswer{}
 	r.Signals = l.observe(c.att).Signals
+	l.probeStructure(c.ctx, r.Signals)
 	return r, nil
 }
 

@@ -120,6 +120,9 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	} else {
 		scr.DataBase64 = base64.StdEncoding.EncodeToString(data)
 	}
+	if a.Windows {
+		screenWindows(c, scr)
+	}
 	r := &wire.ScreenAnswer{}
 	r.Screen = scr
 	r.Observation = l.observe(c.att)

@@ -51,7 +51,7 @@ func fromSpec(tools []Tool) []Tool {
 				panic("mcp: tool " + t.Name + "'s argument " + a.Name + " is documented twice: in the manifest and as its field's help")
 			}
 			if values := specValues(spec, f); values != nil {
-				a.Enum = slices.Clone(values)
+				a.Enum = without(slices.Clone(values), t.frozen().variants)
 			}
 			a.Required = requiredAlways(f) && !slices.Contains(referenceOptional[t.Name], a.Name)
 		}

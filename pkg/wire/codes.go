@@ -27,6 +27,7 @@ const (
 	Timeout           Code = "TIMEOUT"
 	NotImplemented    Code = "NOT_IMPLEMENTED"
 	FilesUnavailable  Code = "FILES_UNAVAILABLE"
+	NoStructure       Code = "STRUCTURE_UNAVAILABLE"
 	AuthFailed        Code = "AUTH_FAILED"
 	Unreachable       Code = "UNREACHABLE"
 	ProtocolError     Code = "PROTOCOL_ERROR"
@@ -87,6 +88,7 @@ var Codes = []CodeInfo{
 	{Timeout, "A deadline passed before the operation finished.", "Read `status` or `history` to learn what happened, then decide.", ExitConnection},
 	{NotImplemented, "Something the protocol truly cannot do.", "Use another route; the message names it.", ExitUnsupported},
 	{FilesUnavailable, "No SFTP route: the machine has no SSH server, authentication failed, or its host key is not trusted yet.", "Read the reason in the message; trust the host key or save SSH credentials, then retry.", ExitConnection},
+	{NoStructure, "No window structure for this limb: it has no SSH sidecar, the sidecar found no X11 session (Wayland, macOS, Windows), no window manager or accessibility bus runs there, or it is an RDP limb.", "Read the reason in the message (`dvv signals LIMB` says the same); for a Linux desktop over VNC, save its SSH sidecar with `dvv hosts add NAME … --ssh-port P --ssh-user U`; otherwise act by pixels (screen, find, click).", ExitUnsupported},
 	{AuthFailed, "The remote machine refused the credentials.", "Give the right password, do not retry blindly: for an address, open it with the password (`printf '%s\\n' \"$PW\" | dvv open ADDRESS --protocol P --password-stdin`, the open op's `password`); for a saved machine, save it again with `dvv hosts add NAME … --password-stdin` or fix its line in ~/.config/dvv/credentials.", ExitDenied},
 	{Unreachable, "Nothing answered at the address, or the connection broke during set-up.", "Check the address and port, and that the server runs.", ExitConnection},
 	{ProtocolError, "The remote server sent something malformed or hostile; the limb was failed to protect the daemon.", "Call `reconnect`; if it repeats, the server is broken.", ExitConnection},

@@ -24,6 +24,9 @@ type ScreenArgs struct {
 	MaxEdge *int `json:"maxEdge,omitempty" dvv:"only=full,min=1"`
 	// note: as maxEdge, for width×height
 	MaxPixels *int `json:"maxPixels,omitempty" dvv:"only=full,min=1"`
+	// note: desktop: the window layout beside the picture, over the SSH sidecar
+	// (docs/structure.md)
+	Windows bool `json:"windows,omitempty" dvv:"only=full|region"`
 }
 
 // ScreenAnswer is what a success of op screen carries.
@@ -44,6 +47,6 @@ func screenOp() OpSpec {
 		ReadOnly:  true,
 		RetrySafe: true,
 		Raises:    codes(NotReady, OutOfBounds, NotConnected),
-		Answer:    "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`",
+		Answer:    "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`; with `windows`: `windows` (id, title, focused, frame in native pixels and in image pixels, bottom to top) or `windowsAbsent` (why not: the picture is answered all the same)",
 	}
 }

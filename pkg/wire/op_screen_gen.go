@@ -35,6 +35,7 @@ func screenTyped(s *OpSpec) {
 		{Name: "out", Note: "absolute path: written there instead of inline", LocalPath: true},
 		{Name: "maxEdge", Only: []string{"full"}, Min: bound(1), Note: "without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits"},
 		{Name: "maxPixels", Only: []string{"full"}, Min: bound(1), Note: "as maxEdge, for width×height"},
+		{Name: "windows", Only: []string{"full", "region"}, Note: "desktop: the window layout beside the picture, over the SSH sidecar (docs/structure.md)"},
 	}
 	s.Answers = []string{"limbId", "observation", "screen"}
 }

@@ -12,13 +12,15 @@ type WaitArgs struct {
 	// note: desktop text: eng (default), or e.g. eng+deu
 	Lang string `json:"lang,omitempty" dvv:"only=text|text-gone"`
 	// The condition.
-	Until string `json:"until,omitempty" dvv:"variant,required,enum=connected|screen-stable|screen-changed|text|text-gone|idle|exit"`
+	Until string `json:"until,omitempty" dvv:"variant,required,enum=connected|screen-stable|screen-changed|text|text-gone|idle|exit|window|window-gone|window-active"`
 	// How long the screen must stay still to count as stable or idle; default 750.
 	// note: 750
 	QuietMs *int `json:"quietMs,omitempty" dvv:"min=0"`
 	// Deadline; default 8000, clamped to 25000.
 	// note: 8000, clamped to 25000
 	TimeoutMs *int `json:"timeoutMs,omitempty" dvv:"min=0"`
+	// note: a window id (0x…) or a part of its title
+	Window string `json:"window,omitempty" dvv:"required,only=window|window-gone|window-active"`
 }
 
 // WaitAnswer is what a success of op wait carries.
@@ -37,8 +39,8 @@ func waitOp() OpSpec {
 		Limb:         true,
 		ReadOnly:     true,
 		RetrySafe:    true,
-		VariantKinds: map[string]string{"exit": KindTerminal},
-		Raises:       codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported),
-		Answer:       "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`",
+		VariantKinds: map[string]string{"exit": KindTerminal, "window": KindDesktop, "window-gone": KindDesktop, "window-active": KindDesktop},
+		Raises:       codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported, NoStructure),
+		Answer:       "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`. window, window-gone and window-active read the window manager's list over the desktop's SSH sidecar (as `windows`): a window whose id is `window` or whose title holds it is there, none is, or it is the active one; detail names the window",
 	}
 }

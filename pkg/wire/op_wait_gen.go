@@ -28,7 +28,7 @@ func (a *WaitAnswer) FillLimbID(id string) {
 // waitTyped fills op wait's spec with what WaitArgs and WaitAnswer declare.
 func waitTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[WaitArgs](), reflect.TypeFor[WaitAnswer]()
-	s.Variant, s.Variants = "until", []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit"}
+	s.Variant, s.Variants = "until", []string{"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit", "window", "window-gone", "window-active"}
 	s.Fields = []Field{
 		{Name: "limbId"},
 		{Name: "groupId"},
@@ -38,6 +38,7 @@ func waitTyped(s *OpSpec) {
 		{Name: "until", Required: true, Help: "The condition."},
 		{Name: "quietMs", Min: bound(0), Note: "750", Help: "How long the screen must stay still to count as stable or idle; default 750."},
 		{Name: "timeoutMs", Min: bound(0), Note: "8000, clamped to 25000", Help: "Deadline; default 8000, clamped to 25000."},
+		{Name: "window", Only: []string{"window", "window-gone", "window-active"}, Note: "a window id (0x…) or a part of its title", Required: true},
 	}
 	s.Answers = []string{"limbId", "observation", "wait"}
 }

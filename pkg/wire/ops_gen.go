@@ -52,6 +52,12 @@ func fromTypes(op string) func(*OpSpec) {
 		return findTyped
 	case "clipboard":
 		return clipboardTyped
+	case "windows":
+		return windowsTyped
+	case "window":
+		return windowTyped
+	case "workspaces":
+		return workspacesTyped
 	case "run":
 		return runTyped
 	case "term_read":
