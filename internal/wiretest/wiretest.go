@@ -2,7 +2,7 @@
 // sends many ops and reads whichever fields their answers carry decodes
 // each line into Response, the flat union of every answer field. The
 // product never does; it reads each op's own Answer (wire.DecodeAnswer).
-// Response is generated from the answer catalog (internal/gen/args).
+// Response is generated from the ops' Answer types (internal/gen/args).
 package wiretest
 
 import "github.com/dvvhq/dvv/pkg/wire"

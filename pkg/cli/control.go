@@ -64,7 +64,7 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&reason, "reason", "", "shown to the person on acquire, recorded on yield")
+	c.Flags().StringVar(&reason, "reason", "", fieldHelp(wire.OpControl, "reason"))
 	if opField(wire.OpControl, "waitMs").Applies(action) {
 		addDuration(c.Flags(), &wait, "wait", 0, "wait this long for the lease (default 0s: fail at once)")
 	}

@@ -97,7 +97,11 @@ func groupOpenCmd(e *env, verb string) *cobra.Command {
 	f.StringArrayVar(&m.addresses, "address", nil, "an endpoint HOST[:PORT], for SSH USER@HOST[:PORT] (repeatable)")
 	f.StringArrayVar(&m.hostIDs, "host-id", nil, "a saved host id or name (repeatable)")
 	f.StringVar(&m.protocol, "protocol", "", wire.ProtocolChoice()+" (required with --address)")
-	f.BoolVar(&m.perceive, "perceive", false, "keep a framebuffer mirror for every member")
+	op := wire.OpGroupOpen
+	if verb == "grow" {
+		op = wire.OpGroupGrow
+	}
+	f.BoolVar(&m.perceive, "perceive", false, fieldHelp(op, "perceive"))
 	return cmd
 }
 

@@ -102,8 +102,8 @@ func clickCmd(e *env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.action, "action", "click", orList(variants(wire.OpClick)))
-	f.IntVar(&o.toX, "to-x", 0, "drag: where the button is released (x)")
-	f.IntVar(&o.toY, "to-y", 0, "drag: where the button is released (y)")
+	f.IntVar(&o.toX, "to-x", 0, fieldHelp(wire.OpClick, "toX"))
+	f.IntVar(&o.toY, "to-y", 0, fieldHelp(wire.OpClick, "toY"))
 	f.StringVar(&o.button, "button", "", "drag: "+orList(fieldValues(wire.OpClick, "button"))+" (default left)")
 	f.StringVar(&o.direction, "direction", "", "scroll: "+orList(fieldValues(wire.OpClick, "direction")))
 	f.IntVar(&o.clicks, "clicks", 1, "scroll: wheel clicks")

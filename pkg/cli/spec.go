@@ -35,6 +35,17 @@ func opField(op, name string) *wire.Field {
 // fieldValues is the closed set of values of an op's field.
 func fieldValues(op, name string) []string { return opField(op, name).Values }
 
+// fieldHelp is the field's help text, the doc comment its op's Args give
+// it (the MCP tool's argument says the same), written as flag help is: a
+// lower-case start and no full stop.
+func fieldHelp(op, name string) string {
+	h := strings.TrimSuffix(opField(op, name).Help, ".")
+	if len(h) > 1 && h[0] >= 'A' && h[0] <= 'Z' && (h[1] < 'A' || h[1] > 'Z') {
+		h = string(h[0]+'a'-'A') + h[1:]
+	}
+	return h
+}
+
 // orList writes values as prose: "a, b or c".
 func orList(values []string) string {
 	if len(values) < 2 {

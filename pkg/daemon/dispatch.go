@@ -33,6 +33,7 @@ type handler struct {
 	args   reflect.Type // the op's wire.*Args; checked against its spec at start-up
 	answer reflect.Type // the op's wire.*Answer, likewise
 	serve  func(*call) (wire.Answer, error)
+	traits trait // what dvvd's own work needs to know of the op (register)
 }
 
 // typed registers fn for the op whose Args is A and whose answer is R
@@ -92,14 +93,19 @@ func init() { handlers = builtinHandlers() }
 func builtinHandlers() map[string]handler { return maps.Clone(registered) }
 
 // registered are the handlers dvv's own ops register from their own files
-// (`var _ = register(wire.OpFoo, typed(opFoo))` beside opFoo), so a new op
-// needs no edit here. Package variables are set before init runs.
+// (`var _ = register(wire.OpFoo, typed(opFoo), brief, recorded)` beside
+// opFoo, with the op's traits), so a new op needs no edit here. Package
+// variables are set before init runs.
 var registered = map[string]handler{}
 
-// register adds op's handler; a second handler for one op is a bug.
-func register(op string, h handler) bool {
+// register adds op's handler and its traits; a second handler for one op
+// is a bug.
+func register(op string, h handler, traits ...trait) bool {
 	if _, dup := registered[op]; dup {
 		panic("daemon: two handlers for op " + op)
+	}
+	for _, t := range traits {
+		h.traits |= t
 	}
 	registered[op] = h
 	return true
@@ -202,7 +208,8 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 	if !known {
 		return failed(wire.Errorf(wire.BadRequest, "unknown op %q", req.OpName))
 	}
-	fn := handlers[req.OpName].serve
+	h := handlers[req.OpName]
+	fn := h.serve
 	d.touch(att)
 	// Inside group_run, every member passes the start barrier exactly once,
 	// also on early failures.
@@ -234,14 +241,14 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 	l, err := d.resolve(att, req.target())
 	if err != nil {
 		var we *wire.Error
-		if spec.GoneIsDone && errors.As(err, &we) && we.Code == wire.LimbGone {
+		if h.has(goneIsDone) && errors.As(err, &we) && we.Code == wire.LimbGone {
 			// idempotent: already gone is success
 			return reply{ans: &goneDone{op: req.OpName, LimbID: req.target().LimbID, Dispatched: "the limb was already gone"}}
 		}
 		return failed(err)
 	}
 	cl.l = l
-	if spec.Brief {
+	if h.has(brief) {
 		defer rfbserver.Priority()()
 	}
 	start := time.Now()
@@ -273,14 +280,14 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 	if err != nil {
 		outcome = string(errorResponse(nil, err).Code)
 	}
-	if !spec.Unlogged {
+	if !h.has(unlogged) {
 		l.history.add(req.OpName, att.name, outcome, historyDetail(req), start)
 	}
 	var verified *wire.Verification
 	if va, ok := r.(wire.Verifiable); ok && err == nil {
 		verified = va.Verified()
 	}
-	if spec.Recorded {
+	if h.has(recorded) {
 		l.noteAct(req, att.name, outcome, verified, start)
 	}
 	if spec.Dispatches {

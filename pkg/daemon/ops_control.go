@@ -6,7 +6,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-var _ = register(wire.OpControl, typed(opControl))
+var _ = register(wire.OpControl, typed(opControl), recorded)
 
 // opControl: acquire (waitMs), release, yield (= release, with a reason
 // recorded), status and yield_status (read without changing anything).
@@ -41,7 +41,7 @@ func opControl(c *call, a wire.ControlArgs) (*wire.ControlAnswer, error) {
 	return r, nil
 }
 
-var _ = register(wire.OpTakeover, typed(opTakeover))
+var _ = register(wire.OpTakeover, typed(opTakeover), recorded)
 
 // opTakeover is a person taking control (dvv control takeover): the lease
 // moves to this attachment at once, an agent holding it is revoked and

@@ -59,7 +59,7 @@ func (l *Limb) dropFiles(err error) {
 	}
 }
 
-var _ = register(wire.OpFiles, typed(opFiles))
+var _ = register(wire.OpFiles, typed(opFiles), listedOnDesktops, listedOnTerminals)
 
 func opFiles(c *call, a wire.FilesArgs) (*wire.FilesAnswer, error) {
 	f, via, err := c.l.filesFor(c)
@@ -170,10 +170,10 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 	case "remove":
 		return res, f.Remove(path, req.Recursive)
 	case "rename":
-		res.To = req.NewPath()
-		return res, f.Rename(path, req.NewPath())
+		res.To = req.To // for rename, to is the new remote path
+		return res, f.Rename(path, req.To)
 	case "get":
-		to := req.LocalTo()
+		to := req.To // for get, to is a path on dvvd's machine (policy asked local.files)
 		if req.Offset != nil || req.Length != nil {
 			return getRange(ctx, f, req, res)
 		}
@@ -254,7 +254,7 @@ func getRange(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.F
 		length = *req.Length
 	}
 	res.Offset = offset
-	to := req.LocalTo()
+	to := req.To // a path on dvvd's machine (policy asked local.files)
 	if to == "" {
 		if length < 0 || length > inlineFileMax {
 			// The range is bounded like a whole inline get: what comes

@@ -49,7 +49,7 @@ func (c *call) act(fn func(ctx context.Context, desk limb.Desktop) error) error 
 	return nil
 }
 
-var _ = register(wire.OpClick, typed(opClick))
+var _ = register(wire.OpClick, typed(opClick), brief, recorded, listedOnDesktops)
 
 func opClick(c *call, a wire.ClickArgs) (*wire.ClickAnswer, error) {
 	l := c.l
@@ -191,7 +191,7 @@ func opTypeTerminal(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 	return &wire.TypeAnswer{Dispatched: sent}, nil
 }
 
-var _ = register(wire.OpType, byKind(typed(opTypeDesktop), typed(opTypeTerminal)))
+var _ = register(wire.OpType, byKind(typed(opTypeDesktop), typed(opTypeTerminal)), brief, recorded, listedOnDesktops)
 
 // opTypeDesktop types rune by rune as key events, behind the lease and the
 // typing fence.
@@ -304,7 +304,7 @@ func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	return &wire.KeyAnswer{Dispatched: sent}, nil
 }
 
-var _ = register(wire.OpKey, byKind(typed(opKeyDesktop), typed(opKeyTerminal)))
+var _ = register(wire.OpKey, byKind(typed(opKeyDesktop), typed(opKeyTerminal)), brief, recorded, listedOnDesktops)
 
 // unknownKey answers a chord ParseChord refused; when a name near the
 // unknown one exists, the hint is the chord spelled with it.
@@ -364,7 +364,7 @@ func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 // clipboardLimit bounds clipboard text either way.
 const clipboardLimit = 1 << 20
 
-var _ = register(wire.OpClipboard, typed(opClipboard))
+var _ = register(wire.OpClipboard, typed(opClipboard), recorded, listedOnDesktops)
 
 func opClipboard(c *call, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
 	l := c.l

@@ -101,7 +101,7 @@ func (l *Limb) stateName() string {
 
 func (l *Limb) summary(a *attachment) wire.LimbSummary {
 	o := l.observe(a)
-	caps := l.d.cfg.Ops.Listed(l.kind, o.Perceive) // the spec's ListedOn
+	caps := listed(l.d.cfg.Ops, l.kind, o.Perceive) // the ops registered as listedOn…
 	return wire.LimbSummary{LimbID: l.id, Protocol: o.Protocol, Address: o.Address, Port: o.Port, Slot: o.Slot,
 		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
 }
@@ -282,7 +282,7 @@ func (d *Daemon) resolve(a *attachment, req wire.Target) (*Limb, error) {
 	return l, nil
 }
 
-var _ = register(wire.OpClose, typed(opClose))
+var _ = register(wire.OpClose, typed(opClose), goneIsDone)
 
 func opClose(c *call, _ wire.CloseArgs) (*wire.CloseAnswer, error) {
 	if l := c.l; l != nil {
@@ -294,7 +294,7 @@ func opClose(c *call, _ wire.CloseArgs) (*wire.CloseAnswer, error) {
 	return &wire.CloseAnswer{}, nil
 }
 
-var _ = register(wire.OpStatus, typed(opStatus))
+var _ = register(wire.OpStatus, typed(opStatus), listedOnDesktops, listedOnTerminals)
 
 func opStatus(c *call, _ wire.StatusArgs) (*wire.StatusAnswer, error) {
 	l := c.l
@@ -303,7 +303,7 @@ func opStatus(c *call, _ wire.StatusArgs) (*wire.StatusAnswer, error) {
 	return r, nil
 }
 
-var _ = register(wire.OpSignals, typed(opSignals))
+var _ = register(wire.OpSignals, typed(opSignals), listedOnDesktops, listedOnTerminals)
 
 func opSignals(c *call, _ wire.SignalsArgs) (*wire.SignalsAnswer, error) {
 	l := c.l
@@ -364,7 +364,7 @@ func opReconnect(c *call, a wire.ReconnectArgs) (*wire.ReconnectAnswer, error) {
 	}
 }
 
-var _ = register(wire.OpHistory, typed(opHistory))
+var _ = register(wire.OpHistory, typed(opHistory), unlogged)
 
 func opHistory(c *call, _ wire.HistoryArgs) (*wire.HistoryAnswer, error) {
 	l := c.l

@@ -15,7 +15,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-var _ = register(wire.OpScreen, byKind(typed(opScreenDesktop), typed(opScreenTerminal)))
+var _ = register(wire.OpScreen, byKind(typed(opScreenDesktop), typed(opScreenTerminal)), brief, listedOnDesktops, listedOnTerminals, perceives)
 
 // opScreenDesktop encodes the mirror (whole, a region, or what changed
 // since this attachment's last read) and clears its typing fence.

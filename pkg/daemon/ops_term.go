@@ -32,7 +32,7 @@ const (
 // run has a half per kind: a terminal limb runs on its own SSH
 // connection, a desktop limb on its machine's SSH sidecar (the one files
 // uses).
-var _ = register(wire.OpRun, byKind(typed(opRunDesktop), typed(opRunTerminal)))
+var _ = register(wire.OpRun, byKind(typed(opRunDesktop), typed(opRunTerminal)), recorded, listedOnDesktops, listedOnTerminals)
 
 func opRunTerminal(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	term, err := c.l.terminal()
@@ -104,7 +104,7 @@ func runOn(c *call, ex limb.Exec, a wire.RunArgs) (*wire.RunAnswer, error) {
 	return r, nil
 }
 
-var _ = register(wire.OpTermRead, typed(opTermRead))
+var _ = register(wire.OpTermRead, typed(opTermRead), listedOnTerminals)
 
 func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 	term, err := c.l.terminal()
@@ -139,7 +139,7 @@ func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 	return r, nil
 }
 
-var _ = register(wire.OpTermSend, typed(opTermSend))
+var _ = register(wire.OpTermSend, typed(opTermSend), recorded, listedOnTerminals)
 
 func opTermSend(c *call, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
 	var b []byte

@@ -142,7 +142,7 @@ func (c *call) inFrame(g *wire.Region) (image.Rectangle, error) {
 	return r, nil
 }
 
-var _ = register(wire.OpFind, typed(opFind))
+var _ = register(wire.OpFind, typed(opFind), brief)
 
 // opFind answers where text is on a desktop, or (without text) every line
 // read in the region.

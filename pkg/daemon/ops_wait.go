@@ -16,7 +16,7 @@ const (
 	quietDef    = 750
 )
 
-var _ = register(wire.OpWait, typed(opWait))
+var _ = register(wire.OpWait, typed(opWait), listedOnDesktops, listedOnTerminals)
 
 func opWait(c *call, a wire.WaitArgs) (r *wire.WaitAnswer, err error) {
 	l := c.l

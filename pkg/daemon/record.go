@@ -243,7 +243,7 @@ func (l *Limb) recordTerminal(ctx context.Context, cast *recording.Cast, rec *re
 	}
 }
 
-// noteAct queues an act (an op its spec marks Recorded) for the limb's
+// noteAct queues an act (an op registered as recorded) for the limb's
 // recording, if one runs. It never blocks: a full queue counts the act as
 // dropped. The act is stamped with when it was sent (sent), which is where
 // its effect starts on the recording's clock, and when it was answered.

@@ -6,7 +6,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// goneDone is the success of a GoneIsDone op on a limb already gone: the
+// goneDone is the success of a goneIsDone op on a limb already gone: the
 // op's own answer fields, limbId and dispatched, say so.
 type goneDone struct {
 	op         string

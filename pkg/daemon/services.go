@@ -240,7 +240,7 @@ func opHostRemove(c *call, a wire.HostRemoveArgs) (*wire.HostRemoveAnswer, error
 	}
 	id := a.HostID
 	if id == "" {
-		id = a.HostName()
+		id = a.Name // host_remove reads the envelope's name as the host's
 	}
 	h, err := s.RemoveHost(id)
 	if errors.Is(err, hosts.ErrNotFound) {
@@ -344,7 +344,7 @@ func opTokenCreate(c *call, a wire.TokenCreateArgs) (*wire.TokenCreateAnswer, er
 	if e := policy.CheckDelegation(c.att.grant, role, caps); e != nil {
 		return nil, e
 	}
-	secret, info, err := ts.Create(role, caps, a.Label())
+	secret, info, err := ts.Create(role, caps, a.Name) // the envelope's name labels the token
 	if err != nil {
 		return nil, asBadRequest(err)
 	}

@@ -42,6 +42,14 @@ func fromSpec(tools []Tool) []Tool {
 			if !ok {
 				continue
 			}
+			switch {
+			case a.Doc == "" && f.Help == "":
+				panic("mcp: tool " + t.Name + "'s argument " + a.Name + " has no doc, and its field no help")
+			case a.Doc == "":
+				a.Doc = f.Help
+			case f.Help != "":
+				panic("mcp: tool " + t.Name + "'s argument " + a.Name + " is documented twice: in the manifest and as its field's help")
+			}
 			if values := specValues(spec, f); values != nil {
 				a.Enum = without(slices.Clone(values), t.frozen().variants)
 			}

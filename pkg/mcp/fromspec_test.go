@@ -69,18 +69,38 @@ func TestSchemasFollowTheSpec(t *testing.T) {
 }
 
 // TestFromSpecOverridesTheManifest: a manifest entry that spelt its own
-// type, enum or required flag loses them to the op's Args and table.
+// type, enum or required flag loses them to the op's Args and table, and
+// an argument given by name takes its field's help as its doc.
 func TestFromSpecOverridesTheManifest(t *testing.T) {
 	tools := fromSpec([]Tool{{Name: "dvv_click", Op: wire.OpClick, Args: []Arg{
-		{Name: "button", Type: TNumber, Whole: true, Required: true, Enum: []string{"left", "centre"}, Doc: "drifted"},
+		{Name: "button", Type: TNumber, Whole: true, Required: true, Enum: []string{"left", "centre"}},
 		arg("action", "not marked"),
 	}}})
 	button, action := tools[0].Args[0], tools[0].Args[1]
 	if button.Required || strings.Join(button.Enum, ",") != "left,middle,right" || button.Type != TString || button.Whole {
 		t.Errorf("button kept its own facts: %+v", button)
 	}
+	if f, _ := tools[0].Spec().Field("button"); button.Doc != f.Help || f.Help == "" {
+		t.Errorf("button's doc %q is not its field's help %q", button.Doc, f.Help)
+	}
 	if !action.Required || len(action.Enum) != 7 {
 		t.Errorf("action did not get the op's: %+v", action)
+	}
+}
+
+// TestHelpIsWrittenOnce: an argument documented in the manifest whose
+// field has help of its own stops dvvmcp at start, as does one documented
+// nowhere.
+func TestHelpIsWrittenOnce(t *testing.T) {
+	for _, a := range []Arg{arg("button", "the button, said again"), field("modifiers")} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("argument %s (doc %q) was accepted", a.Name, a.Doc)
+				}
+			}()
+			fromSpec([]Tool{{Name: "dvv_click", Op: wire.OpClick, Args: []Arg{a}}})
+		}()
 	}
 }
 

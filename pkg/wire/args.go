@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Args is one op's typed arguments: ClickArgs, ScreenArgs, … (each in its
-// op_<name>_gen.go, written by internal/gen/args from the op's spec and
-// its field catalog). Each
+// Args is one op's typed arguments: ClickArgs, ScreenArgs, … (each
+// declared in its op_<name>.go; its methods and the spec's fields are
+// generated from it into op_<name>_gen.go by internal/gen/args). Each
 // embeds the Envelope and carries exactly the fields its spec lists; it is
 // the request's wire format: dvvd decodes a line straight into it, and a
 // client encodes it (Envelop, then encoding/json).

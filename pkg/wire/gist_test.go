@@ -86,28 +86,6 @@ func nonZero(t reflect.Type) reflect.Value {
 	return v
 }
 
-// TestOneNameOneMeaning: where one JSON name means different things, the
-// handler reads it by the name of what it means, and only in the variant
-// where it means that: files' to is a local path for get, the new remote
-// path for rename; the envelope's name is host_remove's host and
-// token_create's label.
-func TestOneNameOneMeaning(t *testing.T) {
-	get := FilesArgs{Action: "get", To: "/tmp/x"}
-	rename := FilesArgs{Action: "rename", To: "/srv/y"}
-	if get.LocalTo() != "/tmp/x" || get.NewPath() != "" {
-		t.Errorf("get: LocalTo %q, NewPath %q", get.LocalTo(), get.NewPath())
-	}
-	if rename.NewPath() != "/srv/y" || rename.LocalTo() != "" {
-		t.Errorf("rename: NewPath %q, LocalTo %q", rename.NewPath(), rename.LocalTo())
-	}
-	if h := (HostRemoveArgs{Envelope: Envelope{Name: "lab"}}); h.HostName() != "lab" {
-		t.Errorf("host_remove's name: %q", h.HostName())
-	}
-	if l := (TokenCreateArgs{Envelope: Envelope{Name: "ci"}}); l.Label() != "ci" {
-		t.Errorf("token_create's label: %q", l.Label())
-	}
-}
-
 // TestRequiredValuesAreNotPointers: a field every variant needs, whose
 // zero value is not one it takes, is the value itself (run's timeoutMs,
 // group_shrink's n, host_add's host); one where zero counts (click's x)

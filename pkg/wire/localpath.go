@@ -19,8 +19,9 @@ func (p LocalPath) In(v string) bool { return p.Variants == nil || slices.Contai
 
 var localPaths sync.Map // reflect.Type → []LocalPath
 
-// LocalPaths lists the fields of an Args type tagged `dvv:"localpath"`
-// (or `dvv:"localpath=get|…"` for some variants only), read once per type.
+// LocalPaths lists the fields of an Args type whose dvv tag says
+// localpath (or localpath=get|… for some variants only), read once per
+// type.
 // Policy asks local.files of a request that carries one.
 func LocalPaths(args reflect.Type) []LocalPath {
 	if args == nil {
@@ -31,15 +32,17 @@ func LocalPaths(args reflect.Type) []LocalPath {
 	}
 	var out []LocalPath
 	for _, f := range reflect.VisibleFields(args) {
-		tag, ok := f.Tag.Lookup("dvv")
-		if !ok || (tag != "localpath" && !strings.HasPrefix(tag, "localpath=")) {
-			continue
+		for _, trait := range strings.Split(f.Tag.Get("dvv"), ",") {
+			k, vs, hasVariants := strings.Cut(trait, "=")
+			if k != "localpath" {
+				continue
+			}
+			p := LocalPath{Field: jsonName(f)}
+			if hasVariants {
+				p.Variants = strings.Split(vs, "|")
+			}
+			out = append(out, p)
 		}
-		p := LocalPath{Field: jsonName(f)}
-		if _, vs, ok := strings.Cut(tag, "="); ok {
-			p.Variants = strings.Split(vs, "|")
-		}
-		out = append(out, p)
 	}
 	localPaths.Store(args, out)
 	return out

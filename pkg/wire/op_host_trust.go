@@ -3,11 +3,29 @@ package wire
 // OpHostTrust is op host_trust's name on the wire.
 const OpHostTrust = "host_trust"
 
-// hostTrustOp is the op's entry in the op table (ops.go lists the entries);
-// its Args, Answer and client method are generated from it (op_host_trust_gen.go).
+// HostTrustArgs are the arguments of op host_trust.
+type HostTrustArgs struct {
+	Envelope
+	Address     string `json:"address,omitempty" dvv:"required" need:"and port, protocol"`
+	Port        *int   `json:"port,omitempty" dvv:"min=1,max=65535"`
+	Protocol    string `json:"protocol,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	AcceptNew   bool   `json:"acceptNew,omitempty"`
+}
+
+// HostTrustAnswer is what a success of op host_trust carries.
+type HostTrustAnswer struct {
+	Dispatched string `json:"dispatched,omitempty"`
+}
+
+// hostTrustOp is what a client needs to know of op host_trust beside its types (ops.go lists
+// the entries); its fields, variants and answer fields are read from HostTrustArgs and
+// HostTrustAnswer (op_host_trust_gen.go).
 func hostTrustOp() OpSpec {
-	return OpSpec{Name: OpHostTrust, Answers: answers("dispatched"), Caps: []string{"hosts.write"},
-		Fields: []Field{fld("address", required("and port, protocol")), fld("port", within(1, 65535)), fld("protocol"), fld("fingerprint"), fld("acceptNew")},
+	return OpSpec{
+		Name:   OpHostTrust,
+		Caps:   []string{"hosts.write"},
 		Raises: codes(Unreachable, Unsupported, HostKeyUnknown, HostKeyChanged, Timeout),
-		Answer: "`dispatched` with the trusted fingerprint. Without `fingerprint` or `acceptNew` nothing is written: HOSTKEY_UNKNOWN shows the presented fingerprint; a `fingerprint` the server does not present is HOSTKEY_CHANGED"}
+		Answer: "`dispatched` with the trusted fingerprint. Without `fingerprint` or `acceptNew` nothing is written: HOSTKEY_UNKNOWN shows the presented fingerprint; a `fingerprint` the server does not present is HOSTKEY_CHANGED",
+	}
 }

@@ -3,11 +3,30 @@ package wire
 // OpMachineSnapshotCreate is op machine_snapshot_create's name on the wire.
 const OpMachineSnapshotCreate = "machine_snapshot_create"
 
-// machineSnapshotCreateOp is the op's entry in the op table (ops.go lists the entries);
-// its Args, Answer and client method are generated from it (op_machine_snapshot_create_gen.go).
+// MachineSnapshotCreateArgs are the arguments of op machine_snapshot_create.
+type MachineSnapshotCreateArgs struct {
+	Envelope
+	Target
+	// note: letters, digits, ., _ and -; at most 64
+	Snapshot string `json:"snapshot,omitempty" dvv:"required" need:"the snapshot's name"`
+}
+
+// MachineSnapshotCreateAnswer is what a success of op machine_snapshot_create carries.
+type MachineSnapshotCreateAnswer struct {
+	LimbID   string        `json:"limbId,omitempty"`
+	Machine  *MachineState `json:"machine,omitempty"`
+	Snapshot *Snapshot     `json:"snapshot,omitempty"`
+}
+
+// machineSnapshotCreateOp is what a client needs to know of op machine_snapshot_create beside its types (ops.go lists
+// the entries); its fields, variants and answer fields are read from MachineSnapshotCreateArgs and
+// MachineSnapshotCreateAnswer (op_machine_snapshot_create_gen.go).
 func machineSnapshotCreateOp() OpSpec {
-	return OpSpec{Name: OpMachineSnapshotCreate, Answers: answers("snapshot", "machine"), Limb: true, Caps: []string{"machine.control"},
-		Fields: limbFields(fld("snapshot", required("the snapshot's name"), note("letters, digits, ., _ and -; at most 64"))),
+	return OpSpec{
+		Name:   OpMachineSnapshotCreate,
+		Limb:   true,
+		Caps:   []string{"machine.control"},
 		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
-		Answer: "`snapshot` as taken (`memory`: whether it holds the running machine's memory), `machine`"}
+		Answer: "`snapshot` as taken (`memory`: whether it holds the running machine's memory), `machine`",
+	}
 }

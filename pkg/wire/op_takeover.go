@@ -3,9 +3,29 @@ package wire
 // OpTakeover is op takeover's name on the wire.
 const OpTakeover = "takeover"
 
-// takeoverOp is the op's entry in the op table (ops.go lists the entries);
-// its Args, Answer and client method are generated from it (op_takeover_gen.go).
+// TakeoverArgs are the arguments of op takeover.
+type TakeoverArgs struct {
+	Envelope
+	Target
+	Reason string `json:"reason,omitempty" dvv:"label=256"`
+}
+
+// TakeoverAnswer is what a success of op takeover carries.
+type TakeoverAnswer struct {
+	LimbID      string       `json:"limbId,omitempty"`
+	Observation *Observation `json:"observation,omitempty"`
+	Lease       *Lease       `json:"lease,omitempty"`
+	Dispatched  string       `json:"dispatched,omitempty"`
+}
+
+// takeoverOp is what a client needs to know of op takeover beside its types (ops.go lists
+// the entries); its fields, variants and answer fields are read from TakeoverArgs and
+// TakeoverAnswer (op_takeover_gen.go).
 func takeoverOp() OpSpec {
-	return OpSpec{Name: OpTakeover, Answers: answers("lease", "observation", "dispatched"), Limb: true, Recorded: true, Caps: []string{"takeover"}, Fields: limbFields(fld("reason", label(MaxReasonBytes))),
-		Answer: "a person takes the lease at once"}
+	return OpSpec{
+		Name:   OpTakeover,
+		Limb:   true,
+		Caps:   []string{"takeover"},
+		Answer: "a person takes the lease at once",
+	}
 }

@@ -3,9 +3,28 @@ package wire
 // OpTokenNew is op token_create's name on the wire.
 const OpTokenNew = "token_create"
 
-// tokenCreateOp is the op's entry in the op table (ops.go lists the entries);
-// its Args, Answer and client method are generated from it (op_token_create_gen.go).
+// TokenCreateArgs are the arguments of op token_create; the envelope's Name
+// is the new token's label.
+type TokenCreateArgs struct {
+	Envelope
+	Role string   `json:"role,omitempty"`
+	Caps []string `json:"caps,omitempty"`
+}
+
+// TokenCreateAnswer is what a success of op token_create carries.
+type TokenCreateAnswer struct {
+	Token  string      `json:"token,omitempty"`
+	Tokens []TokenInfo `json:"tokens,omitzero"`
+}
+
+// tokenCreateOp is what a client needs to know of op token_create beside its types (ops.go lists
+// the entries); its fields, variants and answer fields are read from TokenCreateArgs and
+// TokenCreateAnswer (op_token_create_gen.go).
 func tokenCreateOp() OpSpec {
-	return OpSpec{Name: OpTokenNew, NameMeans: "Label", Answers: answers("token", "tokens"), Caps: []string{"tokens.admin"}, Fields: []Field{fld("role"), fld("caps")}, // the label is the envelope's name
-		Raises: codes(KeychainMissing, Unsupported), Answer: "`token` (shown once; labelled by `name`), `tokens`"}
+	return OpSpec{
+		Name:   OpTokenNew,
+		Caps:   []string{"tokens.admin"},
+		Raises: codes(KeychainMissing, Unsupported),
+		Answer: "`token` (shown once; labelled by `name`), `tokens`",
+	}
 }

@@ -9,9 +9,16 @@ import (
 	"sync"
 )
 
-// OpSpec is what one op is. dvvd's dispatch, policy's capability table, the
-// MCP bridge's annotations and retry rule, the generated docs and the tests
-// all read this table; nothing else lists the ops.
+// OpSpec is what a client needs to know of one op: its fields and
+// variants, the capabilities it needs, the codes it answers with, whether
+// it is read-only and safe to retry. dvvd's dispatch, policy's capability
+// table, the MCP bridge's annotations and retry rule, the generated docs
+// and the tests all read this table; nothing else lists the ops. The op's
+// fields, variants and answer fields are not written here: they are read
+// from its Args and Answer types (op_<name>.go, their tags and doc
+// comments; op_<name>_gen.go). What only dvvd's own work needs (viewers
+// yield to it, it goes into a recording or the history, a limb's summary
+// lists it) is declared beside its handler, in pkg/daemon's register.
 type OpSpec struct {
 	Name string
 	// Limb ops address one limb through the selector trio (limbId, or
@@ -28,7 +35,9 @@ type OpSpec struct {
 	// takes any limb (wait's until exit: a terminal's shell).
 	VariantKinds map[string]string
 	// Inline ops answer from memory in microseconds and are served on the
-	// connection's reading goroutine even when they carry an id.
+	// connection's reading goroutine even when they carry an id. A client
+	// sees it (their answers come in the order sent; protocol.md marks
+	// them), so it stays in the spec.
 	Inline bool
 	// NoAttach ops are served before the connection has an attachment.
 	NoAttach bool
@@ -40,40 +49,29 @@ type OpSpec struct {
 	// Dispatches ops send input to the remote machine and answer once it
 	// is sent: only a later screen or wait shows its effect. They are the
 	// acts: their answers carry a verification and the viewer's overlay
-	// shows them.
+	// shows them. It stays here because a client reads it: the MCP bridge
+	// words an act's answer as sent, not seen, unless its verification saw
+	// the effect.
 	Dispatches bool
-	// Recorded ops go into a running recording's act log (record start).
-	Recorded bool
-	// ListedOn are the limb kinds whose summary (limbs, open) lists the op
-	// among what the limb offers; Perceives ops read a desktop's picture,
-	// so a desktop opened without perceive does not list them.
-	ListedOn  []string
-	Perceives bool
-	// GoneIsDone ops succeed on a limb that is already gone (close is
-	// idempotent): dispatch answers `dispatched` saying so.
-	GoneIsDone bool
 	// FansOut ops run the op their action names on every member of a
 	// group, with `arguments` as that op's fields (group_run): policy asks
-	// what that op needs, and never lets one run inside another.
+	// what that op needs, and never lets one run inside another. It stays
+	// here because it is what a token holder needs to run it: the
+	// capabilities of another op.
 	FansOut bool
-	// Unlogged ops are left out of the limb's history (reading the history
-	// is not an event of it).
-	Unlogged bool
-	// Brief ops are the short acts an agent makes in a loop (read the
-	// screen, click, type): viewers sharing the limb yield the CPU to them
-	// while they run (pkg/rfbserver Priority).
-	Brief bool
 	// Caps are the policy capabilities the op needs; ActionCaps, when set,
 	// replaces Caps per action (an action it does not name needs the union).
 	Caps       []string
 	ActionCaps map[string][]string
 	// Variant is the field that picks what the op does ("action", or
-	// "until" for wait) and Variants its closed set, in documentation order.
+	// "until" for wait) and Variants its closed set, in documentation order:
+	// the Args field tagged `dvv:"variant,enum=…"`.
 	Variant  string
 	Variants []string
 	// Fields are the request fields the op takes beside op, id and the
 	// attach envelope (name, token, session), which any first request may
-	// carry. Anything else is BAD_REQUEST naming the field.
+	// carry, read from its Args type. Anything else is BAD_REQUEST naming
+	// the field.
 	Fields []Field
 	// Raises are the codes the op answers with, beyond the ones every op
 	// may answer (Universal, plus LIMB_GONE for limb ops). dvvd maps a
@@ -81,39 +79,51 @@ type OpSpec struct {
 	Raises []Code
 	// Answer says in a few words what a success carries (docs).
 	Answer string
-	// Answers are the answer fields a success may fill, by their JSON names
-	// in the answer catalog (internal/gen/args/answer_catalog.go). Every answer also carries result and id, and a failure the
-	// error fields; a limb op's answer carries limbId, which dispatch
-	// fills (AnswerFields lists it).
+	// Answers are the answer fields a success may fill, by their JSON
+	// names: its AnswerType's, in the order a line carries them. Every
+	// answer also carries result and id, and a failure the error fields; a
+	// limb op's answer carries limbId, which dispatch fills (AnswerFields
+	// lists it).
 	Answers []string
-	// AnswerType is the op's answer struct (ClickAnswer, …): exactly its
-	// AnswerFields, under the catalog's Go names and JSON tags. dvv's own
-	// ops get theirs from answers_gen.go; an op of a test's own table names
-	// its own (a struct with an Op method).
+	// AnswerType is the op's answer struct (ClickAnswer, …), declared in
+	// its op_<name>.go. An op of a test's own table names its own (a
+	// struct with an Op method).
 	AnswerType reflect.Type
-	// NameMeans is the Go accessor a handler reads the envelope's name by,
-	// for an op that gives it a meaning of its own (host_remove: the host;
-	// token_create: the token's label); generated beside the op's Args.
-	NameMeans string
 	// Args is the op's argument struct (ClickArgs, …): exactly its Fields,
-	// and the request's wire format. dvv's own ops get theirs from
-	// args_gen.go (internal/gen/args and its field catalog); an op of a
-	// test's own table names its own, embedding wire.Envelope.
+	// and the request's wire format, declared in its op_<name>.go. An op of
+	// a test's own table names its own, embedding wire.Envelope, and lists
+	// its Fields.
 	Args reflect.Type
 }
 
-// Field is one request field of an op.
+// Field is one request field of an op, as its Args type declares it: the
+// JSON name from its json tag, the rest from its dvv and need tags and its
+// doc comment (op_<name>_gen.go writes them out):
+//
+//	// drag only: where the button is released (x).
+//	ToX *int `json:"toX,omitempty" dvv:"required,only=drag"`
+//	// note: 300; 0 answers at once, `dispatched`
+//	VerifyMs *int `json:"verifyMs,omitempty" dvv:"min=0,max=MaxVerifyMs"`
+//
+// The dvv tag's keys are variant (the field picks the variant; enum lists
+// the variants), required (or required=a|b, for those variants), only=a|b,
+// enum=a|b, min=N, max=N, label=N and localpath (or localpath=a|b).
 type Field struct {
 	Name string
 	// Only lists the variants the field applies to; empty = every one.
 	Only []string
 	// Min and Max bound a whole-number field (nil = unbounded).
 	Min, Max *int64
-	// Note is a short remark for the docs (a default, a unit).
+	// Note is a short remark for the docs (a default, a unit): the field's
+	// doc comment from a line starting "note:".
 	Note string
+	// Help is the field's help text, its doc comment before any "note:":
+	// what the MCP tool's argument says of it (manifest.go's field), and
+	// the CLI's flag where it reads fieldHelp.
+	Help string
 	// Required fields must be present for every variant they apply to
-	// (RequiredIn, when set, narrows that); Need says why, or what to give,
-	// in the refusal.
+	// (RequiredIn, when set, narrows that); Need (the need tag) says why, or
+	// what to give, in the refusal.
 	Required   bool
 	RequiredIn []string
 	Need       string
@@ -129,87 +139,16 @@ type Field struct {
 	// `dvv:"localpath=get"`, which policy reads (LocalPaths).
 	LocalPath bool
 	LocalIn   []string
-	// Means names, per variant, the Go accessor a handler reads the field
-	// by where one JSON name means different things (files' to: LocalTo
-	// for get, NewPath for rename); generated beside the op's Args.
-	Means map[string]string
 }
 
 // Universal codes may come from any op: the request was malformed or too
 // large, policy refused it, or dvvd hit a bug.
 var Universal = []Code{BadRequest, PolicyDenied, TooLarge, Internal}
 
-func fld(name string, opts ...func(*Field)) Field {
-	f := Field{Name: name}
-	for _, o := range opts {
-		o(&f)
-	}
-	return f
-}
-
-func only(variants ...string) func(*Field) { return func(f *Field) { f.Only = variants } }
-func note(s string) func(*Field)           { return func(f *Field) { f.Note = s } }
-
-// required makes the field necessary (for the variants it applies to); the
-// hint, if any, ends the refusal.
-func required(hint ...string) func(*Field) {
-	return func(f *Field) { f.Required, f.Need = true, strings.Join(hint, "") }
-}
-
-// oneOf closes the set of values a text field takes.
-func oneOf(values ...string) func(*Field) { return func(f *Field) { f.Values = values } }
-
-// localPath marks a field that names a file on dvvd's machine, in the
-// variants given (every one when none is).
-func localPath(variants ...string) func(*Field) {
-	return func(f *Field) { f.LocalPath, f.LocalIn = true, variants }
-}
-
-// means names the field's accessor for a variant (Field.Means).
-func means(variant, goName string) func(*Field) {
-	return func(f *Field) {
-		if f.Means == nil {
-			f.Means = map[string]string{}
-		}
-		f.Means[variant] = goName
-	}
-}
-
-// requiredIn makes the field necessary for those variants only.
-func requiredIn(variants ...string) func(*Field) {
-	return func(f *Field) { f.Required, f.RequiredIn = true, variants }
-}
-func atLeast(n int64) func(*Field) { return func(f *Field) { f.Min = &n } }
-
-// label makes a text field one people read: printable, at most n bytes.
-func label(n int) func(*Field) { return func(f *Field) { f.Text = n } }
-func within(lo, hi int64) func(*Field) {
-	return func(f *Field) { f.Min, f.Max = &lo, &hi }
-}
-
-// The kinds an op's ListedOn names.
-var (
-	desktops  = []string{KindDesktop}
-	terminals = []string{KindTerminal}
-	bothKinds = []string{KindDesktop, KindTerminal}
-)
-
-// verifyField is how long an act's answer waits for evidence of its effect
-// (see Verification).
-func verifyFieldSpec() Field {
-	return fld("verifyMs", within(0, MaxVerifyMs), note("300; 0 answers at once, `dispatched`"))
-}
-
-// selectorFields is the limb trio, which every limb op takes.
-func selectorFields() []Field {
-	return []Field{fld("limbId"), fld("groupId"), fld("member", atLeast(0))}
-}
-
-func limbFields(fs ...Field) []Field { return append(selectorFields(), fs...) }
+// bound is a field's Min or Max, as its generated spec writes it.
+func bound(n int64) *int64 { return &n }
 
 func codes(c ...Code) []Code { return c }
-
-func answers(names ...string) []string { return names }
 
 // Ops returns the op table, in documentation order. It is built on first
 // use rather than at init: the literal is some 250 allocations, which a
@@ -236,19 +175,16 @@ func Builtin() *Table {
 	return builtin
 }
 
-// NewTable indexes ops, filling each op's Args and AnswerType from the
-// generated types when the spec does not name its own. It panics on an op
-// specified twice: that is a bug in the table literal, not an input.
+// NewTable indexes ops, filling each op of dvv's own that does not name
+// its Args from its types (fields, variants, answer fields; op_*_gen.go).
+// It panics on an op specified twice: that is a bug in the table literal,
+// not an input.
 func NewTable(ops []OpSpec) *Table {
 	t := &Table{ops: slices.Clone(ops), index: make(map[string]*OpSpec, len(ops))}
-	args, answers := argTypeMap(), answerTypeMap()
 	for i := range t.ops {
 		s := &t.ops[i]
-		if s.Args == nil {
-			s.Args = args[s.Name]
-		}
-		if s.AnswerType == nil {
-			s.AnswerType = answers[s.Name]
+		if fill := fromTypes(s.Name); s.Args == nil && fill != nil {
+			fill(s)
 		}
 		if _, dup := t.index[s.Name]; dup {
 			panic("wire: op " + s.Name + " is specified twice")
@@ -338,19 +274,6 @@ func opLiteral() []OpSpec {
 		healthOp(),
 		reportOp(),
 	}
-}
-
-// Listed names the ops a limb of this kind offers, in table order, as its
-// summary lists them; perceive is whether a desktop limb reads its picture.
-func (t *Table) Listed(kind string, perceive bool) []string {
-	var out []string
-	for i := range t.ops {
-		s := &t.ops[i]
-		if slices.Contains(s.ListedOn, kind) && (perceive || !s.Perceives || kind != KindDesktop) {
-			out = append(out, s.Name)
-		}
-	}
-	return out
 }
 
 // Spec returns the spec of an op in dvv's own table.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -185,32 +186,18 @@ func TestNoAttachMatchesSpecs(t *testing.T) {
 	}
 }
 
-// TestListedOpsPerKind: what a limb summary lists comes from the spec's
-// ListedOn and Perceives: a desktop's input and clipboard ops, a
-// terminal's shell ops, run and files on both (a desktop's over its SSH
-// sidecar), and screen on a desktop only when it perceives.
-func TestListedOpsPerKind(t *testing.T) {
-	for _, c := range []struct {
-		kind     string
-		perceive bool
-		want     []string
-	}{
-		{KindDesktop, true, []string{"status", "signals", "click", "type", "key", "screen", "wait", "clipboard", "run", "files"}},
-		{KindDesktop, false, []string{"status", "signals", "click", "type", "key", "wait", "clipboard", "run", "files"}},
-		{KindTerminal, false, []string{"status", "signals", "screen", "wait", "run", "term_read", "term_send", "files"}},
-	} {
-		if got := Builtin().Listed(c.kind, c.perceive); !slices.Equal(got, c.want) {
-			t.Errorf("%s (perceive %v) lists %v, want %v", c.kind, c.perceive, got, c.want)
+// TestSpecCarriesOnlyWhatAClientNeeds: what only dvvd's own work reads
+// (viewers yielding, recording, history, a limb summary's list, close's
+// idempotence) is declared beside the handler in pkg/daemon, not in the
+// spec every importer of pkg/wire sees; and no field needs an accessor to
+// say what it means, as each op declares its own.
+func TestSpecCarriesOnlyWhatAClientNeeds(t *testing.T) {
+	for _, name := range []string{"Brief", "Recorded", "Unlogged", "GoneIsDone", "ListedOn", "Perceives", "NameMeans"} {
+		if _, ok := reflect.TypeFor[OpSpec]().FieldByName(name); ok {
+			t.Errorf("OpSpec has %s, which only dvvd reads: declare it where the handler is registered", name)
 		}
 	}
-}
-
-// TestActsAreRecorded: every act (an op that dispatches input) goes into
-// a recording's act log.
-func TestActsAreRecorded(t *testing.T) {
-	for _, s := range Ops() {
-		if s.Dispatches && !s.Recorded {
-			t.Errorf("act %s is not recorded", s.Name)
-		}
+	if _, ok := reflect.TypeFor[Field]().FieldByName("Means"); ok {
+		t.Error("Field has Means: a field that means something else in another op is that op's own field")
 	}
 }
