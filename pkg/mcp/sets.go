@@ -106,6 +106,13 @@ var Sets = []ToolSet{
 	})},
 }
 
+func init() {
+	// The script set is served by the bridge itself (local.go): no op's
+	// spec to derive its schemas from.
+	Sets = append(Sets, ToolSet{Name: "script", Doc: "run a saved script or a list of steps, a report per step", Budget: 3 << 10,
+		Tools: []Tool{scriptTool}})
+}
+
 // readRegion is the rectangle a text tool reads; all four fields are needed.
 var readRegion = Arg{Name: "region", Doc: "Read only this rectangle, in native framebuffer pixels.",
 	Props: []Arg{arg("x", "Left edge."), arg("y", "Top edge."), arg("w", "Width."), arg("h", "Height.")}}
@@ -156,6 +163,8 @@ func SetInstructions(sets []string) string {
 			b.WriteString("\n\ndvv_expect waits for a picture (a PNG cut from dvv_screen at scale 1) and answers where it is, with the generation.")
 		case "evidence":
 			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
+		case "script":
+			b.WriteString("\n\ndvv_script runs a known sequence of steps (a saved script or a list) in one call and answers a report per step, with no screenshot.")
 		}
 	}
 	return b.String()
