@@ -27,7 +27,7 @@ const (
 )
 
 const (
-	costScript = "Cost: no image; about 150 bytes a step, plus what find and run steps print."
+	costScript = "Cost: no image; about 200 bytes a step, plus twice what its steps print (find, run, status: in text and structuredContent)."
 
 	docScript = "Runs a script on a limb as `dvv script` does: a saved file (path, absolute) or steps, each a line of the script syntax " +
 		"(dvv's commands without dvv and without the limb: click 300 200, type \"hello\", key Enter, wait --until text --text Saved, " +
