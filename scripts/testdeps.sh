@@ -36,6 +36,9 @@ xclip xclip
 vncsnapshot vncsnapshot
 websockify websockify
 qemu-system-x86_64 qemu-system-x86
+qemu-img qemu-utils
+libvirtd libvirt-daemon
+virsh libvirt-clients
 sshd openssh-server
 ssh openssh-client
 gnome-keyring-daemon gnome-keyring

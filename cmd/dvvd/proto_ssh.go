@@ -9,6 +9,7 @@ func init() {
 	terminalDialer = sshlimb.DialTerminal
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
+	machineSSH = sshlimb.DialUnix
 	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
 	hostKeyCheck = sshlimb.CheckHostKey
 }

@@ -242,6 +242,7 @@ func commands() []command {
 		{[]string{"limbs"}, limbsCmd}, {[]string{"open"}, openCmd}, {[]string{"close"}, closeCmd},
 		{[]string{"reconnect"}, reconnectCmd}, {[]string{"status"}, statusCmd}, {[]string{"signals"}, signalsCmd},
 		{[]string{"history"}, historyCmd},
+		{[]string{"machine"}, machineCmd},
 		{[]string{"control"}, controlCmd}, {[]string{"viewer"}, viewerCmd}, {[]string{"share"}, shareCmd},
 		{[]string{"pause"}, func(e *env) *cobra.Command { return pauseCmd(e, "pause") }},
 		{[]string{"resume"}, func(e *env) *cobra.Command { return pauseCmd(e, "resume") }},

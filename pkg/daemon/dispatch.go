@@ -255,6 +255,9 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 	if kerr := spec.CheckKind(l.id, l.kind, spec.VariantOf(req.args)); kerr != nil {
 		err = kerr
 	} else {
+		// An act waits out a restore or reset of the limb's machine
+		// (machine.go), then meets the new generation and the armed fence.
+		leave := l.enterActGate(spec.Dispatches)
 		v := cl.startVerify()
 		r, err = fn(cl)
 		if va, ok := r.(wire.Verifiable); ok && err == nil && v != nil {
@@ -262,6 +265,7 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 		} else {
 			v.stop()
 		}
+		leave()
 	}
 	err = d.declared(spec, err)
 	d.events.publish(&wire.Event{Kind: "op.end", LimbID: l.id, Detail: fmt.Sprintf("%s #%d", req.OpName, seq)})

@@ -51,6 +51,9 @@ func (l *Limb) fenceView(a *attachment) *wire.Fence {
 		v.Armed, v.Reason = true, "this attachment has never read the screen"
 	case dmg.Resized:
 		v.Armed, v.Reason = true, "the screen was resized since the last read"
+		if ev := l.machineEvent(); ev != nil && ev.Generation == l.dsk.buf.Resizes() {
+			v.Reason = "the machine was " + machineEventWords(ev) + " since the last read"
+		}
 	case dmg.Share > l.d.cfg.FenceThreshold:
 		v.Armed, v.Reason = true, fmt.Sprintf("%.0f%% of the screen repainted since the last read", dmg.Share*100)
 	}

@@ -61,6 +61,11 @@ type Limb struct {
 	actCtx    context.Context
 	actCancel context.CancelFunc
 
+	// machineGate holds acts (read) while the limb's machine is restored
+	// or reset (write); machineEv is the last such event (machine.go).
+	machineGate sync.RWMutex
+	machineEv   *wire.MachineEvent
+
 	history history
 	ctx     context.Context
 	cancel  context.CancelFunc

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/machine"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -52,6 +53,7 @@ func (l *Limb) observe(a *attachment) *wire.Observation {
 		o.LastChangeMs = time.Since(last).Milliseconds()
 	}
 	o.Signals = l.signals()
+	o.Machine = l.machineEvent()
 	return o
 }
 
@@ -199,6 +201,13 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		}
 		// Held only in the limb's target (memory), for its reconnects.
 		t.Password = req.Password
+	}
+	if req.Machine != "" {
+		sp, err := machine.Parse(req.Machine)
+		if err != nil {
+			return t, err
+		}
+		t.Machine = sp.String()
 	}
 	proto, known := wire.Protocol(t.Protocol)
 	if !known {

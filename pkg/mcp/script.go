@@ -27,52 +27,40 @@ const (
 )
 
 const (
-	costScript = "Cost: no image; about 200 bytes a step, plus twice what its steps print (find, run, status: in text and structuredContent)."
+	costScript = "Cost: no image; about 200 bytes a step, plus twice what steps print."
 
-	docScript = "Runs a script on a limb as `dvv script` does: a saved file (path, absolute) or steps, each a line of the script syntax " +
-		"(dvv's commands without dvv and without the limb: click 300 200, type \"hello\", key Enter, wait --until text --text Saved, " +
-		"find Save, click --text Save, expect ok.png, run \"make\", sleep 500ms; vncdotool's verbs with vncdo), ${name} from vars. " +
-		"One lease for the whole run, taken unless this attachment holds it already and released at the end; the screen is read " +
-		"once before the first step and a wait, find or expect step clears the typing fence; the first failing step stops the " +
-		"script. Answers a report per step run (line, step, status ok|verified|unverified|failed, ms; on failure code, message, " +
-		"next and, with artifacts, a screenshot's path): a known-good sequence costs no screenshots. Needs dvvmcp without " +
-		"DVV_TOKEN (its steps read and write files on this machine, as dvv does). " + costScript
+	docScript = "Runs a script on a limb as `dvv script --limb` does: path (absolute) or steps, a line of its syntax each " +
+		"(click 300 200, type \"hi\", key Enter, find Save; docs/scripts.md), ${name} from vars. " +
+		"One lease (the agent's if held, else taken and released); the first failure stops it, as an error with that " +
+		"step's code. Answers a report per step (line, step, status, ms; on failure code, next, screenshot). " +
+		"Refused when dvvmcp has DVV_TOKEN. " + costScript
 )
 
 // scriptTool is dvv_script, the script set's tool: served by the bridge
 // itself, through pkg/cli's runner over the bridge's one attachment.
-var scriptTool = Tool{Name: "dvv_script", Set: "script", Title: "Run a script of steps", Doc: docScript,
+var scriptTool = Tool{Name: "dvv_script", Set: "script", Title: "Run a script", Doc: docScript,
 	Shell: "dvv script --limb <limbId> FILE",
 	Args: []Arg{
-		{Name: "limbId", Type: TString, Doc: "The limb every step acts on (id, or GROUP/MEMBER); steps are then written without it."},
-		{Name: "path", Type: TString, Doc: "A saved script, absolute path on dvvmcp's machine. Give path or steps."},
-		{Name: "steps", Type: TArray, Items: TString, Doc: "The script's lines, one step each."},
-		{Name: "vars", Type: TObject, Doc: "name: value for each ${name} (strings)."},
-		{Name: "vncdo", Type: TBoolean, Doc: "The lines are vncdotool command lines."},
-		{Name: "artifacts", Type: TString, Doc: "Absolute directory for a failed step's screenshot."},
+		{Name: "limbId", Type: TString, Doc: "The limb the steps act on (id or GROUP/MEMBER)."},
+		{Name: "path", Type: TString, Doc: "A saved script's absolute path; or steps."},
+		{Name: "steps", Type: TArray, Items: TString, Doc: "The script, a step an item."},
+		{Name: "vars", Type: TObject, Doc: "${name} values (strings)."},
+		{Name: "vncdo", Type: TBoolean, Doc: "The lines are vncdotool's."},
+		{Name: "artifacts", Type: TString, Doc: "Absolute directory for a failure's screenshot."},
 	},
 	Local: &Local{
-		Raises: []wire.Code{wire.BadRequest, wire.PolicyDenied, wire.NotFound, wire.LeaseNotHeld, wire.LimbGone, wire.Unfenced,
-			wire.GeometryChanged, wire.ScreenChanged, wire.Timeout},
+		// A failed step answers that step's own code, whichever it is.
+		Raises: []wire.Code{wire.BadRequest, wire.PolicyDenied},
 		Output: map[string]any{"type": "object", "required": []string{"result"}, "additionalProperties": false,
 			"properties": map[string]any{
 				"result":     map[string]any{"enum": []string{ResultScript, wire.ResultError}},
-				"steps":      map[string]any{"type": "array", "items": stepSchema},
+				"steps":      map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
 				"error":      map[string]any{"type": "object"},
 				"bridgeNote": map[string]any{"type": "string"},
 			}},
 		Handler: scriptHandler,
 	},
 }
-
-// stepSchema is one step's report (pkg/cli.StepReport).
-var stepSchema = map[string]any{"type": "object", "properties": map[string]any{
-	"line": map[string]any{"type": "integer"}, "step": map[string]any{"type": "string"},
-	"status": map[string]any{"enum": []string{cli.StepOK, cli.StepVerified, cli.StepUnverified, cli.StepFailed}},
-	"ms":     map[string]any{"type": "integer"}, "exit": map[string]any{"type": "integer"},
-	"code": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}, "next": map[string]any{"type": "string"},
-	"output": map[string]any{"type": "string"}, "screenshot": map[string]any{"type": "string"},
-}}
 
 // scriptArgs are dvv_script's arguments.
 type scriptArgs struct {

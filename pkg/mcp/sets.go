@@ -104,14 +104,45 @@ var Sets = []ToolSet{
 		{Name: "dvv_report", Op: wire.OpReport, Set: "evidence", Title: "dvvd's report", Doc: docReport,
 			Shell: "dvv report", Idem: true},
 	})},
+	{Name: "machine", Doc: "a VM's machine: state, power, reset, snapshots (the limb opened with --machine; needs machine.control)", Budget: 14 << 10, Tools: fromSpec([]Tool{
+		{Name: "dvv_machine_state", Op: wire.OpMachineState, Set: "machine", Title: "Machine state", Doc: docMachineState,
+			Shell: "dvv machine <limbId> state", Idem: true, Args: trio()},
+		{Name: "dvv_machine_pause", Op: wire.OpMachinePause, Set: "machine", Title: "Pause the machine", Doc: "Freezes the VM (its screen stands still) until dvv_machine_resume. " + costMachine,
+			Shell: "dvv machine <limbId> pause", Args: trio()},
+		{Name: "dvv_machine_resume", Op: wire.OpMachineResume, Set: "machine", Title: "Resume the machine", Doc: "Runs a paused VM again; wakes a suspended one. " + costMachine,
+			Shell: "dvv machine <limbId> resume", Args: trio()},
+		{Name: "dvv_machine_power", Op: wire.OpMachinePower, Set: "machine", Title: "Press the power button", Doc: "ACPI power button: the guest OS decides whether to shut down. " + costMachine,
+			Shell: "dvv machine <limbId> power", Args: trio()},
+		{Name: "dvv_machine_reset", Op: wire.OpMachineReset, Set: "machine", Title: "Reset the machine", Doc: "Hard reset; answers once the screen is back. Read the screen before acting: the generation moved on and typing is fenced. " + costMachineObs,
+			Shell: "dvv machine <limbId> reset", Args: withTrio(arg("timeoutMs", "How long to wait for the screen; default 20000."))},
+		{Name: "dvv_machine_stop", Op: wire.OpMachineStop, Set: "machine", Title: "Cut the power", Doc: "Stops the VM at once, as pulling the plug (QMP ends QEMU). " + costMachine,
+			Shell: "dvv machine <limbId> stop", Args: trio()},
+		{Name: "dvv_machine_start", Op: wire.OpMachineStart, Set: "machine", Title: "Start the machine", Doc: "Powers on a shut-off VM. " + costMachine,
+			Shell: "dvv machine <limbId> start", Args: trio()},
+		{Name: "dvv_machine_snapshot_create", Op: wire.OpMachineSnapshotCreate, Set: "machine", Title: "Take a snapshot", Doc: "Snapshots the VM, with its memory where the backend can (memory says). " + costMachine,
+			Shell: "dvv machine <limbId> snapshot create clean", Args: withTrio(arg("snapshot", "Its name: letters, digits, ., _ or -."))},
+		{Name: "dvv_machine_snapshot_list", Op: wire.OpMachineSnapshotList, Set: "machine", Title: "List snapshots", Doc: "The VM's snapshots: name, when, whether with memory. " + costMachine,
+			Shell: "dvv machine <limbId> snapshot list", Idem: true, Args: trio()},
+		{Name: "dvv_machine_snapshot_restore", Op: wire.OpMachineSnapshotRestore, Set: "machine", Title: "Restore a snapshot", Doc: "Puts the VM back at a snapshot (everything since is lost); answers once the screen is back, lease kept. Read the screen before acting. " + costMachineObs,
+			Shell: "dvv machine <limbId> snapshot restore clean", Args: withTrio(arg("snapshot", "The snapshot's name."), arg("timeoutMs", "How long to wait for the screen; default 20000."))},
+		{Name: "dvv_machine_snapshot_delete", Op: wire.OpMachineSnapshotDelete, Set: "machine", Title: "Delete a snapshot", Doc: "Deletes a snapshot; answers those left. " + costMachine,
+			Shell: "dvv machine <limbId> snapshot delete clean", Args: withTrio(arg("snapshot", "The snapshot's name."))},
+	})},
 }
 
 func init() {
 	// The script set is served by the bridge itself (local.go): no op's
 	// spec to derive its schemas from.
-	Sets = append(Sets, ToolSet{Name: "script", Doc: "run a saved script or a list of steps, a report per step", Budget: 3 << 10,
+	Sets = append(Sets, ToolSet{Name: "script", Doc: "run a saved script or a list of steps, a report per step", Budget: 2 << 10,
 		Tools: []Tool{scriptTool}})
 }
+
+const (
+	docMachineState = "The VM behind a limb opened with a machine (qmp:, libvirt:): running, paused, shutoff, suspended, crashed or other, " +
+		"with the hypervisor's own words. The machine tools need the machine.control capability. " + costMachine
+	costMachine    = "Cost: no image; under 300 bytes."
+	costMachineObs = "Cost: no image; about 3 KB (the observation)."
+)
 
 // readRegion is the rectangle a text tool reads; all four fields are needed.
 var readRegion = Arg{Name: "region", Doc: "Read only this rectangle, in native framebuffer pixels.",
@@ -165,6 +196,9 @@ func SetInstructions(sets []string) string {
 			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
 		case "script":
 			b.WriteString("\n\ndvv_script runs a known sequence of steps (a saved script or a list) in one call and answers a report per step, with no screenshot.")
+		case "machine":
+			b.WriteString("\n\ndvv_machine_* act on a limb's VM: state, pause, resume, power, reset, stop, start, and snapshots " +
+				"(dvv_machine_snapshot_restore to go back to a clean state). After a reset or restore, read the screen before acting.")
 		}
 	}
 	return b.String()

@@ -135,13 +135,13 @@ func TestSetToolsAreClosedAndDescribed(t *testing.T) {
 }
 
 func TestParseSets(t *testing.T) {
-	for in, want := range map[string]string{"": "", "text": "text", "text, image,text": "text,image", "all": "text,image,evidence,script", "evidence,all": "text,image,evidence,script"} {
+	for in, want := range map[string]string{"": "", "text": "text", "text, image,text": "text,image", "all": "text,image,evidence,machine,script", "evidence,all": "text,image,evidence,machine,script"} {
 		got, err := ParseSets(in)
 		if err != nil || strings.Join(got, ",") != want {
 			t.Errorf("ParseSets(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
-	if _, err := ParseSets("text,pictures"); err == nil || !strings.Contains(err.Error(), `"pictures"`) || !strings.Contains(err.Error(), "text, image, evidence, script, all") {
+	if _, err := ParseSets("text,pictures"); err == nil || !strings.Contains(err.Error(), `"pictures"`) || !strings.Contains(err.Error(), "text, image, evidence, machine, script, all") {
 		t.Errorf("an unknown set: %v", err)
 	}
 }

@@ -36,6 +36,8 @@ const (
 	NotFound          Code = "NOT_FOUND"
 	CursorExpired     Code = "CURSOR_EXPIRED"
 	KeychainMissing   Code = "KEYCHAIN_UNAVAILABLE"
+	NoMachine         Code = "NO_MACHINE"
+	MachineRefused    Code = "MACHINE_REFUSED"
 	TooLarge          Code = "TOO_LARGE"
 	Busy              Code = "BUSY"
 	Internal          Code = "INTERNAL"
@@ -94,6 +96,8 @@ var Codes = []CodeInfo{
 	{NotFound, "A named host, group, token or path does not exist.", "List what exists (`hosts`, `group_list`, `token_list`, `files list`).", ExitGone},
 	{CursorExpired, "The terminal cursor points before what the scrollback ring still holds; the message says how many bytes were lost.", "Read again without `since` (or with the new cursor given) and accept the gap.", ExitGone},
 	{KeychainMissing, "No keychain is reachable to store or read a secret.", "Start a Secret Service provider (e.g. gnome-keyring) in dvvd's session, or give the password another way: a HOST:PASSWORD line in ~/.config/dvv/credentials (mode 0600; `dvv hosts add --password-stdin` writes it when no keychain answers), or `dvv open … --password-stdin` for one limb.", ExitDenied},
+	{NoMachine, "The limb knows no machine: it was opened without one, so there is no hypervisor to ask.", "Open the limb again naming its machine (`dvv open … --machine qmp:/path/qmp.sock` or `libvirt:DOMAIN`, the open op's `machine`), or save it on the host (`dvv hosts add … --machine …`).", ExitUnsupported},
+	{MachineRefused, "The hypervisor refused the act (the machine is in a state where it does not apply, or the backend cannot do it); the message carries the hypervisor's words.", "Read the machine's state (`dvv machine L state`), then act on it: resume a paused machine, start a shut-off one.", ExitUnsupported},
 	{TooLarge, "The request or its payload is over a stated size limit.", "Send less (the message states the limit), or use a local path instead of inline content.", ExitUsage},
 	{Busy, "Another operation holds what this one needs.", "Retry after the other one finishes.", ExitConnection},
 	{Internal, "A bug in dvvd.", "Report it with `dvv history`; the daemon stays up.", ExitInternal},

@@ -24,6 +24,11 @@ type catalog struct {
 	Protocol string `json:"protocol,omitempty"`
 	Slot     *int   `json:"slot,omitempty"`
 	Perceive *bool  `json:"perceive,omitempty"`
+	// Machine names the limb's hypervisor side (pkg/machine): qmp:PATH,
+	// qmp+ssh://user@host/PATH or libvirt:DOMAIN[?uri=…].
+	Machine string `json:"machine,omitempty"`
+	// Snapshot names a machine snapshot (machine_snapshot_*).
+	Snapshot string `json:"snapshot,omitempty"`
 
 	// control
 	Action string `json:"action,omitempty"`
