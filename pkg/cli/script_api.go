@@ -85,7 +85,13 @@ func RunScript(ctx context.Context, c *client.Client, src string, o ScriptOption
 	var st *exitStatus
 	if err != nil && len(reps) > 0 && errors.As(err, &st) {
 		last := reps[len(reps)-1]
-		return reps, &wire.Error{Code: wire.Code(last.Code), Message: fmt.Sprintf("line %d (%s): %s", last.Line, last.Step, last.Message), Next: last.Next}
+		next := last.Next
+		if next == "" {
+			// A step that ended without dvvd's hint (a wait or expect that
+			// did not settle, a run's remote exit status).
+			next = "read the screen to see where the script stopped, then fix that step or wait for the screen, and run the steps from it"
+		}
+		return reps, &wire.Error{Code: wire.Code(last.Code), Message: fmt.Sprintf("line %d (%s): %s", last.Line, last.Step, last.Message), Next: next}
 	}
 	return reps, err
 }
