@@ -60,12 +60,16 @@ ffmpeg ffmpeg
 tesseract tesseract-ocr
 chromium chromium
 zenity zenity
+openbox openbox
+wmctrl wmctrl
+gtk3-demo gtk-3-examples
 tmux tmux
 script bsdutils
 ss iproute2
 systemd-analyze systemd
 chattr e2fsprogs
 setpriv util-linux
+sudo sudo
 pkg-config pkg-config
 groff groff-base
 '
@@ -75,6 +79,7 @@ files='
 /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core
 /usr/lib/xorg/modules/libxorgxrdp.so xorgxrdp
 /usr/include/tesseract/capi.h libtesseract-dev
+/usr/libexec/at-spi-bus-launcher at-spi2-core
 '
 
 # The viewer's build needs npm 7 or newer (lock file version 2+). An npm

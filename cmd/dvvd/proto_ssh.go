@@ -10,6 +10,7 @@ func init() {
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
 	machineSSH = sshlimb.DialUnix
+	structure = sshlimb.DialStructure
 	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
 	hostKeyCheck = sshlimb.CheckHostKey
 }

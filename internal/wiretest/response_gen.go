@@ -55,4 +55,7 @@ type Response struct {
 	Share         *wire.Share         `json:"share,omitempty"`
 	Paused        *wire.PauseResult   `json:"paused,omitempty"`
 	Viewer        *wire.ViewerInfo    `json:"viewer,omitempty"`
+	Windows       *wire.WindowList    `json:"windows,omitempty"`
+	Window        *wire.WindowAct     `json:"window,omitempty"`
+	Workspaces    *wire.WorkspaceList `json:"workspaces,omitempty"`
 }

@@ -247,6 +247,7 @@ func commands() []command {
 		{[]string{"pause"}, func(e *env) *cobra.Command { return pauseCmd(e, "pause") }},
 		{[]string{"resume"}, func(e *env) *cobra.Command { return pauseCmd(e, "resume") }},
 		{[]string{"click"}, clickCmd}, {[]string{"type"}, typeCmd}, {[]string{"key"}, keyCmd}, {[]string{"clipboard"}, clipboardCmd},
+		{[]string{"windows"}, windowsCmd}, {[]string{"window"}, windowCmd}, {[]string{"workspaces"}, workspacesCmd},
 		{[]string{"screen"}, screenCmd}, {[]string{"wait"}, waitCmd}, {[]string{"find"}, findCmd}, {[]string{"expect"}, expectCmd},
 		{[]string{"run"}, runCmd}, {[]string{"term"}, termCmd}, {[]string{"script"}, scriptCmd}, {[]string{"replay"}, replayCmd},
 		{[]string{"files"}, filesCmd}, {[]string{"transfer"}, transferCmd},

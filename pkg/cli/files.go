@@ -36,7 +36,7 @@ func filesCmd(e *env) *cobra.Command {
 	}
 	asGroup(cmd)
 	cmd.AddCommand(filesLsCmd(e), filesGetCmd(e), filesPutCmd(e), filesSimpleCmd(e, "mkdir", "mkdir <limbId> <path>", "Make a remote directory"),
-		filesRmCmd(e), filesMvCmd(e), filesHomeCmd(e))
+		filesRmCmd(e), filesMvCmd(e), filesHomeCmd(e), filesStatCmd(e), filesReadCmd(e))
 	return cmd
 }
 
@@ -135,7 +135,7 @@ func filesGetCmd(e *env) *cobra.Command {
 
 func filesPutCmd(e *env) *cobra.Command {
 	var mode string
-	var quiet bool
+	var quiet, appendTo bool
 	cmd := &cobra.Command{
 		Use:   "put <limbId> <local> <remote>",
 		Short: "Send a local file (or - for stdin) to a remote path",
@@ -145,7 +145,7 @@ func filesPutCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req.Path = args[2]
+			req.Path, req.Append = args[2], appendTo
 			if cmd.Flags().Changed("mode") {
 				m, err := parseMode(mode)
 				if err != nil {
@@ -180,8 +180,68 @@ func filesPutCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&mode, "mode", "0644", "permission bits, octal")
+	cmd.Flags().StringVar(&mode, "mode", "0644", "permission bits, octal (with --append: set only when given)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no summary line")
+	cmd.Flags().BoolVar(&appendTo, "append", false, "add to the end of the remote file (created when missing) instead of replacing it")
+	return cmd
+}
+
+func filesStatCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stat <limbId> <path>",
+		Short: "Describe a remote path as stat(1) does: kind, size, mode, owner uid/gid, modified (a link itself, not its target)",
+		Args:  exactArgs(2, "files stat needs a limb id and the remote path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "stat")
+			if err != nil {
+				return err
+			}
+			req.Path = args[1]
+			resp, err := call[wire.FilesAnswer](e, req)
+			if err != nil || !e.human() || resp.Files == nil || resp.Files.Stat == nil {
+				return err
+			}
+			st := resp.Files.Stat
+			fmt.Fprintf(e.stdout, "path: %s\nkind: %s\nsize: %d\nmode: %s\nuid: %d\ngid: %d\nmodified: %s\n",
+				st.Path, st.Kind, st.Size, st.Mode, st.UID, st.GID, time.Unix(st.ModTime, 0).UTC().Format(time.RFC3339))
+			if st.Target != "" {
+				fmt.Fprintf(e.stdout, "target: %s\n", st.Target)
+			}
+			return nil
+		},
+	}
+}
+
+func filesReadCmd(e *env) *cobra.Command {
+	var offset, length int64
+	cmd := &cobra.Command{
+		Use:   "read <limbId> <path> [--offset N] [--length N]",
+		Short: "Print a range of a remote file to stdout: --length bytes from --offset (at most 16 MiB)",
+		Args:  exactArgs(2, "files read needs a limb id and the remote path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "get")
+			if err != nil {
+				return err
+			}
+			req.Path = args[1]
+			req.Offset = &offset
+			if cmd.Flags().Changed("length") {
+				req.Length = &length
+			}
+			resp, err := call[wire.FilesAnswer](e, req)
+			if err != nil || !e.human() || resp.Files == nil {
+				return err
+			}
+			b, err := base64.StdEncoding.DecodeString(resp.Files.ContentBase64)
+			if err != nil {
+				return localErr(wire.Internal, "dvvd sent content that is not base64: %v", err)
+			}
+			e.dataOut().Write(b)
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&offset, "offset", 0, "the first byte to read")
+	cmd.Flags().Int64Var(&length, "length", 0, "how many bytes to read (default: to the end)")
 	return cmd
 }
 

@@ -164,12 +164,14 @@ func TestEveryActionHasACommand(t *testing.T) {
 		"control acquire vnc-1", "control release vnc-1", "control status vnc-1", "control yield vnc-1", "control yield-status vnc-1",
 		"clipboard get vnc-1", "clipboard set vnc-1 hi",
 		"files ls ssh-1 /", "files get ssh-1 /r " + dir + "/down.txt", "files put ssh-1 " + local + " /r", "files mkdir ssh-1 /d",
-		"files rm ssh-1 /d", "files mv ssh-1 /a /b", "files home ssh-1",
+		"files rm ssh-1 /d", "files mv ssh-1 /a /b", "files home ssh-1", "files stat ssh-1 /r", "files read ssh-1 /r --offset 2 --length 3",
 		"transfer status ssh-1", "transfer cancel ssh-1 --id t-1",
 		"record start vnc-1", "record stop vnc-1", "record list vnc-1",
 		"share vnc-1", "share vnc-1 --stop",
 		"pause vnc-1", "resume vnc-1",
 		"viewer --no-open", "viewer --no-open --read-only",
+		"window vnc-1 0x1 activate", "window vnc-1 0x1 move 1 2", "window vnc-1 0x1 resize 3 4", "window vnc-1 0x1 close",
+		"workspaces vnc-1", "workspaces vnc-1 1",
 	}
 	sentActions := map[string][]string{}
 	for _, line := range lines {

@@ -146,6 +146,24 @@ func (c *Client) Clipboard(ctx context.Context, a wire.ClipboardArgs) (*wire.Cli
 	return answer[wire.ClipboardArgs, wire.ClipboardAnswer](ctx, c, a)
 }
 
+// Windows sends op windows (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Windows(ctx context.Context, a wire.WindowsArgs) (*wire.WindowsAnswer, error) {
+	return answer[wire.WindowsArgs, wire.WindowsAnswer](ctx, c, a)
+}
+
+// Window sends op window (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Window(ctx context.Context, a wire.WindowArgs) (*wire.WindowAnswer, error) {
+	return answer[wire.WindowArgs, wire.WindowAnswer](ctx, c, a)
+}
+
+// Workspaces sends op workspaces (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Workspaces(ctx context.Context, a wire.WorkspacesArgs) (*wire.WorkspacesAnswer, error) {
+	return answer[wire.WorkspacesArgs, wire.WorkspacesAnswer](ctx, c, a)
+}
+
 // Run sends op run (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Run(ctx context.Context, a wire.RunArgs) (*wire.RunAnswer, error) {

@@ -43,6 +43,9 @@ type Config struct {
 	// MachineSSH reaches a hypervisor's socket through SSH (qmp+ssh,
 	// libvirt's qemu+ssh); nil: such machines answer UNSUPPORTED.
 	MachineSSH machine.SSHDialer
+	// Structure finds a desktop limb's X session over its SSH sidecar
+	// (windows, workspaces, the accessibility bus); nil: none.
+	Structure limb.StructureDialer
 
 	// Services from the hosts/policy layer (nil = feature off).
 	Services Services

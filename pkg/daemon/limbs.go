@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -50,7 +51,11 @@ type Limb struct {
 	perceive   bool
 	redial     chan struct{}
 	files      limb.Files // SFTP, opened on first use
-	filesMu    sync.Mutex // guards files alone: an SFTP dial is slow and must not block mu
+	// sidecarFacts are what a desktop's machine said of itself when its
+	// files sidecar connected (status reads them without filesMu, which a
+	// dial holds).
+	sidecarFacts atomic.Pointer[wire.GuestFacts]
+	filesMu      sync.Mutex // guards files alone: an SFTP dial is slow and must not block mu
 
 	lease  leaseState
 	actLog actLog    // recent agent acts for the viewer (acts.go)
@@ -476,6 +481,7 @@ func (l *Limb) close() {
 		l.files = nil
 	}
 	l.filesMu.Unlock()
+	l.closeStructure()
 	l.mu.Lock()
 	l.part.forgetLocked(nil)
 	if l.lease.holder != nil {

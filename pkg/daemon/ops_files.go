@@ -38,6 +38,11 @@ func (l *Limb) filesFor(c *call) (limb.Files, string, error) {
 		return nil, via, wire.Errorf(wire.FilesUnavailable, "%v", err)
 	}
 	l.files = f
+	if g, ok := f.(limb.Guest); ok && l.tty == nil {
+		if facts := g.Facts(); facts != nil {
+			l.sidecarFacts.Store(facts)
+		}
+	}
 	return f, via, nil
 }
 
@@ -153,6 +158,13 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 			res.Entries = []wire.FileEntry{}
 		}
 		return res, err
+	case "stat":
+		st, err := f.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		res.Stat, res.Path = st, st.Path
+		return res, nil
 	case "mkdir":
 		return res, f.Mkdir(path)
 	case "remove":
@@ -162,6 +174,9 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 		return res, f.Rename(path, req.NewPath())
 	case "get":
 		to := req.LocalTo()
+		if req.Offset != nil || req.Length != nil {
+			return getRange(ctx, f, req, res)
+		}
 		if to == "" {
 			buf := &modeBuffer{}
 			n, err := f.Get(path, ctxWriter{ctx, buf}, inlineFileMax)
@@ -179,8 +194,15 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 		return res, err
 	case "put":
 		mode := uint32(0o644)
+		if req.Append {
+			mode = 0 // an append keeps the file's mode unless one is given
+		}
 		if req.Mode != nil {
 			mode = uint32(*req.Mode)
+		}
+		put := f.Put
+		if req.Append {
+			put, res.Appended = f.Append, true
 		}
 		switch {
 		case req.From != "" && req.ContentBase64 != "":
@@ -200,7 +222,7 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 			// A read that blocks (a pipe, a slow device) ends when the
 			// transfer is cancelled: closing the file wakes it.
 			defer context.AfterFunc(ctx, func() { src.Close() })()
-			n, err := f.Put(path, ctxReader{ctx, src}, mode)
+			n, err := put(path, ctxReader{ctx, src}, mode)
 			res.Bytes = n
 			return res, err
 		default:
@@ -212,12 +234,68 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 				return nil, wire.Errorf(wire.TooLarge, "inline content is limited to %d bytes; use from with a local path", inlineFileMax)
 			}
 			expectSize(ctx, int64(len(data)))
-			n, err := f.Put(path, ctxReader{ctx, bytes.NewReader(data)}, mode)
+			n, err := put(path, ctxReader{ctx, bytes.NewReader(data)}, mode)
 			res.Bytes = n
 			return res, err
 		}
 	}
 	return nil, wire.Errorf(wire.BadRequest, "unknown files action")
+}
+
+// getRange reads a range of a remote file (offset, length), inline or to
+// a local path, as get does.
+func getRange(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.FilesResult) (*wire.FilesResult, error) {
+	var offset int64
+	length := int64(-1)
+	if req.Offset != nil {
+		offset = *req.Offset
+	}
+	if req.Length != nil {
+		length = *req.Length
+	}
+	res.Offset = offset
+	to := req.LocalTo()
+	if to == "" {
+		if length < 0 || length > inlineFileMax {
+			// The range is bounded like a whole inline get: what comes
+			// back must fit the answer.
+			length = inlineFileMax + 1
+		}
+		buf := &modeBuffer{}
+		n, err := f.GetRange(req.Path, ctxWriter{ctx, buf}, offset, length)
+		if err != nil {
+			return nil, err
+		}
+		if n > inlineFileMax {
+			return nil, wire.Errorf(wire.TooLarge, "the range is over the %d bytes an answer carries; give a length, or save it to a local path with to", inlineFileMax)
+		}
+		res.Bytes, res.ContentBase64, res.Mode = n, base64.StdEncoding.EncodeToString(buf.Bytes()), buf.mode
+		return res, nil
+	}
+	if !filepath.IsAbs(to) {
+		return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
+	}
+	tmp := &localCopy{dir: filepath.Dir(to), base: filepath.Base(to), perm: 0o600}
+	defer tmp.discard()
+	n, err := f.GetRange(req.Path, ctxWriter{ctx, tmp}, offset, length)
+	if err == nil {
+		err = tmp.open()
+	}
+	if cerr := tmp.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp.name, to); err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "rename into %s: %v", to, err)
+	}
+	tmp.name = ""
+	res.Bytes, res.To = n, to
+	if tmp.hinted {
+		res.Mode = fmt.Sprintf("%04o", tmp.perm)
+	}
+	return res, nil
 }
 
 // modeBuffer holds an inline get's bytes and the remote file's permission
@@ -234,6 +312,15 @@ func (b *modeBuffer) ExpectMode(perm fs.FileMode) { b.mode = fmt.Sprintf("%04o",
 // over it at the end, so a symlink or another user's file at to is
 // replaced, never written through or into.
 func getToFile(ctx context.Context, f limb.Files, path, to string) (n int64, mode string, err error) {
+	if dev, ok, err := localfile.OpenDevice(to); err != nil {
+		return 0, "", wire.Errorf(wire.BadRequest, "%v", err)
+	} else if ok {
+		n, err = f.Get(path, ctxWriter{ctx, dev}, -1)
+		if cerr := dev.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		return n, "", err
+	}
 	tmp := &localCopy{dir: filepath.Dir(to), base: filepath.Base(to), perm: 0o600}
 	defer tmp.discard()
 	n, err = f.Get(path, ctxWriter{ctx, tmp}, -1)

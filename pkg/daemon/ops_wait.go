@@ -106,6 +106,13 @@ func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 			return false, "", nil
 		}
 		changed = l.termChanged
+	case "window", "window-gone", "window-active": // desktops only (VariantKinds)
+		var stop func()
+		var err error
+		if cond, changed, stop, err = windowWait(c, a); err != nil {
+			return nil, err
+		}
+		defer stop()
 	case "exit": // terminals only (wire.OpSpec.VariantKinds)
 		cond = func() (bool, string, error) {
 			if code, exited := l.lastExit(); exited {

@@ -288,7 +288,7 @@ func (t *Tool) Raises() []wire.Code {
 	if t.Local != nil {
 		return append(slices.Clone(t.Local.Raises), wire.DaemonUnavailable)
 	}
-	r := t.Spec().AllRaises()
+	r := without(slices.Clone(t.Spec().AllRaises()), t.frozen().codes)
 	if t.Also != "" {
 		also, _ := wire.Spec(t.Also)
 		for _, c := range append(also.AllRaises(), wire.NotFound, wire.BadRequest) {

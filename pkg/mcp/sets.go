@@ -14,7 +14,8 @@ import (
 // A tool set is a named group of tools beyond the reference's 25, served
 // only when dvvmcp is started with --tools naming it (or DVV_MCP_TOOLS):
 // every tool costs its schema in tools/list on every turn, so an agent
-// pays only for what it asked for. Names are dvv_ plus the op; schemas are
+// pays only for what it asked for. Names are dvv_ plus the op (or the set's
+// name and the op, where the reference already names a tool after it); schemas are
 // derived from the op's types exactly as the reference tools' are.
 type ToolSet struct {
 	Name   string
@@ -61,6 +62,18 @@ const (
 	docRecord = "Records what a limb shows: start writes a recording (asciicast for terminals, fbs for desktops) and its acts beside it, " +
 		"stop ends it, list gives the limb's recordings on disk, newest first, with paths, sizes and acts. " + costRecord
 
+	docWindows = "Lists the windows of a Linux desktop limb as its window manager states them (EWMH, read over the desktop's SSH sidecar): " +
+		"id, title, class, pid, frame and client bounds in native framebuffer pixels (the coordinates dvv_click takes), focused, workspace, " +
+		"minimized. A desktop without a sidecar, an RDP limb or a non-X11 session answers STRUCTURE_UNAVAILABLE with the reason " +
+		"(dvv_signals' window_structure says the same). Cost: no image; about 250 bytes a window."
+
+	docWindow = "Activates, moves (the frame's top left to x,y), resizes (the client area to width×height) or closes a window through " +
+		"the window manager, then reads its state back: verified only for what was read back, else a note says what differs and why " +
+		"(a fixed-size dialog, a program asking before it closes). Needs the lease, as input does. Cost: no image; about 400 bytes."
+
+	docWorkspaces = "Lists the window manager's workspaces (count, current, names), or switches to workspace n and reads it back. " +
+		"Cost: no image; about 150 bytes."
+
 	docReport = "Describes dvvd for a bug report: version, build, configuration, uptime and its last log lines, with no secret. " +
 		"Needs the daemon.admin capability. " + costReport
 )
@@ -95,6 +108,24 @@ var Sets = []ToolSet{
 				arg("timeoutMs", "Deadline; default 8000, clamped to 25000."),
 			)},
 	})},
+	{Name: "structure", Doc: "windows and workspaces of a Linux desktop, over its SSH sidecar", Budget: 8 << 10, Tools: fromSpec([]Tool{
+		{Name: "dvv_windows", Op: wire.OpWindows, Set: "structure", Title: "List windows", Doc: docWindows,
+			Shell: "dvv windows <limbId>", Idem: true, Args: trio()},
+		{Name: "dvv_window", Op: wire.OpWindow, Set: "structure", Title: "Act on a window", Doc: docWindow,
+			Shell: "dvv window <limbId> <window> activate",
+			Args: withTrio(
+				arg("action", "activate, move, resize or close."),
+				arg("window", "The window's id as dvv_windows answers it (0x…)."),
+				arg("x", "move: the frame's left edge, native pixels."),
+				arg("y", "move: the frame's top edge."),
+				arg("width", "resize: the client area's width."),
+				arg("height", "resize: the client area's height."),
+				arg("timeoutMs", "How long to wait for the window manager; default 1000."),
+			)},
+		{Name: "dvv_workspaces", Op: wire.OpWorkspaces, Set: "structure", Title: "Workspaces", Doc: docWorkspaces,
+			Shell: "dvv workspaces <limbId> [N]",
+			Args:  withTrio(arg("action", "list, or switch."), arg("n", "switch: the workspace to show, 0-based."))},
+	})},
 	{Name: "evidence", Doc: "what was done to a limb, recordings, dvvd's report", Budget: 8 << 10, Tools: fromSpec([]Tool{
 		{Name: "dvv_history", Op: wire.OpHistory, Set: "evidence", Title: "What was done to a limb", Doc: docHistory,
 			Shell: "dvv history <limbId>", Idem: true, Args: trio()},
@@ -128,6 +159,7 @@ var Sets = []ToolSet{
 		{Name: "dvv_machine_snapshot_delete", Op: wire.OpMachineSnapshotDelete, Set: "machine", Title: "Delete a snapshot", Doc: "Deletes a snapshot; answers those left. " + costMachine,
 			Shell: "dvv machine <limbId> snapshot delete clean", Args: withTrio(arg("snapshot", "The snapshot's name."))},
 	})},
+	guestSet,
 }
 
 func init() {
@@ -192,6 +224,9 @@ func SetInstructions(sets []string) string {
 				"and no picture: far cheaper than dvv_screen. dvv_click_text reads and clicks text in one call.")
 		case "image":
 			b.WriteString("\n\ndvv_expect waits for a picture (a PNG cut from dvv_screen at scale 1) and answers where it is, with the generation.")
+		case "structure":
+			b.WriteString("\n\nOn a Linux desktop with an SSH sidecar, dvv_windows lists its windows with bounds in native pixels; " +
+				"dvv_window activates, moves, resizes or closes one and reads the result back; dvv_workspaces lists or switches workspaces.")
 		case "evidence":
 			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
 		case "script":

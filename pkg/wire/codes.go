@@ -27,6 +27,7 @@ const (
 	Timeout           Code = "TIMEOUT"
 	NotImplemented    Code = "NOT_IMPLEMENTED"
 	FilesUnavailable  Code = "FILES_UNAVAILABLE"
+	NoStructure       Code = "STRUCTURE_UNAVAILABLE"
 	AuthFailed        Code = "AUTH_FAILED"
 	Unreachable       Code = "UNREACHABLE"
 	ProtocolError     Code = "PROTOCOL_ERROR"
@@ -40,6 +41,7 @@ const (
 	MachineRefused    Code = "MACHINE_REFUSED"
 	TooLarge          Code = "TOO_LARGE"
 	Busy              Code = "BUSY"
+	SudoRefused       Code = "SUDO_REFUSED"
 	Internal          Code = "INTERNAL"
 	DaemonUnavailable Code = "DAEMON_UNAVAILABLE" // client side only: no dvvd answers
 	SocketUnsafe      Code = "SOCKET_UNSAFE"      // client side only: the socket may not be this user's dvvd
@@ -87,6 +89,7 @@ var Codes = []CodeInfo{
 	{Timeout, "A deadline passed before the operation finished.", "Read `status` or `history` to learn what happened, then decide.", ExitConnection},
 	{NotImplemented, "Something the protocol truly cannot do.", "Use another route; the message names it.", ExitUnsupported},
 	{FilesUnavailable, "No SFTP route: the machine has no SSH server, authentication failed, or its host key is not trusted yet.", "Read the reason in the message; trust the host key or save SSH credentials, then retry.", ExitConnection},
+	{NoStructure, "No window structure for this limb: it has no SSH sidecar, the sidecar found no X11 session (Wayland, macOS, Windows), no window manager or accessibility bus runs there, or it is an RDP limb.", "Read the reason in the message (`dvv signals LIMB` says the same); for a Linux desktop over VNC, save its SSH sidecar with `dvv hosts add NAME … --ssh-port P --ssh-user U`; otherwise act by pixels (screen, find, click).", ExitUnsupported},
 	{AuthFailed, "The remote machine refused the credentials.", "Give the right password, do not retry blindly: for an address, open it with the password (`printf '%s\\n' \"$PW\" | dvv open ADDRESS --protocol P --password-stdin`, the open op's `password`); for a saved machine, save it again with `dvv hosts add NAME … --password-stdin` or fix its line in ~/.config/dvv/credentials.", ExitDenied},
 	{Unreachable, "Nothing answered at the address, or the connection broke during set-up.", "Check the address and port, and that the server runs.", ExitConnection},
 	{ProtocolError, "The remote server sent something malformed or hostile; the limb was failed to protect the daemon.", "Call `reconnect`; if it repeats, the server is broken.", ExitConnection},
@@ -100,6 +103,7 @@ var Codes = []CodeInfo{
 	{MachineRefused, "The hypervisor refused the act (the machine is in a state where it does not apply, or the backend cannot do it); the message carries the hypervisor's words.", "Read the machine's state (`dvv machine L state`), then act on it: resume a paused machine, start a shut-off one.", ExitUnsupported},
 	{TooLarge, "The request or its payload is over a stated size limit.", "Send less (the message states the limit), or use a local path instead of inline content.", ExitUsage},
 	{Busy, "Another operation holds what this one needs.", "Retry after the other one finishes.", ExitConnection},
+	{SudoRefused, "The command was to run as root (`sudo`) and the machine's sudo refused to without a password (`sudo -n`), or has no sudo; the command did not run.", "Run it without sudo, or have the machine's administrator allow the user to run commands as root without a password (a NOPASSWD sudoers rule); do not retry as is.", ExitDenied},
 	{Internal, "A bug in dvvd.", "Report it with `dvv history`; the daemon stays up.", ExitInternal},
 	{DaemonUnavailable, "No dvvd answers on the socket.", "Start it: `dvvd &` or `systemctl --user start dvvd`.", ExitDaemon},
 	{SocketUnsafe, "The socket's directory or file is not this user's alone (another owner, group/other permission bits, a symlink), or the process listening on it runs as another user; nothing was sent to it.", "Follow the message: have the directory removed (it names its owner), or set XDG_RUNTIME_DIR to a private directory; then start dvvd again.", ExitDaemon},

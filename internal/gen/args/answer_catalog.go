@@ -66,4 +66,9 @@ type answerCatalog struct {
 	Share  *wire.Share       `json:"share,omitempty"`
 	Paused *wire.PauseResult `json:"paused,omitempty"`
 	Viewer *wire.ViewerInfo  `json:"viewer,omitempty"`
+
+	// windows, window, workspaces (docs/structure.md)
+	Windows    *wire.WindowList    `json:"windows,omitempty"`
+	Window     *wire.WindowAct     `json:"window,omitempty"`
+	Workspaces *wire.WorkspaceList `json:"workspaces,omitempty"`
 }

@@ -89,6 +89,13 @@ type catalog struct {
 	Command        string `json:"command,omitempty"`
 	Cwd            string `json:"cwd,omitempty"`
 	MaxOutputBytes *int   `json:"maxOutputBytes,omitempty"`
+	// StdinBase64 is fed to the command as its standard input, then end
+	// of file; never kept in history, acts or recordings.
+	StdinBase64 string `json:"stdinBase64,omitempty"`
+	// Env are NAME=VALUE pairs the command sees.
+	Env []string `json:"env,omitempty"`
+	// Sudo runs the command as root through sudo -n.
+	Sudo bool `json:"sudo,omitempty"`
 
 	// term_read
 	Since string `json:"since,omitempty"`
@@ -101,6 +108,11 @@ type catalog struct {
 	Mode          *int   `json:"mode,omitempty"`
 	Recursive     bool   `json:"recursive,omitempty"`
 	TransferID    string `json:"transferId,omitempty"`
+	// Offset and Length make a get read a range of the file.
+	Offset *int64 `json:"offset,omitempty"`
+	Length *int64 `json:"length,omitempty"`
+	// Append makes a put add to the end of the file instead of replacing it.
+	Append bool `json:"append,omitempty"`
 	// Progress asks a files get or put sent with an id for interim
 	// "progress" lines while it runs (wire.ProgressLine).
 	Progress bool `json:"progress,omitempty"`
@@ -138,6 +150,13 @@ type catalog struct {
 	TCP      bool `json:"tcp,omitempty"`
 	// pause: every limb instead of the one named
 	All bool `json:"all,omitempty"`
+	// window: the X window id windows answered ("0x1a00007"), and a
+	// client area's size
+	Window string `json:"window,omitempty"`
+	// screen: the window layout beside the picture
+	Windows bool `json:"windows,omitempty"`
+	Width   *int `json:"width,omitempty"`
+	Height  *int `json:"height,omitempty"`
 	// cancel: the id of a request this connection sent that is still in
 	// flight; its work is withdrawn (it is still answered, with what the
 	// cancelled work returned).
