@@ -55,6 +55,9 @@ type scriptOptions struct {
 	// stopped, when set, says what a failed step means beyond its own
 	// failure (replay: where the screen diverged, with its pictures).
 	stopped func(r *scriptRun, s script.Step, argv []string, rep stepReport) error
+	// collect, when set, receives each step's report instead of it being
+	// printed (RunScript's caller reports them its own way).
+	collect func(stepReport)
 }
 
 func scriptCmd(e *env) *cobra.Command {
@@ -193,21 +196,35 @@ func (e *env) runScript(steps []script.Step, o scriptOptions) error {
 			return err
 		}
 	}
-	argvs := make([][]string, len(steps))
-	ownControl := false
-	for i, s := range steps {
-		argv, err := stepArgv(s, o.limb)
-		if err != nil {
-			return err
-		}
-		argvs[i] = argv
-		ownControl = ownControl || s.Verb() == "control"
+	argvs, ownControl, err := scriptArgvs(steps, o.limb)
+	if err != nil {
+		return err
 	}
 	c, err := e.dial(e.ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	return e.runSteps(c, steps, argvs, ownControl, o)
+}
+
+// scriptArgvs are the steps' command lines, every one checked before any
+// runs, and whether the script takes and gives its lease itself.
+func scriptArgvs(steps []script.Step, limb string) (argvs [][]string, ownControl bool, err error) {
+	argvs = make([][]string, len(steps))
+	for i, s := range steps {
+		argv, err := stepArgv(s, limb)
+		if err != nil {
+			return nil, false, err
+		}
+		argvs[i] = argv
+		ownControl = ownControl || s.Verb() == "control"
+	}
+	return argvs, ownControl, nil
+}
+
+// runSteps runs the checked steps over the attachment c.
+func (e *env) runSteps(c *client.Client, steps []script.Step, argvs [][]string, ownControl bool, o scriptOptions) error {
 	r := &scriptRun{e: e, c: c, o: o}
 	if o.limb != "" && !o.noLease && !ownControl {
 		release, err := r.lease()
@@ -589,6 +606,10 @@ func (r *scriptRun) screenshot(s script.Step, argv []string) string {
 // number, the step, its status and its time, and a failure's code, message
 // and hint.
 func (r *scriptRun) report(rep stepReport) {
+	if r.o.collect != nil {
+		r.o.collect(rep)
+		return
+	}
 	e := r.e
 	if e.json {
 		e.printJSON(rep)

@@ -17,8 +17,8 @@ func TestListedOpsPerKind(t *testing.T) {
 		perceive bool
 		want     []string
 	}{
-		{wire.KindDesktop, true, []string{"status", "signals", "click", "type", "key", "screen", "wait", "clipboard", "files"}},
-		{wire.KindDesktop, false, []string{"status", "signals", "click", "type", "key", "wait", "clipboard", "files"}},
+		{wire.KindDesktop, true, []string{"status", "signals", "click", "type", "key", "screen", "wait", "clipboard", "run", "files"}},
+		{wire.KindDesktop, false, []string{"status", "signals", "click", "type", "key", "wait", "clipboard", "run", "files"}},
 		{wire.KindTerminal, false, []string{"status", "signals", "screen", "wait", "run", "term_read", "term_send", "files"}},
 	} {
 		if got := listed(wire.Builtin(), c.kind, c.perceive); !slices.Equal(got, c.want) {

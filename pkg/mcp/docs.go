@@ -21,7 +21,7 @@ func WriteToolsDoc(w io.Writer) error {
 	fmt.Fprintf(&b, "By default `dvvmcp` exposes exactly %d tools over MCP (stdio): the tool reference's, marked **reference** below. "+
 		"`--tools SET[,SET…]` (or `DVV_MCP_TOOLS`) adds dvv's own tools in named sets, marked **dvv** with their set: %s; `all` is every set "+
 		"(see [Tool sets](#tool-sets)). Each tool forwards to the dvvd operation of the same "+
-		"name without the `dvv_` prefix, with the same argument names (`dvv_click_text` reads with `find`, then sends a `click`). "+
+		"name without the `dvv_` prefix, with the same argument names (`dvv_click_text` reads with `find`, then sends a `click`; `dvv_script` runs a script's steps as `dvv script` does, each step's op over the bridge's attachment). "+
 		"How to configure a client: [mcp-clients.md](mcp-clients.md).\n\n", ToolCount, setList())
 	b.WriteString("## Conventions\n\n")
 	b.WriteString("- **Selector trio.** Limb tools take `limbId`, or `groupId` plus `member`, so a tool reads the same for one machine or a hundred.\n")
@@ -113,7 +113,9 @@ func writeTool(b *strings.Builder, t *Tool) {
 	}
 	fmt.Fprintf(b, "Can answer: %s.\n\n", strings.Join(codes, ", "))
 	// The kind binding dvvd enforces before the op runs (OpSpec.Kind).
-	if s := t.Spec(); s.Kind != "" {
+	if t.Local != nil {
+		// A local tool's calls are the ops its handler sends.
+	} else if s := t.Spec(); s.Kind != "" {
 		fmt.Fprintf(b, "Limbs: %s only (%s); any other limb answers `%s`.\n\n", s.Kind,
 			strings.Join(wire.ProtocolsOfKind(s.Kind), ", "), wire.WrongProtocol)
 	}
@@ -209,7 +211,7 @@ func writeSets(b *strings.Builder) {
 	fmt.Fprintf(b, "Every tool's schema is paid in context on every turn, so dvv's own tools come in sets an agent turns on as it needs them "+
 		"(`dvvmcp --tools text,image`, `DVV_MCP_TOOLS=all`). Without `--tools`, `tools/list` is the reference's %d tools, byte for byte, "+
 		"at most %d KiB. A tool of a set that is not turned on is an unknown tool (-32602), and the error names the `--tools` that serves it; "+
-		"an unknown set name stops `dvvmcp` at start with the list of sets. Names are `dvv_` plus the op; input schemas are closed and "+
+		"an unknown set name stops `dvvmcp` at start with the list of sets. Names are `dvv_` plus the op (`dvv_script`, the bridge's own, is `dvv script`); input schemas are closed and "+
 		"derived from the op's types as the reference's are; each has an `outputSchema`, and each description ends with what an answer costs.\n\n",
 		ToolCount, 40)
 	b.WriteString("| set | for | tools | adds to `tools/list`, at most |\n| --- | --- | --- | --- |\n")
@@ -220,7 +222,7 @@ func writeSets(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "| `%s` | %s | %s | %d KiB |\n", s.Name, s.Doc, strings.Join(names, ", "), s.Budget>>10)
 	}
-	fmt.Fprintf(b, "| `all` | every set | | the whole list at most %d KiB |\n\n", 72)
+	fmt.Fprintf(b, "| `all` | every set | | the whole list at most %d KiB |\n\n", AllSetsBudget>>10)
 	b.WriteString("**Fenced coordinates.** Every coordinate a set's tool returns carries the generation it was read on (`dvv_find`'s matches, " +
 		"`dvv_expect`'s box); pass it to `dvv_click`. `dvv_click_text` reads the screen on every call and clicks with the generation of " +
 		"that read, as `dvv click --text` does: dvvd refuses the click (`GEOMETRY_CHANGED`) if the geometry changed in between, text " +

@@ -54,6 +54,9 @@ type Tool struct {
 	// Also is a second op whose fields some arguments are (dvv_click_text
 	// reads with find, then clicks): those go to it, the rest to Op.
 	Also string
+	// Local is set on a tool the bridge serves itself, over its attachment,
+	// rather than by forwarding one op (local.go); Op is then "".
+	Local *Local
 }
 
 // Bounds the bridge applies to arguments before forwarding them.
@@ -277,11 +280,19 @@ func (t *Tool) Spec() *wire.OpSpec {
 }
 
 // ReadOnly reports whether the tool changes nothing on the remote machine.
-func (t *Tool) ReadOnly() bool { return t.Spec().ReadOnly }
+func (t *Tool) ReadOnly() bool {
+	if t.Local != nil {
+		return t.Local.ReadOnly
+	}
+	return t.Spec().ReadOnly
+}
 
 // Raises lists the codes the tool can answer with: its op's, and
 // DAEMON_UNAVAILABLE when the bridge cannot reach dvvd.
 func (t *Tool) Raises() []wire.Code {
+	if t.Local != nil {
+		return append(slices.Clone(t.Local.Raises), wire.DaemonUnavailable)
+	}
 	r := without(slices.Clone(t.Spec().AllRaises()), t.frozen().codes)
 	if t.Also != "" {
 		also, _ := wire.Spec(t.Also)

@@ -21,6 +21,9 @@ import (
 // which nearly every tool can carry, by a pointer to its full schema in
 // docs/tools.md (ObservationSchema).
 func (t *Tool) OutputSchema() map[string]any {
+	if t.Local != nil {
+		return t.Local.Output
+	}
 	spec := t.Spec()
 	props := map[string]any{
 		"result":      map[string]any{"enum": []string{t.Op, wire.ResultError}},

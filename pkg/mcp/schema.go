@@ -11,6 +11,9 @@ import "github.com/dvvhq/dvv/pkg/wire"
 // it calls: whole numbers (multipleOf 1) and the bounds of pkg/wire's op
 // table (minimum, maximum).
 func (t *Tool) InputSchema() map[string]any {
+	if t.Local != nil {
+		return objectSchema(t.Args, true, nil)
+	}
 	return objectSchema(t.Args, true, t.Spec())
 }
 

@@ -40,6 +40,10 @@ func New(opts Options) *Bridge {
 	})
 	for _, t := range Served(opts.Sets) {
 		b.served[t.Name] = t
+		if t.Local != nil {
+			b.Server.AddTool(t.sdkTool(), t.Local.Handler(b, t))
+			continue
+		}
 		if t.Also != "" {
 			b.Server.AddTool(t.sdkTool(), b.clickTextHandler(t))
 			continue

@@ -180,6 +180,13 @@ var Sets = []ToolSet{
 	guestSet,
 }
 
+func init() {
+	// The script set is served by the bridge itself (local.go): no op's
+	// spec to derive its schemas from.
+	Sets = append(Sets, ToolSet{Name: "script", Doc: "run a saved script or a list of steps, a report per step", Budget: 2 << 10,
+		Tools: []Tool{scriptTool}})
+}
+
 const (
 	docMachineState = "The VM behind a limb opened with a machine (qmp:, libvirt:): running, paused, shutoff, suspended, crashed or other, " +
 		"with the hypervisor's own words. The machine tools need the machine.control capability. " + costMachine
@@ -242,6 +249,8 @@ func SetInstructions(sets []string) string {
 				"toggles, selects, sets a value or invokes an action by id, verified by reading it back: prefer them to pixels where they apply.")
 		case "evidence":
 			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
+		case "script":
+			b.WriteString("\n\ndvv_script runs a known sequence of steps (a saved script or a list) in one call and answers a report per step, with no screenshot.")
 		case "machine":
 			b.WriteString("\n\ndvv_machine_* act on a limb's VM: state, pause, resume, power, reset, stop, start, and snapshots " +
 				"(dvv_machine_snapshot_restore to go back to a clean state). After a reset or restore, read the screen before acting.")
@@ -392,3 +401,9 @@ func joinNotes(a, b string) string {
 	}
 	return a + "; " + b
 }
+
+// AllSetsBudget is the most tools/list may weigh with every set enabled
+// (the reference's 25 tools weigh about 39 KB of it; with the structure,
+// machine, guest and script sets it is about 81 KB). TestToolSetBudgets
+// holds it; docs/tools.md states it.
+const AllSetsBudget = 84 << 10

@@ -344,7 +344,8 @@ func TestClickTextReadsBeforeItClicks(t *testing.T) {
 // grants nothing. An observer token (screen.read, no control, no
 // daemon.admin) through --tools all reads text on a real desktop, but
 // dvv_click_text's click and dvv_report are POLICY_DENIED, and the X
-// server's pointer does not move.
+// server's pointer does not move; dvv_script runs no step (POLICY_DENIED)
+// and writes nothing on the bridge's machine.
 func TestSetToolsKeepTheTokensCapabilities(t *testing.T) {
 	t.Parallel()
 	testbed.Need(t, "tesseract", "xterm", "xdotool")
@@ -388,5 +389,14 @@ func TestSetToolsKeepTheTokensCapabilities(t *testing.T) {
 	}
 	if after := image.Pt(vnc.MouseLocation(t)); after != before {
 		t.Errorf("a denied click moved the pointer from %v to %v", before, after)
+	}
+	// A script's steps write files on the bridge's machine (screen --out),
+	// which the token's policy does not see: a bridge with a token runs none.
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	if code := errorCode(t, call(t, cs, "dvv_script", map[string]any{"limbId": limb, "steps": []string{"screen --out " + shot}})); code != string(wire.PolicyDenied) {
+		t.Errorf("dvv_script as an observer: %s, want POLICY_DENIED", code)
+	}
+	if _, err := os.Stat(shot); err == nil {
+		t.Errorf("an observer's script wrote %s", shot)
 	}
 }

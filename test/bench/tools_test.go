@@ -166,6 +166,8 @@ func TestToolAnswers(t *testing.T) {
 		{"dvv_group_list", "one group of one limb", "", nil, map[string]any{}},
 		{"dvv_group_run", "status on every member", "", nil, map[string]any{"groupId": group, "action": "status", "arguments": map[string]any{}}},
 		{"dvv_group_run", "screen at scale 0.25 on every member", "", nil, map[string]any{"groupId": group, "action": "screen", "arguments": map[string]any{"scale": 0.25}}},
+		{"dvv_script", "3 steps: a move, key shift, wait until text \"Discard\" (the agent's lease)", "", nil, map[string]any{"limbId": limb,
+			"steps": []string{"click 400 300 --action move", "key shift", "wait --until text --text Discard --timeout-ms 5000"}}},
 	}
 	// Tools that make and unmake: timed in pairs on the small desktop, each
 	// undoing the other, so every round starts alike.

@@ -25,6 +25,7 @@ type scriptStep struct {
 	Code       string `json:"code"`
 	Next       string `json:"next"`
 	Screenshot string `json:"screenshot"`
+	Output     string `json:"output"`
 }
 
 // scriptSteps reads the objects `dvv script --json` printed.
