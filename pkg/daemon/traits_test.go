@@ -10,7 +10,8 @@ import (
 // TestListedOpsPerKind: what a limb summary lists comes from the traits
 // the handlers are registered with (listedOnDesktops, listedOnTerminals,
 // perceives): a desktop's input and clipboard ops, a terminal's shell ops,
-// and screen on a desktop only when it perceives.
+// run and files on both (a desktop's over its SSH sidecar), and screen on a
+// desktop only when it perceives.
 func TestListedOpsPerKind(t *testing.T) {
 	for _, c := range []struct {
 		kind     string
