@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dvvhq/dvv/internal/human"
+	"github.com/dvvhq/dvv/pkg/human"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 )
 
 // motion is a desktop limb's record of background motion: which tiles of

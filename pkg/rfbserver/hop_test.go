@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 	"github.com/dvvhq/dvv/pkg/rfb"
 )
 

@@ -26,8 +26,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 )
 
 // Input receives a viewer's input events, already bounds-checked against

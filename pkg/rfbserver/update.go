@@ -10,7 +10,7 @@ import (
 	"image"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 	"github.com/dvvhq/dvv/pkg/jpegenc"
 )
 

@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 	"github.com/dvvhq/dvv/pkg/rfb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // hopTrace follows the stages of each change through dvvd and this
-// process's RFB clients (internal/hoptrace), when DVV_HOPTRACE=1: dvvd,
+// process's RFB clients (pkg/hoptrace), when DVV_HOPTRACE=1: dvvd,
 // started after newHopTrace, appends its marks to a file.
 type hopTrace struct {
 	f      *os.File
