@@ -392,8 +392,6 @@ func (d *Daemon) usedElsewhereLocked(id string, by *attachment) string {
 	return ""
 }
 
-type barrierKey struct{}
-
 var _ = register(wire.OpGroupRun, typed(opGroupRun))
 
 // opGroupRun runs one action on every member concurrently. Every member
@@ -449,15 +447,11 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	members := append([]groupMember(nil), g.members...)
 	c.d.mu.Unlock()
 
-	// started is a barrier: dispatch passes it for each member after the
-	// member's own checks, so the members act at the same moment (the
-	// point of group_run) and a member that fails early still counts.
 	results := make([]wire.MemberResult, len(members))
 	replies := make([]reply, len(members))
-	var started, finished sync.WaitGroup
-	started.Add(len(members))
+	start := newStartBarrier(len(members))
+	var finished sync.WaitGroup
 	finished.Add(len(members))
-	ctx := context.WithValue(c.ctx, barrierKey{}, &started)
 	for i, m := range members {
 		args, _ := decode() // decoded once already: the same bytes decode again
 		args.Head().OpName = action
@@ -470,7 +464,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		go func() {
 			defer finished.Done()
 			req := &request{Envelope: *args.Head(), args: args}
-			replies[i] = c.d.dispatch(ctx, c.c, c.att, req)
+			replies[i] = c.d.dispatchReady(c.ctx, c.c, c.att, req, start.arrive())
 		}()
 	}
 	finished.Wait()
@@ -489,10 +483,23 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	return r, nil
 }
 
-// waitBarrier holds a group_run member until every member has started.
-func waitBarrier(ctx context.Context) {
-	if b, ok := ctx.Value(barrierKey{}).(*sync.WaitGroup); ok {
-		b.Done()
-		b.Wait()
-	}
+// startBarrier holds group_run's members until every member is ready
+// to act, so they act at the same moment (the point of group_run); a
+// member refused before it acts arrives too, or the others would wait
+// for it forever.
+type startBarrier struct{ wg sync.WaitGroup }
+
+func newStartBarrier(n int) *startBarrier {
+	b := &startBarrier{}
+	b.wg.Add(n)
+	return b
+}
+
+// arrive is one member's ready for dispatchReady: the first call counts
+// the member in and waits for the rest; a second call does nothing.
+func (b *startBarrier) arrive() func() {
+	return sync.OnceFunc(func() {
+		b.wg.Done()
+		b.wg.Wait()
+	})
 }
