@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -415,33 +416,13 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	// Each member gets its own Args, decoded from the arguments as a line
 	// of the inner op would be; this first decode refuses bad arguments
 	// once for all.
-	decode := func() (wire.Enveloped, error) {
-		raw := bytes.TrimSpace(a.Arguments)
-		if len(raw) == 0 {
-			raw = []byte("{}")
-		}
-		args, werr := inner.DecodeLine(raw)
-		if werr != nil {
-			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %s", action, werr.Message)
-		}
-		return args, nil
-	}
-	probe, err := decode()
-	if err != nil {
+	decode := func() (wire.Enveloped, error) { return memberArgs(inner, a.Arguments) }
+	if err := checkMemberArgs(decode); err != nil {
 		return nil, err
 	}
-	if env := probe.Head(); env.OpName != "" || env.ID != nil || env.Name != "" || env.Token != "" || env.Session != "" ||
-		wire.SelectionOf(probe) != (wire.Target{}) {
-		return nil, wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
-	}
 	outDir := a.OutDir
-	if outDir != "" {
-		if action != "screen" || !filepath.IsAbs(outDir) {
-			return nil, wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")
-		}
-		if err := localfile.OwnDir(outDir); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "outDir: %v", err)
-		}
+	if err := checkOutDir(action, outDir); err != nil {
+		return nil, err
 	}
 	c.d.mu.Lock()
 	members := append([]groupMember(nil), g.members...)
@@ -481,6 +462,49 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	r := &wire.GroupRunAnswer{}
 	r.Members = results
 	return r, nil
+}
+
+// memberArgs decodes group_run's arguments as the inner op's Args, as a
+// line of that op would be.
+func memberArgs(inner *wire.OpSpec, arguments json.RawMessage) (wire.Enveloped, error) {
+	raw := bytes.TrimSpace(arguments)
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	args, werr := inner.DecodeLine(raw)
+	if werr != nil {
+		return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %s", inner.Name, werr.Message)
+	}
+	return args, nil
+}
+
+// checkMemberArgs refuses arguments that decode badly, or that carry an
+// envelope or a selector: group_run names the members itself.
+func checkMemberArgs(decode func() (wire.Enveloped, error)) error {
+	probe, err := decode()
+	if err != nil {
+		return err
+	}
+	if env := probe.Head(); env.OpName != "" || env.ID != nil || env.Name != "" || env.Token != "" || env.Session != "" ||
+		wire.SelectionOf(probe) != (wire.Target{}) {
+		return wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
+	}
+	return nil
+}
+
+// checkOutDir: outDir, for screen only, is an absolute directory of the
+// user's own.
+func checkOutDir(action, outDir string) error {
+	if outDir == "" {
+		return nil
+	}
+	if action != "screen" || !filepath.IsAbs(outDir) {
+		return wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")
+	}
+	if err := localfile.OwnDir(outDir); err != nil {
+		return wire.Errorf(wire.BadRequest, "outDir: %v", err)
+	}
+	return nil
 }
 
 // startBarrier holds group_run's members until every member is ready

@@ -122,20 +122,39 @@ func (m *motion) absorb() {
 	// A resize, or a reconnect clearing the mirror (its coverage drops),
 	// starts every tile afresh.
 	if resized || w != m.w || h != m.h || cov < m.coverage {
-		m.w, m.h = w, h
-		m.cols = (w + fb.TileSize - 1) / fb.TileSize
-		// Reused when big enough: a server flipping its size must not
-		// leave a frame's worth of tile records behind on every flip.
-		if n := m.cols * ((h + fb.TileSize - 1) / fb.TileSize); cap(m.tiles) >= n {
-			m.tiles = m.tiles[:n]
-			clear(m.tiles)
-		} else {
-			m.tiles = make([]tileState, n)
-		}
+		m.restartLocked(w, h)
+	}
+	changed := m.noteLocked(looks, now)
+	if len(changed) > 0 {
 		for a := range m.watches {
-			a.resize()
+			a.add(changed, now)
 		}
 	}
+	m.changes = changed // absorbMu held: reused by the next absorb
+}
+
+// restartLocked starts every tile of a w×h frame afresh, and tells the
+// acts being watched.
+func (m *motion) restartLocked(w, h int) {
+	m.w, m.h = w, h
+	m.cols = (w + fb.TileSize - 1) / fb.TileSize
+	// Reused when big enough: a server flipping its size must not
+	// leave a frame's worth of tile records behind on every flip.
+	if n := m.cols * ((h + fb.TileSize - 1) / fb.TileSize); cap(m.tiles) >= n {
+		m.tiles = m.tiles[:n]
+		clear(m.tiles)
+	} else {
+		m.tiles = make([]tileState, n)
+	}
+	for a := range m.watches {
+		a.resize()
+	}
+}
+
+// noteLocked records the looks in each tile's state, learning its motion
+// unless an act is under way (quiet), and returns the looks that changed
+// a tile, for the acts being watched (none when no act is).
+func (m *motion) noteLocked(looks []tileLook, now time.Time) []tileLook {
 	quiet := m.acts > 0 || now.Before(m.quietEnd)
 	watched := len(m.watches) > 0 // only acts being watched want the changed tiles
 	changed := m.changes[:0]
@@ -168,12 +187,7 @@ func (m *motion) absorb() {
 		}
 		t.hash = lk.hash
 	}
-	if len(changed) > 0 {
-		for a := range m.watches {
-			a.add(changed, now)
-		}
-	}
-	m.changes = changed // absorbMu held: reused by the next absorb
+	return changed
 }
 
 // lookAt appends the look of every tile rects touch in a w x h frame.

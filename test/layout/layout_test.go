@@ -4,7 +4,10 @@
 package layout
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,4 +72,73 @@ func TestProductDoesNotImportInternal(t *testing.T) {
 			}
 		}
 	}
+}
+
+// requestPath are the packages a request runs through inside dvvd: the
+// daemon (with any package split out of it) and the RFB server shares
+// and viewers are served by.
+var requestPath = []string{"pkg/daemon", "pkg/rfbserver"}
+
+// maxCyclomatic bounds a function's branches on the request path, so
+// each reads as one decision and its stages have names.
+const maxCyclomatic = 20
+
+// TestRequestPathIsNotBranchy: no hand-written function on the request
+// path is over cyclomatic 20, counted as gocyclo counts (1, plus each if,
+// for, range, non-default case and select case, && and ||), function
+// literals included.
+func TestRequestPathIsNotBranchy(t *testing.T) {
+	top := root(t)
+	fset := token.NewFileSet()
+	for _, under := range requestPath {
+		for _, dir := range packageDirs(t, filepath.Join(top, under)) {
+			files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range files {
+				if strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, "_gen.go") {
+					continue
+				}
+				f, err := parser.ParseFile(fset, path, nil, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, decl := range f.Decls {
+					fn, ok := decl.(*ast.FuncDecl)
+					if !ok {
+						continue
+					}
+					if n := cyclomatic(fn); n > maxCyclomatic {
+						rel, _ := filepath.Rel(top, path)
+						t.Errorf("%s: %s is cyclomatic %d, over %d: give its stages names", rel, fn.Name.Name, n, maxCyclomatic)
+					}
+				}
+			}
+		}
+	}
+}
+
+func cyclomatic(fn *ast.FuncDecl) int {
+	n := 1
+	ast.Inspect(fn, func(node ast.Node) bool {
+		switch x := node.(type) {
+		case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt:
+			n++
+		case *ast.CaseClause:
+			if x.List != nil {
+				n++
+			}
+		case *ast.CommClause:
+			if x.Comm != nil {
+				n++
+			}
+		case *ast.BinaryExpr:
+			if x.Op == token.LAND || x.Op == token.LOR {
+				n++
+			}
+		}
+		return true
+	})
+	return n
 }
