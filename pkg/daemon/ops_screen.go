@@ -221,10 +221,18 @@ func (l *Limb) encode(region image.Rectangle, scale float64, format string) ([]b
 		l.dsk.buf.Read(func(src []byte, srcStride, w, h int, s uint64) {
 			img := imaging.Scale(src, srcStride, w, h, scale)
 			pix, stride, seq = img.Pix, img.Stride, s
+			iw, ih = img.Rect.Dx(), img.Rect.Dy()
 		})
 	} else {
 		img, s := l.dsk.buf.Snapshot(region)
 		pix, stride, seq = img.Pix, img.Stride, s
+		iw, ih = img.Rect.Dx(), img.Rect.Dy()
+	}
+	// A resize between choosing the region and reading it leaves fewer
+	// pixels than asked for: the picture is what was read (the geometry
+	// generation has moved, so no act lands on it unfenced).
+	if iw*ih == 0 {
+		return nil, 0, 0, wire.Errorf(wire.NotReady, "the desktop was resized to nothing while its picture was taken; take the screen again")
 	}
 	data, err := l.dsk.enc.GetOrEncode(key(seq), func() ([]byte, error) {
 		var out bytes.Buffer

@@ -154,8 +154,11 @@ func cluster(rects []image.Rectangle) []image.Rectangle {
 func (r *Reader) areas(changed []image.Rectangle, dropped []Line, frame image.Rectangle) []image.Rectangle {
 	out := make([]image.Rectangle, len(changed))
 	r.buf.Read(func(pix []byte, stride, w, h int, _ uint64) {
+		// frame was read before the lock: a shrink since then must not
+		// send the growth past the pixels there are now.
+		now := frame.Intersect(image.Rect(0, 0, w, h))
 		for i, x := range changed {
-			out[i] = growToQuiet(pix, stride, x.Inset(-margin).Intersect(frame), frame)
+			out[i] = growToQuiet(pix, stride, x.Inset(-margin).Intersect(now), now)
 		}
 	})
 	for i := range out {

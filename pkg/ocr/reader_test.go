@@ -266,3 +266,25 @@ func TestEqualBlocksAreReadOnce(t *testing.T) {
 		t.Errorf("the distinct line: %v", lines)
 	}
 }
+
+// The frame a read starts from is taken before the mirror is locked; a
+// shrink landing in between must leave the areas inside the new pixels
+// (reading past them took the daemon down).
+func TestAreasAfterAShrinkStayInsideTheMirror(t *testing.T) {
+	buf := fb.New()
+	if err := buf.Resize(640, 480); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(&Engine{}, buf, "eng")
+	defer r.Close()
+	stale := image.Rect(0, 0, 640, 480)
+	if err := buf.Resize(1, 100); err != nil {
+		t.Fatal(err)
+	}
+	areas := r.areas([]image.Rectangle{image.Rect(300, 200, 340, 220), image.Rect(0, 0, 16, 16)}, nil, stale)
+	for _, a := range areas {
+		if !a.In(image.Rect(0, 0, 1, 100)) {
+			t.Fatalf("area %v reaches past the 1x100 mirror", a)
+		}
+	}
+}
