@@ -1,15 +1,17 @@
 // Package hoptrace timestamps the stages a desktop change goes through in
 // dvvd (read from the server, decoded into the mirror, planned, encoded
 // and written to a viewer), for latency measurements. It records nothing
-// unless enabled (DVV_HOPTRACE=1 or Enable), and then costs a lock per
-// mark. DVV_HOPTRACE=/a/file appends each mark there as a line instead
-// ("unix-nanoseconds who stage"), so a test can follow dvvd's stages.
+// unless a sink is set, and then costs the sink's work per mark.
+// DVV_HOPTRACE=/a/file (an absolute path) makes dvvd append each mark
+// there as a line ("unix-nanoseconds who stage"), so a test can follow
+// dvvd's stages; a test records its own process's marks in memory with
+// internal/hoptracetest.
 package hoptrace
 
 import (
 	"fmt"
 	"os"
-	"sync"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 )
@@ -22,55 +24,40 @@ type Event struct {
 	Stage string
 }
 
-var (
-	on     atomic.Bool
-	mu     sync.Mutex
-	events []Event
-)
-
-var file *os.File
+// sink receives every mark; nil: marks are not recorded.
+var sink atomic.Pointer[func(Event)]
 
 func init() {
-	switch v := os.Getenv("DVV_HOPTRACE"); {
-	case v == "1":
-		on.Store(true)
-	case v != "":
-		f, err := os.OpenFile(v, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err == nil {
-			file = f
-			on.Store(true)
+	if v := os.Getenv("DVV_HOPTRACE"); filepath.IsAbs(v) {
+		if f, err := os.OpenFile(v, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			SetSink(fileSink(f))
 		}
 	}
 }
 
-// Enable turns recording on.
-func Enable() { on.Store(true) }
+// fileSink appends each mark to f as one line: one write each, to a file
+// opened for appending, so lines from several goroutines never interleave.
+func fileSink(f *os.File) func(Event) {
+	return func(e Event) {
+		fmt.Fprintf(f, "%d %p %s\n", e.At.UnixNano(), e.Who, e.Stage)
+	}
+}
+
+// SetSink makes fn receive every mark from now on (nil: none).
+func SetSink(fn func(Event)) {
+	if fn == nil {
+		sink.Store(nil)
+		return
+	}
+	sink.Store(&fn)
+}
 
 // On reports whether marks are recorded.
-func On() bool { return on.Load() }
+func On() bool { return sink.Load() != nil }
 
 // Mark records that who reached stage now.
 func Mark(who any, stage string) {
-	if !on.Load() {
-		return
+	if fn := sink.Load(); fn != nil {
+		(*fn)(Event{At: time.Now(), Who: who, Stage: stage})
 	}
-	now := time.Now()
-	if file != nil {
-		fmt.Fprintf(file, "%d %p %s\n", now.UnixNano(), who, stage)
-		return
-	}
-	mu.Lock()
-	if len(events) < 1<<20 {
-		events = append(events, Event{At: now, Who: who, Stage: stage})
-	}
-	mu.Unlock()
-}
-
-// Drain returns the events recorded since the last Drain.
-func Drain() []Event {
-	mu.Lock()
-	defer mu.Unlock()
-	e := events
-	events = nil
-	return e
 }

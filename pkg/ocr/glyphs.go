@@ -591,10 +591,3 @@ func (d *glyphDict) progress() int {
 	defer d.mu.Unlock()
 	return n + d.firmed
 }
-
-// size is the number of glyphs known (poisoned ones included).
-func (d *glyphDict) size() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.lru.Len()
-}
