@@ -274,9 +274,9 @@ func (c *call) perform(spec *wire.OpSpec) (wire.Answer, error) {
 	v := c.startVerify()
 	r, err := handlers[c.req.OpName].serve(c)
 	if va, ok := r.(wire.Verifiable); ok && err == nil && v != nil {
-		va.SetVerification(v.finish(c.ctx))
+		va.SetVerification(v.Finish(c.ctx))
 	} else {
-		v.stop()
+		v.Stop()
 	}
 	return r, err
 }

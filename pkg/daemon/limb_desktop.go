@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/daemon/verify"
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/imaging"
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -20,7 +21,7 @@ type desktopLimb struct {
 	dialer limb.DesktopDialer
 
 	buf    *fb.Buffer          // the mirror, kept across reconnects
-	motion *motion             // where it changes with no act behind it (verify_motion.go)
+	motion *verify.Motion      // where it changes with no act behind it
 	enc    imaging.EncodeCache // recent encodes of the mirror
 	txt    textReaders         // recognised text of the mirror, per language
 
@@ -33,7 +34,7 @@ type desktopLimb struct {
 func newDesktopLimb(l *Limb, dial limb.DesktopDialer, maxPixels int) *desktopLimb {
 	buf := fb.New()
 	buf.SetMaxPixels(maxPixels)
-	return &desktopLimb{l: l, dialer: dial, buf: buf, motion: startMotion(l.ctx, buf), fences: map[*attachment]*fence{}}
+	return &desktopLimb{l: l, dialer: dial, buf: buf, motion: verify.StartMotion(l.ctx, buf), fences: map[*attachment]*fence{}}
 }
 
 func (k *desktopLimb) dial(ctx context.Context, t limb.Target) (limb.Session, error) {
