@@ -289,7 +289,7 @@ func (c *call) note(spec *wire.OpSpec, r wire.Answer, err error, start time.Time
 		outcome = string(errorResponse(nil, err).Code)
 	}
 	if !spec.Unlogged {
-		c.l.history.add(c.req.OpName, c.att.name, outcome, historyDetail(c.req), start)
+		c.l.history.Add(c.req.OpName, c.att.name, outcome, historyDetail(c.req), start)
 	}
 	var verified *wire.Verification
 	if va, ok := r.(wire.Verifiable); ok && err == nil {

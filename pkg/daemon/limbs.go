@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/daemon/history"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -61,7 +62,7 @@ type Limb struct {
 	actCtx    context.Context
 	actCancel context.CancelFunc
 
-	history history
+	history history.Ring
 	ctx     context.Context
 	cancel  context.CancelFunc
 	exited  chan struct{} // closed when the run loop ended

@@ -358,7 +358,7 @@ var _ = register(wire.OpHistory, typed(opHistory))
 func opHistory(c *call, _ wire.HistoryArgs) (*wire.HistoryAnswer, error) {
 	l := c.l
 	r := &wire.HistoryAnswer{}
-	r.History = l.history.list()
+	r.History = l.history.List()
 	return r, nil
 }
 
