@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/daemon/fence"
 	"github.com/dvvhq/dvv/pkg/daemon/verify"
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/imaging"
@@ -27,14 +28,14 @@ type desktopLimb struct {
 
 	// Guarded by Limb.mu.
 	session limb.Desktop // the live session, nil between sessions
-	fences  map[*attachment]*fence
+	fences  map[*attachment]*fence.Typing
 	share   *share // RFB re-share, once started (share.go)
 }
 
 func newDesktopLimb(l *Limb, dial limb.DesktopDialer, maxPixels int) *desktopLimb {
 	buf := fb.New()
 	buf.SetMaxPixels(maxPixels)
-	return &desktopLimb{l: l, dialer: dial, buf: buf, motion: verify.StartMotion(l.ctx, buf), fences: map[*attachment]*fence{}}
+	return &desktopLimb{l: l, dialer: dial, buf: buf, motion: verify.StartMotion(l.ctx, buf), fences: map[*attachment]*fence.Typing{}}
 }
 
 func (k *desktopLimb) dial(ctx context.Context, t limb.Target) (limb.Session, error) {
@@ -122,7 +123,7 @@ func (k *desktopLimb) openFiles(ctx context.Context) (limb.Files, error) {
 func (k *desktopLimb) forgetLocked(a *attachment) {
 	for b, f := range k.fences {
 		if a == nil || a == b {
-			f.close()
+			f.Close()
 			delete(k.fences, b)
 		}
 	}

@@ -136,9 +136,9 @@ func damageCrop(c *call, full image.Rectangle) (image.Rectangle, *wire.ScreenAns
 	l := c.l
 	l.mu.Lock()
 	f := l.fenceForLocked(c.att)
-	read := f.read
+	read := f.Read
 	l.mu.Unlock()
-	dmg := f.tracker.Peek()
+	dmg := f.Damage()
 	if read && dmg.Bounds.Empty() {
 		r := &wire.ScreenAnswer{}
 		r.Screen = &wire.Screen{Unchanged: true, Coverage: round3(l.dsk.buf.Coverage()), Generation: l.generation(),
