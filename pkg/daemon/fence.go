@@ -80,5 +80,3 @@ func (l *Limb) checkGeometry(gen *uint64, points ...[2]int) error {
 	}
 	return fence.CheckGeometry(l.id, gen, cur, w, h, points...)
 }
-
-func round3(f float64) float64 { return fence.Round3(f) }

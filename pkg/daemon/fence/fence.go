@@ -38,7 +38,7 @@ func (f *Typing) Take() fb.Damage { return f.tracker.Take() }
 // attachment never read the screen, or it was resized, or more than
 // threshold of it repainted since (read: whether it ever read).
 func View(dmg fb.Damage, read bool, threshold float64) *wire.Fence {
-	v := &wire.Fence{Damage: Round3(dmg.Share), Threshold: threshold, NeverRead: !read}
+	v := &wire.Fence{Damage: round3(dmg.Share), Threshold: threshold, NeverRead: !read}
 	switch {
 	case !read:
 		v.Armed, v.Reason = true, "this attachment has never read the screen"
@@ -71,6 +71,5 @@ func CheckGeometry(limbID string, gen *uint64, cur uint64, w, h int, points ...[
 	return nil
 }
 
-// Round3 rounds a share or a score to three decimals, as answers carry
-// them.
-func Round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
+// round3 rounds a share to three decimals, as answers carry them.
+func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
