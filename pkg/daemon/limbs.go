@@ -537,3 +537,28 @@ func (l *Limb) beginAct() (context.Context, func(), error) {
 	l.acts.Add(1)
 	return l.actCtx, l.acts.Done, nil
 }
+
+// stateChanged closes at the limb's next state change.
+func (l *Limb) stateChanged() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stateCh
+}
+
+// changeSource is what screen/idle waits watch: the framebuffer for a
+// desktop, the output stream for a terminal.
+type changeSource struct {
+	seq     func() uint64
+	last    func() time.Time
+	changed func() <-chan struct{}
+}
+
+// mustBeConnected refuses, with why, unless the limb is connected.
+func (l *Limb) mustBeConnected() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state != wire.StateConnected {
+		return l.notConnectedLocked()
+	}
+	return nil
+}

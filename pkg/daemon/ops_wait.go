@@ -123,13 +123,6 @@ func deadlineDetail(a wire.WaitArgs) string {
 	return "the deadline passed before it settled"
 }
 
-// stateChanged closes at the limb's next state change.
-func (l *Limb) stateChanged() <-chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.stateCh
-}
-
 // waitConnected settles when the limb is connected, and fails with the
 // limb's own failure (and its hint) when it failed or was closed.
 func waitConnected(c *call, _ wire.WaitArgs, _ time.Duration) (*waiter, error) {
@@ -297,30 +290,4 @@ func waitAnswer(c *call, until string, settled bool, detail string, start time.T
 	}
 	r.Observation = c.l.observe(c.att)
 	return r
-}
-
-// changeSource is what screen/idle waits watch: the framebuffer for a
-// desktop, the output stream for a terminal.
-type changeSource struct {
-	seq     func() uint64
-	last    func() time.Time
-	changed func() <-chan struct{}
-}
-
-// termChanged closes at the terminal's next output (or never, when there is
-// no live session; the state channel wakes the wait then).
-func (l *Limb) termChanged() <-chan struct{} {
-	if term, err := l.terminal(); err == nil {
-		return term.Changed()
-	}
-	return nil
-}
-
-func (l *Limb) mustBeConnected() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.state != wire.StateConnected {
-		return l.notConnectedLocked()
-	}
-	return nil
 }
