@@ -57,6 +57,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == exportArg {
 		return exportRecording(args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == exportScriptArg {
+		return exportScript(args[1:], stderr)
+	}
+	if len(args) > 0 && args[0] == diffPicturesArg {
+		return diffPictures(args[1:], stderr)
+	}
 	var o options
 	var manDir string
 	code := 0

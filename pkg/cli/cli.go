@@ -247,7 +247,7 @@ func commands() []command {
 		{[]string{"resume"}, func(e *env) *cobra.Command { return pauseCmd(e, "resume") }},
 		{[]string{"click"}, clickCmd}, {[]string{"type"}, typeCmd}, {[]string{"key"}, keyCmd}, {[]string{"clipboard"}, clipboardCmd},
 		{[]string{"screen"}, screenCmd}, {[]string{"wait"}, waitCmd}, {[]string{"find"}, findCmd}, {[]string{"expect"}, expectCmd},
-		{[]string{"run"}, runCmd}, {[]string{"term"}, termCmd},
+		{[]string{"run"}, runCmd}, {[]string{"term"}, termCmd}, {[]string{"script"}, scriptCmd}, {[]string{"replay"}, replayCmd},
 		{[]string{"files"}, filesCmd}, {[]string{"transfer"}, transferCmd},
 		{[]string{"hosts"}, hostsCmd}, {[]string{"token"}, tokenCmd}, {[]string{"group"}, groupCmd},
 		{[]string{"ping"}, pingCmd}, {[]string{"socket"}, socketCmd}, {[]string{"events"}, eventsCmd}, {[]string{"shutdown"}, shutdownCmd},

@@ -53,19 +53,36 @@ func recordCmd(e *env) *cobra.Command {
 // the dvvd binary once, as a renderer).
 func recordExportCmd(e *env) *cobra.Command {
 	var mp4, acts bool
-	var out string
+	var out, scriptOut string
 	var fps int
 	cmd := &cobra.Command{
-		Use:   "export <file.fbs|file.cast> --mp4 [--acts]",
+		Use:   "export <file.fbs|file.cast> --mp4 [--acts] | export <file.fbs> --script FILE.dvv",
 		Short: "Render a recording to a video through ffmpeg, its acts drawn in with --acts (runs here; no running dvvd needed)",
 		Long: "export renders a recording to an H.264 MP4 through ffmpeg on this machine: a desktop's .fbs as the\n" +
 			"screen was, a terminal's .cast as its text grid. --acts draws each act on the frames from the one it\n" +
 			"was sent on, for a second: a ring at the point of a click, a label for keys and typed text (its\n" +
-			"length only; the act log never holds the text), refused acts in red.",
+			"length only; the act log never holds the text), refused acts in red.\n" +
+			"--script writes a desktop recording's acts as a dvv script instead (docs/scripts.md): before each\n" +
+			"act an expect on a crop of the recorded screen around it, saved beside the script, so\n" +
+			"`dvv script --limb L FILE.dvv` replays the task and stops where the screen differs.",
 		Args: exactArgs(1, "record export needs the recording's file (`dvv record list LIMB` prints the paths)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if scriptOut != "" {
+				if mp4 || acts || cmd.Flags().Changed("out") || cmd.Flags().Changed("fps") {
+					return usageErr("--script writes a script: --mp4, --acts, --out and --fps are for a video")
+				}
+				if err := writeExportedScript(e, args[0], scriptOut); err != nil {
+					return err
+				}
+				if e.human() {
+					fmt.Fprintln(e.stdout, "wrote", scriptOut)
+				} else {
+					e.printJSON(map[string]string{"result": "record_export", "out": scriptOut})
+				}
+				return nil
+			}
 			if !mp4 {
-				return usageErr("say which format: --mp4")
+				return usageErr("say which format: --mp4 or --script FILE.dvv")
 			}
 			ext := filepath.Ext(args[0])
 			if ext != ".fbs" && ext != ".cast" {
@@ -92,6 +109,7 @@ func recordExportCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "the video's path (default: the recording's, with .mp4)")
 	cmd.Flags().IntVar(&fps, "fps", 10, "frames a second")
 	cmd.Flags().BoolVar(&acts, "acts", false, "draw the acts (FILE.acts.jsonl) into the video")
+	cmd.Flags().StringVar(&scriptOut, "script", "", "write the acts as a dvv script to this file, a checkpoint picture beside it per act")
 	return cmd
 }
 

@@ -264,6 +264,15 @@ func (l *Limb) noteAct(req *request, att string, outcome string, v *wire.Verific
 	if v != nil {
 		a.Verification = v.Status
 	}
+	if click, ok := req.args.(*wire.ClickArgs); ok {
+		a.Direction, a.Clicks, a.Button, a.Modifiers = click.Direction, click.Clicks, click.Button, click.Modifiers
+	}
+	rec.queue(a)
+}
+
+// queue hands an act to the recording's writer; a full queue counts it as
+// dropped rather than waiting for the disk.
+func (rec *recorder) queue(a actRecord) {
 	select {
 	case rec.acts <- a:
 	default:

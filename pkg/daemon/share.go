@@ -275,7 +275,9 @@ func newPerson(name string) *attachment {
 }
 
 // session is one viewer session's input.
-func (st *seat) session() *seatInput { return &seatInput{st: st} }
+func (st *seat) session() *seatInput {
+	return &seatInput{st: st, acts: newPersonActs(st.l, st.person.name)}
+}
 
 // takeover makes the seat's person hold the limb (the browser's button).
 func (st *seat) takeover() { st.l.takeover(st.person, st.reason) }
@@ -284,6 +286,9 @@ func (st *seat) takeover() { st.l.takeover(st.person, st.reason) }
 type seatInput struct {
 	st    *seat
 	drove bool
+	// acts records what the person does as acts while the limb records
+	// (share_acts.go).
+	acts *personActs
 }
 
 func (in *seatInput) desk() limb.Desktop {
@@ -311,6 +316,7 @@ func (in *seatInput) desk() limb.Desktop {
 // end is called when the session ends: the last driving session hands
 // the limb back.
 func (in *seatInput) end(why string) {
+	in.acts.end()
 	if !in.drove {
 		return
 	}
@@ -327,12 +333,14 @@ func (in *seatInput) end(why string) {
 func (in *seatInput) Pointer(x, y int, b uint8) {
 	if d := in.desk(); d != nil {
 		d.Pointer(x, y, limb.Buttons(b))
+		in.acts.pointer(x, y, b)
 	}
 }
 
 func (in *seatInput) Key(keysym uint32, down bool) {
 	if d := in.desk(); d != nil {
 		d.Key(keysym, down)
+		in.acts.key(keysym, down)
 	}
 }
 

@@ -11,19 +11,25 @@ import (
 // Act is one line of an act log (<base>.acts.jsonl), as dvvd writes it:
 // what an agent did, never typed text (its length only).
 type Act struct {
-	T            float64 `json:"t"`             // seconds since the recording started, when the act was sent
-	End          float64 `json:"end,omitempty"` // seconds since the start, when it was answered
-	Op           string  `json:"op"`
-	Action       string  `json:"action,omitempty"`
-	Attachment   string  `json:"attachment"`
-	X            *int    `json:"x,omitempty"`
-	Y            *int    `json:"y,omitempty"`
-	ToX          *int    `json:"toX,omitempty"`
-	ToY          *int    `json:"toY,omitempty"`
-	Keys         string  `json:"keys,omitempty"`
-	TextLen      *int    `json:"textLen,omitempty"`
-	Outcome      string  `json:"outcome"`
-	Verification string  `json:"verification,omitempty"`
+	T          float64 `json:"t"`             // seconds since the recording started, when the act was sent
+	End        float64 `json:"end,omitempty"` // seconds since the start, when it was answered
+	Op         string  `json:"op"`
+	Action     string  `json:"action,omitempty"`
+	Attachment string  `json:"attachment"`
+	X          *int    `json:"x,omitempty"`
+	Y          *int    `json:"y,omitempty"`
+	ToX        *int    `json:"toX,omitempty"`
+	ToY        *int    `json:"toY,omitempty"`
+	Keys       string  `json:"keys,omitempty"`
+	// A click's details beyond its point: the wheel's direction and turns,
+	// a drag's button, the keys held (replay and export re-issue them).
+	Direction    string   `json:"direction,omitempty"`
+	Clicks       *int     `json:"clicks,omitempty"`
+	Button       string   `json:"button,omitempty"`
+	Modifiers    []string `json:"modifiers,omitempty"`
+	TextLen      *int     `json:"textLen,omitempty"`
+	Outcome      string   `json:"outcome"`
+	Verification string   `json:"verification,omitempty"`
 }
 
 // Refused is an act that answered an error code.
