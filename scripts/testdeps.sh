@@ -36,6 +36,9 @@ xclip xclip
 vncsnapshot vncsnapshot
 websockify websockify
 qemu-system-x86_64 qemu-system-x86
+qemu-img qemu-utils
+libvirtd libvirt-daemon
+virsh libvirt-clients
 sshd openssh-server
 ssh openssh-client
 gnome-keyring-daemon gnome-keyring
@@ -57,6 +60,9 @@ ffmpeg ffmpeg
 tesseract tesseract-ocr
 chromium chromium
 zenity zenity
+openbox openbox
+wmctrl wmctrl
+gtk3-demo gtk-3-examples
 tmux tmux
 script bsdutils
 ss iproute2
@@ -72,6 +78,7 @@ files='
 /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core
 /usr/lib/xorg/modules/libxorgxrdp.so xorgxrdp
 /usr/include/tesseract/capi.h libtesseract-dev
+/usr/libexec/at-spi-bus-launcher at-spi2-core
 '
 
 # The viewer's build needs npm 7 or newer (lock file version 2+). An npm

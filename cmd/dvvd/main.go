@@ -24,6 +24,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/keychain"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/machine"
 	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -34,6 +35,8 @@ var (
 	terminalDialer limb.TerminalDialer
 	terminalPort   func(address string) int
 	filesDialer    limb.FilesDialer
+	machineSSH     machine.SSHDialer // qmp+ssh and qemu+ssh machines
+	structure      limb.StructureDialer
 	trusters       = map[string]func(address string, port int, checked string, acceptNew bool) (fingerprint string, already bool, err error){}
 	hostKeyCheck   func(ctx context.Context, address string, port int, user string) (string, error)
 )
@@ -140,7 +143,7 @@ func serve(o options, stderr io.Writer) int {
 		return 1
 	}
 	d := daemon.New(daemon.Config{ID: o.id, SocketPath: o.socket, Listener: ln, Logger: log, Desktop: desktopDialers,
-		Terminal: terminalDialer, TerminalPort: terminalPort, Files: filesDialer, Services: svc, FenceThreshold: o.threshold,
+		Terminal: terminalDialer, TerminalPort: terminalPort, Files: filesDialer, MachineSSH: machineSSH, Structure: structure, Services: svc, FenceThreshold: o.threshold,
 		MaxFramebufferPixels: fw * fh, MaxConns: o.maxConns, LineIdle: o.lineIdle, ViewerPort: viewerPort})
 	if err := d.Listen(); err != nil {
 		log.Error("cannot listen", "error", err)

@@ -9,6 +9,8 @@ func init() {
 	terminalDialer = sshlimb.DialTerminal
 	terminalPort = sshlimb.Port
 	filesDialer = sshlimb.DialFiles
+	machineSSH = sshlimb.DialUnix
+	structure = sshlimb.DialStructure
 	trusters[wire.ProtoSSH] = sshlimb.TrustHostKeyChecked
 	hostKeyCheck = sshlimb.CheckHostKey
 }

@@ -20,6 +20,7 @@ type Display struct {
 	Num  int
 	Dir  string // private scratch directory
 	Proc *Proc
+	Env  []string // more environment for programs on it (XAUTHORITY, a session bus)
 }
 
 // VNC is an X display reachable over RFB.
@@ -121,7 +122,7 @@ func StartX11vnc(t testing.TB, width, height int) *VNC {
 // Command returns a command that runs on this display.
 func (d *Display) Command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
-	cmd.Env = displayEnv(d.Num)
+	cmd.Env = append(displayEnv(d.Num), d.Env...)
 	return cmd
 }
 

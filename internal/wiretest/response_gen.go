@@ -46,10 +46,16 @@ type Response struct {
 	Checks        []wire.HealthCheck  `json:"checks,omitzero"`
 	Recordings    []wire.Recording    `json:"recordings,omitzero"`
 	Report        *wire.DaemonReport  `json:"report,omitempty"`
+	Machine       *wire.MachineState  `json:"machine,omitempty"`
+	Snapshot      *wire.Snapshot      `json:"snapshot,omitempty"`
+	Snapshots     []wire.Snapshot     `json:"snapshots,omitzero"`
 	History       []wire.HistoryEntry `json:"history,omitzero"`
 	Event         *wire.Event         `json:"event,omitempty"`
 	Progress      *wire.TransferInfo  `json:"progress,omitempty"`
 	Share         *wire.Share         `json:"share,omitempty"`
 	Paused        *wire.PauseResult   `json:"paused,omitempty"`
 	Viewer        *wire.ViewerInfo    `json:"viewer,omitempty"`
+	Windows       *wire.WindowList    `json:"windows,omitempty"`
+	Window        *wire.WindowAct     `json:"window,omitempty"`
+	Workspaces    *wire.WorkspaceList `json:"workspaces,omitempty"`
 }

@@ -69,6 +69,7 @@ type hostAddOptions struct {
 	address, protocol, user, domain, sshUser string
 	note                                     string // how a VNC display became the port
 	record                                   bool
+	machine                                  string
 	port, sshPort                            int
 	passwordStdin                            bool
 }
@@ -124,6 +125,7 @@ func hostsAddCmd(e *env) *cobra.Command {
 	f.IntVar(&o.sshPort, "ssh-port", 0, "SSH port of the files sidecar for a desktop machine")
 	f.StringVar(&o.sshUser, "ssh-user", "", "SSH user of the files sidecar for a desktop machine")
 	f.BoolVar(&o.record, "record", false, "record every session with this machine (dvv record; a desktop then keeps its mirror)")
+	f.StringVar(&o.machine, "machine", "", "the machine's hypervisor side, for `dvv machine`: qmp:/path/qmp.sock, qmp+ssh://user@host/path or libvirt:DOMAIN[?uri=…] (docs/machines.md)")
 	return cmd
 }
 
@@ -172,7 +174,7 @@ func (o *hostAddOptions) request(name string) (wire.HostAddArgs, error) {
 	}
 	return wire.HostAddArgs{
 		Host: wire.HostSpec{Name: name, Protocol: o.protocol, Address: addr,
-			Port: port, User: user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record},
+			Port: port, User: user, Domain: o.domain, SSHPort: o.sshPort, SSHUser: o.sshUser, Record: o.record, Machine: o.machine},
 	}, nil
 }
 

@@ -73,6 +73,7 @@ func openCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.perceive, "perceive", false, "keep a framebuffer mirror so screen reads and screen waits work")
 	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the machine's password from stdin (one line) for this limb only: dvvd keeps it in memory for reconnects and never stores it; save it with `dvv hosts add` instead to reuse it")
 	f.BoolVar(&o.wait, "wait", true, "return once connected, or with the coded error; --wait=false returns at once")
+	f.StringVar(&o.machine, "machine", "", "the machine's hypervisor side, for `dvv machine`: qmp:/path/qmp.sock, qmp+ssh://user@host/path or libvirt:DOMAIN[?uri=…] (docs/machines.md)")
 	f.BoolVar(&o.keep, "keep", false, "when the wait fails, leave the limb retrying instead of closing it")
 	f.DurationVar(&o.waitTimeout, "wait-timeout", 30*time.Second, "how long open waits for the first connection")
 	return cmd
@@ -88,6 +89,7 @@ type openOptions struct {
 	wait          bool
 	keep          bool
 	waitTimeout   time.Duration
+	machine       string
 }
 
 // request decides whether the argument is an address or a saved host and
@@ -99,7 +101,7 @@ func (o *openOptions) request(arg string, portSet, slotSet bool) (wire.OpenArgs,
 	if err := hosts.CheckAddress(arg); err != nil {
 		return wire.OpenArgs{}, err // before anything echoes or sends it
 	}
-	req := wire.OpenArgs{}
+	req := wire.OpenArgs{Machine: o.machine}
 	if slotSet {
 		req.Slot = intp(o.slot)
 	}

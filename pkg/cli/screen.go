@@ -24,6 +24,8 @@ type screenOptions struct {
 	jpeg   bool
 	text   bool
 	lang   string
+	// windows asks for the window layout beside the picture
+	windows bool
 }
 
 func screenCmd(e *env) *cobra.Command {
@@ -76,6 +78,7 @@ func screenCmd(e *env) *cobra.Command {
 	f.BoolVar(&o.jpeg, "jpeg", false, "JPEG instead of PNG")
 	f.BoolVar(&o.text, "text", false, "desktop: print the recognised lines (of --region) instead of an image")
 	f.StringVar(&o.lang, "lang", "", "--text: recognition languages (default eng)")
+	f.BoolVar(&o.windows, "windows", false, "desktop: also list the windows in the picture (over the SSH sidecar), in framebuffer and image pixels")
 	return cmd
 }
 
@@ -107,6 +110,7 @@ func (o *screenOptions) request(f *pflag.FlagSet, arg string) (wire.ScreenArgs, 
 	if o.jpeg {
 		req.Format = "jpeg"
 	}
+	req.Windows = o.windows
 	out := o.out
 	if !f.Changed("out") && o.jpeg { // the default name follows the format; a named file is kept as given
 		out = strings.TrimSuffix(out, ".png") + ".jpg"
@@ -179,11 +183,31 @@ func (e *env) printScreen(s *wire.Screen) error {
 		e.dataOut().Write(data)
 		fmt.Fprintln(e.stderr, s.ImageSpaceLine)
 	}
+	e.printScreenWindows(s)
 	return nil
 }
 
+// printScreenWindows lists screen --windows' layout on stderr (stdout may
+// hold the image): bottom to top, frame in framebuffer and image pixels.
+func (e *env) printScreenWindows(s *wire.Screen) {
+	if s.WindowsAbsent != "" {
+		fmt.Fprintf(e.stderr, "windows: none read: %s\n", s.WindowsAbsent)
+	}
+	for _, w := range s.Windows {
+		img := "not in the picture"
+		if w.Visible {
+			img = "image " + region(w.Image)
+		}
+		focus := ""
+		if w.Focused {
+			focus = " (focused)"
+		}
+		fmt.Fprintf(e.stderr, "window %s %q%s: frame %s, %s\n", w.ID, oneLine(w.Title), focus, region(w.Frame), img)
+	}
+}
+
 func waitCmd(e *env) *cobra.Command {
-	var until, text, lang string
+	var until, text, lang, window string
 	var quiet, timeout duration
 	cmd := &cobra.Command{
 		Use:   "wait <limbId> --until CONDITION",
@@ -193,7 +217,8 @@ func waitCmd(e *env) *cobra.Command {
 			"Exit status 0 when it settled; " + strconv.Itoa(ExitNotSettled) + " when the deadline passed first (dvvd answers that as an\n" +
 			"ordinary success with settled: false, which --json shows as is).",
 		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet 500ms\n" +
-			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'",
+			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'\n" +
+			"  dvv wait vnc-1a2b3c4d --until window --window 'Save as'",
 		Args: exactArgs(1, "wait needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := limbTarget(args[0])
@@ -204,7 +229,7 @@ func waitCmd(e *env) *cobra.Command {
 			if until == "" {
 				return usageErr("wait needs --until %s", pipeList(variants(wire.OpWait)))
 			}
-			req.Until, req.Lang = until, lang
+			req.Until, req.Lang, req.Window = until, lang, window
 			if cmd.Flags().Changed("text") {
 				req.Text = &text
 			}
@@ -243,6 +268,7 @@ func waitCmd(e *env) *cobra.Command {
 	f.StringVar(&until, "until", "", orList(variants(wire.OpWait)))
 	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
 	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
+	f.StringVar(&window, "window", "", "the window for --until window, window-gone and window-active: an id (0x…) or a part of its title")
 	addDuration(f, &quiet, "quiet", 750*time.Millisecond, "how long the screen must stay unchanged for screen-stable and idle")
 	addDuration(f, &timeout, "timeout", 8*time.Second, "give up after this long (at most 25s; longer is clamped)")
 	return cmd

@@ -170,6 +170,8 @@ func TestEveryActionHasACommand(t *testing.T) {
 		"share vnc-1", "share vnc-1 --stop",
 		"pause vnc-1", "resume vnc-1",
 		"viewer --no-open", "viewer --no-open --read-only",
+		"window vnc-1 0x1 activate", "window vnc-1 0x1 move 1 2", "window vnc-1 0x1 resize 3 4", "window vnc-1 0x1 close",
+		"workspaces vnc-1", "workspaces vnc-1 1",
 	}
 	sentActions := map[string][]string{}
 	for _, line := range lines {

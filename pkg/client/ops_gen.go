@@ -146,6 +146,24 @@ func (c *Client) Clipboard(ctx context.Context, a wire.ClipboardArgs) (*wire.Cli
 	return answer[wire.ClipboardArgs, wire.ClipboardAnswer](ctx, c, a)
 }
 
+// Windows sends op windows (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Windows(ctx context.Context, a wire.WindowsArgs) (*wire.WindowsAnswer, error) {
+	return answer[wire.WindowsArgs, wire.WindowsAnswer](ctx, c, a)
+}
+
+// Window sends op window (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Window(ctx context.Context, a wire.WindowArgs) (*wire.WindowAnswer, error) {
+	return answer[wire.WindowArgs, wire.WindowAnswer](ctx, c, a)
+}
+
+// Workspaces sends op workspaces (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Workspaces(ctx context.Context, a wire.WorkspacesArgs) (*wire.WorkspacesAnswer, error) {
+	return answer[wire.WorkspacesArgs, wire.WorkspacesAnswer](ctx, c, a)
+}
+
 // Run sends op run (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Run(ctx context.Context, a wire.RunArgs) (*wire.RunAnswer, error) {
@@ -180,6 +198,72 @@ func (c *Client) Transfer(ctx context.Context, a wire.TransferArgs) (*wire.Trans
 // returned with the answer's fields as far as they were set.
 func (c *Client) History(ctx context.Context, a wire.HistoryArgs) (*wire.HistoryAnswer, error) {
 	return answer[wire.HistoryArgs, wire.HistoryAnswer](ctx, c, a)
+}
+
+// MachineState sends op machine_state (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineState(ctx context.Context, a wire.MachineStateArgs) (*wire.MachineStateAnswer, error) {
+	return answer[wire.MachineStateArgs, wire.MachineStateAnswer](ctx, c, a)
+}
+
+// MachinePause sends op machine_pause (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachinePause(ctx context.Context, a wire.MachinePauseArgs) (*wire.MachinePauseAnswer, error) {
+	return answer[wire.MachinePauseArgs, wire.MachinePauseAnswer](ctx, c, a)
+}
+
+// MachineResume sends op machine_resume (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineResume(ctx context.Context, a wire.MachineResumeArgs) (*wire.MachineResumeAnswer, error) {
+	return answer[wire.MachineResumeArgs, wire.MachineResumeAnswer](ctx, c, a)
+}
+
+// MachinePower sends op machine_power (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachinePower(ctx context.Context, a wire.MachinePowerArgs) (*wire.MachinePowerAnswer, error) {
+	return answer[wire.MachinePowerArgs, wire.MachinePowerAnswer](ctx, c, a)
+}
+
+// MachineReset sends op machine_reset (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineReset(ctx context.Context, a wire.MachineResetArgs) (*wire.MachineResetAnswer, error) {
+	return answer[wire.MachineResetArgs, wire.MachineResetAnswer](ctx, c, a)
+}
+
+// MachineStop sends op machine_stop (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineStop(ctx context.Context, a wire.MachineStopArgs) (*wire.MachineStopAnswer, error) {
+	return answer[wire.MachineStopArgs, wire.MachineStopAnswer](ctx, c, a)
+}
+
+// MachineStart sends op machine_start (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineStart(ctx context.Context, a wire.MachineStartArgs) (*wire.MachineStartAnswer, error) {
+	return answer[wire.MachineStartArgs, wire.MachineStartAnswer](ctx, c, a)
+}
+
+// MachineSnapshotCreate sends op machine_snapshot_create (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineSnapshotCreate(ctx context.Context, a wire.MachineSnapshotCreateArgs) (*wire.MachineSnapshotCreateAnswer, error) {
+	return answer[wire.MachineSnapshotCreateArgs, wire.MachineSnapshotCreateAnswer](ctx, c, a)
+}
+
+// MachineSnapshotList sends op machine_snapshot_list (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineSnapshotList(ctx context.Context, a wire.MachineSnapshotListArgs) (*wire.MachineSnapshotListAnswer, error) {
+	return answer[wire.MachineSnapshotListArgs, wire.MachineSnapshotListAnswer](ctx, c, a)
+}
+
+// MachineSnapshotRestore sends op machine_snapshot_restore (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineSnapshotRestore(ctx context.Context, a wire.MachineSnapshotRestoreArgs) (*wire.MachineSnapshotRestoreAnswer, error) {
+	return answer[wire.MachineSnapshotRestoreArgs, wire.MachineSnapshotRestoreAnswer](ctx, c, a)
+}
+
+// MachineSnapshotDelete sends op machine_snapshot_delete (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) MachineSnapshotDelete(ctx context.Context, a wire.MachineSnapshotDeleteArgs) (*wire.MachineSnapshotDeleteAnswer, error) {
+	return answer[wire.MachineSnapshotDeleteArgs, wire.MachineSnapshotDeleteAnswer](ctx, c, a)
 }
 
 // Hosts sends op hosts (docs/protocol.md). A coded failure is a *wire.Error,

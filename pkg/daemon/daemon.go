@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/machine"
 	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -39,6 +40,12 @@ type Config struct {
 	// limb id names the endpoint. nil: the protocol's default port.
 	TerminalPort func(address string) int
 	Files        limb.FilesDialer // sidecar SFTP for desktop limbs
+	// MachineSSH reaches a hypervisor's socket through SSH (qmp+ssh,
+	// libvirt's qemu+ssh); nil: such machines answer UNSUPPORTED.
+	MachineSSH machine.SSHDialer
+	// Structure finds a desktop limb's X session over its SSH sidecar
+	// (windows, workspaces, the accessibility bus); nil: none.
+	Structure limb.StructureDialer
 
 	// Services from the hosts/policy layer (nil = feature off).
 	Services Services

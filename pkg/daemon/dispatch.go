@@ -271,6 +271,10 @@ func (c *call) perform(spec *wire.OpSpec) (wire.Answer, error) {
 	if err := spec.CheckKind(c.l.id, c.l.kind, spec.VariantOf(c.req.args)); err != nil {
 		return nil, err
 	}
+	// An act waits out a restore or reset of the limb's machine
+	// (machine.go), then meets the new generation and the armed fence.
+	leave := c.l.enterActGate(spec.Dispatches)
+	defer leave()
 	v := c.startVerify()
 	r, err := handlers[c.req.OpName].serve(c)
 	if va, ok := r.(wire.Verifiable); ok && err == nil && v != nil {

@@ -35,7 +35,15 @@ func (l *Limb) fenceView(a *attachment) *wire.Fence {
 	f := l.fenceForLocked(a)
 	read := f.Read
 	l.mu.Unlock()
-	return fence.View(f.Damage(), read, l.d.cfg.FenceThreshold)
+	dmg := f.Damage()
+	v := fence.View(dmg, read, l.d.cfg.FenceThreshold)
+	// A resize that a restore or reset of the limb's machine made says so.
+	if read && dmg.Resized {
+		if ev := l.machineEvent(); ev != nil && ev.Generation == l.dsk.buf.Resizes() {
+			v.Reason = "the machine was " + machineEventWords(ev) + " since the last read"
+		}
+	}
+	return v
 }
 
 // checkTypingFence refuses type/key with SCREEN_CHANGED while the fence is

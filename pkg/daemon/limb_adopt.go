@@ -24,6 +24,10 @@ func (l *Limb) adopt(t limb.Target) string {
 	if t.SSHUser != "" && t.SSHUser != cur.SSHUser {
 		l.target.SSHUser, sidecar = t.SSHUser, true
 	}
+	if t.Machine != "" && t.Machine != cur.Machine {
+		l.target.Machine = t.Machine
+		notes = append(notes, fmt.Sprintf("limb %s was already open; it now knows its machine as %s", l.id, t.Machine))
+	}
 	if (t.User != "" && t.User != cur.User) || (t.Domain != "" && t.Domain != cur.Domain) {
 		who := cur.User
 		if who == "" {

@@ -30,6 +30,8 @@ type desktopLimb struct {
 	session limb.Desktop // the live session, nil between sessions
 	fences  map[*attachment]*fence.Typing
 	share   *share // RFB re-share, once started (share.go)
+
+	structure structureCache // windows over the SSH sidecar (structure.go)
 }
 
 func newDesktopLimb(l *Limb, dial limb.DesktopDialer, maxPixels int) *desktopLimb {

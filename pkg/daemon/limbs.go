@@ -62,6 +62,11 @@ type Limb struct {
 	actCtx    context.Context
 	actCancel context.CancelFunc
 
+	// machineGate holds acts (read) while the limb's machine is restored
+	// or reset (write); machineEv is the last such event (machine.go).
+	machineGate sync.RWMutex
+	machineEv   *wire.MachineEvent
+
 	history history.Ring
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -489,6 +494,7 @@ func (l *Limb) close() {
 		l.files = nil
 	}
 	l.filesMu.Unlock()
+	l.closeStructure()
 	l.mu.Lock()
 	l.part.forgetLocked(nil)
 	if l.lease.holder != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/machine"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -52,6 +53,7 @@ func (l *Limb) observe(a *attachment) *wire.Observation {
 		o.LastChangeMs = time.Since(last).Milliseconds()
 	}
 	o.Signals = l.signals()
+	o.Machine = l.machineEvent()
 	return o
 }
 
@@ -71,6 +73,7 @@ func (l *Limb) signals() wire.Signals {
 	}
 	out[wire.SigWindowStructure] = wire.Signal{State: wire.SignalAbsent,
 		Reason: "no protocol dvv speaks carries window structure; read the pixels"}
+	l.defaultStructureSignals(out)
 	return out
 }
 
@@ -175,6 +178,13 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 	}
 	if err != nil {
 		return t, err
+	}
+	if req.Machine != "" {
+		sp, err := machine.Parse(req.Machine)
+		if err != nil {
+			return t, err
+		}
+		t.Machine = sp.String()
 	}
 	proto, known := wire.Protocol(t.Protocol)
 	if !known {
@@ -299,6 +309,7 @@ func opSignals(c *call, _ wire.SignalsArgs) (*wire.SignalsAnswer, error) {
 	l := c.l
 	r := &wire.SignalsAnswer{}
 	r.Signals = l.observe(c.att).Signals
+	l.probeStructure(c.ctx, r.Signals)
 	return r, nil
 }
 

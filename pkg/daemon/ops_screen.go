@@ -58,6 +58,9 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	if err := deliverScreen(scr, a.Out, data, scale); err != nil {
 		return nil, err
 	}
+	if a.Windows {
+		screenWindows(c, scr)
+	}
 	r := &wire.ScreenAnswer{}
 	r.Screen = scr
 	r.Observation = l.observe(c.att)

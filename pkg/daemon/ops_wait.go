@@ -40,6 +40,9 @@ func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w.release != nil {
+		defer w.release()
+	}
 	return w.run(c, a, start, deadline)
 }
 
@@ -54,6 +57,7 @@ type waiter struct {
 	// pace, when set, runs after a change before cond looks again (a busy
 	// terminal's text); checked is when cond last looked.
 	pace    func(checked time.Time) error
+	release func()           // when set, run as the wait ends (a window watch)
 	matches []wire.TextMatch // where desktop text was read
 }
 
@@ -66,6 +70,9 @@ var waitFamilies = map[string]func(c *call, a wire.WaitArgs, quiet time.Duration
 	"screen-changed": waitScreen,
 	"text":           waitText,
 	"text-gone":      waitText,
+	"window":         waitWindows,
+	"window-gone":    waitWindows,
+	"window-active":  waitWindows,
 	"exit":           waitExit,
 }
 
@@ -227,6 +234,18 @@ func waitText(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 		return nil
 	}
 	return &waiter{cond: cond, changed: l.termChanged, pace: pace}, nil
+}
+
+// waitWindows serves window, window-gone and window-active (desktops only:
+// wire.OpSpec.VariantKinds) on the desktop's windows (windowWait); its
+// watch ends with the wait.
+func waitWindows(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
+	w := &waiter{}
+	var err error
+	if w.cond, w.changed, w.release, err = windowWait(c, a); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // waitExit settles when the terminal's shell exits (terminals only:

@@ -11,6 +11,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/keychain"
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/machine"
 	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -108,7 +109,7 @@ func (d *Daemon) hostTargetWith(id, password string) (limb.Target, error) {
 		return limb.Target{}, wire.Errorf(wire.NotFound, "no saved host %q; list them with hosts", id)
 	}
 	t := limb.Target{Protocol: h.Protocol, Address: h.Address, Port: h.Port, User: h.User, Domain: h.Domain,
-		SSHPort: h.SSHPort, SSHUser: h.SSHUser, Record: h.Record}
+		SSHPort: h.SSHPort, SSHUser: h.SSHUser, Record: h.Record, Machine: h.Machine}
 	t.Password = password
 	if kc := d.cfg.Services.Keychain; kc != nil && password == "" && h.Source != hosts.SourceSSHConfig && h.Source != hosts.SourceMDNS {
 		secret, err := kc.Get(h.ID)
@@ -179,6 +180,13 @@ func opHostAdd(c *call, a wire.HostAddArgs) (*wire.HostAddAnswer, error) {
 		return nil, err
 	}
 	h := hosts.FromSpec(a.Host)
+	if h.Machine != "" {
+		sp, err := machine.Parse(h.Machine)
+		if err != nil {
+			return nil, err
+		}
+		h.Machine = sp.String()
+	}
 	kc := c.d.cfg.Services.Keychain
 	if a.Password != "" && kc == nil {
 		return nil, wire.Errorf(wire.KeychainMissing, "no keychain is configured, and dvv never stores a password anywhere else")

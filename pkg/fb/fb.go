@@ -188,8 +188,23 @@ func (b *Buffer) Size() (w, h int) {
 	return b.w, b.h
 }
 
-// Resizes counts size changes since New (the first Resize counts as one).
-// The daemon's geometry generation is derived from it.
+// Renew starts a new generation at the same size, as a resize would: the
+// picture is cleared and every tracker sees a resize, so fences arm and
+// coordinates read before are refused. It is for a screen whose content
+// was replaced under it (a machine restored to a snapshot, or reset).
+func (b *Buffer) Renew() error {
+	b.mu.Lock()
+	w, h := b.w, b.h
+	b.lastW, b.lastH = 0, 0 // the next Resize counts as a change
+	b.mu.Unlock()
+	if w == 0 || h == 0 {
+		return nil
+	}
+	return b.Resize(w, h)
+}
+
+// Resizes counts size changes since New (the first Resize counts as one),
+// and renewals. The daemon's geometry generation is derived from it.
 func (b *Buffer) Resizes() uint64 {
 	b.mu.RLock()
 	defer b.mu.RUnlock()

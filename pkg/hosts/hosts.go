@@ -57,6 +57,8 @@ type Host struct {
 	SSHPort  int    `json:"sshPort,omitempty"` // SSH sidecar of a desktop host (0: 22)
 	SSHUser  string `json:"sshUser,omitempty"`
 	Record   bool   `json:"record,omitempty"` // record every session (dvv record)
+	// Machine is the host's hypervisor side (pkg/machine), checked when saved.
+	Machine string `json:"machine,omitempty"`
 	// Keychain says whether a password was stored in the keychain with the
 	// host (nil: saved before dvv kept track). A host saved without one
 	// opens without asking the keychain, which may not be reachable.
@@ -79,7 +81,7 @@ func (h Host) Wire(hasCredential bool) wire.Host {
 // FromSpec converts a host_add request's host.
 func FromSpec(s wire.HostSpec) Host {
 	return Host{Name: s.Name, Protocol: s.Protocol, Address: s.Address, Port: s.Port,
-		User: s.User, Domain: s.Domain, SSHPort: s.SSHPort, SSHUser: s.SSHUser, Record: s.Record}
+		User: s.User, Domain: s.Domain, SSHPort: s.SSHPort, SSHUser: s.SSHUser, Record: s.Record, Machine: s.Machine}
 }
 
 // DefaultPort is a protocol's usual port (0 for an unknown protocol).

@@ -33,6 +33,10 @@ type Target struct {
 	// SSH sidecar for desktop limbs' files (0/"" = defaults).
 	SSHPort int
 	SSHUser string
+
+	// Machine is the hypervisor side of the machine (pkg/machine's
+	// string), "" when the limb knows none.
+	Machine string
 }
 
 // Session is one live connection. It ends on its own when the connection

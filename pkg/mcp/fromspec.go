@@ -43,7 +43,7 @@ func fromSpec(tools []Tool) []Tool {
 				continue
 			}
 			if values := specValues(spec, f); values != nil {
-				a.Enum = slices.Clone(values)
+				a.Enum = without(slices.Clone(values), t.frozen().variants)
 			}
 			a.Required = requiredAlways(f) && !slices.Contains(referenceOptional[t.Name], a.Name)
 		}

@@ -39,6 +39,10 @@ func TestSchemasFollowTheSpec(t *testing.T) {
 				enum = append(enum, v.(string))
 			}
 			want := specValues(spec, f)
+			if name == spec.Variant {
+				// what the op grew after the reference, its tool does not offer
+				want = without(slices.Clone(want), tool.frozen().variants)
+			}
 			if name == "protocol" && enum != nil {
 				want = wire.ProtocolNames()
 			}

@@ -277,7 +277,7 @@ func (t *Tool) ReadOnly() bool { return t.Spec().ReadOnly }
 // Raises lists the codes the tool can answer with: its op's, and
 // DAEMON_UNAVAILABLE when the bridge cannot reach dvvd.
 func (t *Tool) Raises() []wire.Code {
-	r := t.Spec().AllRaises()
+	r := without(slices.Clone(t.Spec().AllRaises()), t.frozen().codes)
 	if t.Also != "" {
 		also, _ := wire.Spec(t.Also)
 		for _, c := range append(also.AllRaises(), wire.NotFound, wire.BadRequest) {

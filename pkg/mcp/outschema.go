@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -31,7 +32,7 @@ func (t *Tool) OutputSchema() map[string]any {
 	if spec.AnswerType == nil {
 		return s
 	}
-	g := &outGen{depth: answerDepth, uses: map[reflect.Type]int{}, defs: map[string]any{}}
+	g := &outGen{depth: answerDepth, uses: map[reflect.Type]int{}, defs: map[string]any{}, skip: t.frozen().answerFields}
 	eachJSONField(spec.AnswerType, func(_ string, ft reflect.Type, _ bool) { g.count(ft) })
 	eachJSONField(spec.AnswerType, func(name string, ft reflect.Type, _ bool) {
 		props[name] = g.schema(ft, 0, false)
@@ -60,6 +61,7 @@ type outGen struct {
 	full  bool // every level, the observation too (docs)
 	uses  map[reflect.Type]int
 	defs  map[string]any
+	skip  []string // fields of the answer's objects the tool leaves out
 }
 
 // ObservationSchema is the full JSON Schema of the observation, which the
@@ -150,7 +152,9 @@ func (g *outGen) schema(t reflect.Type, depth int, nullable bool) map[string]any
 func (g *outGen) object(t reflect.Type, depth int) map[string]any {
 	props := map[string]any{}
 	eachJSONField(t, func(name string, ft reflect.Type, optional bool) {
-		props[name] = g.schema(ft, depth+1, !optional)
+		if !slices.Contains(g.skip, name) {
+			props[name] = g.schema(ft, depth+1, !optional)
+		}
 	})
 	return map[string]any{"type": "object", "properties": props}
 }

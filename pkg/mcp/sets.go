@@ -61,6 +61,18 @@ const (
 	docRecord = "Records what a limb shows: start writes a recording (asciicast for terminals, fbs for desktops) and its acts beside it, " +
 		"stop ends it, list gives the limb's recordings on disk, newest first, with paths, sizes and acts. " + costRecord
 
+	docWindows = "Lists the windows of a Linux desktop limb as its window manager states them (EWMH, read over the desktop's SSH sidecar): " +
+		"id, title, class, pid, frame and client bounds in native framebuffer pixels (the coordinates dvv_click takes), focused, workspace, " +
+		"minimized. A desktop without a sidecar, an RDP limb or a non-X11 session answers STRUCTURE_UNAVAILABLE with the reason " +
+		"(dvv_signals' window_structure says the same). Cost: no image; about 250 bytes a window."
+
+	docWindow = "Activates, moves (the frame's top left to x,y), resizes (the client area to width×height) or closes a window through " +
+		"the window manager, then reads its state back: verified only for what was read back, else a note says what differs and why " +
+		"(a fixed-size dialog, a program asking before it closes). Needs the lease, as input does. Cost: no image; about 400 bytes."
+
+	docWorkspaces = "Lists the window manager's workspaces (count, current, names), or switches to workspace n and reads it back. " +
+		"Cost: no image; about 150 bytes."
+
 	docReport = "Describes dvvd for a bug report: version, build, configuration, uptime and its last log lines, with no secret. " +
 		"Needs the daemon.admin capability. " + costReport
 )
@@ -95,6 +107,24 @@ var Sets = []ToolSet{
 				arg("timeoutMs", "Deadline; default 8000, clamped to 25000."),
 			)},
 	})},
+	{Name: "structure", Doc: "windows and workspaces of a Linux desktop, over its SSH sidecar", Budget: 8 << 10, Tools: fromSpec([]Tool{
+		{Name: "dvv_windows", Op: wire.OpWindows, Set: "structure", Title: "List windows", Doc: docWindows,
+			Shell: "dvv windows <limbId>", Idem: true, Args: trio()},
+		{Name: "dvv_window", Op: wire.OpWindow, Set: "structure", Title: "Act on a window", Doc: docWindow,
+			Shell: "dvv window <limbId> <window> activate",
+			Args: withTrio(
+				arg("action", "activate, move, resize or close."),
+				arg("window", "The window's id as dvv_windows answers it (0x…)."),
+				arg("x", "move: the frame's left edge, native pixels."),
+				arg("y", "move: the frame's top edge."),
+				arg("width", "resize: the client area's width."),
+				arg("height", "resize: the client area's height."),
+				arg("timeoutMs", "How long to wait for the window manager; default 1000."),
+			)},
+		{Name: "dvv_workspaces", Op: wire.OpWorkspaces, Set: "structure", Title: "Workspaces", Doc: docWorkspaces,
+			Shell: "dvv workspaces <limbId> [N]",
+			Args:  withTrio(arg("action", "list, or switch."), arg("n", "switch: the workspace to show, 0-based."))},
+	})},
 	{Name: "evidence", Doc: "what was done to a limb, recordings, dvvd's report", Budget: 8 << 10, Tools: fromSpec([]Tool{
 		{Name: "dvv_history", Op: wire.OpHistory, Set: "evidence", Title: "What was done to a limb", Doc: docHistory,
 			Shell: "dvv history <limbId>", Idem: true, Args: trio()},
@@ -104,7 +134,38 @@ var Sets = []ToolSet{
 		{Name: "dvv_report", Op: wire.OpReport, Set: "evidence", Title: "dvvd's report", Doc: docReport,
 			Shell: "dvv report", Idem: true},
 	})},
+	{Name: "machine", Doc: "a VM's machine: state, power, reset, snapshots (the limb opened with --machine; needs machine.control)", Budget: 14 << 10, Tools: fromSpec([]Tool{
+		{Name: "dvv_machine_state", Op: wire.OpMachineState, Set: "machine", Title: "Machine state", Doc: docMachineState,
+			Shell: "dvv machine <limbId> state", Idem: true, Args: trio()},
+		{Name: "dvv_machine_pause", Op: wire.OpMachinePause, Set: "machine", Title: "Pause the machine", Doc: "Freezes the VM (its screen stands still) until dvv_machine_resume. " + costMachine,
+			Shell: "dvv machine <limbId> pause", Args: trio()},
+		{Name: "dvv_machine_resume", Op: wire.OpMachineResume, Set: "machine", Title: "Resume the machine", Doc: "Runs a paused VM again; wakes a suspended one. " + costMachine,
+			Shell: "dvv machine <limbId> resume", Args: trio()},
+		{Name: "dvv_machine_power", Op: wire.OpMachinePower, Set: "machine", Title: "Press the power button", Doc: "ACPI power button: the guest OS decides whether to shut down. " + costMachine,
+			Shell: "dvv machine <limbId> power", Args: trio()},
+		{Name: "dvv_machine_reset", Op: wire.OpMachineReset, Set: "machine", Title: "Reset the machine", Doc: "Hard reset; answers once the screen is back. Read the screen before acting: the generation moved on and typing is fenced. " + costMachineObs,
+			Shell: "dvv machine <limbId> reset", Args: withTrio(arg("timeoutMs", "How long to wait for the screen; default 20000."))},
+		{Name: "dvv_machine_stop", Op: wire.OpMachineStop, Set: "machine", Title: "Cut the power", Doc: "Stops the VM at once, as pulling the plug (QMP ends QEMU). " + costMachine,
+			Shell: "dvv machine <limbId> stop", Args: trio()},
+		{Name: "dvv_machine_start", Op: wire.OpMachineStart, Set: "machine", Title: "Start the machine", Doc: "Powers on a shut-off VM. " + costMachine,
+			Shell: "dvv machine <limbId> start", Args: trio()},
+		{Name: "dvv_machine_snapshot_create", Op: wire.OpMachineSnapshotCreate, Set: "machine", Title: "Take a snapshot", Doc: "Snapshots the VM, with its memory where the backend can (memory says). " + costMachine,
+			Shell: "dvv machine <limbId> snapshot create clean", Args: withTrio(arg("snapshot", "Its name: letters, digits, ., _ or -."))},
+		{Name: "dvv_machine_snapshot_list", Op: wire.OpMachineSnapshotList, Set: "machine", Title: "List snapshots", Doc: "The VM's snapshots: name, when, whether with memory. " + costMachine,
+			Shell: "dvv machine <limbId> snapshot list", Idem: true, Args: trio()},
+		{Name: "dvv_machine_snapshot_restore", Op: wire.OpMachineSnapshotRestore, Set: "machine", Title: "Restore a snapshot", Doc: "Puts the VM back at a snapshot (everything since is lost); answers once the screen is back, lease kept. Read the screen before acting. " + costMachineObs,
+			Shell: "dvv machine <limbId> snapshot restore clean", Args: withTrio(arg("snapshot", "The snapshot's name."), arg("timeoutMs", "How long to wait for the screen; default 20000."))},
+		{Name: "dvv_machine_snapshot_delete", Op: wire.OpMachineSnapshotDelete, Set: "machine", Title: "Delete a snapshot", Doc: "Deletes a snapshot; answers those left. " + costMachine,
+			Shell: "dvv machine <limbId> snapshot delete clean", Args: withTrio(arg("snapshot", "The snapshot's name."))},
+	})},
 }
+
+const (
+	docMachineState = "The VM behind a limb opened with a machine (qmp:, libvirt:): running, paused, shutoff, suspended, crashed or other, " +
+		"with the hypervisor's own words. The machine tools need the machine.control capability. " + costMachine
+	costMachine    = "Cost: no image; under 300 bytes."
+	costMachineObs = "Cost: no image; about 3 KB (the observation)."
+)
 
 // readRegion is the rectangle a text tool reads; all four fields are needed.
 var readRegion = Arg{Name: "region", Doc: "Read only this rectangle, in native framebuffer pixels.",
@@ -154,8 +215,14 @@ func SetInstructions(sets []string) string {
 				"and no picture: far cheaper than dvv_screen. dvv_click_text reads and clicks text in one call.")
 		case "image":
 			b.WriteString("\n\ndvv_expect waits for a picture (a PNG cut from dvv_screen at scale 1) and answers where it is, with the generation.")
+		case "structure":
+			b.WriteString("\n\nOn a Linux desktop with an SSH sidecar, dvv_windows lists its windows with bounds in native pixels; " +
+				"dvv_window activates, moves, resizes or closes one and reads the result back; dvv_workspaces lists or switches workspaces.")
 		case "evidence":
 			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
+		case "machine":
+			b.WriteString("\n\ndvv_machine_* act on a limb's VM: state, pause, resume, power, reset, stop, start, and snapshots " +
+				"(dvv_machine_snapshot_restore to go back to a clean state). After a reset or restore, read the screen before acting.")
 		}
 	}
 	return b.String()

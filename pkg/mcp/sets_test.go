@@ -132,13 +132,13 @@ func TestSetToolsAreClosedAndDescribed(t *testing.T) {
 }
 
 func TestParseSets(t *testing.T) {
-	for in, want := range map[string]string{"": "", "text": "text", "text, image,text": "text,image", "all": "text,image,evidence", "evidence,all": "text,image,evidence"} {
+	for in, want := range map[string]string{"": "", "text": "text", "text, image,text": "text,image", "all": "text,image,structure,evidence,machine", "evidence,all": "text,image,structure,evidence,machine"} {
 		got, err := ParseSets(in)
 		if err != nil || strings.Join(got, ",") != want {
 			t.Errorf("ParseSets(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
-	if _, err := ParseSets("text,pictures"); err == nil || !strings.Contains(err.Error(), `"pictures"`) || !strings.Contains(err.Error(), "text, image, evidence, all") {
+	if _, err := ParseSets("text,pictures"); err == nil || !strings.Contains(err.Error(), `"pictures"`) || !strings.Contains(err.Error(), "text, image, structure, evidence, machine, all") {
 		t.Errorf("an unknown set: %v", err)
 	}
 }

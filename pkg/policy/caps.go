@@ -30,6 +30,7 @@ const (
 	FilesWrite     Capability = "files.write"     // write, rename, remove remote files
 	Exec           Capability = "exec"            // run commands on a remote machine; in no bundle
 	LocalFiles     Capability = "local.files"     // name a path on dvvd's own machine (files get to/put from, screen out, group_run outDir); in no bundle
+	MachineControl Capability = "machine.control" // a limb's machine: power, reset, pause, snapshots (restore discards the guest's state); in no bundle
 	HistoryRead    Capability = "history.read"    // read a limb's operation history
 	TokensAdmin    Capability = "tokens.admin"    // create, list, revoke tokens
 	Takeover       Capability = "takeover"        // act as the person at the keyboard (revokes agents' leases)
@@ -39,7 +40,7 @@ const (
 // All is every capability, in documentation order.
 var All = []Capability{
 	HostsRead, HostsWrite, LimbsOpen, Control, ScreenRead, ClipboardRead, ClipboardWrite,
-	FilesRead, FilesWrite, Exec, LocalFiles, HistoryRead, TokensAdmin, Takeover, DaemonAdmin,
+	FilesRead, FilesWrite, Exec, LocalFiles, MachineControl, HistoryRead, TokensAdmin, Takeover, DaemonAdmin,
 }
 
 // Role names.
@@ -56,8 +57,10 @@ var Roles = []string{RoleObserver, RoleOperator, RoleOwner}
 // named on it. Both reach beyond the screen: exec runs arbitrary commands on
 // the remote machine, local.files reads and writes the user's own files on
 // the machine dvvd runs on (a put "from" ~/.ssh/id_ed25519 is exfiltration,
-// a get "to" ~/.bashrc is local code execution).
-var Unbundled = []Capability{Exec, LocalFiles}
+// a get "to" ~/.bashrc is local code execution). machine.control powers a
+// machine off, resets it and restores snapshots, which throws away
+// everything done on it since.
+var Unbundled = []Capability{Exec, LocalFiles, MachineControl}
 
 var observerCaps = []Capability{HostsRead, ScreenRead, HistoryRead}
 

@@ -88,6 +88,11 @@ var opTable = []struct {
 	{wire.OpClipboard, "get", "nnyny"},
 	{wire.OpClipboard, "set", "nyyyy"},
 	{wire.OpClipboard, "bogus", "nnyny"},
+	{wire.OpWindows, "", "yyyyy"},
+	{wire.OpWindow, "activate", "nyyyy"},
+	{wire.OpWindow, "close", "nyyyy"},
+	{wire.OpWorkspaces, "list", "yyyyy"},
+	{wire.OpWorkspaces, "switch", "nyyyy"},
 	{wire.OpRun, "", "nnnyy"},
 	{wire.OpFiles, "list", "nyyyy"},
 	{wire.OpFiles, "get", "nyyyy"},
@@ -125,6 +130,17 @@ var opTable = []struct {
 	{wire.OpHealth, "", "yyyyy"},
 	{wire.OpRecord, "start", "yyyyy"},
 	{wire.OpReport, "", "nnyny"},
+	{wire.OpMachineState, "", "nnnny"},
+	{wire.OpMachinePause, "", "nnnny"},
+	{wire.OpMachineResume, "", "nnnny"},
+	{wire.OpMachinePower, "", "nnnny"},
+	{wire.OpMachineReset, "", "nnnny"},
+	{wire.OpMachineStop, "", "nnnny"},
+	{wire.OpMachineStart, "", "nnnny"},
+	{wire.OpMachineSnapshotCreate, "", "nnnny"},
+	{wire.OpMachineSnapshotList, "", "nnnny"},
+	{wire.OpMachineSnapshotRestore, "", "nnnny"},
+	{wire.OpMachineSnapshotDelete, "", "nnnny"},
 	{"no_such_op", "", "nnyny"},
 }
 
@@ -190,6 +206,27 @@ func TestExecAndLocalFilesAreInNoBundle(t *testing.T) {
 	for _, c := range All {
 		if !Owner().Has(c) {
 			t.Errorf("tokenless lacks %s", c)
+		}
+	}
+}
+
+// A machine's power and snapshots are in no role: even an owner-role token
+// acts on a machine only when machine.control is named on it.
+func TestMachineControlOnlyWhenNamed(t *testing.T) {
+	named, err := NewGrant(RoleObserver, []Capability{MachineControl}, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range wire.Ops() {
+		if !strings.HasPrefix(s.Name, "machine_") {
+			continue
+		}
+		if e := named.AllowOp(nil, s.Name, ""); e != nil {
+			t.Errorf("%s refused with machine.control named: %v", s.Name, e)
+		}
+		owner, _ := NewGrant(RoleOwner, nil, "t")
+		if e := owner.AllowOp(nil, s.Name, ""); e == nil || !strings.Contains(e.Next, "--cap machine.control") {
+			t.Errorf("%s: an owner-role token without machine.control: %v", s.Name, e)
 		}
 	}
 }

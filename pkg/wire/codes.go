@@ -27,6 +27,7 @@ const (
 	Timeout           Code = "TIMEOUT"
 	NotImplemented    Code = "NOT_IMPLEMENTED"
 	FilesUnavailable  Code = "FILES_UNAVAILABLE"
+	NoStructure       Code = "STRUCTURE_UNAVAILABLE"
 	AuthFailed        Code = "AUTH_FAILED"
 	Unreachable       Code = "UNREACHABLE"
 	ProtocolError     Code = "PROTOCOL_ERROR"
@@ -36,6 +37,8 @@ const (
 	NotFound          Code = "NOT_FOUND"
 	CursorExpired     Code = "CURSOR_EXPIRED"
 	KeychainMissing   Code = "KEYCHAIN_UNAVAILABLE"
+	NoMachine         Code = "NO_MACHINE"
+	MachineRefused    Code = "MACHINE_REFUSED"
 	TooLarge          Code = "TOO_LARGE"
 	Busy              Code = "BUSY"
 	Internal          Code = "INTERNAL"
@@ -85,6 +88,7 @@ var Codes = []CodeInfo{
 	{Timeout, "A deadline passed before the operation finished.", "Read `status` or `history` to learn what happened, then decide.", ExitConnection},
 	{NotImplemented, "Something the protocol truly cannot do.", "Use another route; the message names it.", ExitUnsupported},
 	{FilesUnavailable, "No SFTP route: the machine has no SSH server, authentication failed, or its host key is not trusted yet.", "Read the reason in the message; trust the host key or save SSH credentials, then retry.", ExitConnection},
+	{NoStructure, "No window structure for this limb: it has no SSH sidecar, the sidecar found no X11 session (Wayland, macOS, Windows), no window manager or accessibility bus runs there, or it is an RDP limb.", "Read the reason in the message (`dvv signals LIMB` says the same); for a Linux desktop over VNC, save its SSH sidecar with `dvv hosts add NAME … --ssh-port P --ssh-user U`; otherwise act by pixels (screen, find, click).", ExitUnsupported},
 	{AuthFailed, "The remote machine refused the credentials.", "Give the right password, do not retry blindly: for an address, open it with the password (`printf '%s\\n' \"$PW\" | dvv open ADDRESS --protocol P --password-stdin`, the open op's `password`); for a saved machine, save it again with `dvv hosts add NAME … --password-stdin` or fix its line in ~/.config/dvv/credentials.", ExitDenied},
 	{Unreachable, "Nothing answered at the address, or the connection broke during set-up.", "Check the address and port, and that the server runs.", ExitConnection},
 	{ProtocolError, "The remote server sent something malformed or hostile; the limb was failed to protect the daemon.", "Call `reconnect`; if it repeats, the server is broken.", ExitConnection},
@@ -94,6 +98,8 @@ var Codes = []CodeInfo{
 	{NotFound, "A named host, group, token or path does not exist.", "List what exists (`hosts`, `group_list`, `token_list`, `files list`).", ExitGone},
 	{CursorExpired, "The terminal cursor points before what the scrollback ring still holds; the message says how many bytes were lost.", "Read again without `since` (or with the new cursor given) and accept the gap.", ExitGone},
 	{KeychainMissing, "No keychain is reachable to store or read a secret.", "Start a Secret Service provider (e.g. gnome-keyring) in dvvd's session, or give the password another way: a HOST:PASSWORD line in ~/.config/dvv/credentials (mode 0600; `dvv hosts add --password-stdin` writes it when no keychain answers), or `dvv open … --password-stdin` for one limb.", ExitDenied},
+	{NoMachine, "The limb knows no machine: it was opened without one, so there is no hypervisor to ask.", "Open the limb again naming its machine (`dvv open … --machine qmp:/path/qmp.sock` or `libvirt:DOMAIN`, the open op's `machine`), or save it on the host (`dvv hosts add … --machine …`).", ExitUnsupported},
+	{MachineRefused, "The hypervisor refused the act (the machine is in a state where it does not apply, or the backend cannot do it); the message carries the hypervisor's words.", "Read the machine's state (`dvv machine L state`), then act on it: resume a paused machine, start a shut-off one.", ExitUnsupported},
 	{TooLarge, "The request or its payload is over a stated size limit.", "Send less (the message states the limit), or use a local path instead of inline content.", ExitUsage},
 	{Busy, "Another operation holds what this one needs.", "Retry after the other one finishes.", ExitConnection},
 	{Internal, "A bug in dvvd.", "Report it with `dvv history`; the daemon stays up.", ExitInternal},

@@ -44,6 +44,10 @@ type Observation struct {
 	LastError   *LimbError `json:"lastError,omitempty"`
 	// LastChangeMs is how long ago the screen (or terminal) last changed.
 	LastChangeMs int64 `json:"lastChangeMs"`
+	// Machine is the last act on the limb's machine that changed what its
+	// screen shows (a restore, a reset): why the fence armed and the
+	// generation moved on. Absent when none was made through dvv.
+	Machine *MachineEvent `json:"machine,omitempty"`
 }
 
 // Geometry is the framebuffer size and its generation: it starts at 1 and

@@ -5,7 +5,7 @@ package wire
 // HostAddArgs are the arguments of op host_add.
 type HostAddArgs struct {
 	Envelope
-	Host     HostSpec `json:"host,omitzero"`      // required; {name, protocol, address, port, user, domain, sshPort, sshUser, record}
+	Host     HostSpec `json:"host,omitzero"`      // required; {name, protocol, address, port, user, domain, sshPort, sshUser, record, machine}
 	Password string   `json:"password,omitempty"` // to the keychain; when no keychain answers, to the credentials file ~/.config/dvv/credentials (mode 0600), and `dispatched` says so
 }
 

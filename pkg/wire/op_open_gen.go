@@ -11,6 +11,7 @@ type OpenArgs struct {
 	Protocol string `json:"protocol,omitempty"` // needed with address, refused beside hostId
 	Slot     *int   `json:"slot,omitempty"`     // at least 0
 	Perceive *bool  `json:"perceive,omitempty"`
+	Machine  string `json:"machine,omitempty"`  // the hypervisor side of the machine, for the machine_* ops: qmp:PATH, qmp+ssh://user@host/PATH or libvirt:DOMAIN[?uri=…] (docs/machines.md); beside hostId it replaces the saved one for this limb
 	Password string `json:"password,omitempty"` // the machine's password for this limb (instead of a saved one): kept in dvvd's memory for reconnects only, never stored, logged, recorded or answered
 }
 

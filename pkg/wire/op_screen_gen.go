@@ -13,6 +13,7 @@ type ScreenArgs struct {
 	Out       string   `json:"out,omitempty" dvv:"localpath"` // absolute path: written there instead of inline
 	MaxEdge   *int     `json:"maxEdge,omitempty"`             // full only; at least 1; without scale: the largest of scale 1, 1/2, 1/4, 1/8 that fits
 	MaxPixels *int     `json:"maxPixels,omitempty"`           // full only; at least 1; as maxEdge, for width×height
+	Windows   bool     `json:"windows,omitempty"`             // full/region only; desktop: the window layout beside the picture, over the SSH sidecar (docs/structure.md)
 }
 
 // Op is "screen".

@@ -8,9 +8,10 @@ type WaitArgs struct {
 	Target
 	Text      *string `json:"text,omitempty"`      // text/text-gone only; required
 	Lang      string  `json:"lang,omitempty"`      // text/text-gone only; desktop text: eng (default), or e.g. eng+deu
-	Until     string  `json:"until,omitempty"`     // connected, screen-stable, screen-changed, text, text-gone, idle, exit; required
+	Until     string  `json:"until,omitempty"`     // connected, screen-stable, screen-changed, text, text-gone, idle, exit, window, window-gone, window-active; required
 	QuietMs   *int    `json:"quietMs,omitempty"`   // at least 0; 750
 	TimeoutMs *int    `json:"timeoutMs,omitempty"` // at least 0; 8000, clamped to 25000
+	Window    string  `json:"window,omitempty"`    // window/window-gone/window-active only; required; a window id (0x…) or a part of its title
 }
 
 // Op is "wait".

@@ -33,4 +33,7 @@ type HostSpec struct {
 	SSHUser  string `json:"sshUser,omitempty"`
 	// Record: every session opened by this host is recorded (record op).
 	Record bool `json:"record,omitempty"`
+	// Machine is the host's hypervisor side (docs/machines.md): qmp:PATH,
+	// qmp+ssh://user@host/PATH or libvirt:DOMAIN[?uri=…]; never a secret.
+	Machine string `json:"machine,omitempty"`
 }

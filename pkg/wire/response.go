@@ -95,6 +95,10 @@ type Screen struct {
 	// Text is a terminal limb's screen grid, one string per row.
 	Text   []string `json:"text,omitempty"`
 	Cursor *Point   `json:"cursor,omitempty"`
+	// Windows is the window layout read with the picture (screen's
+	// windows), or WindowsAbsent why there is none.
+	Windows       []ScreenWindow `json:"windows,omitempty"`
+	WindowsAbsent string         `json:"windowsAbsent,omitempty"`
 }
 
 // ImageSpace maps image pixels back to framebuffer pixels:

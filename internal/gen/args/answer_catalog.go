@@ -53,6 +53,11 @@ type answerCatalog struct {
 	Recordings []wire.Recording   `json:"recordings,omitzero"` // record
 	Report     *wire.DaemonReport `json:"report,omitempty"`
 
+	// machine ops
+	Machine   *wire.MachineState `json:"machine,omitempty"`
+	Snapshot  *wire.Snapshot     `json:"snapshot,omitempty"`
+	Snapshots []wire.Snapshot    `json:"snapshots,omitzero"`
+
 	History []wire.HistoryEntry `json:"history,omitzero"`
 	Event   *wire.Event         `json:"event,omitempty"`
 	// Progress is a transfer's state on a "progress" line.
@@ -61,4 +66,9 @@ type answerCatalog struct {
 	Share  *wire.Share       `json:"share,omitempty"`
 	Paused *wire.PauseResult `json:"paused,omitempty"`
 	Viewer *wire.ViewerInfo  `json:"viewer,omitempty"`
+
+	// windows, window, workspaces (docs/structure.md)
+	Windows    *wire.WindowList    `json:"windows,omitempty"`
+	Window     *wire.WindowAct     `json:"window,omitempty"`
+	Workspaces *wire.WorkspaceList `json:"workspaces,omitempty"`
 }

@@ -24,6 +24,11 @@ type catalog struct {
 	Protocol string `json:"protocol,omitempty"`
 	Slot     *int   `json:"slot,omitempty"`
 	Perceive *bool  `json:"perceive,omitempty"`
+	// Machine names the limb's hypervisor side (pkg/machine): qmp:PATH,
+	// qmp+ssh://user@host/PATH or libvirt:DOMAIN[?uri=…].
+	Machine string `json:"machine,omitempty"`
+	// Snapshot names a machine snapshot (machine_snapshot_*).
+	Snapshot string `json:"snapshot,omitempty"`
 
 	// control
 	Action string `json:"action,omitempty"`
@@ -133,6 +138,13 @@ type catalog struct {
 	TCP      bool `json:"tcp,omitempty"`
 	// pause: every limb instead of the one named
 	All bool `json:"all,omitempty"`
+	// window: the X window id windows answered ("0x1a00007"), and a
+	// client area's size
+	Window string `json:"window,omitempty"`
+	// screen: the window layout beside the picture
+	Windows bool `json:"windows,omitempty"`
+	Width   *int `json:"width,omitempty"`
+	Height  *int `json:"height,omitempty"`
 	// cancel: the id of a request this connection sent that is still in
 	// flight; its work is withdrawn (it is still answered, with what the
 	// cancelled work returned).

@@ -1,0 +1,197 @@
+package cli
+
+// This file is not windows.go, which Go would build for Windows only.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// typedCall sends a through the generated client method for its op and
+// answers the typed answer; --json prints the line dvvd wrote for it.
+func typedCall[A wire.Args, R wire.Answer](e *env, a A, method func(*client.Client, context.Context, A) (R, error)) (R, error) {
+	var zero R
+	req := wire.Envelop(a)
+	e.op = req.Op()
+	if e.send != nil { // the CLI's tests take the request here
+		_, ans, err := decoded[R](e.send(req))
+		if err != nil || ans == nil {
+			return zero, err
+		}
+		return *ans, nil
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
+	defer cancel()
+	ans, err := func() (R, error) {
+		c, err := e.dial(ctx)
+		if err != nil {
+			return zero, err
+		}
+		defer c.Close()
+		return method(c, ctx, a)
+	}()
+	if e.json {
+		if err != nil {
+			if we, ok := err.(*wire.Error); ok {
+				e.printJSON(wire.ErrorReply(nil, we))
+			}
+		} else {
+			e.printAnswer(nil, ans)
+		}
+	}
+	return ans, err
+}
+
+func windowsCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "windows <limbId>",
+		Short: "List a Linux desktop's windows (over its SSH sidecar): id, title, class, pid, bounds, focus, workspace",
+		Args:  exactArgs(1, "windows needs a limb id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, err := limbTarget(args[0])
+			if err != nil {
+				return err
+			}
+			r, err := typedCall(e, wire.WindowsArgs{Target: target}, (*client.Client).Windows)
+			if err != nil || !e.human() || r.Windows == nil {
+				return err
+			}
+			printWindows(e, r.Windows)
+			return nil
+		},
+	}
+}
+
+func printWindows(e *env, l *wire.WindowList) {
+	t := newTable(e.stdout, "ID", "TITLE", "CLASS", "PID", "FRAME", "CLIENT", "WS", "STATE")
+	for _, w := range l.Windows {
+		var state []string
+		if w.Focused {
+			state = append(state, "focused")
+		}
+		if w.Minimized {
+			state = append(state, "minimized")
+		}
+		ws := strconv.Itoa(w.Workspace)
+		if w.Workspace < 0 {
+			ws = "all"
+		}
+		pid := "-"
+		if w.PID > 0 {
+			pid = strconv.Itoa(w.PID)
+		}
+		t.row(w.ID, oneLine(w.Title), orDash(w.Class), pid, region(w.Frame), region(w.Client), ws, orDash(strings.Join(state, ",")))
+	}
+	t.flush()
+	fmt.Fprintf(e.stderr, "display %s, window manager %s, screen %dx%d\n", l.Display, orDash(l.WM), l.Size.W, l.Size.H)
+}
+
+func region(r wire.Region) string { return fmt.Sprintf("%d,%d %dx%d", r.X, r.Y, r.W, r.H) }
+
+func windowCmd(e *env) *cobra.Command {
+	var timeout duration
+	cmd := &cobra.Command{
+		Use:   "window <limbId> <window> activate|move X Y|resize W H|close",
+		Short: "Activate, move, resize or close a window through the window manager, verified against its state",
+		Args:  rangeArgs(3, 5, "window needs a limb id, a window id (from `dvv windows`) and an action"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, err := limbTarget(args[0])
+			if err != nil {
+				return err
+			}
+			req := wire.WindowArgs{Target: target, Window: args[1], Action: args[2]}
+			nums := args[3:]
+			want := map[string]int{"activate": 0, "close": 0, "move": 2, "resize": 2}
+			n, ok := want[req.Action]
+			if !ok {
+				return usageErr("unknown window action %q: activate, move X Y, resize W H or close", req.Action)
+			}
+			if len(nums) != n {
+				return usageErr("window %s takes %d numbers, not %d (usage: %s)", req.Action, n, len(nums), cmd.UseLine())
+			}
+			if n == 2 {
+				a, err := coordinate("first number", nums[0])
+				if err != nil {
+					return err
+				}
+				b, err := coordinate("second number", nums[1])
+				if err != nil {
+					return err
+				}
+				if req.Action == "move" {
+					req.X, req.Y = &a, &b
+				} else {
+					req.Width, req.Height = &a, &b
+				}
+			}
+			if timeout.set {
+				req.TimeoutMs = timeout.ms()
+			}
+			r, err := typedCall(e, req, (*client.Client).Window)
+			if err != nil || !e.human() || r.Window == nil {
+				return err
+			}
+			w := r.Window
+			switch {
+			case w.Verified && w.Window == nil:
+				fmt.Fprintf(e.stdout, "%s: done, the window is gone\n", w.Action)
+			case w.Verified:
+				fmt.Fprintf(e.stdout, "%s: done; %s frame %s client %s\n", w.Action, w.Window.ID, region(w.Window.Frame), region(w.Window.Client))
+			default:
+				fmt.Fprintf(e.stdout, "%s: not verified: %s\n", w.Action, w.Note)
+			}
+			return nil
+		},
+	}
+	addDuration(cmd.Flags(), &timeout, "timeout", time.Second, "how long to wait for the window manager to do it (at most 10s)")
+	return cmd
+}
+
+func workspacesCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "workspaces <limbId> [N]",
+		Short: "List the window manager's workspaces, or switch to workspace N (0-based)",
+		Args:  rangeArgs(1, 2, "workspaces needs a limb id, and a workspace number to switch to"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, err := limbTarget(args[0])
+			if err != nil {
+				return err
+			}
+			req := wire.WorkspacesArgs{Target: target, Action: "list"}
+			if len(args) == 2 {
+				n, err := strconv.Atoi(args[1])
+				if err != nil || n < 0 {
+					return usageErr("workspace %q is not a number from 0", args[1])
+				}
+				req.Action, req.N = "switch", &n
+			}
+			r, err := typedCall(e, req, (*client.Client).Workspaces)
+			if err != nil || !e.human() || r.Workspaces == nil {
+				return err
+			}
+			ws := r.Workspaces
+			for i := 0; i < ws.Count; i++ {
+				mark, name := " ", ""
+				if i == ws.Current {
+					mark = "*"
+				}
+				if i < len(ws.Names) {
+					name = ws.Names[i]
+				}
+				fmt.Fprintf(e.stdout, "%s %d %s\n", mark, i, name)
+			}
+			if req.Action == "switch" && !ws.Verified {
+				fmt.Fprintf(e.stderr, "not verified: the window manager still shows workspace %d\n", ws.Current)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,18 @@
+package daemon
+
+import (
+	"context"
+
+	"github.com/dvvhq/dvv/pkg/machine"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+var _ = register(wire.OpMachineResume, typed(opMachineResume))
+
+func opMachineResume(c *call, _ wire.MachineResumeArgs) (*wire.MachineResumeAnswer, error) {
+	st, err := c.machineAct(wire.OpMachineResume, func(ctx context.Context, m machine.Machine) error { return m.Resume(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return &wire.MachineResumeAnswer{Machine: st}, nil
+}
