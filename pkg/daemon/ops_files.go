@@ -254,6 +254,15 @@ func (b *modeBuffer) ExpectMode(perm fs.FileMode) { b.mode = fmt.Sprintf("%04o",
 // over it at the end, so a symlink or another user's file at to is
 // replaced, never written through or into.
 func getToFile(ctx context.Context, f limb.Files, path, to string) (n int64, mode string, err error) {
+	if dev, ok, err := localfile.OpenDevice(to); err != nil {
+		return 0, "", wire.Errorf(wire.BadRequest, "%v", err)
+	} else if ok {
+		n, err = f.Get(path, ctxWriter{ctx, dev}, -1)
+		if cerr := dev.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		return n, "", err
+	}
 	tmp := &localCopy{dir: filepath.Dir(to), base: filepath.Base(to), perm: 0o600}
 	defer tmp.discard()
 	n, err = f.Get(path, ctxWriter{ctx, tmp}, -1)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dvvhq/dvv/pkg/imaging"
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -312,6 +313,15 @@ func deref(p *int) int {
 // it into place, so a reader never sees a half-written image and a failed
 // write leaves whatever was there before.
 func writeFileAtomic(path string, data []byte) error {
+	if dev, ok, err := localfile.OpenDevice(path); err != nil {
+		return err
+	} else if ok {
+		_, err = dev.Write(data)
+		if cerr := dev.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"image"
+	"io/fs"
+	"os"
 	"testing"
 
 	"github.com/dvvhq/dvv/pkg/fb"
@@ -32,5 +34,17 @@ func TestScreenTakenAcrossAShrinkIsThePixelsRead(t *testing.T) {
 		if w != want.X || h != want.Y || len(data) == 0 {
 			t.Fatalf("scale %g: %dx%d, %d bytes; want %v", scale, w, h, len(data), want)
 		}
+	}
+}
+
+// screen --out /dev/null writes into the device: dvvd running as root
+// once renamed a regular file over it, breaking every other program.
+func TestScreenOutToACharacterDeviceKeepsTheDevice(t *testing.T) {
+	if err := writeFileAtomic(os.DevNull, []byte("picture")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(os.DevNull)
+	if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("%s after the write: %v, %v; want the character device", os.DevNull, fi.Mode(), err)
 	}
 }

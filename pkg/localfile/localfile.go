@@ -55,3 +55,25 @@ func CreateBeside(path string, perm fs.FileMode) (*os.File, error) {
 	}
 	return nil, fmt.Errorf("no free temporary name in %s", dir)
 }
+
+// OpenDevice opens path for writing when it is a character device
+// (/dev/null, a terminal), which is written into: only root makes one, so
+// nobody planted it, and renaming a new file over it (which root may)
+// would leave a regular file there for every other program. ok is false
+// when path is anything else or missing (the caller writes beside it and
+// renames); a block device, named pipe or socket is an error: a pipe
+// another user made would hand them the bytes.
+func OpenDevice(path string) (f *os.File, ok bool, err error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, false, nil
+	}
+	switch m := fi.Mode(); {
+	case m&fs.ModeCharDevice != 0:
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		return f, err == nil, err
+	case m&(fs.ModeDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0:
+		return nil, false, fmt.Errorf("%s is a block device, pipe or socket, not a file: name a regular file (or a new one)", path)
+	}
+	return nil, false, nil
+}

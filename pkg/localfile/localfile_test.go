@@ -80,3 +80,27 @@ func TestCreateBesideMakesANewFileInTheSameDirectory(t *testing.T) {
 		t.Errorf("the symlink's target was created: %v", err)
 	}
 }
+
+func TestOpenDeviceWritesIntoCharacterDevicesOnly(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "file")
+	if err := os.WriteFile(regular, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path    string
+		ok, bad bool
+	}{{"/dev/null", true, false}, {regular, false, false}, {filepath.Join(dir, "missing"), false, false}, {fifo, false, true}} {
+		f, ok, err := OpenDevice(c.path)
+		if ok != c.ok || (err != nil) != c.bad {
+			t.Errorf("%s: ok %v, err %v; want ok %v, an error %v", c.path, ok, err, c.ok, c.bad)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+}
