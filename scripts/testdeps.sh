@@ -69,6 +69,7 @@ ss iproute2
 systemd-analyze systemd
 chattr e2fsprogs
 setpriv util-linux
+sudo sudo
 pkg-config pkg-config
 groff groff-base
 '

@@ -40,7 +40,7 @@ func TestFlags(t *testing.T) {
 		t.Errorf("unknown flag: %d %q", code, errs)
 	}
 	// An unknown tool set stops dvvmcp before it serves, naming the sets.
-	if code, out, errs := runMain("--tools", "text,pictures"); code != 2 || out != "" || !strings.Contains(errs, `unknown tool set "pictures"`) || !strings.Contains(errs, "text, image, structure, evidence, machine, all") {
+	if code, out, errs := runMain("--tools", "text,pictures"); code != 2 || out != "" || !strings.Contains(errs, `unknown tool set "pictures"`) || !strings.Contains(errs, "text, image, structure, evidence, machine, guest, all") {
 		t.Errorf("--tools with an unknown set: %d %q %q", code, out, errs)
 	}
 	t.Setenv("DVV_MCP_TOOLS", "everything")

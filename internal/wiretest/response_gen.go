@@ -35,6 +35,8 @@ type Response struct {
 	Transfer      *wire.Transfer      `json:"transfer,omitempty"`
 	Find          *wire.FindResult    `json:"find,omitempty"`
 	Expect        *wire.ExpectResult  `json:"expect,omitempty"`
+	Inspect       *wire.InspectResult `json:"inspect,omitempty"`
+	Element       *wire.ElementResult `json:"element,omitempty"`
 	Hosts         []wire.Host         `json:"hosts,omitzero"`
 	Discovered    []wire.Host         `json:"discovered,omitzero"`
 	DiscoveryNote string              `json:"discoveryNote,omitempty"`

@@ -38,7 +38,9 @@ func (e *env) attachOptions() (client.Options, error) {
 	if session == "" {
 		session = shellSession(e.getenv)
 	}
-	return client.Options{Name: client.ShellName(session), Token: token, Session: session}, nil
+	// dvv reads and writes the local files a request names itself (see
+	// client.Options.InlineFiles and docs/security.md).
+	return client.Options{Name: client.ShellName(session), Token: token, Session: session, InlineFiles: true}, nil
 }
 
 // socketPath is --socket, else $DVV_SOCKET, else the default socket.
@@ -87,126 +89,98 @@ func (e *env) deadline(req wire.Args) time.Duration {
 	return d
 }
 
-// call sends one op's arguments and reads dvvd's answer as R: that op's
-// answer type (call[wire.StatusAnswer](e, wire.StatusArgs{…})), or a
-// view of the fields several ops answer alike (actView). With --json the
-// answer line (success or failure) is printed here as dvvd wrote it, and
-// the caller prints nothing more to stdout.
-func call[R any](e *env, a wire.Args) (*R, error) { return callWith[R](e, a, nil) }
+// method is one of the client's typed methods, as a method expression:
+// (*client.Client).Click, (*client.Client).Status…
+type method[A wire.Args, R any] func(*client.Client, context.Context, A) (*R, error)
 
-// localFallback moves a local file's bytes through the CLI itself: the
-// request carries them inline and dvv reads or writes the local file in its
-// own process. A dvvd sandboxed by its service unit (no write access to the
-// caller's tree), one reached over ssh:// on another machine, and a token
-// without local.files all work the same way. Only bytes over dvvd's inline
-// limits make the request name the path instead, for a dvvd on this
-// machine to stream (see docs/security.md).
-type localFallback[R any] struct {
-	strip  func(wire.Enveloped) error // carry the data inline instead of naming the path
-	finish func(*R) error             // write what came back inline to the path
-	// consumed is set by a strip that read data it cannot read again (a
-	// pipe): naming the path then would send only what is left.
-	consumed bool
-}
-
-func callWith[R any](e *env, a wire.Args, fb *localFallback[R]) (*R, error) {
-	line, ans, err := exchange(e, wire.Envelop(a), fb)
+// request sends one op's arguments a through the client's typed method m
+// (request(e, (*client.Client).Status, wire.StatusArgs{…})) and answers
+// that op's answer type. With --json the answer line (success or failure)
+// is printed here as dvvd wrote it, and the caller prints nothing more to
+// stdout.
+func request[A wire.Args, R any](e *env, m method[A, R], a A) (*R, error) {
+	ans, line, err := callKeeping(e, m, a)
 	if e.json {
-		switch {
-		case ans != nil && fb != nil && fb.finish != nil:
-			// The local file was written here: the answer says where,
-			// as dvvd's own would have.
-			e.printAnswer(line.ID, any(ans).(wire.Answer))
-		case line != nil && len(line.Line) > 0:
-			e.printLine(line.Line)
-		case line != nil:
-			e.printJSON(line)
-		case err != nil:
-			if we, ok := err.(*wire.Error); ok {
-				e.printJSON(wire.ErrorReply(nil, we))
-			}
-		}
+		e.printReply(line, err)
 	}
 	return ans, err
 }
 
-// exchange sends req with its local bytes inline (fb), or as it is when
-// there is no local file to move.
-func exchange[R any](e *env, req wire.Enveloped, fb *localFallback[R]) (*wire.Reply, *R, error) {
-	if fb == nil {
-		return decoded[R](e.send1(req))
-	}
-	named := wire.Envelop(req) // the request naming the local path, before strip
-	err := fb.strip(req)
-	var line *wire.Reply
-	var ans *R
-	if err == nil {
-		line, ans, err = decoded[R](e.send1(req))
-		if err == nil && fb.finish != nil {
-			if err = fb.finish(ans); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	if isCode(err, wire.TooLarge) && !e.remote() && !fb.consumed {
-		return decoded[R](e.send1(named))
-	}
-	return line, ans, err
+// quiet is request printing nothing.
+func quiet[A wire.Args, R any](e *env, m method[A, R], a A) (*R, error) {
+	ans, _, err := callKeeping(e, m, a)
+	return ans, err
 }
 
-// decoded reads a success's line as its op's answer R.
-func decoded[R any](line *wire.Reply, err error) (*wire.Reply, *R, error) {
-	if err != nil || line == nil {
-		return line, nil, err
+// callKeeping is one call on this shell's attachment under a's deadline (a
+// files get or put: a stall's, with its progress to e.onProgress),
+// answering the line it read as well (client.KeepLine), which e.last keeps.
+func callKeeping[A wire.Args, R any](e *env, m method[A, R], a A) (*R, *wire.Reply, error) {
+	e.op = a.Op()
+	var line *wire.Reply
+	keep := client.KeepLine(&line)
+	var ans *R
+	var err error
+	if e.onProgress != nil && movesFile(a) {
+		ans, err = transferCall(e, m, a, keep)
+	} else {
+		ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
+		defer cancel()
+		c, done, cerr := e.client(ctx)
+		if cerr != nil {
+			return nil, nil, cerr
+		}
+		defer done()
+		ans, err = m(c.With(keep), ctx, a)
 	}
-	ans, derr := wire.DecodeAnswer[R](line)
-	if derr != nil {
-		return line, nil, wire.Errorf(wire.Internal, "dvvd's %s answer could not be read: %v", line.Result, derr)
+	if line != nil {
+		e.last = line
 	}
-	return line, ans, nil
+	return ans, line, err
+}
+
+// printReply prints what --json shows of one call: the line it read, or
+// the failure as dvvd's line would say it when no line came.
+func (e *env) printReply(line *wire.Reply, err error) {
+	switch {
+	case line != nil && len(line.Line) > 0:
+		e.printLine(line.Line)
+	case line != nil:
+		e.printJSON(line)
+	case err != nil:
+		if we, ok := err.(*wire.Error); ok {
+			e.printJSON(wire.ErrorReply(nil, we))
+		}
+	}
+}
+
+// client is the attachment one call goes over, and what ends it after the
+// call: e.attached (a script's one attachment, kept open), a client over
+// e.send (unit tests: the typed client and its options run over it), or a
+// new attachment as this shell's session.
+func (e *env) client(ctx context.Context) (*client.Client, func(), error) {
+	switch {
+	case e.attached != nil:
+		return e.attached, func() {}, nil
+	case e.send != nil:
+		o, err := e.attachOptions()
+		if err != nil {
+			return nil, nil, err
+		}
+		c := client.Over(func(_ context.Context, a wire.Args) (*wire.Reply, error) { return e.send(wire.Envelop(a)) }, o)
+		return c, func() { c.Close() }, nil
+	}
+	c, err := e.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, func() { c.Close() }, nil
 }
 
 // isCode reports a coded error of code c.
 func isCode(err error, c wire.Code) bool {
 	var we *wire.Error
 	return errors.As(err, &we) && we.Code == c
-}
-
-// roundTrip sends one op's arguments and reads dvvd's answer as R,
-// printing nothing (call is the printing form).
-func roundTrip[R any](e *env, a wire.Args) (*R, error) {
-	_, ans, err := decoded[R](e.send1(wire.Envelop(a)))
-	return ans, err
-}
-
-// send1 is the one socket round trip every command makes: its own shell
-// session's attachment, for one request. The local-files fallback edits
-// the request itself, so this level stays on the socket's form.
-func (e *env) send1(req wire.Enveloped) (*wire.Reply, error) {
-	e.op = req.Op()
-	if e.send != nil {
-		return e.send(req)
-	}
-	if f, ok := req.(*wire.FilesArgs); ok && e.onProgress != nil && movesFile(f) {
-		return e.transferTrip(f)
-	}
-	ctx, cancel := context.WithTimeout(e.ctx, e.deadline(req))
-	defer cancel()
-	c, err := e.dial(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return c.Do(ctx, req)
-}
-
-// printAnswer writes an answer as the line dvvd writes for it.
-func (e *env) printAnswer(id json.RawMessage, a wire.Answer) {
-	b, err := wire.AnswerLine(id, a)
-	if err != nil {
-		b = []byte(`{"result":"error","code":"INTERNAL","message":"the answer could not be encoded"}`)
-	}
-	e.printLine(b)
 }
 
 // printLine writes one answer line, as read (C1 controls as \u escapes,

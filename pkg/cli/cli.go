@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -50,8 +51,14 @@ type env struct {
 	lookupEnv func(string) (string, bool)
 	// ctx is cancelled on Ctrl+C.
 	ctx context.Context
-	// send replaces the socket round trip (unit tests of request building).
+	// send answers each request instead of dvvd (unit tests of request
+	// building); the typed client and its options run over it (client.Over).
 	send func(wire.Enveloped) (*wire.Reply, error)
+	// attached, when set, carries every call instead of an attachment of
+	// its own (a script's steps run over the script's one attachment).
+	attached *client.Client
+	// last is the last answer line a call read (a script step's verdict).
+	last *wire.Reply
 	// onProgress, when set, receives a files get or put's progress from
 	// dvvd while it runs (transfer.go).
 	onProgress func(wire.TransferInfo)
@@ -248,7 +255,7 @@ func commands() []command {
 		{[]string{"resume"}, func(e *env) *cobra.Command { return pauseCmd(e, "resume") }},
 		{[]string{"click"}, clickCmd}, {[]string{"type"}, typeCmd}, {[]string{"key"}, keyCmd}, {[]string{"clipboard"}, clipboardCmd},
 		{[]string{"windows"}, windowsCmd}, {[]string{"window"}, windowCmd}, {[]string{"workspaces"}, workspacesCmd},
-		{[]string{"screen"}, screenCmd}, {[]string{"wait"}, waitCmd}, {[]string{"find"}, findCmd}, {[]string{"expect"}, expectCmd},
+		{[]string{"screen"}, screenCmd}, {[]string{"wait"}, waitCmd}, {[]string{"find"}, findCmd}, {[]string{"inspect"}, inspectCmd}, {[]string{"element"}, elementCmd}, {[]string{"expect"}, expectCmd},
 		{[]string{"run"}, runCmd}, {[]string{"term"}, termCmd}, {[]string{"script"}, scriptCmd}, {[]string{"replay"}, replayCmd},
 		{[]string{"files"}, filesCmd}, {[]string{"transfer"}, transferCmd},
 		{[]string{"hosts"}, hostsCmd}, {[]string{"token"}, tokenCmd}, {[]string{"group"}, groupCmd},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -55,7 +56,7 @@ func controlActionCmd(e *env, action, short string) *cobra.Command {
 			if wait.set {
 				req.WaitMs = wait.ms()
 			}
-			resp, err := call[wire.ControlAnswer](e, req)
+			resp, err := request(e, (*client.Client).Control, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -86,7 +87,7 @@ func takeoverCmd(e *env) *cobra.Command {
 			}
 			req := wire.TakeoverArgs{Target: target}
 			req.Reason = reason
-			resp, err := call[wire.TakeoverAnswer](e, req)
+			resp, err := request(e, (*client.Client).Takeover, req)
 			if err != nil || !e.human() {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -95,25 +96,17 @@ func firstArg(e *env, list func(*env) []string) cobra.CompletionFunc {
 	}
 }
 
-// ask sends one read-only request for completion and reads its answer as
-// R: a short deadline, and nothing printed when dvvd is not there.
-func ask[R any](e *env, a wire.Args) *R {
-	req := wire.Envelop(a)
-	var line *wire.Reply
-	var err error
-	if e.send != nil {
-		line, err = e.send(req)
-	} else {
-		ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
-		defer cancel()
-		c, derr := e.dial(ctx)
-		if derr != nil {
-			return nil
-		}
-		defer c.Close()
-		line, err = c.Do(ctx, req)
+// ask sends one read-only request for completion through the typed method
+// m: a short deadline, and nothing printed when dvvd is not there.
+func ask[A wire.Args, R any](e *env, m method[A, R], a A) *R {
+	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
+	defer cancel()
+	c, done, err := e.client(ctx)
+	if err != nil {
+		return nil
 	}
-	_, ans, err := decoded[R](line, err)
+	defer done()
+	ans, err := m(c, ctx, a)
 	if err != nil {
 		return nil
 	}
@@ -121,7 +114,7 @@ func ask[R any](e *env, a wire.Args) *R {
 }
 
 func completeLimbs(e *env) []string {
-	resp := ask[wire.LimbsAnswer](e, wire.LimbsArgs{})
+	resp := ask(e, (*client.Client).Limbs, wire.LimbsArgs{})
 	if resp == nil {
 		return nil
 	}
@@ -133,7 +126,7 @@ func completeLimbs(e *env) []string {
 }
 
 func completeGroups(e *env) []string {
-	resp := ask[wire.GroupListAnswer](e, wire.GroupListArgs{})
+	resp := ask(e, (*client.Client).GroupList, wire.GroupListArgs{})
 	if resp == nil {
 		return nil
 	}
@@ -145,7 +138,7 @@ func completeGroups(e *env) []string {
 }
 
 func completeHosts(e *env) []string {
-	resp := ask[wire.HostsAnswer](e, wire.HostsArgs{})
+	resp := ask(e, (*client.Client).Hosts, wire.HostsArgs{})
 	if resp == nil {
 		return nil
 	}

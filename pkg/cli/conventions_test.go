@@ -63,7 +63,7 @@ func TestCompletion(t *testing.T) {
 		"group close ":         {"grp-7\t3 members"},
 		"open ":                {"lab\tvnc 10.0.0.5:5900"},
 		"open x --protocol ":   {"vnc", "rdp", "ssh"},
-		"wait vnc-1 --until ":  {"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit", "window", "window-gone", "window-active"},
+		"wait vnc-1 --until ":  {"connected", "screen-stable", "screen-changed", "text", "text-gone", "idle", "exit", "window", "window-gone", "window-active", "element", "element-gone", "text-equals", "text-contains"},
 		"screen vnc-1 --form ": {"full", "region", "damage-crop"},
 		"token create --role ": {"observer", "operator", "owner"},
 	} {

@@ -98,7 +98,7 @@ func shutdownCmd(e *env) *cobra.Command {
 		Short: "Stop dvvd (every limb is closed; leases end)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := call[wire.ShutdownAnswer](e, wire.ShutdownArgs{}); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).Shutdown, wire.ShutdownArgs{}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintln(e.stdout, "dvvd is shutting down")

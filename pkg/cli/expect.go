@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -51,7 +52,7 @@ func expectCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			resp, err := call[wire.ExpectAnswer](e, req)
+			resp, err := request(e, (*client.Client).Expect, req)
 			if err != nil || resp.Expect == nil {
 				return err
 			}

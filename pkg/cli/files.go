@@ -11,13 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/human"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // inlinePutMax bounds `files put -` (stdin), which travels inside the
 // request; a local file goes by path instead and dvvd streams it.
-const inlinePutMax = 16 << 20
+const inlinePutMax = client.InlineMax
 
 func filesCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
@@ -36,7 +37,7 @@ func filesCmd(e *env) *cobra.Command {
 	}
 	asGroup(cmd)
 	cmd.AddCommand(filesLsCmd(e), filesGetCmd(e), filesPutCmd(e), filesSimpleCmd(e, "mkdir", "mkdir <limbId> <path>", "Make a remote directory"),
-		filesRmCmd(e), filesMvCmd(e), filesHomeCmd(e))
+		filesRmCmd(e), filesMvCmd(e), filesHomeCmd(e), filesStatCmd(e), filesReadCmd(e))
 	return cmd
 }
 
@@ -65,7 +66,7 @@ func filesLsCmd(e *env) *cobra.Command {
 			if len(args) == 2 {
 				req.Path = args[1]
 			}
-			resp, err := call[wire.FilesAnswer](e, req)
+			resp, err := request(e, (*client.Client).Files, req)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -106,12 +107,8 @@ func filesGetCmd(e *env) *cobra.Command {
 				}
 				req.To = local
 			}
-			var fb *localFallback[wire.FilesAnswer]
-			if req.To != "" {
-				fb = filesGetFallback(req.To)
-			}
 			var resp *wire.FilesAnswer
-			err = e.withProgress("get", args[1], quiet, func() (err error) { resp, err = callWith[wire.FilesAnswer](e, req, fb); return err })
+			err = e.withProgress("get", args[1], quiet, func() (err error) { resp, err = request(e, (*client.Client).Files, req); return err })
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -135,7 +132,7 @@ func filesGetCmd(e *env) *cobra.Command {
 
 func filesPutCmd(e *env) *cobra.Command {
 	var mode string
-	var quiet bool
+	var quiet, appendTo bool
 	cmd := &cobra.Command{
 		Use:   "put <limbId> <local> <remote>",
 		Short: "Send a local file (or - for stdin) to a remote path",
@@ -145,7 +142,7 @@ func filesPutCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req.Path = args[2]
+			req.Path, req.Append = args[2], appendTo
 			if cmd.Flags().Changed("mode") {
 				m, err := parseMode(mode)
 				if err != nil {
@@ -167,12 +164,8 @@ func filesPutCmd(e *env) *cobra.Command {
 			} else if req.From, err = filepath.Abs(args[1]); err != nil {
 				return localErr(wire.BadRequest, "cannot make the local path absolute: %v", err)
 			}
-			var fb *localFallback[wire.FilesAnswer]
-			if req.From != "" {
-				fb = filesPutFallback()
-			}
 			var resp *wire.FilesAnswer
-			err = e.withProgress("put", args[1], quiet, func() (err error) { resp, err = callWith[wire.FilesAnswer](e, req, fb); return err })
+			err = e.withProgress("put", args[1], quiet, func() (err error) { resp, err = request(e, (*client.Client).Files, req); return err })
 			if err != nil || !e.human() || resp.Files == nil || quiet {
 				return err
 			}
@@ -180,8 +173,68 @@ func filesPutCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&mode, "mode", "0644", "permission bits, octal")
+	cmd.Flags().StringVar(&mode, "mode", "0644", "permission bits, octal (with --append: set only when given)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no summary line")
+	cmd.Flags().BoolVar(&appendTo, "append", false, "add to the end of the remote file (created when missing) instead of replacing it")
+	return cmd
+}
+
+func filesStatCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stat <limbId> <path>",
+		Short: "Describe a remote path as stat(1) does: kind, size, mode, owner uid/gid, modified (a link itself, not its target)",
+		Args:  exactArgs(2, "files stat needs a limb id and the remote path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "stat")
+			if err != nil {
+				return err
+			}
+			req.Path = args[1]
+			resp, err := request(e, (*client.Client).Files, req)
+			if err != nil || !e.human() || resp.Files == nil || resp.Files.Stat == nil {
+				return err
+			}
+			st := resp.Files.Stat
+			fmt.Fprintf(e.stdout, "path: %s\nkind: %s\nsize: %d\nmode: %s\nuid: %d\ngid: %d\nmodified: %s\n",
+				st.Path, st.Kind, st.Size, st.Mode, st.UID, st.GID, time.Unix(st.ModTime, 0).UTC().Format(time.RFC3339))
+			if st.Target != "" {
+				fmt.Fprintf(e.stdout, "target: %s\n", st.Target)
+			}
+			return nil
+		},
+	}
+}
+
+func filesReadCmd(e *env) *cobra.Command {
+	var offset, length int64
+	cmd := &cobra.Command{
+		Use:   "read <limbId> <path> [--offset N] [--length N]",
+		Short: "Print a range of a remote file to stdout: --length bytes from --offset (at most 16 MiB)",
+		Args:  exactArgs(2, "files read needs a limb id and the remote path"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := filesRequest(args[0], "get")
+			if err != nil {
+				return err
+			}
+			req.Path = args[1]
+			req.Offset = &offset
+			if cmd.Flags().Changed("length") {
+				req.Length = &length
+			}
+			resp, err := request(e, (*client.Client).Files, req)
+			if err != nil || !e.human() || resp.Files == nil {
+				return err
+			}
+			b, err := base64.StdEncoding.DecodeString(resp.Files.ContentBase64)
+			if err != nil {
+				return localErr(wire.Internal, "dvvd sent content that is not base64: %v", err)
+			}
+			e.dataOut().Write(b)
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&offset, "offset", 0, "the first byte to read")
+	cmd.Flags().Int64Var(&length, "length", 0, "how many bytes to read (default: to the end)")
 	return cmd
 }
 
@@ -209,7 +262,7 @@ func filesSimpleCmd(e *env, action, use, short string) *cobra.Command {
 				return err
 			}
 			req.Path = args[1]
-			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).Files, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s %s\n", action, args[1])
@@ -230,7 +283,7 @@ func filesRmCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path, req.Recursive = args[1], recursive
-			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).Files, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "removed %s\n", args[1])
@@ -252,7 +305,7 @@ func filesMvCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Path, req.To = args[1], args[2]
-			if _, err := call[wire.FilesAnswer](e, req); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).Files, req); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s -> %s\n", args[1], args[2])
@@ -271,7 +324,7 @@ func filesHomeCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resp, err := call[wire.FilesAnswer](e, req)
+			resp, err := request(e, (*client.Client).Files, req)
 			if err != nil || !e.human() || resp.Files == nil {
 				return err
 			}
@@ -302,7 +355,7 @@ func transferCmd(e *env) *cobra.Command {
 			}
 			req := wire.TransferArgs{Target: target}
 			req.Action = "status"
-			resp, err := call[wire.TransferAnswer](e, req)
+			resp, err := request(e, (*client.Client).Transfer, req)
 			if err != nil || !e.human() || resp.Transfer == nil {
 				return err
 			}
@@ -337,7 +390,7 @@ func transferCmd(e *env) *cobra.Command {
 				return usageErr("transfer cancel needs --id (see `dvv transfer status %s`)", args[0])
 			}
 			req.Action, req.TransferID = "cancel", id
-			resp, err := call[wire.TransferAnswer](e, req)
+			resp, err := request(e, (*client.Client).Transfer, req)
 			if err != nil || !e.human() || resp.Transfer == nil {
 				return err
 			}

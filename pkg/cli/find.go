@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -27,7 +28,7 @@ func findCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resp, err := call[wire.FindAnswer](e, req)
+			resp, err := request(e, (*client.Client).Find, req)
 			if err != nil || resp.Find == nil {
 				return err
 			}
@@ -88,7 +89,7 @@ func (e *env) clickText(req wire.ClickArgs, text, region, lang string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := roundTrip[wire.FindAnswer](e, find)
+	resp, err := quiet(e, (*client.Client).Find, find)
 	if err != nil {
 		if e.json {
 			if we, ok := err.(*wire.Error); ok {
@@ -108,7 +109,11 @@ func (e *env) clickText(req wire.ClickArgs, text, region, lang string) error {
 		g := m.Generation
 		req.X, req.Y, req.Generation, req.GenerationFrom = intp(m.Center.X), intp(m.Center.Y), &g, ""
 		req.VerifyMs = e.verifyMs()
-		return e.act(req)
+		resp, err := request(e, (*client.Client).Click, req)
+		if err == nil && e.human() {
+			e.printAct(resp.Dispatched, resp.Verification)
+		}
+		return err
 	case 0:
 		fail = &wire.Error{Code: wire.NotFound, Message: fmt.Sprintf("%q is not on the screen; nothing was clicked", text),
 			Next: "check with `dvv screen --text`, or wait for it: `dvv wait --until text --text ...`"}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/hosts"
+	"github.com/dvvhq/dvv/pkg/localfile"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -72,16 +74,22 @@ func groupOpenCmd(e *env, verb string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var req wire.Args = members
+			var group *wire.Group
 			if nargs == 1 {
-				req = wire.GroupGrowArgs{GroupID: args[0], HostIDs: members.HostIDs, Addresses: members.Addresses,
-					Protocol: members.Protocol, Perceive: members.Perceive}
+				resp, err := request(e, (*client.Client).GroupGrow, wire.GroupGrowArgs{GroupID: args[0], HostIDs: members.HostIDs,
+					Addresses: members.Addresses, Protocol: members.Protocol, Perceive: members.Perceive})
+				if err != nil || !e.human() {
+					return err
+				}
+				group = resp.Group
+			} else {
+				resp, err := request(e, (*client.Client).GroupOpen, members)
+				if err != nil || !e.human() {
+					return err
+				}
+				group = resp.Group
 			}
-			resp, err := call[wire.GroupOpenAnswer](e, req) // open and grow answer the group alike
-			if err != nil || !e.human() {
-				return err
-			}
-			printGroup(e, resp.Group)
+			printGroup(e, group)
 			return nil
 		},
 	}
@@ -118,7 +126,7 @@ func groupLsCmd(e *env) *cobra.Command {
 			if len(args) == 1 {
 				req.GroupID = args[0]
 			}
-			resp, err := call[wire.GroupListAnswer](e, req)
+			resp, err := request(e, (*client.Client).GroupList, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -151,7 +159,7 @@ func groupShrinkCmd(e *env) *cobra.Command {
 
 				return usageErr("n %q must be a whole number, 1 or more", args[1])
 			}
-			resp, err := call[wire.GroupShrinkAnswer](e, wire.GroupShrinkArgs{GroupID: args[0], N: n})
+			resp, err := request(e, (*client.Client).GroupShrink, wire.GroupShrinkArgs{GroupID: args[0], N: n})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -167,7 +175,7 @@ func groupCloseCmd(e *env) *cobra.Command {
 		Short: "Close every member and forget the group",
 		Args:  exactArgs(1, "group close needs a group id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := call[wire.GroupCloseAnswer](e, wire.GroupCloseArgs{GroupID: args[0]}); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).GroupClose, wire.GroupCloseArgs{GroupID: args[0]}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "closed %s\n", args[0])
@@ -194,11 +202,14 @@ func groupRunCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var fb *localFallback[wire.GroupRunAnswer]
 			if req.OutDir != "" {
-				fb = groupScreenFallback(req.OutDir)
+				// dvv writes the images itself (client.Options.InlineFiles):
+				// the directory is made, or checked to be this user's, first.
+				if err := localfile.OwnDir(req.OutDir); err != nil {
+					return localErr(wire.BadRequest, "--out-dir: %v", err)
+				}
 			}
-			resp, err := callWith[wire.GroupRunAnswer](e, req, fb)
+			resp, err := request(e, (*client.Client).GroupRun, req)
 			if err != nil {
 				return err
 			}
@@ -254,18 +265,8 @@ func printMembers(e *env, members []wire.MemberResult) {
 	t.flush()
 }
 
-// memberView is what the ops group_run runs answer, read by name: each
-// member's op is known only from its line.
-type memberView struct {
-	Screen      *wire.Screen      `json:"screen"`
-	Wait        *wire.WaitResult  `json:"wait"`
-	Run         *wire.RunResult   `json:"run"`
-	Dispatched  string            `json:"dispatched"`
-	Observation *wire.Observation `json:"observation"`
-	Signals     wire.Signals      `json:"signals"`
-}
-
-// memberSummary is one member's answer in a line.
+// memberSummary is one member's answer in a line. Each member's op is
+// known only from its line, so it is read as that op's answer.
 func memberSummary(m wire.MemberResult) string {
 	line, err := m.Reply()
 	if err != nil {
@@ -274,10 +275,45 @@ func memberSummary(m wire.MemberResult) string {
 	if we := line.Err(); we != nil {
 		return fmt.Sprintf("%s: %s", we.Code, we.Message)
 	}
-	r, err := wire.DecodeAnswer[memberView](line)
+	ans, err := wire.AnswerOf(line)
 	if err != nil {
 		return line.Result + " (its answer could not be read)"
 	}
+	var r memberFacts
+	switch a := ans.(type) {
+	case *wire.ScreenAnswer:
+		r.Screen, r.Observation = a.Screen, a.Observation
+	case *wire.WaitAnswer:
+		r.Wait, r.Observation = a.Wait, a.Observation
+	case *wire.RunAnswer:
+		r.Run = a.Run
+	case *wire.ClickAnswer:
+		r.Dispatched = a.Dispatched
+	case *wire.TypeAnswer:
+		r.Dispatched = a.Dispatched
+	case *wire.KeyAnswer:
+		r.Dispatched = a.Dispatched
+	case *wire.StatusAnswer:
+		r.Observation = a.Observation
+	case *wire.SignalsAnswer:
+		r.Signals = a.Signals
+	}
+	return r.summary(line.Result)
+}
+
+// memberFacts is what a member's summary says, from whichever of the
+// actions group_run runs it answered.
+type memberFacts struct {
+	Screen      *wire.Screen
+	Wait        *wire.WaitResult
+	Run         *wire.RunResult
+	Dispatched  string
+	Observation *wire.Observation
+	Signals     wire.Signals
+}
+
+// summary is the member's line; result when none of the facts is there.
+func (r memberFacts) summary(result string) string {
 	switch {
 	case r.Screen != nil && r.Screen.Path != "":
 		return r.Screen.Path + " — " + r.Screen.ImageSpaceLine
@@ -306,5 +342,5 @@ func memberSummary(m wire.MemberResult) string {
 	case r.Signals != nil:
 		return fmt.Sprintf("%d signals", len(r.Signals))
 	}
-	return line.Result
+	return result
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -22,7 +23,7 @@ func hostsCmd(e *env) *cobra.Command {
 		Short: "List saved machines (and ~/.ssh/config hosts); --discovered for what mDNS found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := call[wire.HostsAnswer](e, wire.HostsArgs{Discovered: discovered})
+			resp, err := request(e, (*client.Client).Hosts, wire.HostsArgs{Discovered: discovered})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -101,7 +102,7 @@ func hostsAddCmd(e *env) *cobra.Command {
 				}
 				req.Password = pw
 			}
-			resp, err := call[wire.HostAddAnswer](e, req)
+			resp, err := request(e, (*client.Client).HostAdd, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -204,7 +205,7 @@ func hostsRmCmd(e *env) *cobra.Command {
 		Short: "Forget a saved machine and its password (keychain entry, or its line in the credentials file)",
 		Args:  exactArgs(1, "hosts rm needs a host name or id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := call[wire.HostRemoveAnswer](e, wire.HostRemoveArgs{HostID: args[0]})
+			resp, err := request(e, (*client.Client).HostRemove, wire.HostRemoveArgs{HostID: args[0]})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -251,7 +252,7 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			if ep.Port != 0 {
 				req.Port = intp(ep.Port)
 			}
-			resp, err := call[wire.HostTrustAnswer](e, req)
+			resp, err := request(e, (*client.Client).HostTrust, req)
 			var unknown *wire.Error
 			if errors.As(err, &unknown) && unknown.Code == wire.HostKeyUnknown && unknown.Fingerprint != "" && req.Fingerprint == "" && e.human() {
 				if answer, asked := e.askTrust(args[0], protocol, unknown.Fingerprint); asked {
@@ -261,7 +262,7 @@ func hostsTrustCmd(e *env) *cobra.Command {
 					// Sent back as the fingerprint to check: a key the server
 					// swapped since it was shown is refused, not written.
 					req.Fingerprint = answer
-					resp, err = call[wire.HostTrustAnswer](e, req)
+					resp, err = request(e, (*client.Client).HostTrust, req)
 				}
 			}
 			if err != nil || !e.human() {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -27,6 +28,7 @@ type clickOptions struct {
 	text       string // click the centre of this text's only match
 	region     string // --text: only matches inside this area
 	lang       string
+	element    string // click the centre of this accessibility element
 }
 
 func clickCmd(e *env) *cobra.Command {
@@ -41,14 +43,38 @@ func clickCmd(e *env) *cobra.Command {
 		Example: "  dvv click vnc-1a2b3c4d 100 200\n  dvv click vnc-1a2b3c4d 100 200 --action double\n" +
 			"  dvv click vnc-1a2b3c4d 10 10 --action drag --to-x 300 --to-y 10\n" +
 			"  dvv click vnc-1a2b3c4d 400 300 --action scroll --direction down --clicks 3\n" +
-			"  dvv click vnc-1a2b3c4d --text OK",
+			"  dvv click vnc-1a2b3c4d --text OK\n  dvv click vnc-1a2b3c4d --element ID",
 		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("element") {
+				return exactArgs(1, "click --element needs only the limb id")(cmd, args)
+			}
 			if cmd.Flags().Changed("text") {
 				return exactArgs(1, "click --text needs only the limb id")(cmd, args)
 			}
 			return exactArgs(3, "click needs a limb id, x and y (or --text)")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("element") {
+				req, err := o.request(cmd.Flags(), []string{args[0], "0", "0"})
+				if err != nil {
+					return err
+				}
+				if o.element == "" || cmd.Flags().Changed("generation") || cmd.Flags().Changed("text") {
+					return usageErr("--element needs an element id from inspect and takes the generation from it (no --generation, no --text)")
+				}
+				el, err := e.locateElement(req.Target, o.element)
+				if err != nil {
+					return err
+				}
+				g := el.Generation
+				req.X, req.Y, req.Generation, req.GenerationFrom = intp(el.Element.Center.X), intp(el.Element.Center.Y), &g, ""
+				req.VerifyMs = e.verifyMs()
+				resp, err := request(e, (*client.Client).Click, req)
+				if err == nil && e.human() {
+					e.printAct(resp.Dispatched, resp.Verification)
+				}
+				return err
+			}
 			if cmd.Flags().Changed("text") {
 				req, err := o.request(cmd.Flags(), []string{args[0], "0", "0"})
 				if err != nil {
@@ -67,7 +93,11 @@ func clickCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.VerifyMs = e.verifyMs()
-			return e.act(req)
+			resp, err := request(e, (*client.Client).Click, req)
+			if err == nil && e.human() {
+				e.printAct(resp.Dispatched, resp.Verification)
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -81,6 +111,7 @@ func clickCmd(e *env) *cobra.Command {
 	f.StringVar(&o.text, "text", "", "click the centre of this text (read with `dvv find`); refused unless it is on the screen exactly once")
 	f.StringVar(&o.region, "region", "", "--text: only matches inside x,y,w,h")
 	f.StringVar(&o.lang, "lang", "", "--text: recognition languages (default eng)")
+	f.StringVar(&o.element, "element", "", "click the centre of this accessibility element (an id from `dvv inspect`), refused if the id is stale")
 	f.Uint64Var(&o.generation, "generation", 0, "the geometry generation x,y were computed against (default: this shell's last screen read)")
 	return cmd
 }
@@ -186,23 +217,33 @@ func (e *env) verifyMs() *int {
 	return nil
 }
 
-// actView is what every act answers alike (click, type, key, clipboard
-// set, term_send): what was sent and what was seen of its effect.
-type actView struct {
-	Dispatched   string             `json:"dispatched"`
-	Verification *wire.Verification `json:"verification"`
+// printAct prints what an act (click, type, key, clipboard set,
+// term_send) dispatched and what its answer saw of the effect.
+func (e *env) printAct(dispatched string, v *wire.Verification) {
+	fmt.Fprintln(e.stdout, dispatched)
+	if v != nil && v.Status != wire.VerifyDispatched {
+		fmt.Fprintln(e.stdout, v.Summary())
+	}
 }
 
-// act sends an act (its VerifyMs set from e.verify) and prints what was
-// dispatched and what its answer saw of the effect.
-func (e *env) act(req wire.Args) error {
-	resp, err := call[actView](e, req)
-	if err != nil || !e.human() {
-		return err
+// actVerification is what an act's answer line says was seen of its
+// effect: nil for a failure, another op's line or an act that says nothing.
+func actVerification(line *wire.Reply) *wire.Verification {
+	ans, err := wire.AnswerOf(line)
+	if err != nil {
+		return nil
 	}
-	fmt.Fprintln(e.stdout, resp.Dispatched)
-	if v := resp.Verification; v != nil && v.Status != wire.VerifyDispatched {
-		fmt.Fprintln(e.stdout, v.Summary())
+	switch a := ans.(type) {
+	case *wire.ClickAnswer:
+		return a.Verification
+	case *wire.TypeAnswer:
+		return a.Verification
+	case *wire.KeyAnswer:
+		return a.Verification
+	case *wire.ClipboardAnswer:
+		return a.Verification
+	case *wire.TermSendAnswer:
+		return a.Verification
 	}
 	return nil
 }
@@ -214,7 +255,7 @@ func (e *env) act(req wire.Args) error {
 // what is there now", so where it changed is said on stderr instead.
 func (e *env) readFirst(target wire.Target) error {
 	req := wire.ScreenArgs{Target: target, Form: "damage-crop"}
-	ans, err := roundTrip[wire.ScreenAnswer](e, req)
+	ans, err := quiet(e, (*client.Client).Screen, req)
 	if err != nil {
 		if we, ok := err.(*wire.Error); ok && e.json {
 			e.printJSON(wire.ErrorReply(nil, we))
@@ -267,7 +308,11 @@ func typeCmd(e *env) *cobra.Command {
 					return err
 				}
 			}
-			return e.act(req)
+			resp, err := request(e, (*client.Client).Type, req)
+			if err == nil && e.human() {
+				e.printAct(resp.Dispatched, resp.Verification)
+			}
+			return err
 		},
 	}
 	cmd.Flags().IntVar(&wpm, "wpm", 0, "throttle to this many words (5 characters) a minute")
@@ -307,7 +352,11 @@ func keyCmd(e *env) *cobra.Command {
 					return err
 				}
 			}
-			return e.act(req)
+			resp, err := request(e, (*client.Client).Key, req)
+			if err == nil && e.human() {
+				e.printAct(resp.Dispatched, resp.Verification)
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&read, "read", false, readFlagHelp)
@@ -331,7 +380,7 @@ func clipboardCmd(e *env) *cobra.Command {
 			}
 			req := wire.ClipboardArgs{Target: target}
 			req.Action = "get"
-			resp, err := call[wire.ClipboardAnswer](e, req)
+			resp, err := request(e, (*client.Client).Clipboard, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -371,7 +420,11 @@ func clipboardCmd(e *env) *cobra.Command {
 				return err
 			}
 			req.Action, req.Text = "set", &text
-			return e.act(req) // clipboard takes no verifyMs: its answer says what the server acknowledged
+			resp, err := request(e, (*client.Client).Clipboard, req) // clipboard takes no verifyMs: its answer says what the server acknowledged
+			if err == nil && e.human() {
+				e.printAct(resp.Dispatched, resp.Verification)
+			}
+			return err
 		},
 	}
 	cmd.AddCommand(get, set)

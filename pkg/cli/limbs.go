@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -35,7 +36,7 @@ func limbsCmd(e *env) *cobra.Command {
 		Short: "List the limbs this shell sees, and the others dvvd holds (available)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := call[wire.LimbsAnswer](e, wire.LimbsArgs{})
+			resp, err := request(e, (*client.Client).Limbs, wire.LimbsArgs{})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -67,9 +68,9 @@ func printLimbTable(e *env, limbs []wire.LimbSummary) {
 	t.flush()
 }
 
-// simpleLimbCmd is a command that sends one op for one limb.
-// op builds the op's arguments for the limb named.
-func simpleLimbCmd[R any](e *env, use, short string, op func(wire.Target) (wire.Args, error), show func(*R)) *cobra.Command {
+// simpleLimbCmd is a command that sends one op for one limb through the
+// typed method m; op builds the op's arguments for the limb named.
+func simpleLimbCmd[A wire.Args, R any](e *env, use, short string, m method[A, R], op func(wire.Target) (A, error), show func(*R)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use + " <limbId>",
 		Short: short,
@@ -83,7 +84,7 @@ func simpleLimbCmd[R any](e *env, use, short string, op func(wire.Target) (wire.
 			if err != nil {
 				return err
 			}
-			resp, err := call[R](e, req)
+			resp, err := request(e, m, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -94,10 +95,10 @@ func simpleLimbCmd[R any](e *env, use, short string, op func(wire.Target) (wire.
 }
 
 func closeCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "close", "Close a limb and release what it held (closing a gone limb is fine)",
-		func(t wire.Target) (wire.Args, error) {
+	return simpleLimbCmd(e, "close", "Close a limb and release what it held (closing a gone limb is fine)", (*client.Client).CloseLimb,
+		func(t wire.Target) (wire.CloseArgs, error) {
 			if t.LimbID == "" { // close names a limb; a group closes with `dvv group close`
-				return nil, usageErr("close takes a limb id; close a whole group with `dvv group close GROUP`")
+				return wire.CloseArgs{}, usageErr("close takes a limb id; close a whole group with `dvv group close GROUP`")
 			}
 			return wire.CloseArgs{LimbID: t.LimbID}, nil
 		},
@@ -105,8 +106,8 @@ func closeCmd(e *env) *cobra.Command {
 }
 
 func statusCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "status", "Show a limb's state, size, generation, coverage, lease and fence (reads no pixels)",
-		func(t wire.Target) (wire.Args, error) { return wire.StatusArgs{Target: t}, nil },
+	return simpleLimbCmd(e, "status", "Show a limb's state, size, generation, coverage, lease and fence (reads no pixels)", (*client.Client).Status,
+		func(t wire.Target) (wire.StatusArgs, error) { return wire.StatusArgs{Target: t}, nil },
 		func(r *wire.StatusAnswer) {
 			if r.Observation != nil {
 				printObservation(e.stdout, r.Observation)
@@ -115,14 +116,14 @@ func statusCmd(e *env) *cobra.Command {
 }
 
 func signalsCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "signals", "Show the session's negotiated signals: live, absent or unknown (with why)",
-		func(t wire.Target) (wire.Args, error) { return wire.SignalsArgs{Target: t}, nil },
+	return simpleLimbCmd(e, "signals", "Show the session's negotiated signals: live, absent or unknown (with why)", (*client.Client).Signals,
+		func(t wire.Target) (wire.SignalsArgs, error) { return wire.SignalsArgs{Target: t}, nil },
 		func(r *wire.SignalsAnswer) { printSignals(e.stdout, r.Signals) })
 }
 
 func historyCmd(e *env) *cobra.Command {
-	return simpleLimbCmd(e, "history", "Show a limb's recent operations (never typed text, pixels or secrets)",
-		func(t wire.Target) (wire.Args, error) { return wire.HistoryArgs{Target: t}, nil },
+	return simpleLimbCmd(e, "history", "Show a limb's recent operations (never typed text, pixels or secrets)", (*client.Client).History,
+		func(t wire.Target) (wire.HistoryArgs, error) { return wire.HistoryArgs{Target: t}, nil },
 		func(r *wire.HistoryAnswer) {
 			if len(r.History) == 0 {
 				fmt.Fprintln(e.stdout, "no operations yet")
@@ -152,7 +153,7 @@ func reconnectCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			resp, err := call[wire.ReconnectAnswer](e, req)
+			resp, err := request(e, (*client.Client).Reconnect, req)
 			if err != nil || !e.human() {
 				return err
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -58,72 +57,48 @@ func machineCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// sendMachine sends one machine op through the typed client. With --json
-// the answer (or the coded failure) is printed as one line.
-func sendMachine[A wire.Args, R any](e *env, a A, send func(*client.Client, context.Context, A) (*R, error)) (*R, error) {
-	e.op = a.Op()
-	ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
-	defer cancel()
-	c, err := e.dial(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	ans, err := send(c, ctx, a)
-	if e.json {
-		if err != nil {
-			if we, ok := err.(*wire.Error); ok {
-				e.printJSON(wire.ErrorReply(nil, we))
-			}
-		} else if wa, ok := any(ans).(wire.Answer); ok {
-			e.printAnswer(nil, wa)
-		}
-	}
-	return ans, err
-}
-
 func (e *env) machineAct(t wire.Target, act string, timeoutMs *int) error {
 	var st *wire.MachineState
 	var obs *wire.Observation
 	switch act {
 	case "state":
-		r, err := sendMachine(e, wire.MachineStateArgs{Target: t}, (*client.Client).MachineState)
+		r, err := request(e, (*client.Client).MachineState, wire.MachineStateArgs{Target: t})
 		if err != nil {
 			return err
 		}
 		st = r.Machine
 	case "pause":
-		r, err := sendMachine(e, wire.MachinePauseArgs{Target: t}, (*client.Client).MachinePause)
+		r, err := request(e, (*client.Client).MachinePause, wire.MachinePauseArgs{Target: t})
 		if err != nil {
 			return err
 		}
 		st = r.Machine
 	case "resume":
-		r, err := sendMachine(e, wire.MachineResumeArgs{Target: t}, (*client.Client).MachineResume)
+		r, err := request(e, (*client.Client).MachineResume, wire.MachineResumeArgs{Target: t})
 		if err != nil {
 			return err
 		}
 		st = r.Machine
 	case "power":
-		r, err := sendMachine(e, wire.MachinePowerArgs{Target: t}, (*client.Client).MachinePower)
+		r, err := request(e, (*client.Client).MachinePower, wire.MachinePowerArgs{Target: t})
 		if err != nil {
 			return err
 		}
 		st = r.Machine
 	case "reset":
-		r, err := sendMachine(e, wire.MachineResetArgs{Target: t, TimeoutMs: timeoutMs}, (*client.Client).MachineReset)
+		r, err := request(e, (*client.Client).MachineReset, wire.MachineResetArgs{Target: t, TimeoutMs: timeoutMs})
 		if err != nil {
 			return err
 		}
 		st, obs = r.Machine, r.Observation
 	case "stop":
-		r, err := sendMachine(e, wire.MachineStopArgs{Target: t}, (*client.Client).MachineStop)
+		r, err := request(e, (*client.Client).MachineStop, wire.MachineStopArgs{Target: t})
 		if err != nil {
 			return err
 		}
 		st = r.Machine
 	case "start":
-		r, err := sendMachine(e, wire.MachineStartArgs{Target: t}, (*client.Client).MachineStart)
+		r, err := request(e, (*client.Client).MachineStart, wire.MachineStartArgs{Target: t})
 		if err != nil {
 			return err
 		}
@@ -163,7 +138,7 @@ func (e *env) snapshotAct(t wire.Target, args []string, timeoutMs *int) error {
 	}
 	switch act {
 	case "create":
-		r, err := sendMachine(e, wire.MachineSnapshotCreateArgs{Target: t, Snapshot: name}, (*client.Client).MachineSnapshotCreate)
+		r, err := request(e, (*client.Client).MachineSnapshotCreate, wire.MachineSnapshotCreateArgs{Target: t, Snapshot: name})
 		if err != nil || !e.human() {
 			return err
 		}
@@ -171,13 +146,13 @@ func (e *env) snapshotAct(t wire.Target, args []string, timeoutMs *int) error {
 			fmt.Fprintf(e.stdout, "snapshot %s taken (memory: %s)\n", r.Snapshot.Name, yesNo(r.Snapshot.Memory))
 		}
 	case "list":
-		r, err := sendMachine(e, wire.MachineSnapshotListArgs{Target: t}, (*client.Client).MachineSnapshotList)
+		r, err := request(e, (*client.Client).MachineSnapshotList, wire.MachineSnapshotListArgs{Target: t})
 		if err != nil || !e.human() {
 			return err
 		}
 		e.printSnapshots(r.Snapshots)
 	case "restore":
-		r, err := sendMachine(e, wire.MachineSnapshotRestoreArgs{Target: t, Snapshot: name, TimeoutMs: timeoutMs}, (*client.Client).MachineSnapshotRestore)
+		r, err := request(e, (*client.Client).MachineSnapshotRestore, wire.MachineSnapshotRestoreArgs{Target: t, Snapshot: name, TimeoutMs: timeoutMs})
 		if err != nil || !e.human() {
 			return err
 		}
@@ -187,7 +162,7 @@ func (e *env) snapshotAct(t wire.Target, args []string, timeoutMs *int) error {
 			printObservation(e.stdout, r.Observation)
 		}
 	case "delete":
-		r, err := sendMachine(e, wire.MachineSnapshotDeleteArgs{Target: t, Snapshot: name}, (*client.Client).MachineSnapshotDelete)
+		r, err := request(e, (*client.Client).MachineSnapshotDelete, wire.MachineSnapshotDeleteArgs{Target: t, Snapshot: name})
 		if err != nil || !e.human() {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -53,7 +54,7 @@ func openCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("keep") {
 				return usageErr("--keep goes with waiting; with --wait=false the limb is always left connecting")
 			}
-			resp, err := call[wire.OpenAnswer](e, req)
+			resp, err := request(e, (*client.Client).Open, req)
 			if err != nil || !e.human() {
 				return err
 			}

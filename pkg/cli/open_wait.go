@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -19,11 +20,11 @@ const waitRound = 2 * time.Second
 // failed open must not leave dvvd dialling a wrong address forever. A
 // limb that was already open (another shell's) is never closed here.
 func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) error {
-	before, err := roundTrip[wire.LimbsAnswer](e, wire.LimbsArgs{})
+	before, err := quiet(e, (*client.Client).Limbs, wire.LimbsArgs{})
 	if err != nil {
 		return e.fail(err)
 	}
-	resp, err := roundTrip[wire.OpenAnswer](e, req)
+	resp, err := quiet(e, (*client.Client).Open, req)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -37,7 +38,7 @@ func (e *env) openAndWait(req wire.OpenArgs, timeout time.Duration, keep bool) e
 		if step < time.Millisecond {
 			step = time.Millisecond
 		}
-		w, err := roundTrip[wire.WaitAnswer](e, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(int(step.Milliseconds()))})
+		w, err := quiet(e, (*client.Client).Wait, wire.WaitArgs{Target: wire.Target{LimbID: id}, Until: "connected", TimeoutMs: intp(int(step.Milliseconds()))})
 		if err != nil {
 			return e.fail(e.giveUp(id, made, keep, err))
 		}
@@ -85,7 +86,7 @@ func (e *env) giveUp(id string, made, keep bool, err error) error {
 			e.ctx = context.Background()
 			defer func() { e.ctx = ctx }()
 		}
-		if _, cerr := roundTrip[wire.CloseAnswer](e, wire.CloseArgs{LimbID: id}); cerr != nil {
+		if _, cerr := quiet(e, (*client.Client).CloseLimb, wire.CloseArgs{LimbID: id}); cerr != nil {
 			fate = fmt.Sprintf("closing it failed too (%v): `dvv close %s`", cerr, id)
 		} else {
 			fate = "the limb was closed: open it again once that is done (--keep leaves it open)"

@@ -101,6 +101,13 @@ func printObservation(w io.Writer, o *wire.Observation) {
 	if o.Reconnects > 0 {
 		kv.row("reconnects:", fmt.Sprint(o.Reconnects))
 	}
+	if g := o.Guest; g != nil {
+		if g.OS != "" {
+			kv.row("machine:", fmt.Sprintf("%s %s, kernel %s, host %s, user %s (via %s)", g.OS, g.Arch, g.Kernel, g.Hostname, g.User, g.Via))
+		} else {
+			kv.row("machine:", fmt.Sprintf("unknown (via %s): %s", g.Via, g.Note))
+		}
+	}
 	if o.LastError != nil {
 		kv.row("last error:", fmt.Sprintf("%s: %s", o.LastError.Code, o.LastError.Message))
 	}

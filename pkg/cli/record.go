@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -33,7 +34,7 @@ func recordCmd(e *env) *cobra.Command {
 			RunE: func(cmd *cobra.Command, args []string) error {
 				// record names a limb by id only: recordings belong to a limb,
 				// and a group member's id is in `dvv group ls`.
-				resp, err := call[wire.RecordAnswer](e, wire.RecordArgs{Target: wire.Target{LimbID: args[0]}, Action: action})
+				resp, err := request(e, (*client.Client).Record, wire.RecordArgs{Target: wire.Target{LimbID: args[0]}, Action: action})
 				if err != nil || !e.human() {
 					return err
 				}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -49,7 +50,7 @@ func screenCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				resp, err := call[wire.FindAnswer](e, req)
+				resp, err := request(e, (*client.Client).Find, req)
 				if err == nil && e.human() {
 					e.printLines(resp.Find)
 				}
@@ -59,11 +60,7 @@ func screenCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var fb *localFallback[wire.ScreenAnswer]
-			if req.Out != "" {
-				fb = screenFallback(req.Out)
-			}
-			resp, err := callWith[wire.ScreenAnswer](e, req, fb)
+			resp, err := request(e, (*client.Client).Screen, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -209,6 +206,7 @@ func (e *env) printScreenWindows(s *wire.Screen) {
 func waitCmd(e *env) *cobra.Command {
 	var until, text, lang, window string
 	var quiet, timeout duration
+	var el elementSearch
 	cmd := &cobra.Command{
 		Use:   "wait <limbId> --until CONDITION",
 		Short: "Block until the limb is connected, the screen settles or changes, text appears…",
@@ -218,7 +216,9 @@ func waitCmd(e *env) *cobra.Command {
 			"ordinary success with settled: false, which --json shows as is).",
 		Example: "  dvv wait vnc-1a2b3c4d --until connected\n  dvv wait vnc-1a2b3c4d --until screen-stable --quiet 500ms\n" +
 			"  dvv wait ssh-5e6f7a8b --until text --text '$ '\n  dvv wait vnc-1a2b3c4d --until text-gone --text 'Saving'\n" +
-			"  dvv wait vnc-1a2b3c4d --until window --window 'Save as'",
+			"  dvv wait vnc-1a2b3c4d --until window --window 'Save as'\n" +
+			"  dvv wait vnc-1a2b3c4d --until element --window Settings --role 'push button' --name Apply\n" +
+			"  dvv wait vnc-1a2b3c4d --until text-equals --element ID --text 'Done'",
 		Args: exactArgs(1, "wait needs a limb id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := limbTarget(args[0])
@@ -230,6 +230,7 @@ func waitCmd(e *env) *cobra.Command {
 				return usageErr("wait needs --until %s", pipeList(variants(wire.OpWait)))
 			}
 			req.Until, req.Lang, req.Window = until, lang, window
+			req.Role, req.NameContains, req.States, req.Element = el.role, el.name, el.states, el.element
 			if cmd.Flags().Changed("text") {
 				req.Text = &text
 			}
@@ -239,7 +240,7 @@ func waitCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			resp, err := call[wire.WaitAnswer](e, req)
+			resp, err := request(e, (*client.Client).Wait, req)
 			if err != nil {
 				return err
 			}
@@ -257,6 +258,9 @@ func waitCmd(e *env) *cobra.Command {
 				for _, m := range w.Matches {
 					fmt.Fprintln(e.stdout, matchLine(m))
 				}
+				for _, el := range w.Elements {
+					fmt.Fprintln(e.stdout, elementLine(el))
+				}
 			}
 			if !w.Settled {
 				return &exitStatus{code: ExitNotSettled, msg: fmt.Sprintf("not settled: until %s did not hold within %d ms (%s)", w.Until, w.ElapsedMs, w.Detail)}
@@ -268,7 +272,8 @@ func waitCmd(e *env) *cobra.Command {
 	f.StringVar(&until, "until", "", orList(variants(wire.OpWait)))
 	f.StringVar(&text, "text", "", "the text for --until text and text-gone (a terminal's grid, or a desktop's recognised text)")
 	f.StringVar(&lang, "lang", "", "desktop text: recognition languages (default eng)")
-	f.StringVar(&window, "window", "", "the window for --until window, window-gone and window-active: an id (0x…) or a part of its title")
+	f.StringVar(&window, "window", "", "the window for --until window, window-gone and window-active: an id (0x…) or a part of its title; for element and element-gone the window to search (every one on the screen when absent)")
+	el.flags(f)
 	addDuration(f, &quiet, "quiet", 750*time.Millisecond, "how long the screen must stay unchanged for screen-stable and idle")
 	addDuration(f, &timeout, "timeout", 8*time.Second, "give up after this long (at most 25s; longer is clamped)")
 	return cmd

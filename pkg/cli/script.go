@@ -257,7 +257,7 @@ func (r *scriptRun) startRead() error {
 // stops the others. The reports come a member after another, in member
 // order; the exit status is the first failed member's.
 func (e *env) runGroupScript(steps []script.Step, o scriptOptions) error {
-	g, err := roundTrip[wire.GroupListAnswer](e, wire.GroupListArgs{GroupID: o.group})
+	g, err := quiet(e, (*client.Client).GroupList, wire.GroupListArgs{GroupID: o.group})
 	if err != nil {
 		return err
 	}
@@ -481,11 +481,11 @@ func verdict(line *wire.Reply) string {
 	if line == nil {
 		return stepOK
 	}
-	v, err := wire.DecodeAnswer[actView](line)
-	if err != nil || v.Verification == nil {
+	v := actVerification(line)
+	if v == nil {
 		return stepOK
 	}
-	switch v.Verification.Status {
+	switch v.Status {
 	case wire.VerifyVerified:
 		return stepVerified
 	case wire.VerifyUnverified:
@@ -501,15 +501,7 @@ func (r *scriptRun) subEnv(stdout, stderr io.Writer) *env {
 	sub := &env{socket: e.socket, session: e.session, verify: e.verify, timeout: e.timeout,
 		stdin: strings.NewReader(""), getenv: e.getenv, lookupEnv: e.lookupEnv, ctx: e.ctx}
 	sub.humanStreams(stdout, stderr)
-	sub.send = func(req wire.Enveloped) (*wire.Reply, error) {
-		ctx, cancel := context.WithTimeout(e.ctx, sub.deadline(req))
-		defer cancel()
-		line, err := r.c.Do(ctx, req)
-		if line != nil {
-			r.last = line
-		}
-		return line, err
-	}
+	sub.attached = r.c
 	return sub
 }
 
@@ -520,6 +512,9 @@ func (r *scriptRun) exec(argv []string) (stdout, stderr string, err error) {
 	root := buildTree(func() *cobra.Command { return newRootFor(sub, argv) })
 	root.SetArgs(argv)
 	err = root.ExecuteContext(r.e.ctx)
+	if sub.last != nil {
+		r.last = sub.last
+	}
 	return out.String(), errOut.String(), err
 }
 

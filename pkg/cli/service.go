@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -275,7 +276,7 @@ func (s *serviceSetup) status(e *env) error {
 			fmt.Fprintf(e.stdout, "%-13s enabled: %s, active: %s\n", unit, orUnknown(enabled), orUnknown(active))
 		}
 	}
-	if _, err := roundTrip[wire.PingAnswer](e, wire.PingArgs{}); err != nil {
+	if _, err := quiet(e, (*client.Client).Ping, wire.PingArgs{}); err != nil {
 		fmt.Fprintf(e.stdout, "dvvd:         not answering on %s\n", e.socketPath())
 		return nil
 	}

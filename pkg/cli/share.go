@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -45,7 +46,7 @@ func shareCmd(e *env) *cobra.Command {
 				}
 				req.Action = "stop"
 			}
-			resp, err := call[wire.ShareAnswer](e, req)
+			resp, err := request(e, (*client.Client).Share, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -89,7 +90,7 @@ func handbackCmd(e *env) *cobra.Command {
 				return err
 			}
 			req := wire.HandbackArgs{Target: target}
-			resp, err := call[wire.HandbackAnswer](e, req)
+			resp, err := request(e, (*client.Client).Handback, req)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -119,7 +120,7 @@ func pauseCmd(e *env, action string) *cobra.Command {
 			if action == "pause" && len(args) == 0 && !all {
 				return usageErr("pause needs a limb id, or --all for every limb")
 			}
-			resp, err := call[wire.PauseAnswer](e, req)
+			resp, err := request(e, (*client.Client).Pause, req)
 			if err != nil || !e.human() {
 				return err
 			}

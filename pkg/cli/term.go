@@ -5,28 +5,39 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 func runCmd(e *env) *cobra.Command {
 	var timeout duration
 	var maxOutput int
-	var cwd string
+	var cwd, stdin string
+	var envs []string
+	var sudo bool
 	cmd := &cobra.Command{
 		Use:   "run <limbId> --timeout DURATION <command>",
-		Short: "Run one command on a terminal (SSH) limb; exit with its exit status",
+		Short: "Run one command on an SSH limb (or a desktop's SSH sidecar); exit with its exit status",
 		Long: "Run one command (a single string, run by the remote user's shell) on a fresh channel and print\n" +
 			"its stdout and stderr to dvv's own. The deadline is required (--timeout 5s; --timeout-ms 5000 and\n" +
 			"--timeoutMs 5000, as the tool reference spells it, are the same). dvv exits with the remote exit status; with none: 124 when the\n" +
 			"deadline ended the command, 128+N when signal N killed it, 255 otherwise. dvv's own failures keep\n" +
-			"their classes (3 no dvvd, 7 no exec capability…), so use --json where the two must not mix.",
-		Example: "  dvv run ssh-5e6f7a8b --timeout 5s \"uname -a\"",
-		Args:    exactArgs(2, "run needs a limb id and the command (one quoted string)"),
+			"their classes (3 no dvvd, 7 no exec capability…), so use --json where the two must not mix.\n\n" +
+			"--stdin FILE (or - for dvv's own stdin, at most 8 MiB) is the command's standard input; without it\n" +
+			"the command reads end of file. --env NAME=VALUE (repeatable) sets variables the remote shell exports\n" +
+			"before the command. --sudo runs it as root through sudo -n: a machine whose sudo would ask for a\n" +
+			"password refuses with SUDO_REFUSED and the command does not run. On a desktop (VNC, RDP) limb the\n" +
+			"command runs over the machine's SSH sidecar, the connection files use.",
+		Example: "  dvv run ssh-5e6f7a8b --timeout 5s \"uname -a\"\n" +
+			"  printf 'b\\na\\n' | dvv run ssh-5e6f7a8b --timeout 5s --stdin - sort\n" +
+			"  dvv run ssh-5e6f7a8b --timeout 1m --sudo --env DEBIAN_FRONTEND=noninteractive \"apt-get -y install jq\"",
+		Args: exactArgs(2, "run needs a limb id and the command (one quoted string)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, err := limbTarget(args[0])
 			if err != nil {
@@ -42,7 +53,15 @@ func runCmd(e *env) *cobra.Command {
 			if cmd.Flags().Changed("max-output-bytes") {
 				req.MaxOutputBytes = intp(maxOutput)
 			}
-			resp, err := call[wire.RunAnswer](e, req)
+			req.Env, req.Sudo = envs, sudo
+			if cmd.Flags().Changed("stdin") {
+				b, err := readRunStdin(e, stdin)
+				if err != nil {
+					return err
+				}
+				req.StdinBase64 = base64.StdEncoding.EncodeToString(b)
+			}
+			resp, err := request(e, (*client.Client).Run, req)
 			if err != nil {
 				return err
 			}
@@ -65,7 +84,35 @@ func runCmd(e *env) *cobra.Command {
 	addDuration(f, &timeout, "timeout", 0, "deadline for the command, e.g. 5s (required)")
 	f.StringVar(&cwd, "cwd", "", "remote working directory (default the home directory)")
 	f.IntVar(&maxOutput, "max-output-bytes", 0, "truncate each stream after this many bytes")
+	f.StringVar(&stdin, "stdin", "", "the command's standard input: a local file, or - for dvv's stdin (at most 8 MiB)")
+	f.StringArrayVar(&envs, "env", nil, "NAME=VALUE the command sees (repeatable)")
+	f.BoolVar(&sudo, "sudo", false, "run as root through sudo -n (refused when sudo would ask for a password)")
 	return cmd
+}
+
+// runStdinMax is the most run's --stdin carries (dvvd's own bound).
+const runStdinMax = 8 << 20
+
+// readRunStdin reads run's --stdin: a local file, or - for dvv's stdin.
+// One byte over the bound is enough to know it is too big.
+func readRunStdin(e *env, from string) ([]byte, error) {
+	var r io.Reader = e.stdin
+	if from != "-" {
+		f, err := os.Open(from)
+		if err != nil {
+			return nil, localErr(wire.NotFound, "--stdin: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, runStdinMax+1))
+	if err != nil {
+		return nil, localErr(wire.BadRequest, "--stdin: %v", err)
+	}
+	if len(b) > runStdinMax {
+		return nil, localErr(wire.TooLarge, "--stdin carries more than %d bytes; put the input in a remote file (dvv files put) and redirect it in the command", runStdinMax)
+	}
+	return b, nil
 }
 
 // writeRunOutput copies the remote streams to dvv's own. dvvd sends a
@@ -165,7 +212,11 @@ func termCmd(e *env) *cobra.Command {
 				return usageErr("term send needs the text or --hex")
 			}
 			req.VerifyMs = e.verifyMs()
-			return e.act(req)
+			resp, err := request(e, (*client.Client).TermSend, req)
+			if err == nil && e.human() {
+				e.printAct(resp.Dispatched, resp.Verification)
+			}
+			return err
 		},
 	}
 	send.Flags().StringVar(&hexBytes, "hex", "", "bytes as hex, e.g. 03 for ctrl+c, 1b5b41 for up")
@@ -181,7 +232,7 @@ func termCmd(e *env) *cobra.Command {
 			}
 			req := wire.TermReadArgs{Target: target}
 			req.Since = since
-			resp, err := call[wire.TermReadAnswer](e, req)
+			resp, err := request(e, (*client.Client).TermRead, req)
 			if err != nil || !e.human() || resp.Term == nil {
 				return err
 			}

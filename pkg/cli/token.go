@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -37,7 +38,7 @@ func tokenCmd(e *env) *cobra.Command {
 					list = append(list, c)
 				}
 			}
-			resp, err := call[wire.TokenCreateAnswer](e, wire.TokenCreateArgs{Envelope: wire.Envelope{Name: label}, Role: role, Caps: list}) // the label is the envelope's name (docs/protocol.md)
+			resp, err := request(e, (*client.Client).TokenCreate, wire.TokenCreateArgs{Envelope: wire.Envelope{Name: label}, Role: role, Caps: list}) // the label is the envelope's name (docs/protocol.md)
 			if err != nil || !e.human() {
 				return err
 			}
@@ -59,7 +60,7 @@ func tokenCmd(e *env) *cobra.Command {
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			resp, err := call[wire.TokenListAnswer](e, wire.TokenListArgs{})
+			resp, err := request(e, (*client.Client).TokenList, wire.TokenListArgs{})
 			if err != nil || !e.human() {
 				return err
 			}
@@ -80,7 +81,7 @@ func tokenCmd(e *env) *cobra.Command {
 		Short: "Revoke a token: attachments using it are refused from their next request",
 		Args:  exactArgs(1, "token revoke needs a token id (see `dvv token ls`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := call[wire.TokenRevokeAnswer](e, wire.TokenRevokeArgs{TokenID: args[0]}); err != nil || !e.human() {
+			if _, err := request(e, (*client.Client).TokenRevoke, wire.TokenRevokeArgs{TokenID: args[0]}); err != nil || !e.human() {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "revoked %s\n", args[0])

@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/client"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // movesFile reports a files get or put: the requests that report progress.
 func movesFile(req wire.Args) bool {
-	f, ok := req.(*wire.FilesArgs)
+	f, ok := req.(wire.FilesArgs)
 	return ok && (f.Action == "get" || f.Action == "put")
 }
 
@@ -30,14 +30,14 @@ func (e *env) withProgress(verb, name string, quiet bool, run func() error) erro
 	return run()
 }
 
-// transferTrip sends a files get or put asking dvvd for progress lines.
-// Without --timeout its deadline is for a stall, not for the whole
+// transferCall is quiet for a files get or put, asking dvvd for progress
+// lines. Without --timeout its deadline is for a stall, not for the whole
 // transfer: it runs as long as bytes keep moving, and ends TIMEOUT once
 // none moved for the usual deadline. --timeout bounds the whole call.
-func (e *env) transferTrip(req *wire.FilesArgs) (*wire.Reply, error) {
+func transferCall[A wire.Args, R any](e *env, m method[A, R], a A, keep client.CallOption) (*R, error) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	idle := e.deadline(req)
+	idle := e.deadline(a)
 	var stalled atomic.Bool
 	var stall *time.Timer
 	if e.timeout.d > 0 {
@@ -47,20 +47,18 @@ func (e *env) transferTrip(req *wire.FilesArgs) (*wire.Reply, error) {
 		stall = time.AfterFunc(idle, func() { stalled.Store(true); cancel() })
 		defer stall.Stop()
 	}
-	c, err := e.dial(ctx)
+	c, done, err := e.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
-	resp, err := c.DoProgress(ctx, *req, func(p wire.TransferInfo) {
+	defer done()
+	progress := client.OnProgress(func(p wire.TransferInfo) {
 		if stall != nil {
 			stall.Reset(idle)
 		}
 		e.onProgress(p)
 	})
-	if isCode(err, wire.BadRequest) && strings.Contains(err.Error(), `"progress"`) {
-		return c.Do(ctx, req) // a dvvd from before progress lines: no bar
-	}
+	resp, err := m(c.With(keep, progress), ctx, a)
 	if err != nil && stalled.Load() {
 		return nil, &wire.Error{Code: wire.Timeout, Message: fmt.Sprintf("no byte of the transfer moved for %v", idle),
 			Next: "dvvd was asked to stop it and left the destination as it was; check the link, or give --timeout for a longer wait"}

@@ -36,7 +36,7 @@ func viewerCmd(e *env) *cobra.Command {
 			if len(args) == 1 {
 				req.LimbID = args[0]
 			}
-			resp, err := call[wire.ViewerAnswer](e, req)
+			resp, err := request(e, (*client.Client).Viewer, req)
 			if err != nil || !e.human() || resp.Viewer == nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package cli
 // This file is not windows.go, which Go would build for Windows only.
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,41 +14,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// typedCall sends a through the generated client method for its op and
-// answers the typed answer; --json prints the line dvvd wrote for it.
-func typedCall[A wire.Args, R wire.Answer](e *env, a A, method func(*client.Client, context.Context, A) (R, error)) (R, error) {
-	var zero R
-	req := wire.Envelop(a)
-	e.op = req.Op()
-	if e.send != nil { // the CLI's tests take the request here
-		_, ans, err := decoded[R](e.send(req))
-		if err != nil || ans == nil {
-			return zero, err
-		}
-		return *ans, nil
-	}
-	ctx, cancel := context.WithTimeout(e.ctx, e.deadline(a))
-	defer cancel()
-	ans, err := func() (R, error) {
-		c, err := e.dial(ctx)
-		if err != nil {
-			return zero, err
-		}
-		defer c.Close()
-		return method(c, ctx, a)
-	}()
-	if e.json {
-		if err != nil {
-			if we, ok := err.(*wire.Error); ok {
-				e.printJSON(wire.ErrorReply(nil, we))
-			}
-		} else {
-			e.printAnswer(nil, ans)
-		}
-	}
-	return ans, err
-}
-
 func windowsCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "windows <limbId>",
@@ -60,7 +24,7 @@ func windowsCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r, err := typedCall(e, wire.WindowsArgs{Target: target}, (*client.Client).Windows)
+			r, err := request(e, (*client.Client).Windows, wire.WindowsArgs{Target: target})
 			if err != nil || !e.human() || r.Windows == nil {
 				return err
 			}
@@ -135,7 +99,7 @@ func windowCmd(e *env) *cobra.Command {
 			if timeout.set {
 				req.TimeoutMs = timeout.ms()
 			}
-			r, err := typedCall(e, req, (*client.Client).Window)
+			r, err := request(e, (*client.Client).Window, req)
 			if err != nil || !e.human() || r.Window == nil {
 				return err
 			}
@@ -173,7 +137,7 @@ func workspacesCmd(e *env) *cobra.Command {
 				}
 				req.Action, req.N = "switch", &n
 			}
-			r, err := typedCall(e, req, (*client.Client).Workspaces)
+			r, err := request(e, (*client.Client).Workspaces, req)
 			if err != nil || !e.human() || r.Workspaces == nil {
 				return err
 			}

@@ -26,10 +26,29 @@ type Options struct {
 	Name    string // attachment name shown as lease holder (e.g. "claude-code", "shell")
 	Token   string // policy token (DVV_TOKEN); empty = the socket owner's own access
 	Session string // shell session key: CLI calls with the same key share one attachment
+	// InlineFiles has this process move the bytes of a local file a
+	// request names (files get and put, screen's out, group_run's outDir):
+	// they travel inside the request or answer and the file is read or
+	// written here, so dvvd never touches the caller's tree (see local.go).
+	InlineFiles bool
 }
 
-// Client is one attachment to dvvd.
+// Client is one attachment to dvvd. With gives views of it that share the
+// connection and carry call options of their own.
 type Client struct {
+	*link
+	opts callOptions
+
+	Info *wire.DaemonInfo
+}
+
+// link is the connection and attachment every view of a Client shares.
+type link struct {
+	// rt, when set, answers every request instead of a connection (Over).
+	rt     RoundTrip
+	remote bool // reached over ssh://: a local path means nothing to that dvvd
+	inline bool // Options.InlineFiles
+
 	conn net.Conn
 	wmu  sync.Mutex
 	w    *bufio.Writer
@@ -42,8 +61,8 @@ type Client struct {
 	said    *wire.Error // an answer with no id: why dvvd is closing this connection (BUSY, TIMEOUT)
 	done    chan struct{}
 	nextID  atomic.Uint64
-
-	Info *wire.DaemonInfo
+	// closeOnce ends an Over client's done (a connection's ends with readLoop).
+	closeOnce sync.Once
 }
 
 // Dial connects to the socket at path and attaches. A socket nobody answers
@@ -87,6 +106,7 @@ func dial(ctx context.Context, path string, o Options, then wire.Args) (*Client,
 		if err != nil {
 			return nil, nil, sc.explain(err)
 		}
+		c.remote = true
 		return c, resp, nil
 	}
 	conn, err := DialSocket(ctx, path)
@@ -122,9 +142,9 @@ func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 // request (one that needs no attachment: dvvd serves it whatever the
 // attach's fate) goes out in the same write, and its answer is returned.
 func attach(ctx context.Context, conn net.Conn, o Options, then wire.Args) (*Client, *wire.Reply, error) {
-	c := &Client{conn: conn, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Reply{},
+	c := &Client{link: &link{conn: conn, inline: o.InlineFiles, w: bufio.NewWriter(conn), pending: map[string]chan *wire.Reply{},
 		onProg: map[string]func(*wire.TransferInfo){},
-		events: make(chan *wire.Event, 256), done: make(chan struct{})}
+		events: make(chan *wire.Event, 256), done: make(chan struct{})}}
 	go c.readLoop()
 	reqs := []wire.Args{wire.AttachArgs{Envelope: wire.Envelope{Name: o.Name, Token: o.Token, Session: o.Session}}}
 	if then != nil {
@@ -152,7 +172,13 @@ func attach(ctx context.Context, conn net.Conn, o Options, then wire.Args) (*Cli
 }
 
 // Close ends the connection.
-func (c *Client) Close() error { return c.conn.Close() }
+func (c *Client) Close() error {
+	if c.conn == nil { // Over: no connection; the client is done
+		c.closeOnce.Do(func() { close(c.done) })
+		return nil
+	}
+	return c.conn.Close()
+}
 
 // Done is closed when the connection has ended.
 func (c *Client) Done() <-chan struct{} { return c.done }
@@ -251,9 +277,21 @@ var ErrClosed = &wire.Error{Code: wire.DaemonUnavailable, Message: "the connecti
 // pointer) and waits for the answer line, read as a generic client reads
 // any line (its typed answer is wire.DecodeAnswer of it; the typed methods
 // do that). A coded failure comes back as a *wire.Error (with the
-// answer's observation, if any) beside the line.
+// answer's observation, if any) beside the line. Every typed call goes
+// through Do, and so through the view's call options (With) and
+// Options.InlineFiles.
 func (c *Client) Do(ctx context.Context, a wire.Args) (*wire.Reply, error) {
-	return c.do(ctx, a, nil)
+	var r *wire.Reply
+	var err error
+	if mv := c.mover(a); mv != nil {
+		r, err = c.moveLocal(ctx, a, mv)
+	} else {
+		r, err = c.send(ctx, a)
+	}
+	if c.opts.line != nil {
+		*c.opts.line = r
+	}
+	return r, err
 }
 
 // do is Do; onProgress, when set, receives the request's progress lines.
@@ -269,6 +307,9 @@ func (c *Client) do(ctx context.Context, a wire.Args, onProgress func(*wire.Tran
 // first failure ends the wait and is returned with the answers so far.
 // onProgress, when set, receives their progress lines.
 func (c *Client) doAll(ctx context.Context, reqs []wire.Args, onProgress func(*wire.TransferInfo)) ([]*wire.Reply, error) {
+	if c.rt != nil {
+		return c.roundTrips(ctx, reqs)
+	}
 	ids := make([]string, len(reqs))
 	chans := make([]chan *wire.Reply, len(reqs))
 	var lines []byte

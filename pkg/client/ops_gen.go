@@ -140,6 +140,18 @@ func (c *Client) Find(ctx context.Context, a wire.FindArgs) (*wire.FindAnswer, e
 	return answer[wire.FindArgs, wire.FindAnswer](ctx, c, a)
 }
 
+// Inspect sends op inspect (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Inspect(ctx context.Context, a wire.InspectArgs) (*wire.InspectAnswer, error) {
+	return answer[wire.InspectArgs, wire.InspectAnswer](ctx, c, a)
+}
+
+// Element sends op element (docs/protocol.md). A coded failure is a *wire.Error,
+// returned with the answer's fields as far as they were set.
+func (c *Client) Element(ctx context.Context, a wire.ElementArgs) (*wire.ElementAnswer, error) {
+	return answer[wire.ElementArgs, wire.ElementAnswer](ctx, c, a)
+}
+
 // Clipboard sends op clipboard (docs/protocol.md). A coded failure is a *wire.Error,
 // returned with the answer's fields as far as they were set.
 func (c *Client) Clipboard(ctx context.Context, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {

@@ -77,7 +77,7 @@ func TestNewProtocolIsOneRegistration(t *testing.T) {
 	if !strings.Contains(err.Error(), "fakep") {
 		t.Fatalf("the refusal of an unknown protocol does not list the registered ones: %v", err)
 	}
-	_, err = do(t, c, wire.RunArgs{Target: wire.Target{LimbID: r.LimbID}, Command: "true", TimeoutMs: 1000})
+	_, err = do(t, c, wire.TermReadArgs{Target: wire.Target{LimbID: r.LimbID}})
 	wantCode(t, err, wire.WrongProtocol)
 	if !strings.Contains(wire.DefaultPorts(), "7000 fakep") {
 		t.Fatalf("default ports for help text: %s", wire.DefaultPorts())

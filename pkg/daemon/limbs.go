@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/daemon/history"
@@ -51,7 +52,11 @@ type Limb struct {
 	perceive   bool
 	redial     chan struct{}
 	files      limb.Files // SFTP, opened on first use
-	filesMu    sync.Mutex // guards files alone: an SFTP dial is slow and must not block mu
+	// sidecarFacts are what a desktop's machine said of itself when its
+	// files sidecar connected (status reads them without filesMu, which a
+	// dial holds).
+	sidecarFacts atomic.Pointer[wire.GuestFacts]
+	filesMu      sync.Mutex // guards files alone: an SFTP dial is slow and must not block mu
 
 	lease  leaseState
 	actLog actLog    // recent agent acts for the viewer (acts.go)

@@ -38,6 +38,11 @@ func (l *Limb) filesFor(c *call) (limb.Files, string, error) {
 		return nil, via, wire.Errorf(wire.FilesUnavailable, "%v", err)
 	}
 	l.files = f
+	if g, ok := f.(limb.Guest); ok && l.tty == nil {
+		if facts := g.Facts(); facts != nil {
+			l.sidecarFacts.Store(facts)
+		}
+	}
 	return f, via, nil
 }
 
@@ -145,6 +150,13 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 		return res, err
 	case "list":
 		return filesList(f, res)
+	case "stat":
+		st, err := f.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		res.Stat, res.Path = st, st.Path
+		return res, nil
 	case "mkdir":
 		return res, f.Mkdir(path)
 	case "remove":
@@ -153,6 +165,9 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 		res.To = req.NewPath()
 		return res, f.Rename(path, req.NewPath())
 	case "get":
+		if req.Offset != nil || req.Length != nil {
+			return getRange(ctx, f, req, res)
+		}
 		return filesGet(ctx, f, req, res)
 	case "put":
 		return filesPut(ctx, f, req, res)
@@ -194,17 +209,82 @@ func filesGet(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.F
 	return res, err
 }
 
-// filesPut sends a local file (from) or inline content to a remote path.
+// getRange reads a range of a remote file (offset, length), inline or to
+// a local path, as get does.
+func getRange(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.FilesResult) (*wire.FilesResult, error) {
+	var offset int64
+	length := int64(-1)
+	if req.Offset != nil {
+		offset = *req.Offset
+	}
+	if req.Length != nil {
+		length = *req.Length
+	}
+	res.Offset = offset
+	to := req.LocalTo()
+	if to == "" {
+		if length < 0 || length > inlineFileMax {
+			// The range is bounded like a whole inline get: what comes
+			// back must fit the answer.
+			length = inlineFileMax + 1
+		}
+		buf := &modeBuffer{}
+		n, err := f.GetRange(req.Path, ctxWriter{ctx, buf}, offset, length)
+		if err != nil {
+			return nil, err
+		}
+		if n > inlineFileMax {
+			return nil, wire.Errorf(wire.TooLarge, "the range is over the %d bytes an answer carries; give a length, or save it to a local path with to", inlineFileMax)
+		}
+		res.Bytes, res.ContentBase64, res.Mode = n, base64.StdEncoding.EncodeToString(buf.Bytes()), buf.mode
+		return res, nil
+	}
+	if !filepath.IsAbs(to) {
+		return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
+	}
+	tmp := &localCopy{dir: filepath.Dir(to), base: filepath.Base(to), perm: 0o600}
+	defer tmp.discard()
+	n, err := f.GetRange(req.Path, ctxWriter{ctx, tmp}, offset, length)
+	if err == nil {
+		err = tmp.open()
+	}
+	if cerr := tmp.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp.name, to); err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "rename into %s: %v", to, err)
+	}
+	tmp.name = ""
+	res.Bytes, res.To = n, to
+	if tmp.hinted {
+		res.Mode = fmt.Sprintf("%04o", tmp.perm)
+	}
+	return res, nil
+}
+
+// filesPut sends a local file (from) or inline content to a remote path,
+// replacing it, or with append adding to its end (keeping its mode unless
+// one is given).
 func filesPut(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.FilesResult) (*wire.FilesResult, error) {
 	mode := uint32(0o644)
+	if req.Append {
+		mode = 0 // an append keeps the file's mode unless one is given
+	}
 	if req.Mode != nil {
 		mode = uint32(*req.Mode)
+	}
+	put := f.Put
+	if req.Append {
+		put, res.Appended = f.Append, true
 	}
 	switch {
 	case req.From != "" && req.ContentBase64 != "":
 		return nil, wire.Errorf(wire.BadRequest, "put takes from or contentBase64, not both")
 	case req.From != "":
-		return putFromFile(ctx, f, req, res, mode)
+		return putFromFile(ctx, put, req, res, mode)
 	}
 	data, err := base64.StdEncoding.DecodeString(req.ContentBase64)
 	if err != nil {
@@ -214,13 +294,14 @@ func filesPut(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.F
 		return nil, wire.Errorf(wire.TooLarge, "inline content is limited to %d bytes; use from with a local path", inlineFileMax)
 	}
 	expectSize(ctx, int64(len(data)))
-	n, err := f.Put(req.Path, ctxReader{ctx, bytes.NewReader(data)}, mode)
+	n, err := put(req.Path, ctxReader{ctx, bytes.NewReader(data)}, mode)
 	res.Bytes = n
 	return res, err
 }
 
-// putFromFile streams the local file req.From to the remote path.
-func putFromFile(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.FilesResult, mode uint32) (*wire.FilesResult, error) {
+// putFromFile streams the local file req.From to the remote path with put
+// (Put or Append).
+func putFromFile(ctx context.Context, put func(string, io.Reader, uint32) (int64, error), req wire.FilesArgs, res *wire.FilesResult, mode uint32) (*wire.FilesResult, error) {
 	if !filepath.IsAbs(req.From) {
 		return nil, wire.Errorf(wire.BadRequest, "from must be an absolute local path")
 	}
@@ -235,7 +316,7 @@ func putFromFile(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wir
 	// A read that blocks (a pipe, a slow device) ends when the
 	// transfer is cancelled: closing the file wakes it.
 	defer context.AfterFunc(ctx, func() { src.Close() })()
-	n, err := f.Put(req.Path, ctxReader{ctx, src}, mode)
+	n, err := put(req.Path, ctxReader{ctx, src}, mode)
 	res.Bytes = n
 	return res, err
 }

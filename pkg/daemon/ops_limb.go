@@ -54,7 +54,23 @@ func (l *Limb) observe(a *attachment) *wire.Observation {
 	}
 	o.Signals = l.signals()
 	o.Machine = l.machineEvent()
+	o.Guest = l.guestFacts()
 	return o
+}
+
+// guestFacts are what the machine said of itself when a channel into it
+// connected: a terminal's own SSH connection, else a desktop's files
+// sidecar once it opened.
+func (l *Limb) guestFacts() *wire.GuestFacts {
+	if l.tty != nil {
+		if term, err := l.terminal(); err == nil {
+			if g, ok := term.(limb.Guest); ok {
+				return g.Facts()
+			}
+		}
+		return nil
+	}
+	return l.sidecarFacts.Load()
 }
 
 // signals never defaults: with no live session every entry is unknown with

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
+	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/policy"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -20,22 +22,79 @@ const (
 	termSendMax = 1 << 20
 	// runMaxTimeout bounds run's timeoutMs.
 	runMaxTimeout = 24 * 60 * 60 * 1000
+	// runStdinMax bounds run's standard input (decoded): dvvd holds it
+	// whole until the command has read it.
+	runStdinMax = 8 << 20
+	// runEnvMax bounds run's environment entries.
+	runEnvMax = 256
 )
 
-var _ = register(wire.OpRun, typed(opRun))
+// run has a half per kind: a terminal limb runs on its own SSH
+// connection, a desktop limb on its machine's SSH sidecar (the one files
+// uses).
+var _ = register(wire.OpRun, byKind(typed(opRunDesktop), typed(opRunTerminal)))
 
-func opRun(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
-	max := 0 // the limb's default
-	if a.MaxOutputBytes != nil {
-		max = *a.MaxOutputBytes
-	}
+func opRunTerminal(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	term, err := c.l.terminal()
 	if err != nil {
 		return nil, err
 	}
+	return runOn(c, term, a)
+}
+
+// opRunDesktop runs over the sidecar. Its failure to connect is the
+// limb's command channel not being connected: NOT_CONNECTED, with the
+// sidecar's code as the cause and its remedy as the next move (run's
+// codes stay those of the tool reference).
+func opRunDesktop(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
+	f, _, err := c.l.filesFor(c)
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) && we.Code != wire.NotConnected && we.Code != wire.Timeout {
+			next := we.Next
+			if next == "" {
+				next = we.Code.Info().Next
+			}
+			return nil, &wire.Error{Code: wire.NotConnected, Cause: we.Code, Fingerprint: we.Fingerprint,
+				Message: fmt.Sprintf("a desktop limb runs commands over its machine's SSH sidecar, which is not connected: %s: %s", we.Code, we.Message), Next: next}
+		}
+		return nil, err
+	}
+	ex, ok := f.(limb.Exec)
+	if !ok {
+		return nil, wire.Errorf(wire.WrongProtocol, "limb %s's files route runs no commands; open a terminal limb to the machine (dvv open ssh://HOST)", c.l.id)
+	}
+	r, err := runOn(c, ex, a)
+	if err != nil {
+		c.l.dropFiles(err)
+	}
+	return r, err
+}
+
+func runOn(c *call, ex limb.Exec, a wire.RunArgs) (*wire.RunAnswer, error) {
+	max := 0 // the limb's default
+	if a.MaxOutputBytes != nil {
+		max = *a.MaxOutputBytes
+	}
+	var stdin []byte
+	if a.StdinBase64 != "" {
+		if base64.StdEncoding.DecodedLen(len(a.StdinBase64)) > runStdinMax+2 {
+			return nil, wire.Errorf(wire.TooLarge, "stdinBase64 is limited to %d bytes of input; put a larger input in a file (files put) and redirect it in the command", runStdinMax)
+		}
+		var err error
+		if stdin, err = base64.StdEncoding.DecodeString(a.StdinBase64); err != nil {
+			return nil, wire.Errorf(wire.BadRequest, "stdinBase64 is not valid base64")
+		}
+		if len(stdin) > runStdinMax {
+			return nil, wire.Errorf(wire.TooLarge, "stdinBase64 is limited to %d bytes of input; put a larger input in a file (files put) and redirect it in the command", runStdinMax)
+		}
+	}
+	if len(a.Env) > runEnvMax {
+		return nil, wire.Errorf(wire.TooLarge, "env is limited to %d entries, not %d", runEnvMax, len(a.Env))
+	}
 	ctx, cancel := context.WithTimeout(c.ctx, clampMs(a.TimeoutMs, runMaxTimeout))
 	defer cancel()
-	res, err := term.Run(ctx, a.Command, a.Cwd, max)
+	res, err := ex.RunWith(ctx, limb.RunSpec{Command: a.Command, Cwd: a.Cwd, MaxOutput: max, Stdin: stdin, Env: a.Env, Sudo: a.Sudo})
 	if err != nil {
 		return nil, err
 	}

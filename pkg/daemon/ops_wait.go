@@ -57,8 +57,9 @@ type waiter struct {
 	// pace, when set, runs after a change before cond looks again (a busy
 	// terminal's text); checked is when cond last looked.
 	pace    func(checked time.Time) error
-	release func()           // when set, run as the wait ends (a window watch)
-	matches []wire.TextMatch // where desktop text was read
+	release func()                 // when set, run as the wait ends (a window or element watch)
+	fill    func(*wire.WaitResult) // when set, adds the family's findings to every answer (elements)
+	matches []wire.TextMatch       // where desktop text was read
 }
 
 // waitFamilies builds each `until` family's waiter: one function per
@@ -73,6 +74,10 @@ var waitFamilies = map[string]func(c *call, a wire.WaitArgs, quiet time.Duration
 	"window":         waitWindows,
 	"window-gone":    waitWindows,
 	"window-active":  waitWindows,
+	"element":        waitElements,
+	"element-gone":   waitElements,
+	"text-equals":    waitElements,
+	"text-contains":  waitElements,
 	"exit":           waitExit,
 }
 
@@ -96,7 +101,7 @@ func (w *waiter) run(c *call, a wire.WaitArgs, start time.Time, deadline *time.T
 		if settled {
 			r := waitAnswer(c, a.Until, true, detail, start)
 			r.Wait.Matches = w.matches
-			return r, nil
+			return w.filled(r), nil
 		}
 		var tick <-chan time.Time
 		if quietTick != nil {
@@ -113,11 +118,19 @@ func (w *waiter) run(c *call, a wire.WaitArgs, start time.Time, deadline *time.T
 		case <-sch:
 		case <-tick:
 		case <-deadline.C:
-			return waitAnswer(c, a.Until, false, deadlineDetail(a), start), nil
+			return w.filled(waitAnswer(c, a.Until, false, deadlineDetail(a), start)), nil
 		case <-c.ctx.Done():
 			return nil, wire.Errorf(wire.Timeout, "the client went away")
 		}
 	}
+}
+
+// filled adds the family's findings to an answer.
+func (w *waiter) filled(r *wire.WaitAnswer) *wire.WaitAnswer {
+	if w.fill != nil && r.Wait != nil {
+		w.fill(r.Wait)
+	}
+	return r
 }
 
 // deadlineDetail says why a wait ended unsettled, and when the caller
@@ -245,6 +258,21 @@ func waitWindows(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 	if w.cond, w.changed, w.release, err = windowWait(c, a); err != nil {
 		return nil, err
 	}
+	return w, nil
+}
+
+// waitElements serves element, element-gone, text-equals and
+// text-contains (desktops only) on the desktop's accessibility tree
+// (elementWait); every answer carries the elements it found, and the
+// tree's connection ends with the wait.
+func waitElements(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
+	w := &waiter{}
+	found, done, err := elementWait(c, a, &w.cond, &w.changed)
+	if err != nil {
+		return nil, err
+	}
+	w.release = done
+	w.fill = func(r *wire.WaitResult) { r.Elements = *found }
 	return w, nil
 }
 

@@ -176,6 +176,24 @@ type TerminalDialer func(ctx context.Context, t Target) (Terminal, error)
 // Exec runs one command on a fresh channel.
 type Exec interface {
 	Run(ctx context.Context, command, cwd string, maxOutput int) (*wire.RunResult, error)
+	// RunWith is Run with input, environment and root.
+	RunWith(ctx context.Context, r RunSpec) (*wire.RunResult, error)
+}
+
+// RunSpec is one command and how it runs.
+type RunSpec struct {
+	Command   string
+	Cwd       string // "": the login directory
+	MaxOutput int    // per stream; 0: the default
+	Stdin     []byte // fed to the command, then end of file
+	Env       []string
+	Sudo      bool // as root through sudo -n; refused with SUDO_REFUSED
+}
+
+// Guest is implemented by a channel into the machine that learnt the
+// machine's facts when it connected.
+type Guest interface {
+	Facts() *wire.GuestFacts
 }
 
 // FilesProvider opens an SFTP session.
@@ -197,6 +215,15 @@ type Files interface {
 	Rename(from, to string) error
 	Home() (string, error)
 	Resolve(path string) (string, error)
+	// Stat describes one path without following a final symbolic link,
+	// as stat(1) does.
+	Stat(path string) (*wire.FileStat, error)
+	// GetRange streams length bytes from offset (length < 0: to the end).
+	GetRange(path string, w io.Writer, offset, length int64) (int64, error)
+	// Append adds r's bytes to the end of the file, creating it with mode
+	// (0: the server's default) when it does not exist; with mode > 0 an
+	// existing file's mode is set too.
+	Append(path string, r io.Reader, mode uint32) (int64, error)
 	Close() error
 }
 

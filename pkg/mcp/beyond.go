@@ -9,7 +9,8 @@ import (
 // beyond is what an op grew after the tool reference was written. The
 // reference's tool for it does not offer it: none of the tool's arguments
 // can ask for it (wait's window family and screen's window layout, which
-// go with the structure set),
+// go with the structure set; run's stdinBase64, env and sudo and files'
+// stat action, which go with the guest set),
 // so its schema, enum and description stay the reference's byte for byte,
 // and what it can never answer is not listed.
 type beyond struct {
@@ -19,8 +20,11 @@ type beyond struct {
 }
 
 var beyondReference = map[string]beyond{
-	"dvv_wait":   {variants: []string{"window", "window-gone", "window-active"}, codes: []wire.Code{wire.NoStructure}},
+	"dvv_wait": {variants: []string{"window", "window-gone", "window-active", "element", "element-gone", "text-equals", "text-contains"},
+		codes: []wire.Code{wire.NoStructure, wire.StaleElement, wire.NotFound}, answerFields: []string{"elements"}},
 	"dvv_screen": {answerFields: []string{"windows", "windowsAbsent"}},
+	"dvv_run":    {codes: []wire.Code{wire.SudoRefused}, answerFields: []string{"sudo", "via"}},
+	"dvv_files":  {variants: []string{"stat"}, answerFields: []string{"stat", "offset", "appended"}},
 }
 
 // frozen is what the tool leaves out: something only for the reference's

@@ -220,7 +220,7 @@ func writeSets(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "| `%s` | %s | %s | %d KiB |\n", s.Name, s.Doc, strings.Join(names, ", "), s.Budget>>10)
 	}
-	fmt.Fprintf(b, "| `all` | every set | | the whole list at most %d KiB |\n\n", 64)
+	fmt.Fprintf(b, "| `all` | every set | | the whole list at most %d KiB |\n\n", 72)
 	b.WriteString("**Fenced coordinates.** Every coordinate a set's tool returns carries the generation it was read on (`dvv_find`'s matches, " +
 		"`dvv_expect`'s box); pass it to `dvv_click`. `dvv_click_text` reads the screen on every call and clicks with the generation of " +
 		"that read, as `dvv click --text` does: dvvd refuses the click (`GEOMETRY_CHANGED`) if the geometry changed in between, text " +

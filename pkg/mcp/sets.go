@@ -14,7 +14,8 @@ import (
 // A tool set is a named group of tools beyond the reference's 25, served
 // only when dvvmcp is started with --tools naming it (or DVV_MCP_TOOLS):
 // every tool costs its schema in tools/list on every turn, so an agent
-// pays only for what it asked for. Names are dvv_ plus the op; schemas are
+// pays only for what it asked for. Names are dvv_ plus the op (or the set's
+// name and the op, where the reference already names a tool after it); schemas are
 // derived from the op's types exactly as the reference tools' are.
 type ToolSet struct {
 	Name   string
@@ -107,7 +108,7 @@ var Sets = []ToolSet{
 				arg("timeoutMs", "Deadline; default 8000, clamped to 25000."),
 			)},
 	})},
-	{Name: "structure", Doc: "windows and workspaces of a Linux desktop, over its SSH sidecar", Budget: 8 << 10, Tools: fromSpec([]Tool{
+	{Name: "structure", Doc: "windows, workspaces and accessibility elements of a Linux desktop, over its SSH sidecar", Budget: 16 << 10, Tools: fromSpec([]Tool{
 		{Name: "dvv_windows", Op: wire.OpWindows, Set: "structure", Title: "List windows", Doc: docWindows,
 			Shell: "dvv windows <limbId>", Idem: true, Args: trio()},
 		{Name: "dvv_window", Op: wire.OpWindow, Set: "structure", Title: "Act on a window", Doc: docWindow,
@@ -124,6 +125,24 @@ var Sets = []ToolSet{
 		{Name: "dvv_workspaces", Op: wire.OpWorkspaces, Set: "structure", Title: "Workspaces", Doc: docWorkspaces,
 			Shell: "dvv workspaces <limbId> [N]",
 			Args:  withTrio(arg("action", "list, or switch."), arg("n", "switch: the workspace to show, 0-based."))},
+		{Name: "dvv_inspect", Op: wire.OpInspect, Set: "structure", Title: "Accessibility elements", Doc: docInspect,
+			Shell: "dvv inspect <limbId> --window W --role R --name N", Idem: true,
+			Args: withTrio(
+				arg("window", "An X window id from dvv_windows (0x…), a window id from an earlier dvv_inspect, or part of a title; default every window on the screen."),
+				arg("role", "Only this role, e.g. push button, text, password text, check box, combo box, menu item, table cell, slider."),
+				arg("nameContains", "Only elements whose name holds this; case ignored."),
+				arg("states", "Only elements with every one of these states, e.g. [\"focusable\", \"showing\"]."),
+			)},
+		{Name: "dvv_element", Op: wire.OpElement, Set: "structure", Title: "Act on an element", Doc: docElement,
+			Shell: "dvv element <limbId> <elementId> set-text TEXT",
+			Args: withTrio(
+				arg("action", "focus, set-text, insert, invoke, toggle, select, value, expand, collapse, or read."),
+				arg("element", "The element's id from dvv_inspect."),
+				arg("text", "set-text, insert: the text."),
+				arg("invoke", "invoke: the action's name; default the element's first."),
+				arg("state", "toggle: on or off; default the other way."),
+				arg("value", "value: the number to set, within the element's range."),
+			)},
 	})},
 	{Name: "evidence", Doc: "what was done to a limb, recordings, dvvd's report", Budget: 8 << 10, Tools: fromSpec([]Tool{
 		{Name: "dvv_history", Op: wire.OpHistory, Set: "evidence", Title: "What was done to a limb", Doc: docHistory,
@@ -158,6 +177,7 @@ var Sets = []ToolSet{
 		{Name: "dvv_machine_snapshot_delete", Op: wire.OpMachineSnapshotDelete, Set: "machine", Title: "Delete a snapshot", Doc: "Deletes a snapshot; answers those left. " + costMachine,
 			Shell: "dvv machine <limbId> snapshot delete clean", Args: withTrio(arg("snapshot", "The snapshot's name."))},
 	})},
+	guestSet,
 }
 
 const (
@@ -217,7 +237,9 @@ func SetInstructions(sets []string) string {
 			b.WriteString("\n\ndvv_expect waits for a picture (a PNG cut from dvv_screen at scale 1) and answers where it is, with the generation.")
 		case "structure":
 			b.WriteString("\n\nOn a Linux desktop with an SSH sidecar, dvv_windows lists its windows with bounds in native pixels; " +
-				"dvv_window activates, moves, resizes or closes one and reads the result back; dvv_workspaces lists or switches workspaces.")
+				"dvv_window activates, moves, resizes or closes one and reads the result back; dvv_workspaces lists or switches workspaces. " +
+				"dvv_inspect lists a window's accessibility elements (role, name, states, bounds) with ids, and dvv_element types into a field, " +
+				"toggles, selects, sets a value or invokes an action by id, verified by reading it back: prefer them to pixels where they apply.")
 		case "evidence":
 			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
 		case "machine":

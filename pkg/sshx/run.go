@@ -27,6 +27,57 @@ const (
 type RunOptions struct {
 	Cwd       string // "": the login directory (home); "~" and "~/x" are home-relative
 	MaxOutput int    // per stream; <= 0: DefaultMaxOutput; clamped to MaxOutputLimit
+	// Stdin is fed to the command, then end of file; nil: empty input.
+	Stdin []byte
+	// Env are NAME=VALUE pairs the command sees. They are exported by the
+	// shell before the command (sshd's AcceptEnv would refuse most names
+	// sent as channel requests); with Sudo they are passed through env(1)
+	// after sudo, whose env_reset would drop them otherwise.
+	Env []string
+	// Sudo runs the command as root through `sudo -n` (never a password
+	// prompt); when sudo refuses, the command does not run (SudoError).
+	Sudo bool
+}
+
+// SudoError says sudo refused to run the command as root without a
+// password (or is not installed); the command did not run.
+type SudoError struct {
+	Reason string // what sudo (or the shell) said
+}
+
+func (e *SudoError) Error() string {
+	return fmt.Sprintf("sudo -n refused to run the command as root: %s", e.Reason)
+}
+
+// validEnvName: a portable shell variable name.
+func validEnvName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i, r := range n {
+		if r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// SplitEnv checks NAME=VALUE pairs: a name of letters, digits and _ not
+// starting with a digit, a value without NUL.
+func SplitEnv(env []string) ([][2]string, error) {
+	out := make([][2]string, 0, len(env))
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !validEnvName(name) {
+			return nil, fmt.Errorf("environment entry %q is not NAME=VALUE with a name of letters, digits and _ (not starting with a digit)", kv)
+		}
+		if strings.ContainsRune(value, 0) {
+			return nil, fmt.Errorf("environment value of %s contains a NUL byte", name)
+		}
+		out = append(out, [2]string{name, value})
+	}
+	return out, nil
 }
 
 // RunResult is what one command did. ExitCode is nil when it was killed
@@ -84,6 +135,10 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 		limit = DefaultMaxOutput
 	}
 	limit = min(limit, MaxOutputLimit)
+	env, err := SplitEnv(o.Env)
+	if err != nil {
+		return nil, err
+	}
 	sess, err := c.newSession(ctx)
 	if err != nil {
 		return nil, err
@@ -93,16 +148,36 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	nonce := newNonce()
 	pidLine := newPIDWriter(stderr, nonce+" ")
 	sess.Stdout, sess.Stderr = stdout, pidLine
+	sess.Stdin = bytes.NewReader(o.Stdin)
 
 	// The first stderr line names the shell's PID, which sshd made a
 	// session and process-group leader: at the deadline the whole group
 	// is killed, since OpenSSH ignores the channel's signal request.
 	script := fmt.Sprintf("printf '%%s %%d\\n' %s $$ >&2\n", nonce)
+	inner := ""
 	if o.Cwd != "" {
 		// The marker line tells a failed cd from the command's own exit 1.
-		script += fmt.Sprintf("cd -- %s || { printf '\\n%%s\\n' %s >&2; exit 1; }\n", quoteCwd(o.Cwd), nonce)
+		inner += fmt.Sprintf("cd -- %s || { printf '\\n%%s\\n' %s >&2; exit 1; }\n", quoteCwd(o.Cwd), nonce)
 	}
-	script += command
+	if o.Sudo {
+		// sudo is asked first on its own (-n: never a prompt), so its
+		// refusal is told apart from the command's own failure by the
+		// marker; then the command runs in a root shell, with the
+		// environment given through env(1) past sudo's env_reset. sudo
+		// stays in the shell's process group, so the deadline's kill
+		// reaches it.
+		script += fmt.Sprintf("if ! dvv_sudo=$(sudo -n true 2>&1); then printf '%%s\\n%%s\\n' \"$dvv_sudo\" %s >&2; exit 1; fi\n", sudoMarker(nonce))
+		script += "exec sudo -n -- env"
+		for _, kv := range env {
+			script += " " + ShellQuote(kv[0]+"="+kv[1])
+		}
+		script += " sh -c " + ShellQuote(inner+command)
+	} else {
+		for _, kv := range env {
+			script += fmt.Sprintf("export %s=%s\n", kv[0], ShellQuote(kv[1]))
+		}
+		script += inner + command
+	}
 	if err := sess.Start(script); err != nil {
 		return nil, c.connErr(err)
 	}
@@ -114,7 +189,7 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 	case err = <-waited:
 	case <-ctx.Done():
 		sess.Signal(ssh.SIGKILL)
-		kill := c.killGroup(pidLine.waitPID(time.Second))
+		kill := c.killGroup(pidLine.waitPID(time.Second), o.Sudo)
 		sess.Close()
 		select { // let the copying goroutines settle before reading buffers
 		case <-waited:
@@ -155,6 +230,16 @@ func (c *Client) Run(ctx context.Context, command string, o RunOptions) (*RunRes
 		res.Note = "the server closed the channel without an exit status or signal"
 	default:
 		return nil, c.connErr(err)
+	}
+	if o.Sudo && res.ExitCode != nil && *res.ExitCode == 1 {
+		marker := "\n" + sudoMarker(nonce) + "\n"
+		if bytes.HasSuffix(res.Stderr, []byte(marker)) {
+			reason := strings.TrimSpace(string(bytes.TrimSuffix(res.Stderr, []byte(marker))))
+			if reason == "" {
+				reason = "sudo failed without saying why"
+			}
+			return nil, &SudoError{Reason: reason}
+		}
 	}
 	if o.Cwd != "" && res.ExitCode != nil && *res.ExitCode == 1 {
 		marker := "\n" + nonce + "\n"
@@ -244,8 +329,10 @@ func (k killReport) String() string {
 }
 
 // killGroup kills a timed-out command's process group from a second
-// channel, bounded in time so a dying connection cannot hold Run.
-func (c *Client) killGroup(pid int) killReport {
+// channel, bounded in time so a dying connection cannot hold Run. A
+// command run through sudo has root processes in the group, which only
+// root may signal: the kill goes through sudo -n too.
+func (c *Client) killGroup(pid int, sudo bool) killReport {
 	k := killReport{pid: pid}
 	if pid <= 1 {
 		return k
@@ -260,7 +347,14 @@ func (c *Client) killGroup(pid int) killReport {
 	defer s.Close()
 	done := make(chan error, 1)
 	go func() {
-		done <- s.Run(fmt.Sprintf("kill -KILL -- -%d 2>/dev/null || kill -KILL %d 2>/dev/null", pid, pid))
+		// POSIX's spelling: dash, a common /bin/sh and login shell, takes
+		// no -- after -KILL ("Illegal number"), so the group was never
+		// killed there, only the shell.
+		kill := fmt.Sprintf("kill -s KILL -- -%d 2>/dev/null || kill -s KILL %d 2>/dev/null", pid, pid)
+		if sudo {
+			kill = "sudo -n sh -c " + ShellQuote(kill)
+		}
+		done <- s.Run(kill)
 	}()
 	select {
 	case err := <-done:
@@ -401,6 +495,10 @@ func quoteCwd(cwd string) string {
 		return ShellQuote(cwd)
 	}
 }
+
+// sudoMarker ends stderr when sudo refused (it differs from the cd
+// marker, which is the nonce alone).
+func sudoMarker(nonce string) string { return nonce + "-sudo" }
 
 func newNonce() string {
 	b := make([]byte, 12)

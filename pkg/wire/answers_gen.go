@@ -29,6 +29,8 @@ func answerTypeMap() map[string]reflect.Type {
 		"wait":                     reflect.TypeFor[WaitAnswer](),
 		"expect":                   reflect.TypeFor[ExpectAnswer](),
 		"find":                     reflect.TypeFor[FindAnswer](),
+		"inspect":                  reflect.TypeFor[InspectAnswer](),
+		"element":                  reflect.TypeFor[ElementAnswer](),
 		"clipboard":                reflect.TypeFor[ClipboardAnswer](),
 		"windows":                  reflect.TypeFor[WindowsAnswer](),
 		"window":                   reflect.TypeFor[WindowAnswer](),

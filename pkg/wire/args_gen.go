@@ -29,6 +29,8 @@ func argTypeMap() map[string]reflect.Type {
 		"wait":                     reflect.TypeFor[WaitArgs](),
 		"expect":                   reflect.TypeFor[ExpectArgs](),
 		"find":                     reflect.TypeFor[FindArgs](),
+		"inspect":                  reflect.TypeFor[InspectArgs](),
+		"element":                  reflect.TypeFor[ElementArgs](),
 		"clipboard":                reflect.TypeFor[ClipboardArgs](),
 		"windows":                  reflect.TypeFor[WindowsArgs](),
 		"window":                   reflect.TypeFor[WindowArgs](),

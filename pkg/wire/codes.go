@@ -35,12 +35,14 @@ const (
 	HostKeyChanged    Code = "HOSTKEY_CHANGED"
 	Unsupported       Code = "UNSUPPORTED"
 	NotFound          Code = "NOT_FOUND"
+	StaleElement      Code = "STALE_ELEMENT"
 	CursorExpired     Code = "CURSOR_EXPIRED"
 	KeychainMissing   Code = "KEYCHAIN_UNAVAILABLE"
 	NoMachine         Code = "NO_MACHINE"
 	MachineRefused    Code = "MACHINE_REFUSED"
 	TooLarge          Code = "TOO_LARGE"
 	Busy              Code = "BUSY"
+	SudoRefused       Code = "SUDO_REFUSED"
 	Internal          Code = "INTERNAL"
 	DaemonUnavailable Code = "DAEMON_UNAVAILABLE" // client side only: no dvvd answers
 	SocketUnsafe      Code = "SOCKET_UNSAFE"      // client side only: the socket may not be this user's dvvd
@@ -95,6 +97,7 @@ var Codes = []CodeInfo{
 	{HostKeyUnknown, "The machine's SSH host key or TLS certificate is not trusted yet; `fingerprint` and the message show what it presents.", "Check the fingerprint, then run the command the message names (`dvv hosts trust …`).", ExitTrust},
 	{HostKeyChanged, "The machine's host key or certificate differs from the one trusted before, or from the fingerprint given to `hosts trust`; nothing was written. This may be an attack.", "Stop. Verify the machine out of band before replacing the trusted key.", ExitTrust},
 	{Unsupported, "The server offers only something this build does not speak (e.g. anonymous-TLS VNC).", "Follow the message: it names the alternative the server can be configured with.", ExitUnsupported},
+	{StaleElement, "An element id no longer names what it named: its window moved or was resized, the element moved within it, the screen's geometry changed, or the element or its program is gone.", "Run `inspect` again (dvv inspect LIMB …) and use the fresh id it gives.", ExitGone},
 	{NotFound, "A named host, group, token or path does not exist.", "List what exists (`hosts`, `group_list`, `token_list`, `files list`).", ExitGone},
 	{CursorExpired, "The terminal cursor points before what the scrollback ring still holds; the message says how many bytes were lost.", "Read again without `since` (or with the new cursor given) and accept the gap.", ExitGone},
 	{KeychainMissing, "No keychain is reachable to store or read a secret.", "Start a Secret Service provider (e.g. gnome-keyring) in dvvd's session, or give the password another way: a HOST:PASSWORD line in ~/.config/dvv/credentials (mode 0600; `dvv hosts add --password-stdin` writes it when no keychain answers), or `dvv open … --password-stdin` for one limb.", ExitDenied},
@@ -102,6 +105,7 @@ var Codes = []CodeInfo{
 	{MachineRefused, "The hypervisor refused the act (the machine is in a state where it does not apply, or the backend cannot do it); the message carries the hypervisor's words.", "Read the machine's state (`dvv machine L state`), then act on it: resume a paused machine, start a shut-off one.", ExitUnsupported},
 	{TooLarge, "The request or its payload is over a stated size limit.", "Send less (the message states the limit), or use a local path instead of inline content.", ExitUsage},
 	{Busy, "Another operation holds what this one needs.", "Retry after the other one finishes.", ExitConnection},
+	{SudoRefused, "The command was to run as root (`sudo`) and the machine's sudo refused to without a password (`sudo -n`), or has no sudo; the command did not run.", "Run it without sudo, or have the machine's administrator allow the user to run commands as root without a password (a NOPASSWD sudoers rule); do not retry as is.", ExitDenied},
 	{Internal, "A bug in dvvd.", "Report it with `dvv history`; the daemon stays up.", ExitInternal},
 	{DaemonUnavailable, "No dvvd answers on the socket.", "Start it: `dvvd &` or `systemctl --user start dvvd`.", ExitDaemon},
 	{SocketUnsafe, "The socket's directory or file is not this user's alone (another owner, group/other permission bits, a symlink), or the process listening on it runs as another user; nothing was sent to it.", "Follow the message: have the directory removed (it names its owner), or set XDG_RUNTIME_DIR to a private directory; then start dvvd again.", ExitDaemon},

@@ -48,6 +48,21 @@ type Observation struct {
 	// screen shows (a restore, a reset): why the fence armed and the
 	// generation moved on. Absent when none was made through dvv.
 	Machine *MachineEvent `json:"machine,omitempty"`
+	// Guest is what the machine said of itself when the limb's channel
+	// into it (its SSH connection, a desktop's files sidecar) connected.
+	Guest *GuestFacts `json:"guest,omitempty"`
+}
+
+// GuestFacts are a machine's own facts, asked once when a channel into it
+// connects (uname and id over SSH).
+type GuestFacts struct {
+	OS       string `json:"os,omitempty"`       // uname -s, lower case: linux, darwin, freebsd
+	Arch     string `json:"arch,omitempty"`     // uname -m: x86_64, aarch64
+	Hostname string `json:"hostname,omitempty"` // uname -n
+	User     string `json:"user,omitempty"`     // id -un: who commands run as
+	Kernel   string `json:"kernel,omitempty"`   // uname -r
+	Via      string `json:"via"`                // ssh or sidecar
+	Note     string `json:"note,omitempty"`     // why a fact is missing
 }
 
 // Geometry is the framebuffer size and its generation: it starts at 1 and

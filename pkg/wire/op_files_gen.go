@@ -6,13 +6,16 @@ package wire
 type FilesArgs struct {
 	Envelope
 	Target
-	Action        string `json:"action,omitempty"`                   // list, get, put, mkdir, remove, rename, home; required
-	Path          string `json:"path,omitempty"`                     // list/get/put/mkdir/remove/rename only; required for get/put/mkdir/remove/rename
+	Action        string `json:"action,omitempty"`                   // list, get, put, mkdir, remove, rename, home, stat; required
+	Path          string `json:"path,omitempty"`                     // list/get/put/mkdir/remove/rename/stat only; required for get/put/mkdir/remove/rename/stat
 	To            string `json:"to,omitempty" dvv:"localpath=get"`   // get/rename only; required for rename
 	From          string `json:"from,omitempty" dvv:"localpath=put"` // put only
 	ContentBase64 string `json:"contentBase64,omitempty"`            // put only; ≤ 16 MiB
 	Mode          *int   `json:"mode,omitempty"`                     // put only; 0..4095
 	Recursive     bool   `json:"recursive,omitempty"`                // remove only
+	Offset        *int64 `json:"offset,omitempty"`                   // get only; at least 0; read from this byte on
+	Length        *int64 `json:"length,omitempty"`                   // get only; at least 0; read at most this many bytes
+	Append        bool   `json:"append,omitempty"`                   // put only; add to the end of the file (created when missing) instead of replacing it
 	Progress      bool   `json:"progress,omitempty"`                 // get/put only; interim `progress` lines; needs an id
 }
 

@@ -6,10 +6,13 @@ package wire
 type RunArgs struct {
 	Envelope
 	Target
-	TimeoutMs      int    `json:"timeoutMs,omitempty"` // required; at least 1
-	Command        string `json:"command,omitempty"`   // required
-	Cwd            string `json:"cwd,omitempty"`
-	MaxOutputBytes *int   `json:"maxOutputBytes,omitempty"` // at least 0
+	TimeoutMs      int      `json:"timeoutMs,omitempty"` // required; at least 1
+	Command        string   `json:"command,omitempty"`   // required
+	Cwd            string   `json:"cwd,omitempty"`
+	MaxOutputBytes *int     `json:"maxOutputBytes,omitempty"` // at least 0
+	StdinBase64    string   `json:"stdinBase64,omitempty"`    // the command's standard input, base64, ≤ 8 MiB decoded; never kept in history, acts or recordings
+	Env            []string `json:"env,omitempty"`            // NAME=VALUE entries the command sees (≤ 256); exported by the remote shell, not sent as SSH environment requests
+	Sudo           bool     `json:"sudo,omitempty"`           // run as root through `sudo -n`; SUDO_REFUSED when sudo would ask for a password
 }
 
 // Op is "run".

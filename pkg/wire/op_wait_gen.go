@@ -6,12 +6,16 @@ package wire
 type WaitArgs struct {
 	Envelope
 	Target
-	Text      *string `json:"text,omitempty"`      // text/text-gone only; required
-	Lang      string  `json:"lang,omitempty"`      // text/text-gone only; desktop text: eng (default), or e.g. eng+deu
-	Until     string  `json:"until,omitempty"`     // connected, screen-stable, screen-changed, text, text-gone, idle, exit, window, window-gone, window-active; required
-	QuietMs   *int    `json:"quietMs,omitempty"`   // at least 0; 750
-	TimeoutMs *int    `json:"timeoutMs,omitempty"` // at least 0; 8000, clamped to 25000
-	Window    string  `json:"window,omitempty"`    // window/window-gone/window-active only; required; a window id (0x…) or a part of its title
+	Text         *string  `json:"text,omitempty"`         // text/text-gone/text-equals/text-contains only; required
+	Lang         string   `json:"lang,omitempty"`         // text/text-gone only; desktop text: eng (default), or e.g. eng+deu
+	Until        string   `json:"until,omitempty"`        // connected, screen-stable, screen-changed, text, text-gone, idle, exit, window, window-gone, window-active, element, element-gone, text-equals, text-contains; required
+	QuietMs      *int     `json:"quietMs,omitempty"`      // at least 0; 750
+	TimeoutMs    *int     `json:"timeoutMs,omitempty"`    // at least 0; 8000, clamped to 25000
+	Role         string   `json:"role,omitempty"`         // element/element-gone only; any
+	NameContains string   `json:"nameContains,omitempty"` // element/element-gone only; any; case ignored
+	States       []string `json:"states,omitempty"`       // element/element-gone only; none
+	Element      string   `json:"element,omitempty"`      // text-equals/text-contains only; required for text-equals/text-contains; an element id from inspect
+	Window       string   `json:"window,omitempty"`       // window/window-gone/window-active/element/element-gone only; required for window/window-gone/window-active; a window id (0x…) or a part of its title; element waits: a window id from inspect too, every window on the screen when absent
 }
 
 // Op is "wait".

@@ -295,6 +295,8 @@ func opLiteral() []OpSpec {
 		waitOp(),
 		expectOp(),
 		findOp(),
+		inspectOp(),
+		elementOp(),
 		clipboardOp(),
 		windowsOp(),
 		windowOp(),

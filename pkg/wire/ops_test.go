@@ -187,15 +187,16 @@ func TestNoAttachMatchesSpecs(t *testing.T) {
 
 // TestListedOpsPerKind: what a limb summary lists comes from the spec's
 // ListedOn and Perceives: a desktop's input and clipboard ops, a
-// terminal's shell ops, and screen on a desktop only when it perceives.
+// terminal's shell ops, run and files on both (a desktop's over its SSH
+// sidecar), and screen on a desktop only when it perceives.
 func TestListedOpsPerKind(t *testing.T) {
 	for _, c := range []struct {
 		kind     string
 		perceive bool
 		want     []string
 	}{
-		{KindDesktop, true, []string{"status", "signals", "click", "type", "key", "screen", "wait", "clipboard", "files"}},
-		{KindDesktop, false, []string{"status", "signals", "click", "type", "key", "wait", "clipboard", "files"}},
+		{KindDesktop, true, []string{"status", "signals", "click", "type", "key", "screen", "wait", "clipboard", "run", "files"}},
+		{KindDesktop, false, []string{"status", "signals", "click", "type", "key", "wait", "clipboard", "run", "files"}},
 		{KindTerminal, false, []string{"status", "signals", "screen", "wait", "run", "term_read", "term_send", "files"}},
 	} {
 		if got := Builtin().Listed(c.kind, c.perceive); !slices.Equal(got, c.want) {

@@ -130,6 +130,9 @@ type WaitResult struct {
 	ExitCode  *int   `json:"exitCode,omitempty"` // until: exit
 	// Matches says where the text was read on a desktop (until: text).
 	Matches []TextMatch `json:"matches,omitzero"`
+	// Elements are the accessibility elements found (until: element), or
+	// the one whose text was watched (until: text-equals, text-contains).
+	Elements []Element `json:"elements,omitzero"`
 }
 
 // RunResult answers run. Stdout/Stderr are UTF-8 when valid; otherwise the
@@ -147,6 +150,10 @@ type RunResult struct {
 	Cwd           string `json:"cwd"`
 	ElapsedMs     int64  `json:"elapsedMs"`
 	Note          string `json:"note,omitempty"`
+	// Sudo: the command ran as root through sudo -n.
+	Sudo bool `json:"sudo,omitempty"`
+	// Via is the channel that ran the command: "ssh".
+	Via string `json:"via,omitempty"`
 }
 
 // TermRead answers term_read: output since a cursor and the next cursor.
@@ -178,6 +185,24 @@ type FilesResult struct {
 	To            string      `json:"to,omitempty"`
 	Home          string      `json:"home,omitempty"`
 	Via           string      `json:"via,omitempty"` // "ssh" or "sidecar"
+	Stat          *FileStat   `json:"stat,omitempty"`
+	// Offset is where a ranged get started; Bytes says how many came.
+	Offset int64 `json:"offset,omitempty"`
+	// Appended: a put added to the end of the file instead of replacing it.
+	Appended bool `json:"appended,omitempty"`
+}
+
+// FileStat is one path as stat(1) shows it (a final symbolic link is
+// described, not followed).
+type FileStat struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"` // file, dir, link, other
+	Size    int64  `json:"size"`
+	Mode    string `json:"mode"` // permission bits with setuid/setgid/sticky, octal ("0755")
+	UID     int    `json:"uid"`
+	GID     int    `json:"gid"`
+	ModTime int64  `json:"modified"`         // Unix seconds
+	Target  string `json:"target,omitempty"` // a link's target
 }
 
 // Clipboard answers clipboard.

@@ -57,7 +57,7 @@ var rules = []rule{
 	skip(`^npx @modelcontextprotocol/inspector `, "an interactive inspector UI from npm; test/mcp-js drives dvvmcp from a Node client"),
 	skip(`^dvv (open|wait|screen|control|click|type|key|run|files|share|term|find|expect|record|script|replay) `,
 		"needs a remote machine (a VNC, RDP or SSH server) and its limb; test/e2e and test/system run these against real servers"),
-	skip(`^dvv (windows|window|workspaces) `, "needs a Linux desktop with its SSH sidecar; test/system's TestWindowsOverTheSidecarMatchTheWindowManager runs these against a real Xvnc session behind sshd"),
+	skip(`^dvv (windows|window|workspaces|inspect|element) `, "needs a Linux desktop with its SSH sidecar; test/system's TestWindowsOverTheSidecarMatchTheWindowManager and TestElementActsThroughTheCLIAreSeenByTheProgram run these against a real Xvnc session behind sshd"),
 	skip(`^dvv hosts add \S+ .*--ssh-user \S+ && dvv open `, "saves and opens a desktop with its SSH sidecar; test/system's windows tests open such a limb against a real Xvnc session behind sshd"),
 	skip(`^dvv machine `, "needs a VM and its hypervisor (QEMU's QMP or libvirt); test/system's TestMachine* run these against a real QEMU and libvirtd"),
 	skip(`^dvv hosts add \S+ .*--machine `, "names a VM's hypervisor; test/system's TestMachineFromASavedHost saves and opens one against a real QEMU"),

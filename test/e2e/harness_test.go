@@ -41,7 +41,8 @@ func startDaemonWith(t *testing.T, svc daemon.Services, logw io.Writer) *daemon.
 	d := daemon.New(daemon.Config{SocketPath: filepath.Join(dir, "e2e.sock"),
 		Logger:   slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Desktop:  map[string]limb.DesktopDialer{wire.ProtoVNC: vnc.Dial, wire.ProtoRDP: rdplimb.Dial},
-		Terminal: sshlimb.DialTerminal, TerminalPort: sshlimb.Port, Files: sshlimb.DialFiles, Services: svc})
+		Terminal: sshlimb.DialTerminal, TerminalPort: sshlimb.Port, Files: sshlimb.DialFiles,
+		Structure: sshlimb.DialStructure, Services: svc})
 	if err := d.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -193,9 +193,8 @@ func TestTypedClient(t *testing.T) {
 		x, y := v.MouseLocation(t)
 		return x == 77 && y == 55
 	})
-	second := 1000
-	if _, err := c.Run(ctx, wire.RunArgs{Target: on, Command: "true", TimeoutMs: second}); client.Code(err) != wire.WrongProtocol {
-		t.Fatalf("run on a desktop: %v", err)
+	if _, err := c.TermRead(ctx, wire.TermReadArgs{Target: on}); client.Code(err) != wire.WrongProtocol {
+		t.Fatalf("term_read on a desktop: %v", err)
 	}
 	if _, err := c.Control(ctx, wire.ControlArgs{Target: wire.Target{LimbID: id}, Action: "release"}); err != nil {
 		t.Fatal(err)

@@ -28,15 +28,17 @@ type answerCatalog struct {
 	// acts: what the answer saw of the act's effect (verifyMs)
 	Verification *wire.Verification `json:"verification,omitempty"`
 
-	Screen   *wire.Screen       `json:"screen,omitempty"`
-	Wait     *wire.WaitResult   `json:"wait,omitempty"`
-	Run      *wire.RunResult    `json:"run,omitempty"`
-	Term     *wire.TermRead     `json:"term,omitempty"`
-	Files    *wire.FilesResult  `json:"files,omitempty"`
-	Clip     *wire.Clipboard    `json:"clipboard,omitempty"`
-	Transfer *wire.Transfer     `json:"transfer,omitempty"`
-	Find     *wire.FindResult   `json:"find,omitempty"`
-	Expect   *wire.ExpectResult `json:"expect,omitempty"`
+	Screen   *wire.Screen        `json:"screen,omitempty"`
+	Wait     *wire.WaitResult    `json:"wait,omitempty"`
+	Run      *wire.RunResult     `json:"run,omitempty"`
+	Term     *wire.TermRead      `json:"term,omitempty"`
+	Files    *wire.FilesResult   `json:"files,omitempty"`
+	Clip     *wire.Clipboard     `json:"clipboard,omitempty"`
+	Transfer *wire.Transfer      `json:"transfer,omitempty"`
+	Find     *wire.FindResult    `json:"find,omitempty"`
+	Expect   *wire.ExpectResult  `json:"expect,omitempty"`
+	Inspect  *wire.InspectResult `json:"inspect,omitempty"`
+	Element  *wire.ElementResult `json:"element,omitempty"`
 
 	Hosts         []wire.Host `json:"hosts,omitzero"`
 	Discovered    []wire.Host `json:"discovered,omitzero"`

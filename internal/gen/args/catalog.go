@@ -89,6 +89,13 @@ type catalog struct {
 	Command        string `json:"command,omitempty"`
 	Cwd            string `json:"cwd,omitempty"`
 	MaxOutputBytes *int   `json:"maxOutputBytes,omitempty"`
+	// StdinBase64 is fed to the command as its standard input, then end
+	// of file; never kept in history, acts or recordings.
+	StdinBase64 string `json:"stdinBase64,omitempty"`
+	// Env are NAME=VALUE pairs the command sees.
+	Env []string `json:"env,omitempty"`
+	// Sudo runs the command as root through sudo -n.
+	Sudo bool `json:"sudo,omitempty"`
 
 	// term_read
 	Since string `json:"since,omitempty"`
@@ -101,6 +108,11 @@ type catalog struct {
 	Mode          *int   `json:"mode,omitempty"`
 	Recursive     bool   `json:"recursive,omitempty"`
 	TransferID    string `json:"transferId,omitempty"`
+	// Offset and Length make a get read a range of the file.
+	Offset *int64 `json:"offset,omitempty"`
+	Length *int64 `json:"length,omitempty"`
+	// Append makes a put add to the end of the file instead of replacing it.
+	Append bool `json:"append,omitempty"`
 	// Progress asks a files get or put sent with an id for interim
 	// "progress" lines while it runs (wire.ProgressLine).
 	Progress bool `json:"progress,omitempty"`
@@ -129,6 +141,16 @@ type catalog struct {
 	Role    string   `json:"role,omitempty"`
 	Caps    []string `json:"caps,omitempty"`
 	TokenID string   `json:"tokenId,omitempty"`
+
+	// inspect / element / wait: accessibility elements (window is
+	// below: an X window id, or for inspect also an accessible window's id
+	// or part of its title)
+	NameContains string   `json:"nameContains,omitempty"`
+	States       []string `json:"states,omitempty"`
+	Element      string   `json:"element,omitempty"`
+	Invoke       string   `json:"invoke,omitempty"`
+	State        string   `json:"state,omitempty"`
+	Value        *float64 `json:"value,omitempty"`
 
 	// subscribe
 	Events []string `json:"events,omitempty"`

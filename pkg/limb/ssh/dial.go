@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,6 +83,7 @@ func (o Options) DialTerminal(ctx context.Context, t limb.Target) (limb.Terminal
 		c.Close()
 		return nil, cn.opError(err, "opening a shell")
 	}
+	term.facts = cn.hello(ctx, "ssh")
 	return term, nil
 }
 
@@ -100,6 +102,7 @@ func (o Options) DialFiles(ctx context.Context, t limb.Target) (limb.Files, erro
 		c.Close()
 		return nil, wire.Errorf(wire.FilesUnavailable, "the SSH server at %s offers no SFTP: %v", t.Address, err)
 	}
+	f.(*files).facts = cn.hello(ctx, "sidecar")
 	return f, nil
 }
 
@@ -198,23 +201,73 @@ func (c *conn) opError(err error, what string) error {
 }
 
 // run executes one command on a fresh exec channel of the warm connection.
-func (c *conn) run(ctx context.Context, command, cwd string, maxOutput int) (*wire.RunResult, error) {
+func (c *conn) run(ctx context.Context, r limb.RunSpec) (*wire.RunResult, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		return nil, badRequest("run needs timeoutMs: a deadline bounds every command")
 	}
-	if command == "" {
+	if r.Command == "" {
 		return nil, badRequest("run needs a command")
 	}
-	r, err := c.client.Run(ctx, command, sshx.RunOptions{Cwd: cwd, MaxOutput: maxOutput})
+	if _, err := sshx.SplitEnv(r.Env); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	res, err := c.client.Run(ctx, r.Command, sshx.RunOptions{Cwd: r.Cwd, MaxOutput: r.MaxOutput, Stdin: r.Stdin, Env: r.Env, Sudo: r.Sudo})
 	if err != nil {
 		return nil, c.opError(err, "run")
 	}
-	shown := cwd
+	shown := r.Cwd
 	if shown == "" {
 		shown = "~"
 	}
-	return runResult(r, shown), nil
+	out := runResult(res, shown)
+	out.Sudo, out.Via = r.Sudo, "ssh"
+	return out, nil
 }
+
+// hello asks the machine for its facts once, on a fresh channel: os,
+// arch, hostname, kernel (uname) and the user commands run as (id -un).
+// A machine that does not answer in time, or whose shell is not POSIX,
+// leaves the facts empty with a note; the connection is still used.
+func (c *conn) hello(ctx context.Context, via string) *wire.GuestFacts {
+	f := &wire.GuestFacts{Via: via}
+	ctx, cancel := context.WithTimeout(ctx, helloTimeout)
+	defer cancel()
+	const marker = "dvv-hello"
+	res, err := c.client.Run(ctx, "echo "+marker+"; uname -s; uname -m; uname -n; uname -r; id -un", sshx.RunOptions{MaxOutput: 4096})
+	// OpenSSH frees a session's slot (MaxSessions) in the loop iteration
+	// after the one that read its channel's close: a channel opened right
+	// behind the close could find the slot still taken. A request the
+	// server answers makes the next channel arrive after that iteration.
+	answered := make(chan struct{})
+	go func() { c.client.SSH.SendRequest("keepalive@openssh.com", true, nil); close(answered) }()
+	select {
+	case <-answered:
+	case <-ctx.Done(): // a silent server is keepalive's to notice
+	}
+	if err != nil {
+		f.Note = fmt.Sprintf("the machine's facts could not be asked: %v", err)
+		return f
+	}
+	if res.TimedOut {
+		f.Note = fmt.Sprintf("the machine did not tell its facts within %v", helloTimeout)
+		return f
+	}
+	// Start-up files may print before the marker; the facts follow it.
+	out := string(res.Stdout)
+	if i := strings.LastIndex(out, marker+"\n"); i >= 0 {
+		out = out[i:]
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 6 || lines[0] != marker {
+		f.Note = "the machine's shell did not answer uname and id as a POSIX shell does"
+		return f
+	}
+	f.OS, f.Arch, f.Hostname, f.Kernel, f.User = strings.ToLower(lines[1]), lines[2], lines[3], lines[4], lines[5]
+	return f
+}
+
+// helloTimeout bounds the facts' question at connect.
+const helloTimeout = 5 * time.Second
 
 // files returns the connection's SFTP session, opening it on first use.
 func (c *conn) files(ctx context.Context) (limb.Files, error) {

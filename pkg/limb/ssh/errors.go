@@ -3,6 +3,7 @@ package ssh
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -100,7 +101,11 @@ func opError(err error, what string) error {
 	var cwd *sshx.CwdError
 	var se *sftp.StatusError
 	var cr *sshx.ChannelRefusedError
+	var su *sshx.SudoError
 	switch {
+	case errors.As(err, &su):
+		return &wire.Error{Code: wire.SudoRefused, Message: fmt.Sprintf("%v; the command did not run", su),
+			Next: "Run it without sudo, or have the machine's administrator allow this user to run commands as root without a password (a sudoers rule with NOPASSWD, e.g. in /etc/sudoers.d/); do not retry as is."}
 	case errors.As(err, &cr):
 		return wire.Errorf(wire.Busy, "%s: %v. Wait for a running command or transfer on this limb to finish, then retry.", what, cr)
 	case errors.As(err, &we):

@@ -1,6 +1,7 @@
 package ssh
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,26 @@ type files struct {
 
 	mu   sync.Mutex
 	home string
+
+	facts *wire.GuestFacts // a sidecar's, asked when it connected
+}
+
+// Facts are a sidecar's machine facts (nil for a terminal's files, whose
+// terminal holds them).
+func (f *files) Facts() *wire.GuestFacts { return f.facts }
+
+// Run and RunWith run a command on the files' SSH connection: a desktop
+// limb's sidecar runs commands too.
+func (f *files) Run(ctx context.Context, command, cwd string, maxOutput int) (*wire.RunResult, error) {
+	return f.RunWith(ctx, limb.RunSpec{Command: command, Cwd: cwd, MaxOutput: maxOutput})
+}
+
+func (f *files) RunWith(ctx context.Context, r limb.RunSpec) (*wire.RunResult, error) {
+	res, err := f.conn.run(ctx, r)
+	if res != nil && f.conn.ownsClient {
+		res.Via = "sidecar"
+	}
+	return res, err
 }
 
 // maxListEntries bounds one listing so a huge directory cannot exhaust
@@ -187,6 +208,141 @@ func (f *files) Get(p string, w io.Writer, max int64) (int64, error) {
 }
 
 var errTooLarge = errors.New("over the size limit")
+
+// Stat describes p as stat(1) does: lstat, so a final symbolic link is
+// the link itself (its target named), with the owner's numeric ids.
+func (f *files) Stat(p string) (*wire.FileStat, error) {
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.sc.Lstat(abs)
+	if err != nil {
+		return nil, f.err(err, "stat "+abs)
+	}
+	e := entry(path.Dir(abs), st)
+	out := &wire.FileStat{Path: abs, Kind: e.Kind, Size: e.Size, Mode: e.Mode, ModTime: e.ModTime, UID: -1, GID: -1}
+	if sys, ok := st.Sys().(*sftp.FileStat); ok {
+		out.UID, out.GID = int(sys.UID), int(sys.GID)
+	}
+	if e.Kind == "link" {
+		if t, err := f.sc.ReadLink(abs); err == nil {
+			out.Target = t
+		}
+	}
+	return out, nil
+}
+
+// GetRange streams length bytes of the file from offset (length < 0: to
+// its end). An offset past the end is refused, naming the size; a range
+// reaching past the end gives the bytes there are.
+func (f *files) GetRange(p string, w io.Writer, offset, length int64) (int64, error) {
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return 0, err
+	}
+	if offset < 0 {
+		return 0, badRequest("offset %d is negative", offset)
+	}
+	st, err := f.sc.Stat(abs)
+	if err != nil {
+		return 0, f.err(err, "get "+abs)
+	}
+	if st.IsDir() {
+		return 0, badRequest("%s is a directory; get reads one file (list it to see its files)", abs)
+	}
+	if st.Mode().IsRegular() && offset > st.Size() {
+		return 0, badRequest("offset %d is past the end of %s, which is %d bytes", offset, abs, st.Size())
+	}
+	src, err := f.sc.Open(abs)
+	if err != nil {
+		return 0, f.err(err, "get "+abs)
+	}
+	defer src.Close()
+	if _, err := src.Seek(offset, io.SeekStart); err != nil {
+		return 0, f.err(err, "get "+abs)
+	}
+	if h, ok := w.(limb.ModeHint); ok && st.Mode().IsRegular() {
+		h.ExpectMode(st.Mode().Perm())
+	}
+	var r io.Reader = src
+	if length >= 0 {
+		r = io.LimitReader(src, length)
+	}
+	if h, ok := w.(limb.SizeHint); ok && st.Mode().IsRegular() {
+		n := st.Size() - offset
+		if length >= 0 && length < n {
+			n = length
+		}
+		h.ExpectSize(n)
+	}
+	n, err := io.CopyBuffer(w, r, make([]byte, sshx.SFTPPacket))
+	var we *wire.Error
+	if errors.As(err, &we) { // the writer's own reason (its caller gave up)
+		return n, we
+	}
+	if err != nil {
+		return n, f.err(err, "get "+abs)
+	}
+	return n, nil
+}
+
+// Append adds r's bytes to the end of p (created when missing). The
+// writes go one packet at a time, each acknowledged before the next: with
+// the file opened for appending the server puts every write at the end
+// whatever its offset, so concurrent packets could land out of order. A
+// mode (0..07777) is applied after writing; 0 leaves the mode as it is.
+// An append that stops half-way leaves what arrived: unlike put, there is
+// no temporary file to rename.
+func (f *files) Append(p string, r io.Reader, mode uint32) (int64, error) {
+	if mode > 0o7777 {
+		return 0, badRequest("mode %o has bits beyond 07777; give permission bits only, e.g. 420 (0644)", mode)
+	}
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return 0, err
+	}
+	if st, err := f.sc.Stat(abs); err == nil && st.IsDir() {
+		return 0, badRequest("%s is a directory; put needs a file path (e.g. %s/name)", abs, abs)
+	}
+	dst, err := f.sc.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	if err != nil {
+		return 0, f.err(err, "append to "+abs)
+	}
+	var n int64
+	buf := make([]byte, sshx.SFTPPacket)
+	for {
+		k, rerr := io.ReadFull(r, buf)
+		if k > 0 {
+			w, werr := dst.Write(buf[:k])
+			n += int64(w)
+			if werr != nil {
+				dst.Close()
+				return n, f.err(werr, fmt.Sprintf("append to %s (stopped after %d bytes, which stay appended)", abs, n))
+			}
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			dst.Close()
+			var we *wire.Error
+			if errors.As(rerr, &we) {
+				return n, we
+			}
+			return n, f.err(rerr, fmt.Sprintf("append to %s (stopped after %d bytes, which stay appended)", abs, n))
+		}
+	}
+	if err := dst.Close(); err != nil {
+		return n, f.err(err, "append to "+abs)
+	}
+	if mode != 0 {
+		if err := f.sc.Chmod(abs, fs.FileMode(mode&0o777)|modeBits(mode)); err != nil {
+			return n, f.err(err, "setting the mode of "+abs)
+		}
+	}
+	return n, nil
+}
 
 type limitWriter struct {
 	w    io.Writer

@@ -35,6 +35,7 @@ const (
 type terminal struct {
 	conn  *conn
 	shell *sshx.Shell
+	facts *wire.GuestFacts // asked once at connect
 
 	screenMu sync.Mutex
 	screen   *vtscreen.Screen
@@ -246,8 +247,15 @@ func (t *terminal) Resize(cols, rows int) error {
 }
 
 func (t *terminal) Run(ctx context.Context, command, cwd string, maxOutput int) (*wire.RunResult, error) {
-	return t.conn.run(ctx, command, cwd, maxOutput)
+	return t.conn.run(ctx, limb.RunSpec{Command: command, Cwd: cwd, MaxOutput: maxOutput})
 }
+
+func (t *terminal) RunWith(ctx context.Context, r limb.RunSpec) (*wire.RunResult, error) {
+	return t.conn.run(ctx, r)
+}
+
+// Facts are the machine's facts, asked when the connection opened.
+func (t *terminal) Facts() *wire.GuestFacts { return t.facts }
 
 func (t *terminal) Files(ctx context.Context) (limb.Files, error) { return t.conn.files(ctx) }
 

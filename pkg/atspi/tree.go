@@ -1,0 +1,450 @@
+package atspi
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Rect is a box in screen pixels (the X root window's coordinates, which
+// are the framebuffer's on an Xvnc or Xorg display).
+type Rect struct{ X, Y, W, H int }
+
+// Node is one accessible object as read.
+type Node struct {
+	Ref        Ref
+	Parent     int // index in the snapshot, -1 for a window
+	Depth      int
+	Role       string
+	Name       string
+	States     []string
+	Interfaces []string
+	Actions    []string
+	Bounds     Rect
+	// Protected is a password field: its text is never read.
+	Protected bool
+	// Text is the element's text (Text interface, first TextLimit runes),
+	// empty for a protected field.
+	Text string
+	// Value is the Value interface's range and current value.
+	Value *Value
+}
+
+// Value is a range element's value.
+type Value struct{ Min, Max, Current, Step float64 }
+
+// Has reports whether the node is in state s.
+func (n *Node) Has(s string) bool {
+	for _, x := range n.States {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Implements reports whether the node has the interface (short name:
+// "Text", "Action", …).
+func (n *Node) Implements(iface string) bool {
+	for _, x := range n.Interfaces {
+		if x == iface {
+			return true
+		}
+	}
+	return false
+}
+
+// Window is a top-level accessible of a program.
+type Window struct {
+	Node
+	App string // the program's accessible name
+	PID uint32
+}
+
+// TextLimit bounds the text an inspect reads per element.
+const TextLimit = 256
+
+// MaxNodes bounds a walk, so a huge tree (a spreadsheet) cannot hold an op.
+var MaxNodes = 4000
+
+// walkers bounds concurrent calls per walk: calls are pipelined on one
+// connection, so a few in flight hide the round trip of a forwarded socket.
+const walkers = 8
+
+// Windows lists every program's top-level accessibles.
+func (c *Client) Windows(ctx context.Context) ([]Window, error) {
+	var apps []Ref
+	if err := c.call(ctx, Ref{registryName, rootPath}, ifAccessible, "GetChildren", []any{&apps}); err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	var out []Window
+	var wg sync.WaitGroup
+	for _, app := range apps {
+		if app.null() {
+			continue
+		}
+		wg.Add(1)
+		go func(app Ref) {
+			defer wg.Done()
+			var kids []Ref
+			if c.call(ctx, app, ifAccessible, "GetChildren", []any{&kids}) != nil {
+				return // a program leaving while listed is not an error
+			}
+			appName := ""
+			if v, err := c.prop(ctx, app, ifAccessible, "Name"); err == nil {
+				appName, _ = v.Value().(string)
+			}
+			var pid uint32
+			_ = c.call(ctx, Ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus", "GetConnectionUnixProcessID", []any{&pid}, app.Bus)
+			for _, k := range kids {
+				if k.null() {
+					continue
+				}
+				n, err := c.node(ctx, k, false)
+				if err != nil {
+					continue
+				}
+				n.Parent = -1
+				mu.Lock()
+				out = append(out, Window{Node: n, App: appName, PID: pid})
+				mu.Unlock()
+			}
+		}(app)
+	}
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Ref.Bus != out[j].Ref.Bus {
+			return out[i].Ref.Bus < out[j].Ref.Bus
+		}
+		return out[i].Ref.Path < out[j].Ref.Path
+	})
+	return out, nil
+}
+
+// Node reads one object.
+func (c *Client) Node(ctx context.Context, r Ref) (Node, error) { return c.node(ctx, r, true) }
+
+// node reads one object's role, name, states, interfaces, bounds and, when
+// full, its actions, text and value.
+func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
+	n := Node{Ref: r}
+	var states []uint32
+	if err := c.call(ctx, r, ifAccessible, "GetRoleName", []any{&n.Role}); err != nil {
+		return n, err
+	}
+	if v, err := c.prop(ctx, r, ifAccessible, "Name"); err == nil {
+		n.Name, _ = v.Value().(string)
+	}
+	if err := c.call(ctx, r, ifAccessible, "GetState", []any{&states}); err == nil {
+		n.States = stateNames(states)
+	}
+	var ifaces []string
+	if err := c.call(ctx, r, ifAccessible, "GetInterfaces", []any{&ifaces}); err == nil {
+		for _, i := range ifaces {
+			n.Interfaces = append(n.Interfaces, strings.TrimPrefix(i, "org.a11y.atspi."))
+		}
+		sort.Strings(n.Interfaces)
+	}
+	n.Protected = n.Role == "password text"
+	if n.Implements("Component") {
+		if b, err := c.extents(ctx, r); err == nil {
+			n.Bounds = b
+		}
+	}
+	if !full {
+		return n, nil
+	}
+	if n.Name == "" {
+		n.Name = c.labelledBy(ctx, r)
+	}
+	if n.Implements("Action") {
+		var acts []struct{ Name, Desc, Key string }
+		if err := c.call(ctx, r, ifAction, "GetActions", []any{&acts}); err == nil {
+			for _, a := range acts {
+				n.Actions = append(n.Actions, a.Name)
+			}
+		}
+	}
+	if n.Implements("Text") && !n.Protected {
+		if t, err := c.text(ctx, r, TextLimit); err == nil {
+			n.Text = t
+		}
+	}
+	if n.Implements("Value") {
+		n.Value = c.value(ctx, r)
+	}
+	return n, nil
+}
+
+// Extents reads an object's bounds in screen coordinates.
+func (c *Client) Extents(ctx context.Context, r Ref) (Rect, error) { return c.extents(ctx, r) }
+
+// extents reads an object's bounds in screen coordinates.
+func (c *Client) extents(ctx context.Context, r Ref) (Rect, error) {
+	var e struct{ X, Y, W, H int32 }
+	if err := c.call(ctx, r, ifComponent, "GetExtents", []any{&e}, uint32(0)); err != nil {
+		return Rect{}, err
+	}
+	return Rect{int(e.X), int(e.Y), int(e.W), int(e.H)}, nil
+}
+
+// relationLabelledBy is ATSPI_RELATION_LABELLED_BY.
+const relationLabelledBy = 2
+
+// labelledBy names an unnamed element after the label that labels it (a
+// form's entry beside its "Name" label), so a search by name finds it.
+func (c *Client) labelledBy(ctx context.Context, r Ref) string {
+	var rels []struct {
+		Type    uint32
+		Targets []Ref
+	}
+	if c.call(ctx, r, ifAccessible, "GetRelationSet", []any{&rels}) != nil {
+		return ""
+	}
+	for _, rel := range rels {
+		if rel.Type != relationLabelledBy {
+			continue
+		}
+		for _, t := range rel.Targets {
+			if v, err := c.prop(ctx, t, ifAccessible, "Name"); err == nil {
+				if s, _ := v.Value().(string); s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func (c *Client) text(ctx context.Context, r Ref, limit int) (string, error) {
+	end := int32(-1)
+	if limit > 0 {
+		end = int32(limit)
+	}
+	var t string
+	err := c.call(ctx, r, ifText, "GetText", []any{&t}, int32(0), end)
+	return t, err
+}
+
+func (c *Client) value(ctx context.Context, r Ref) *Value {
+	get := func(name string) float64 {
+		v, err := c.prop(ctx, r, ifValue, name)
+		if err != nil {
+			return 0
+		}
+		f, _ := v.Value().(float64)
+		return f
+	}
+	return &Value{Min: get("MinimumValue"), Max: get("MaximumValue"), Current: get("CurrentValue"), Step: get("MinimumIncrement")}
+}
+
+// Children lists an object's children.
+func (c *Client) Children(ctx context.Context, r Ref) ([]Ref, error) {
+	var kids []Ref
+	err := c.call(ctx, r, ifAccessible, "GetChildren", []any{&kids})
+	return kids, err
+}
+
+// Parent reads an object's parent.
+func (c *Client) Parent(ctx context.Context, r Ref) (Ref, error) {
+	v, err := c.prop(ctx, r, ifAccessible, "Parent")
+	if err != nil {
+		return Ref{}, err
+	}
+	var p Ref
+	if err := dbus.Store([]any{v.Value()}, &p); err != nil {
+		return Ref{}, mapErr(err)
+	}
+	return p, nil
+}
+
+// Walk reads the tree under root (root included, at index 0), breadth
+// first, at most MaxNodes objects; truncated says the bound was met.
+// Children of an object that manages its descendants (a table with a
+// million cells) beyond its first MaxNodes are not read.
+func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bool, err error) {
+	first, err := c.node(ctx, root, true)
+	if err != nil {
+		return nil, false, err
+	}
+	first.Parent = -1
+	nodes = []Node{first}
+	level := []int{0}
+	for len(level) > 0 {
+		type kid struct {
+			parent int
+			ref    Ref
+		}
+		var kids []kid
+		for _, i := range level {
+			if !nodes[i].Has("showing") && i != 0 && !optionsOfCombo(nodes, i) {
+				continue // a hidden branch (a closed menu) is not on the screen
+			}
+			refs, err := c.Children(ctx, nodes[i].Ref)
+			if err != nil {
+				continue
+			}
+			for _, r := range refs {
+				if !r.null() {
+					kids = append(kids, kid{i, r})
+				}
+			}
+		}
+		if len(nodes)+len(kids) > MaxNodes {
+			kids, truncated = kids[:MaxNodes-len(nodes)], true
+		}
+		read := make([]Node, len(kids))
+		ok := make([]bool, len(kids))
+		sem := make(chan struct{}, walkers)
+		var wg sync.WaitGroup
+		for j, k := range kids {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(j int, k kid) {
+				defer func() { <-sem; wg.Done() }()
+				n, err := c.node(ctx, k.ref, true)
+				if err == nil {
+					n.Parent, n.Depth = k.parent, nodes[k.parent].Depth+1
+					read[j], ok[j] = n, true
+				}
+			}(j, k)
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		level = level[:0]
+		for j := range read {
+			if ok[j] {
+				nodes = append(nodes, read[j])
+				level = append(level, len(nodes)-1)
+			}
+		}
+		if truncated {
+			break
+		}
+	}
+	nameFromLabels(nodes)
+	return nodes, truncated, nil
+}
+
+// stateNames turns AT-SPI's state bit set (two 32-bit words) into names.
+func stateNames(words []uint32) []string {
+	var out []string
+	for w, bits := range words {
+		for b := 0; b < 32; b++ {
+			if bits&(1<<b) == 0 {
+				continue
+			}
+			i := w*32 + b
+			if i < len(stateTable) && stateTable[i] != "" {
+				out = append(out, stateTable[i])
+			}
+		}
+	}
+	return out
+}
+
+// stateTable is AtspiStateType in order.
+var stateTable = []string{
+	"invalid", "active", "armed", "busy", "checked", "collapsed", "defunct", "editable", "enabled",
+	"expandable", "expanded", "focusable", "focused", "has-tooltip", "horizontal", "iconified", "modal",
+	"multi-line", "multiselectable", "opaque", "pressed", "resizable", "selectable", "selected",
+	"sensitive", "showing", "single-line", "stale", "transient", "vertical", "visible",
+	"manages-descendants", "indeterminate", "required", "truncated", "animated", "invalid-entry",
+	"supports-autocompletion", "selectable-text", "is-default", "visited", "checkable", "has-popup",
+	"read-only",
+}
+
+// StateNames lists the state names a filter may use.
+func StateNames() []string { return append([]string(nil), stateTable[1:]...) }
+
+// optionsOfCombo says node i is the closed list of a combo box, whose items
+// are its options: select needs their ids though they are not on screen.
+func optionsOfCombo(nodes []Node, i int) bool {
+	p := nodes[i].Parent
+	return p >= 0 && nodes[p].Role == "combo box"
+}
+
+// fieldRoles are the elements a form labels with a label beside them
+// rather than with a relation.
+var fieldRoles = map[string]bool{"text": true, "password text": true, "combo box": true, "spin button": true, "slider": true, "entry": true}
+
+// nameFromLabels names each unnamed field after the label on its row, just
+// left of it (a form laid out as a grid of label and field, as zenity's
+// forms are), so a search by name finds the field a person would read.
+func nameFromLabels(nodes []Node) {
+	for i := range nodes {
+		f := &nodes[i]
+		if f.Name == "" && f.Role == "table cell" && f.Bounds.W > 0 {
+			f.Name = rowText(nodes, i)
+			continue
+		}
+		if f.Name != "" || !fieldRoles[f.Role] || f.Bounds.W <= 0 {
+			continue
+		}
+		best, bestGap := -1, 1<<30
+		for j := range nodes {
+			l := nodes[j]
+			if l.Role != "label" || l.Name == "" || l.Bounds.W <= 0 {
+				continue
+			}
+			ly := l.Bounds.Y + l.Bounds.H/2
+			gap := f.Bounds.X - (l.Bounds.X + l.Bounds.W)
+			if ly < f.Bounds.Y || ly > f.Bounds.Y+f.Bounds.H || gap < 0 {
+				continue
+			}
+			if gap < bestGap {
+				best, bestGap = j, gap
+			}
+		}
+		if best >= 0 {
+			f.Name = nodes[best].Name
+		}
+	}
+}
+
+// Filter selects elements: a role (exact, case-insensitive), a substring
+// of the name (case-insensitive) and states the element must all have.
+type Filter struct {
+	Role   string
+	Name   string
+	States []string
+}
+
+// Match reports whether n passes f.
+func (f Filter) Match(n *Node) bool {
+	if f.Role != "" && !strings.EqualFold(f.Role, n.Role) {
+		return false
+	}
+	if f.Name != "" && !strings.Contains(strings.ToLower(n.Name), strings.ToLower(f.Name)) {
+		return false
+	}
+	for _, s := range f.States {
+		if !n.Has(strings.ToLower(s)) {
+			return false
+		}
+	}
+	return true
+}
+
+// rowText names an unnamed cell (a list's check box) after the first named
+// cell to its right on the same row of the same table.
+func rowText(nodes []Node, i int) string {
+	f := nodes[i]
+	best, bestX := "", 1<<30
+	for j := range nodes {
+		c := nodes[j]
+		if j == i || c.Parent != f.Parent || c.Role != "table cell" || c.Name == "" || c.Bounds.Y != f.Bounds.Y {
+			continue
+		}
+		if c.Bounds.X > f.Bounds.X && c.Bounds.X < bestX {
+			best, bestX = c.Name, c.Bounds.X
+		}
+	}
+	return best
+}

@@ -1,0 +1,117 @@
+package daemon
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dvvhq/dvv/pkg/atspi"
+	"github.com/dvvhq/dvv/pkg/wire"
+)
+
+// elementPoll is how often an element wait reads the accessibility tree
+// again: the bus is read, not watched, so a wait costs one walk a turn.
+const elementPoll = 150 * time.Millisecond
+
+// elementWait sets opWait's condition and wake-up for the accessibility
+// waits: an element there or gone (a search as inspect's), an element's
+// text equal to or holding a text. found is filled with what settled it;
+// done closes the bus connection the wait holds.
+func elementWait(c *call, a wire.WaitArgs, cond *func() (bool, string, error), changed *func() <-chan struct{}) (found *[]wire.Element, done func(), err error) {
+	found = new([]wire.Element)
+	cl, err := c.a11y()
+	if err != nil {
+		return nil, nil, err
+	}
+	done = func() { cl.Close() }
+	*changed = func() <-chan struct{} {
+		ch := make(chan struct{})
+		time.AfterFunc(elementPoll, func() { close(ch) })
+		return ch
+	}
+	switch a.Until {
+	case "element", "element-gone":
+		filter := atspi.Filter{Role: a.Role, Name: a.NameContains, States: a.States}
+		*cond = func() (bool, string, error) {
+			if err := c.l.mustBeConnected(); err != nil {
+				return false, "", err
+			}
+			els, err := searchElements(c, cl, a.Window, filter)
+			if err != nil {
+				return false, "", err
+			}
+			if (len(els) > 0) == (a.Until == "element") {
+				*found = els
+				if a.Until == "element" {
+					return true, fmt.Sprintf("%d element(s) found", len(els)), nil
+				}
+				return true, "no such element", nil
+			}
+			return false, "", nil
+		}
+	case "text-equals", "text-contains":
+		id, err := atspi.ParseID(a.Element)
+		if err != nil {
+			done()
+			return nil, nil, &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("element %.80q is not an element id", a.Element), Next: "take an element id from inspect (dvv inspect LIMB …)"}
+		}
+		n, err := cl.Resolve(c.ctx, id, c.l.generation())
+		if err != nil {
+			done()
+			return nil, nil, elementError(err, a.Element)
+		}
+		if n.Protected {
+			done()
+			return nil, nil, elementError(atspi.ErrProtected, a.Element)
+		}
+		want := *a.Text
+		*cond = func() (bool, string, error) {
+			if err := c.l.mustBeConnected(); err != nil {
+				return false, "", err
+			}
+			r, err := cl.Read(c.ctx, n)
+			if err != nil {
+				return false, "", elementError(err, a.Element)
+			}
+			if (a.Until == "text-equals" && r.Text == want) || (a.Until == "text-contains" && strings.Contains(r.Text, want)) {
+				now := n
+				now.Text = r.Text
+				*found = []wire.Element{wireElement([]atspi.Node{{Ref: atspi.Ref{Bus: id.Bus, Path: id.Window}}, now}, 1, id.Gen)}
+				(*found)[0].ID = a.Element
+				return true, "the element's text " + map[bool]string{true: "equals", false: "holds"}[a.Until == "text-equals"] + " the text", nil
+			}
+			return false, "", nil
+		}
+	}
+	return found, done, nil
+}
+
+// searchElements is inspect's search: the elements of the windows sel
+// names (every showing window when empty) that pass filter.
+func searchElements(c *call, cl *atspi.Client, sel string, filter atspi.Filter) ([]wire.Element, error) {
+	want, err := windowSelector(c, sel)
+	if err != nil {
+		return nil, err
+	}
+	gen := c.l.generation()
+	wins, err := cl.Windows(c.ctx)
+	if err != nil {
+		return nil, elementError(err, "")
+	}
+	var out []wire.Element
+	for _, w := range wins {
+		if !want(w) {
+			continue
+		}
+		nodes, _, err := cl.Walk(c.ctx, w.Ref)
+		if err != nil {
+			continue
+		}
+		for i := range nodes {
+			if filter.Match(&nodes[i]) {
+				out = append(out, wireElement(nodes, i, gen))
+			}
+		}
+	}
+	return out, nil
+}
