@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dvvhq/dvv/internal/gen/man/manpage"
+	"github.com/dvvhq/dvv/pkg/manpage"
 )
 
 // writeMan writes dvvd.1 into dir (`make package` runs dvvd --gen-man).

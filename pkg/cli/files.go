@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dvvhq/dvv/internal/human"
 	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/human"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 

@@ -16,7 +16,7 @@ func Command() *cobra.Command {
 type ManSection struct {
 	Title string
 	// Text: paragraphs split by a blank line, `code`, and lists of
-	// "term<TAB>meaning" lines (see internal/gen/man/manpage).
+	// "term<TAB>meaning" lines (see pkg/manpage).
 	Text string
 }
 

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/dvvhq/dvv/internal/human"
+	"github.com/dvvhq/dvv/pkg/human"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 

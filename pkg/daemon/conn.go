@@ -95,7 +95,7 @@ func (c *conn) withdraw(id json.RawMessage) bool {
 }
 
 // newConn makes the connection and registers it for eviction. It runs in
-// the accept loop with d.mu held, so eviction sees every accepted connection
+// the accept loop with d.connMu held, so eviction sees every accepted connection
 // in the order it came, even before its goroutine has started.
 func (d *Daemon) newConn(nc net.Conn) *conn {
 	ctx, cancel := context.WithCancel(d.ctx)
@@ -107,9 +107,9 @@ func (d *Daemon) newConn(nc net.Conn) *conn {
 
 func (d *Daemon) serveConn(c *conn) {
 	defer func() {
-		d.mu.Lock()
+		d.connMu.Lock()
 		delete(d.live, c)
-		d.mu.Unlock()
+		d.connMu.Unlock()
 	}()
 	var inflight sync.WaitGroup
 	for {

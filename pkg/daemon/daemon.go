@@ -84,11 +84,14 @@ type Daemon struct {
 	tail    *logTail  // the log's last lines, for `report`
 	started time.Time // for `report`'s uptime
 
-	// mu guards the maps below and every attachment's fields. Lock order:
-	// Daemon.mu, then a Limb's mu, then the event hub's; never the other
-	// way (Limb.close lets go of its own mu before it takes this one).
-	// Loops over all limbs copy d.limbs and lock each limb outside mu, so
-	// a slow limb never holds up every request's selector.
+	// mu guards the maps below and every attachment's fields: limbs,
+	// attachments and groups are one lock because their decisions span
+	// them (a limb is closed only when no group or other attachment still
+	// uses it; a selector resolves a group's member to its limb). Lock
+	// order: Daemon.mu, then a Limb's mu, then the event hub's; never the
+	// other way (Limb.close lets go of its own mu before it takes this
+	// one). Loops over all limbs copy d.limbs and lock each limb outside
+	// mu, so a slow limb never holds up every request's selector.
 	mu          sync.Mutex
 	limbs       map[string]*Limb
 	attachments map[string]*attachment
@@ -96,11 +99,21 @@ type Daemon struct {
 	nextGroup   int
 	closing     bool
 	pausedAll   atomic.Bool // a person paused agent input on every limb (ops_pause.go)
-	viewer      *viewerGlue // the browser viewer, once started (viewer.go)
+
+	// viewerMu guards viewer alone: starting the viewer binds a port and
+	// must not hold up every request's selector meanwhile.
+	viewerMu sync.Mutex
+	viewer   *viewerGlue // the browser viewer, once started (viewer.go)
 
 	events *eventHub
 	ln     *net.UnixListener
 	conns  sync.WaitGroup
+
+	// connMu guards the connection accounting below, which has nothing to
+	// do with limbs: the accept loop (and an eviction's write to the
+	// evicted socket) never waits for mu, nor a request for connMu. It is
+	// never held together with mu.
+	connMu sync.Mutex
 	nconns int
 	live   map[*conn]struct{} // for eviction of half-open connections
 
@@ -204,14 +217,14 @@ func (d *Daemon) Serve() error {
 			c.Close()
 			continue
 		}
-		d.mu.Lock()
+		d.connMu.Lock()
 		full := d.nconns >= d.cfg.MaxConns && !d.evictHalfOpen()
 		var dc *conn
 		if !full {
 			d.nconns++
 			dc = d.newConn(c)
 		}
-		d.mu.Unlock()
+		d.connMu.Unlock()
 		if full {
 			writeRaw(c, &wire.Reply{Result: wire.ResultError, Code: wire.Busy,
 				Message: fmt.Sprintf("dvvd already serves %d connections, each with a complete request", d.cfg.MaxConns),
@@ -223,9 +236,9 @@ func (d *Daemon) Serve() error {
 		go func() {
 			defer d.conns.Done()
 			d.serveConn(dc)
-			d.mu.Lock()
+			d.connMu.Lock()
 			d.nconns--
-			d.mu.Unlock()
+			d.connMu.Unlock()
 		}()
 	}
 }

@@ -201,51 +201,36 @@ func (c *conn) serve(ctx context.Context, req *request) (rep reply) {
 	return c.d.dispatch(ctx, c, att, req)
 }
 
-// dispatch runs one request for an attachment: access check, selector,
-// history, handler. group_run uses it for every member.
+// dispatch runs one request for an attachment through its stages: admit
+// (fields, addresses, policy), the limb it names, act (the handler,
+// refused for the other kind of limb and watched by verification), note
+// (history, the recording's acts, the viewer's overlay) and answer.
 func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *request) reply {
+	return d.dispatchReady(ctx, c, att, req, func() {})
+}
+
+// dispatchReady is dispatch with ready, run when the request is about to
+// act or, refused before that, when it returns; ready must bear being
+// called twice. group_run holds its members at a start barrier with it.
+func (d *Daemon) dispatchReady(ctx context.Context, c *conn, att *attachment, req *request, ready func()) reply {
+	defer ready()
 	spec, known := d.cfg.Ops.Spec(req.OpName)
 	if !known {
 		return failed(wire.Errorf(wire.BadRequest, "unknown op %q", req.OpName))
 	}
 	h := handlers[req.OpName]
-	fn := h.serve
 	d.touch(att)
-	// Inside group_run, every member passes the start barrier exactly once,
-	// also on early failures.
-	passed := false
-	pass := func() {
-		if !passed {
-			passed = true
-			waitBarrier(ctx)
-		}
-	}
-	defer pass()
-	if err := spec.Check(req.args); err != nil {
-		return failed(err)
-	}
-	if err := checkAddresses(req); err != nil {
-		return failed(err)
-	}
-	if err := d.authorize(att, req); err != nil {
+	if err := d.admit(spec, att, req); err != nil {
 		return failed(err)
 	}
 	cl := &call{d: d, c: c, att: att, req: req, ctx: ctx}
 	if !spec.Limb {
-		r, err := fn(cl)
-		if err != nil {
-			return failed(d.declared(spec, err))
-		}
-		return reply{ans: r}
+		r, err := handlers[req.OpName].serve(cl)
+		return cl.answer(r, d.declared(spec, err))
 	}
 	l, err := d.resolve(att, req.target())
 	if err != nil {
-		var we *wire.Error
-		if h.has(goneIsDone) && errors.As(err, &we) && we.Code == wire.LimbGone {
-			// idempotent: already gone is success
-			return reply{ans: &goneDone{op: req.OpName, LimbID: req.target().LimbID, Dispatched: "the limb was already gone"}}
-		}
-		return failed(err)
+		return goneOrFailed(h.has(goneIsDone), req, err)
 	}
 	cl.l = l
 	if h.has(brief) {
@@ -255,53 +240,94 @@ func (d *Daemon) dispatch(ctx context.Context, c *conn, att *attachment, req *re
 	seq := d.events.publish(&wire.Event{Kind: "op.start", LimbID: l.id, Detail: req.OpName})
 	// Members of a group_run start their work together: after their own
 	// checks and selector, right before the handler.
-	pass()
-	var r wire.Answer
-	// A kind-bound op is refused here, once, for a limb of the other kind;
-	// the refusal still goes into the limb's history like any answer.
-	if kerr := spec.CheckKind(l.id, l.kind, spec.VariantOf(req.args)); kerr != nil {
-		err = kerr
-	} else {
-		// An act waits out a restore or reset of the limb's machine
-		// (machine.go), then meets the new generation and the armed fence.
-		leave := l.enterActGate(spec.Dispatches)
-		v := cl.startVerify()
-		r, err = fn(cl)
-		if va, ok := r.(wire.Verifiable); ok && err == nil && v != nil {
-			va.SetVerification(v.finish(ctx))
-		} else {
-			v.stop()
-		}
-		leave()
-	}
+	ready()
+	r, err := cl.perform(spec)
 	err = d.declared(spec, err)
 	d.events.publish(&wire.Event{Kind: "op.end", LimbID: l.id, Detail: fmt.Sprintf("%s #%d", req.OpName, seq)})
+	cl.note(spec, r, err, start)
+	return cl.answer(r, err)
+}
+
+// admit checks a request before anything is looked up for it: its
+// fields against the spec, its addresses, the attachment's capabilities.
+func (d *Daemon) admit(spec *wire.OpSpec, att *attachment, req *request) error {
+	if err := spec.Check(req.args); err != nil {
+		return err
+	}
+	if err := checkAddresses(req); err != nil {
+		return err
+	}
+	return d.authorize(att, req)
+}
+
+// goneOrFailed answers a limb op whose limb could not be resolved: for an
+// op where gone is done (close), a limb already gone is a success.
+func goneOrFailed(goneIsDone bool, req *request, err error) reply {
+	var we *wire.Error
+	if goneIsDone && errors.As(err, &we) && we.Code == wire.LimbGone {
+		return reply{ans: &goneDone{op: req.OpName, LimbID: req.target().LimbID, Dispatched: "the limb was already gone"}}
+	}
+	return failed(err)
+}
+
+// perform runs the handler on the resolved limb. A kind-bound op is refused
+// here, once, for a limb of the other kind; the refusal still goes into
+// the limb's history like any answer. An act's answer carries what its
+// verification saw.
+func (c *call) perform(spec *wire.OpSpec) (wire.Answer, error) {
+	if err := spec.CheckKind(c.l.id, c.l.kind, spec.VariantOf(c.req.args)); err != nil {
+		return nil, err
+	}
+	// An act waits out a restore or reset of the limb's machine
+	// (machine.go), then meets the new generation and the armed fence.
+	leave := c.l.enterActGate(spec.Dispatches)
+	defer leave()
+	v := c.startVerify()
+	r, err := handlers[c.req.OpName].serve(c)
+	if va, ok := r.(wire.Verifiable); ok && err == nil && v != nil {
+		va.SetVerification(v.Finish(c.ctx))
+	} else {
+		v.Stop()
+	}
+	return r, err
+}
+
+// note keeps what a limb op did: in the limb's history, a recording's
+// acts and the viewer's overlay, as its spec says.
+func (c *call) note(spec *wire.OpSpec, r wire.Answer, err error, start time.Time) {
 	outcome := "ok"
 	if err != nil {
 		outcome = string(errorResponse(nil, err).Code)
 	}
+	h := handlers[c.req.OpName]
 	if !h.has(unlogged) {
-		l.history.add(req.OpName, att.name, outcome, historyDetail(req), start)
+		c.l.history.Add(c.req.OpName, c.att.name, outcome, historyDetail(c.req), start)
 	}
 	var verified *wire.Verification
 	if va, ok := r.(wire.Verifiable); ok && err == nil {
 		verified = va.Verified()
 	}
 	if h.has(recorded) {
-		l.noteAct(req, att.name, outcome, verified, start)
+		c.l.noteAct(c.req, c.att.name, outcome, verified, start)
 	}
 	if spec.Dispatches {
-		l.actLog.add(req, att.name, outcome, start) // the viewer's overlay
+		c.l.actLog.add(c.req, c.att.name, outcome, start) // the viewer's overlay
 	}
+}
+
+// answer turns the handler's outcome into the reply: a limb op's answer
+// names its limb, and a refusal whose code calls for it carries the
+// limb's fresh observation.
+func (c *call) answer(r wire.Answer, err error) reply {
 	if err != nil {
 		var we *wire.Error
-		if errors.As(err, &we) && we.Observation == nil && observedCodes[we.Code] {
-			we.Observation = l.observe(att)
+		if c.l != nil && errors.As(err, &we) && we.Observation == nil && observedCodes[we.Code] {
+			we.Observation = c.l.observe(c.att)
 		}
 		return failed(err)
 	}
-	if la, ok := r.(wire.LimbAnswered); ok {
-		la.FillLimbID(l.id)
+	if la, ok := r.(wire.LimbAnswered); ok && c.l != nil {
+		la.FillLimbID(c.l.id)
 	}
 	return reply{ans: r}
 }

@@ -1,8 +1,7 @@
 package daemon
 
 import (
-	"fmt"
-
+	"github.com/dvvhq/dvv/pkg/daemon/fence"
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -14,23 +13,14 @@ import (
 // laptop-sized screen or a new window.
 const DefaultFenceThreshold = 0.20
 
-// fence is one attachment's view of one desktop limb: damage since its last
-// pixel read, whether it ever read, and the generation it last saw.
-type fence struct {
-	tracker *fb.Tracker
-	read    bool
-	readGen uint64
-}
-
-func (f *fence) close() { f.tracker.Close() }
-
-// fenceForLocked returns (creating) a's fence on a desktop limb. l.mu held.
-// Fences are made on first use, per attachment, so an attachment that
-// never looks at this limb costs it no tracker.
-func (l *Limb) fenceForLocked(a *attachment) *fence {
+// fenceForLocked returns (creating) a's typing fence on a desktop limb
+// (pkg/daemon/fence). l.mu held. Fences are made on first use, per
+// attachment, so an attachment that never looks at this limb costs it no
+// tracker.
+func (l *Limb) fenceForLocked(a *attachment) *fence.Typing {
 	f := l.dsk.fences[a]
 	if f == nil {
-		f = &fence{tracker: l.dsk.buf.NewTracker()}
+		f = fence.NewTyping(l.dsk.buf)
 		l.dsk.fences[a] = f
 	}
 	return f
@@ -43,19 +33,15 @@ func (l *Limb) fenceView(a *attachment) *wire.Fence {
 	}
 	l.mu.Lock()
 	f := l.fenceForLocked(a)
+	read := f.Read
 	l.mu.Unlock()
-	dmg := f.tracker.Peek()
-	v := &wire.Fence{Damage: round3(dmg.Share), Threshold: l.d.cfg.FenceThreshold, NeverRead: !f.read}
-	switch {
-	case !f.read:
-		v.Armed, v.Reason = true, "this attachment has never read the screen"
-	case dmg.Resized:
-		v.Armed, v.Reason = true, "the screen was resized since the last read"
+	dmg := f.Damage()
+	v := fence.View(dmg, read, l.d.cfg.FenceThreshold)
+	// A resize that a restore or reset of the limb's machine made says so.
+	if read && dmg.Resized {
 		if ev := l.machineEvent(); ev != nil && ev.Generation == l.dsk.buf.Resizes() {
 			v.Reason = "the machine was " + machineEventWords(ev) + " since the last read"
 		}
-	case dmg.Share > l.d.cfg.FenceThreshold:
-		v.Armed, v.Reason = true, fmt.Sprintf("%.0f%% of the screen repainted since the last read", dmg.Share*100)
 	}
 	return v
 }
@@ -74,9 +60,9 @@ func (l *Limb) checkTypingFence(a *attachment) error {
 func (l *Limb) markRead(a *attachment, gen uint64) fb.Damage {
 	l.mu.Lock()
 	f := l.fenceForLocked(a)
-	f.read, f.readGen = true, gen
+	f.Read, f.ReadGen = true, gen
 	l.mu.Unlock()
-	return f.tracker.Take()
+	return f.Take()
 }
 
 // lastReadGeneration is the generation of a's last pixel read (0 = never).
@@ -87,32 +73,18 @@ func (l *Limb) lastReadGeneration(a *attachment) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if f := l.dsk.fences[a]; f != nil {
-		return f.readGen
+		return f.ReadGen
 	}
 	return 0
 }
 
-// checkGeometry is the coordinate fence: UNFENCED without a generation,
-// GEOMETRY_CHANGED when stale (nothing delivered), OUT_OF_BOUNDS outside.
+// checkGeometry is the coordinate fence (fence.CheckGeometry) on this
+// limb's screen as it is now.
 func (l *Limb) checkGeometry(gen *uint64, points ...[2]int) error {
-	if gen == nil {
-		return wire.Errorf(wire.Unfenced, "no generation given; pass geometry.generation from the observation your coordinates came from")
-	}
 	cur := l.generation()
-	if cur == 0 {
-		return wire.Errorf(wire.NotReady, "limb %s has no framebuffer size yet; wait until connected", l.id)
+	var w, h int
+	if cur != 0 && gen != nil && *gen == cur {
+		w, h = l.dsk.buf.Size()
 	}
-	if *gen != cur {
-		e := wire.Errorf(wire.GeometryChanged, "generation %d is stale: the screen is now generation %d; nothing was delivered", *gen, cur)
-		return e
-	}
-	w, h := l.dsk.buf.Size()
-	for _, p := range points {
-		if p[0] < 0 || p[1] < 0 || p[0] >= w || p[1] >= h {
-			return wire.Errorf(wire.OutOfBounds, "(%d,%d) is outside the %dx%d framebuffer", p[0], p[1], w, h)
-		}
-	}
-	return nil
+	return fence.CheckGeometry(l.id, gen, cur, w, h, points...)
 }
-
-func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }

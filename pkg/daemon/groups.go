@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -392,8 +393,6 @@ func (d *Daemon) usedElsewhereLocked(id string, by *attachment) string {
 	return ""
 }
 
-type barrierKey struct{}
-
 var _ = register(wire.OpGroupRun, typed(opGroupRun))
 
 // opGroupRun runs one action on every member concurrently. Every member
@@ -417,47 +416,23 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	// Each member gets its own Args, decoded from the arguments as a line
 	// of the inner op would be; this first decode refuses bad arguments
 	// once for all.
-	decode := func() (wire.Enveloped, error) {
-		raw := bytes.TrimSpace(a.Arguments)
-		if len(raw) == 0 {
-			raw = []byte("{}")
-		}
-		args, werr := inner.DecodeLine(raw)
-		if werr != nil {
-			return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %s", action, werr.Message)
-		}
-		return args, nil
-	}
-	probe, err := decode()
-	if err != nil {
+	decode := func() (wire.Enveloped, error) { return memberArgs(inner, a.Arguments) }
+	if err := checkMemberArgs(decode); err != nil {
 		return nil, err
 	}
-	if env := probe.Head(); env.OpName != "" || env.ID != nil || env.Name != "" || env.Token != "" || env.Session != "" ||
-		wire.SelectionOf(probe) != (wire.Target{}) {
-		return nil, wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
-	}
 	outDir := a.OutDir
-	if outDir != "" {
-		if action != "screen" || !filepath.IsAbs(outDir) {
-			return nil, wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")
-		}
-		if err := localfile.OwnDir(outDir); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "outDir: %v", err)
-		}
+	if err := checkOutDir(action, outDir); err != nil {
+		return nil, err
 	}
 	c.d.mu.Lock()
 	members := append([]groupMember(nil), g.members...)
 	c.d.mu.Unlock()
 
-	// started is a barrier: dispatch passes it for each member after the
-	// member's own checks, so the members act at the same moment (the
-	// point of group_run) and a member that fails early still counts.
 	results := make([]wire.MemberResult, len(members))
 	replies := make([]reply, len(members))
-	var started, finished sync.WaitGroup
-	started.Add(len(members))
+	start := newStartBarrier(len(members))
+	var finished sync.WaitGroup
 	finished.Add(len(members))
-	ctx := context.WithValue(c.ctx, barrierKey{}, &started)
 	for i, m := range members {
 		args, _ := decode() // decoded once already: the same bytes decode again
 		args.Head().OpName = action
@@ -470,7 +445,7 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 		go func() {
 			defer finished.Done()
 			req := &request{Envelope: *args.Head(), args: args}
-			replies[i] = c.d.dispatch(ctx, c.c, c.att, req)
+			replies[i] = c.d.dispatchReady(c.ctx, c.c, c.att, req, start.arrive())
 		}()
 	}
 	finished.Wait()
@@ -489,10 +464,66 @@ func opGroupRun(c *call, a wire.GroupRunArgs) (*wire.GroupRunAnswer, error) {
 	return r, nil
 }
 
-// waitBarrier holds a group_run member until every member has started.
-func waitBarrier(ctx context.Context) {
-	if b, ok := ctx.Value(barrierKey{}).(*sync.WaitGroup); ok {
-		b.Done()
-		b.Wait()
+// memberArgs decodes group_run's arguments as the inner op's Args, as a
+// line of that op would be.
+func memberArgs(inner *wire.OpSpec, arguments json.RawMessage) (wire.Enveloped, error) {
+	raw := bytes.TrimSpace(arguments)
+	if len(raw) == 0 {
+		raw = []byte("{}")
 	}
+	args, werr := inner.DecodeLine(raw)
+	if werr != nil {
+		return nil, wire.Errorf(wire.BadRequest, "arguments must be the %s tool's arguments as an object: %s", inner.Name, werr.Message)
+	}
+	return args, nil
+}
+
+// checkMemberArgs refuses arguments that decode badly, or that carry an
+// envelope or a selector: group_run names the members itself.
+func checkMemberArgs(decode func() (wire.Enveloped, error)) error {
+	probe, err := decode()
+	if err != nil {
+		return err
+	}
+	if env := probe.Head(); env.OpName != "" || env.ID != nil || env.Name != "" || env.Token != "" || env.Session != "" ||
+		wire.SelectionOf(probe) != (wire.Target{}) {
+		return wire.Errorf(wire.BadRequest, "arguments take the tool's arguments minus the selector (limbId, groupId, member)")
+	}
+	return nil
+}
+
+// checkOutDir: outDir, for screen only, is an absolute directory of the
+// user's own.
+func checkOutDir(action, outDir string) error {
+	if outDir == "" {
+		return nil
+	}
+	if action != "screen" || !filepath.IsAbs(outDir) {
+		return wire.Errorf(wire.BadRequest, "outDir is an absolute directory, for action screen only")
+	}
+	if err := localfile.OwnDir(outDir); err != nil {
+		return wire.Errorf(wire.BadRequest, "outDir: %v", err)
+	}
+	return nil
+}
+
+// startBarrier holds group_run's members until every member is ready
+// to act, so they act at the same moment (the point of group_run); a
+// member refused before it acts arrives too, or the others would wait
+// for it forever.
+type startBarrier struct{ wg sync.WaitGroup }
+
+func newStartBarrier(n int) *startBarrier {
+	b := &startBarrier{}
+	b.wg.Add(n)
+	return b
+}
+
+// arrive is one member's ready for dispatchReady: the first call counts
+// the member in and waits for the rest; a second call does nothing.
+func (b *startBarrier) arrive() func() {
+	return sync.OnceFunc(func() {
+		b.wg.Done()
+		b.wg.Wait()
+	})
 }

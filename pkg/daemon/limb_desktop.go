@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/daemon/fence"
+	"github.com/dvvhq/dvv/pkg/daemon/verify"
 	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/imaging"
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -20,13 +22,13 @@ type desktopLimb struct {
 	dialer limb.DesktopDialer
 
 	buf    *fb.Buffer          // the mirror, kept across reconnects
-	motion *motion             // where it changes with no act behind it (verify_motion.go)
+	motion *verify.Motion      // where it changes with no act behind it
 	enc    imaging.EncodeCache // recent encodes of the mirror
 	txt    textReaders         // recognised text of the mirror, per language
 
 	// Guarded by Limb.mu.
 	session limb.Desktop // the live session, nil between sessions
-	fences  map[*attachment]*fence
+	fences  map[*attachment]*fence.Typing
 	share   *share // RFB re-share, once started (share.go)
 
 	structure structureCache // windows over the SSH sidecar (structure.go)
@@ -35,7 +37,7 @@ type desktopLimb struct {
 func newDesktopLimb(l *Limb, dial limb.DesktopDialer, maxPixels int) *desktopLimb {
 	buf := fb.New()
 	buf.SetMaxPixels(maxPixels)
-	return &desktopLimb{l: l, dialer: dial, buf: buf, motion: startMotion(l.ctx, buf), fences: map[*attachment]*fence{}}
+	return &desktopLimb{l: l, dialer: dial, buf: buf, motion: verify.StartMotion(l.ctx, buf), fences: map[*attachment]*fence.Typing{}}
 }
 
 func (k *desktopLimb) dial(ctx context.Context, t limb.Target) (limb.Session, error) {
@@ -123,7 +125,7 @@ func (k *desktopLimb) openFiles(ctx context.Context) (limb.Files, error) {
 func (k *desktopLimb) forgetLocked(a *attachment) {
 	for b, f := range k.fences {
 		if a == nil || a == b {
-			f.close()
+			f.Close()
 			delete(k.fences, b)
 		}
 	}

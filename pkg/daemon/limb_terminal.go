@@ -150,3 +150,12 @@ func (l *Limb) lastExit() (int, bool) {
 	}
 	return 0, false
 }
+
+// termChanged closes at the terminal's next output (or never, when there is
+// no live session; the state channel wakes the wait then).
+func (l *Limb) termChanged() <-chan struct{} {
+	if term, err := l.terminal(); err == nil {
+		return term.Changed()
+	}
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/daemon/history"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -71,7 +72,7 @@ type Limb struct {
 	machineGate sync.RWMutex
 	machineEv   *wire.MachineEvent
 
-	history history
+	history history.Ring
 	ctx     context.Context
 	cancel  context.CancelFunc
 	exited  chan struct{} // closed when the run loop ended
@@ -246,93 +247,110 @@ func (l *Limb) run() {
 	defer close(l.exited)
 	backoff := backoffMin
 	first := true
-	for {
-		if l.ctx.Err() != nil {
-			return
-		}
+	for l.ctx.Err() == nil {
 		if !first {
 			l.setState(wire.StateReconnecting, nil)
 			l.part.redialing()
 		}
-		sess, err := l.dial()
-		if err != nil {
-			we := asWireError(err)
-			l.d.log.Warn("limb dial failed", "limb", l.id, "code", we.Code, "error", we.Message)
-			if permanent(err) {
-				l.setState(wire.StateFailed, we)
-				if !l.sleepOrRedial(0) {
-					return
-				}
-				backoff = backoffMin
-				continue
-			}
-			l.setState(l.stateFor(first), we)
-			if !l.sleepOrRedial(backoff) {
-				return
-			}
-			backoff = min(backoff*2, backoffMax)
-			continue
-		}
-		if !first {
-			l.mu.Lock()
-			l.reconnects++
-			l.mu.Unlock()
-		}
-		first = false
-		started := time.Now()
-		// A session that ended before it was reported (taken over as it
-		// began) goes straight to what ended it: a waiter for "connected"
-		// must not be answered by a session that is already gone.
-		select {
-		case <-sess.Done():
-		default:
-			l.setState(wire.StateConnected, nil)
-		}
-		switch l.serve(sess) {
-		case endDropped:
-			if l.part.ended() {
-				sess.Close() // the shell is gone; its connection goes too
-				l.detachSession(nil)
-				l.setState(wire.StateExited, nil)
-				if !l.sleepOrRedial(0) {
-					return
-				}
-				backoff = backoffMin
-				continue
-			}
-			we := asWireError(sess.Err())
-			if sess.Err() == nil {
-				we = wire.Errorf(wire.NotConnected, "the server closed the connection")
-			}
-			l.d.log.Warn("limb dropped", "limb", l.id, "code", we.Code, "error", we.Message)
-			l.detachSession(we)
-			var taken *limb.TakenOverError
-			if permanent(we) || errors.As(sess.Err(), &taken) {
-				l.setState(wire.StateFailed, we)
-				if !l.sleepOrRedial(0) {
-					return
-				}
-				backoff = backoffMin
-				continue
-			}
-			if time.Since(started) >= stableAfter {
-				backoff = backoffMin
-			}
-			l.setState(wire.StateReconnecting, we)
-			if !l.sleepOrRedial(backoff) {
-				return
-			}
-			backoff = min(backoff*2, backoffMax)
-		case endRedial:
-			sess.Close()
-			l.detachSession(wire.Errorf(wire.NotConnected, "reconnect requested"))
-			backoff = backoffMin
-		case endClosing:
-			sess.Close()
-			l.detachSession(nil)
+		next, lasted := l.turn(&first)
+		switch next {
+		case turnStop:
 			return
+		case turnRedial:
+			backoff = backoffMin
+		case turnPark:
+			if !l.sleepOrRedial(0) {
+				return
+			}
+			backoff = backoffMin
+		case turnBackOff:
+			if lasted {
+				backoff = backoffMin
+			}
+			if !l.sleepOrRedial(backoff) {
+				return
+			}
+			backoff = min(backoff*2, backoffMax)
 		}
 	}
+}
+
+// turnEnd is what the reconnect loop does after one dial and the session
+// it gave.
+type turnEnd int
+
+const (
+	turnRedial  turnEnd = iota // dial again now (a reconnect was asked for)
+	turnPark                   // wait for a reconnect: a retry would not mend it, or the shell exited
+	turnBackOff                // wait the backoff, then dial again
+	turnStop                   // the limb is closing
+)
+
+// turn dials once and serves the session until it ends; lasted says the
+// session was up for stableAfter, which resets the backoff. first is
+// true until a dial has succeeded.
+func (l *Limb) turn(first *bool) (next turnEnd, lasted bool) {
+	sess, err := l.dial()
+	if err != nil {
+		we := asWireError(err)
+		l.d.log.Warn("limb dial failed", "limb", l.id, "code", we.Code, "error", we.Message)
+		if permanent(err) {
+			l.setState(wire.StateFailed, we)
+			return turnPark, false
+		}
+		l.setState(l.stateFor(*first), we)
+		return turnBackOff, false
+	}
+	if !*first {
+		l.mu.Lock()
+		l.reconnects++
+		l.mu.Unlock()
+	}
+	*first = false
+	started := time.Now()
+	// A session that ended before it was reported (taken over as it
+	// began) goes straight to what ended it: a waiter for "connected"
+	// must not be answered by a session that is already gone.
+	select {
+	case <-sess.Done():
+	default:
+		l.setState(wire.StateConnected, nil)
+	}
+	switch l.serve(sess) {
+	case endRedial:
+		sess.Close()
+		l.detachSession(wire.Errorf(wire.NotConnected, "reconnect requested"))
+		return turnRedial, false
+	case endClosing:
+		sess.Close()
+		l.detachSession(nil)
+		return turnStop, false
+	}
+	return l.dropped(sess), time.Since(started) >= stableAfter
+}
+
+// dropped records a session that ended on its own: a shell that exited,
+// a failure a retry would not mend (or a takeover), or a drop to retry.
+func (l *Limb) dropped(sess limb.Session) turnEnd {
+	if l.part.ended() {
+		sess.Close() // the shell is gone; its connection goes too
+		l.detachSession(nil)
+		l.setState(wire.StateExited, nil)
+		return turnPark
+	}
+	we := asWireError(sess.Err())
+	if sess.Err() == nil {
+		we = wire.Errorf(wire.NotConnected, "the server closed the connection")
+	}
+	l.d.log.Warn("limb dropped", "limb", l.id, "code", we.Code, "error", we.Message)
+	l.detachSession(we)
+	var taken *limb.TakenOverError
+	if permanent(we) || errors.As(sess.Err(), &taken) {
+		l.setState(wire.StateFailed, we)
+		return turnPark
+	}
+	l.setState(wire.StateReconnecting, we)
+	return turnBackOff
 }
 
 // How serve ended.
@@ -529,4 +547,29 @@ func (l *Limb) beginAct() (context.Context, func(), error) {
 	}
 	l.acts.Add(1)
 	return l.actCtx, l.acts.Done, nil
+}
+
+// stateChanged closes at the limb's next state change.
+func (l *Limb) stateChanged() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stateCh
+}
+
+// changeSource is what screen/idle waits watch: the framebuffer for a
+// desktop, the output stream for a terminal.
+type changeSource struct {
+	seq     func() uint64
+	last    func() time.Time
+	changed func() <-chan struct{}
+}
+
+// mustBeConnected refuses, with why, unless the limb is connected.
+func (l *Limb) mustBeConnected() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state != wire.StateConnected {
+		return l.notConnectedLocked()
+	}
+	return nil
 }

@@ -229,7 +229,7 @@ func (c *conn) halfOpen() (time.Time, bool) {
 }
 
 // evictHalfOpen closes the connection that has been half-open the longest,
-// if any, to make room for a new one. d.mu is held.
+// if any, to make room for a new one. d.connMu is held.
 func (d *Daemon) evictHalfOpen() bool {
 	var victim *conn
 	var since time.Time

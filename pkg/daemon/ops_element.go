@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/dvvhq/dvv/pkg/atspi"
@@ -35,29 +36,7 @@ func opElement(c *call, a wire.ElementArgs) (*wire.ElementAnswer, error) {
 	if err != nil {
 		return nil, elementError(err, a.Element)
 	}
-	var r atspi.Result
-	switch a.Action {
-	case "focus":
-		r, err = cl.Focus(c.ctx, n)
-	case "set-text":
-		r, err = cl.SetText(c.ctx, n, *a.Text)
-	case "insert":
-		r, err = cl.Insert(c.ctx, n, *a.Text)
-	case "invoke":
-		r, err = cl.Invoke(c.ctx, n, a.Invoke)
-	case "toggle":
-		r, err = cl.Toggle(c.ctx, n, a.State)
-	case "select":
-		r, err = cl.Select(c.ctx, n)
-	case "value":
-		r, err = cl.SetValue(c.ctx, n, *a.Value)
-	case "expand", "collapse":
-		r, err = cl.Expand(c.ctx, n, a.Action == "expand")
-	case "read":
-		r, err = cl.Read(c.ctx, n)
-	case "locate":
-		r = atspi.Result{Verified: true, Detail: "the element is where its id says"}
-	}
+	r, err := elementAct(c.ctx, cl, n, a)
 	if err != nil {
 		return nil, elementError(err, a.Element)
 	}
@@ -77,4 +56,31 @@ func opElement(c *call, a wire.ElementArgs) (*wire.ElementAnswer, error) {
 	res.Generation = c.l.generation()
 	res.Element = wireElement([]atspi.Node{win, n}, 1, res.Generation)
 	return &wire.ElementAnswer{Element: res}, nil
+}
+
+// elementAct does what the element op's action says to element n.
+func elementAct(ctx context.Context, cl *atspi.Client, n atspi.Node, a wire.ElementArgs) (atspi.Result, error) {
+	switch a.Action {
+	case "focus":
+		return cl.Focus(ctx, n)
+	case "set-text":
+		return cl.SetText(ctx, n, *a.Text)
+	case "insert":
+		return cl.Insert(ctx, n, *a.Text)
+	case "invoke":
+		return cl.Invoke(ctx, n, a.Invoke)
+	case "toggle":
+		return cl.Toggle(ctx, n, a.State)
+	case "select":
+		return cl.Select(ctx, n)
+	case "value":
+		return cl.SetValue(ctx, n, *a.Value)
+	case "expand", "collapse":
+		return cl.Expand(ctx, n, a.Action == "expand")
+	case "read":
+		return cl.Read(ctx, n)
+	case "locate":
+		return atspi.Result{Verified: true, Detail: "the element is where its id says"}, nil
+	}
+	return atspi.Result{}, nil
 }

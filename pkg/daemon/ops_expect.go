@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/fb"
 	"github.com/dvvhq/dvv/pkg/imgmatch"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -29,11 +30,9 @@ func opExpect(c *call, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	threshold := defaultThreshold
-	if a.Threshold != nil {
-		if threshold = *a.Threshold; !(threshold >= 0 && threshold <= 1) {
-			return nil, wire.Errorf(wire.BadRequest, "threshold must be between 0 and 1")
-		}
+	threshold, err := expectThreshold(a.Threshold)
+	if err != nil {
+		return nil, err
 	}
 	timeout := clampMs(waitDefault, waitMax)
 	if a.TimeoutMs != nil {
@@ -71,22 +70,9 @@ func opExpect(c *call, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
 		}
 		gen := l.generation()
 		w, h := l.dsk.buf.Size()
-		within := region
-		if within.Empty() {
-			within = image.Rect(0, 0, w, h)
-		}
-		if tw > within.Dx() || th > within.Dy() {
-			return nil, wire.Errorf(wire.OutOfBounds, "the %dx%d template cannot fit in the %dx%d area searched", tw, th, within.Dx(), within.Dy())
-		}
-		// Corners keep the whole template inside the region.
-		allowed := image.Rect(within.Min.X, within.Min.Y, within.Max.X-tw+1, within.Max.Y-th+1)
-		var search []image.Rectangle
-		if full {
-			search = []image.Rectangle{allowed}
-		} else {
-			for _, r := range rects {
-				search = append(search, imgmatch.Corners(r, tw, th).Intersect(allowed))
-			}
+		search, err := expectSearch(region, w, h, tw, th, full, rects)
+		if err != nil {
+			return nil, err
 		}
 		if m, ok := searchMirror(c, tmpl, search, threshold); ok && l.generation() == gen {
 			box := wire.Region{X: m.At.X, Y: m.At.Y, W: tw, H: th}
@@ -102,17 +88,57 @@ func opExpect(c *call, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
 		case <-c.ctx.Done():
 			return nil, wire.Errorf(wire.Timeout, "the client went away")
 		}
-		var resized bool
-		rects, resized = tr.TakeRects()
-		full = resized
-		if len(rects) > maxExpectRects {
-			var u image.Rectangle
-			for _, r := range rects {
-				u = u.Union(r)
-			}
-			rects = []image.Rectangle{u}
-		}
+		rects, full = expectDamage(tr)
 	}
+}
+
+// expectThreshold is the score a match needs: the default, or the one
+// given, within [0, 1].
+func expectThreshold(t *float64) (float64, error) {
+	if t == nil {
+		return defaultThreshold, nil
+	}
+	if !(*t >= 0 && *t <= 1) {
+		return 0, wire.Errorf(wire.BadRequest, "threshold must be between 0 and 1")
+	}
+	return *t, nil
+}
+
+// expectSearch is where the template's corner may lie this turn: anywhere
+// in the region (the w×h frame when none) on the first look or after a
+// resize (full), else near what was repainted (rects). Corners keep the
+// whole template inside the region.
+func expectSearch(region image.Rectangle, w, h, tw, th int, full bool, rects []image.Rectangle) ([]image.Rectangle, error) {
+	within := region
+	if within.Empty() {
+		within = image.Rect(0, 0, w, h)
+	}
+	if tw > within.Dx() || th > within.Dy() {
+		return nil, wire.Errorf(wire.OutOfBounds, "the %dx%d template cannot fit in the %dx%d area searched", tw, th, within.Dx(), within.Dy())
+	}
+	allowed := image.Rect(within.Min.X, within.Min.Y, within.Max.X-tw+1, within.Max.Y-th+1)
+	if full {
+		return []image.Rectangle{allowed}, nil
+	}
+	var search []image.Rectangle
+	for _, r := range rects {
+		search = append(search, imgmatch.Corners(r, tw, th).Intersect(allowed))
+	}
+	return search, nil
+}
+
+// expectDamage is what was repainted since the last look, merged into one
+// rectangle past maxExpectRects; full after a resize.
+func expectDamage(tr *fb.Tracker) (rects []image.Rectangle, full bool) {
+	rects, full = tr.TakeRects()
+	if len(rects) > maxExpectRects {
+		var u image.Rectangle
+		for _, r := range rects {
+			u = u.Union(r)
+		}
+		rects = []image.Rectangle{u}
+	}
+	return rects, full
 }
 
 // searchMirror searches copies of the mirror around each set of corners

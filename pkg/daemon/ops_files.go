@@ -149,15 +149,7 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 		res.Home, res.Path = h, h
 		return res, err
 	case "list":
-		if path == "" {
-			path = "~"
-		}
-		entries, err := f.List(path)
-		res.Entries, res.Path = entries, path
-		if res.Entries == nil {
-			res.Entries = []wire.FileEntry{}
-		}
-		return res, err
+		return filesList(f, res)
 	case "stat":
 		st, err := f.Stat(path)
 		if err != nil {
@@ -173,73 +165,48 @@ func doFiles(ctx context.Context, f limb.Files, req wire.FilesArgs) (*wire.Files
 		res.To = req.To // for rename, to is the new remote path
 		return res, f.Rename(path, req.To)
 	case "get":
-		to := req.To // for get, to is a path on dvvd's machine (policy asked local.files)
 		if req.Offset != nil || req.Length != nil {
 			return getRange(ctx, f, req, res)
 		}
-		if to == "" {
-			buf := &modeBuffer{}
-			n, err := f.Get(path, ctxWriter{ctx, buf}, inlineFileMax)
-			if err != nil {
-				return nil, err
-			}
-			res.Bytes, res.ContentBase64, res.Mode = n, base64.StdEncoding.EncodeToString(buf.Bytes()), buf.mode
-			return res, nil
-		}
-		if !filepath.IsAbs(to) {
-			return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
-		}
-		n, mode, err := getToFile(ctx, f, path, to)
-		res.Bytes, res.To, res.Mode = n, to, mode
-		return res, err
+		return filesGet(ctx, f, req, res)
 	case "put":
-		mode := uint32(0o644)
-		if req.Append {
-			mode = 0 // an append keeps the file's mode unless one is given
-		}
-		if req.Mode != nil {
-			mode = uint32(*req.Mode)
-		}
-		put := f.Put
-		if req.Append {
-			put, res.Appended = f.Append, true
-		}
-		switch {
-		case req.From != "" && req.ContentBase64 != "":
-			return nil, wire.Errorf(wire.BadRequest, "put takes from or contentBase64, not both")
-		case req.From != "":
-			if !filepath.IsAbs(req.From) {
-				return nil, wire.Errorf(wire.BadRequest, "from must be an absolute local path")
-			}
-			src, err := os.Open(req.From)
-			if err != nil {
-				return nil, wire.Errorf(wire.NotFound, "open %s: %v", req.From, err)
-			}
-			defer src.Close()
-			if st, err := src.Stat(); err == nil && st.Mode().IsRegular() {
-				expectSize(ctx, st.Size())
-			}
-			// A read that blocks (a pipe, a slow device) ends when the
-			// transfer is cancelled: closing the file wakes it.
-			defer context.AfterFunc(ctx, func() { src.Close() })()
-			n, err := put(path, ctxReader{ctx, src}, mode)
-			res.Bytes = n
-			return res, err
-		default:
-			data, err := base64.StdEncoding.DecodeString(req.ContentBase64)
-			if err != nil {
-				return nil, wire.Errorf(wire.BadRequest, "contentBase64 is not valid base64")
-			}
-			if len(data) > inlineFileMax {
-				return nil, wire.Errorf(wire.TooLarge, "inline content is limited to %d bytes; use from with a local path", inlineFileMax)
-			}
-			expectSize(ctx, int64(len(data)))
-			n, err := put(path, ctxReader{ctx, bytes.NewReader(data)}, mode)
-			res.Bytes = n
-			return res, err
-		}
+		return filesPut(ctx, f, req, res)
 	}
 	return nil, wire.Errorf(wire.BadRequest, "unknown files action")
+}
+
+// filesList lists a directory, the home directory when none is named.
+func filesList(f limb.Files, res *wire.FilesResult) (*wire.FilesResult, error) {
+	if res.Path == "" {
+		res.Path = "~"
+	}
+	entries, err := f.List(res.Path)
+	res.Entries = entries
+	if res.Entries == nil {
+		res.Entries = []wire.FileEntry{}
+	}
+	return res, err
+}
+
+// filesGet fetches a remote file inline (bounded by inlineFileMax) or
+// into a local file beside nothing another user planted.
+func filesGet(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.FilesResult) (*wire.FilesResult, error) {
+	to := req.To // for get, to is a path on dvvd's machine (policy asked local.files)
+	if to == "" {
+		buf := &modeBuffer{}
+		n, err := f.Get(req.Path, ctxWriter{ctx, buf}, inlineFileMax)
+		if err != nil {
+			return nil, err
+		}
+		res.Bytes, res.ContentBase64, res.Mode = n, base64.StdEncoding.EncodeToString(buf.Bytes()), buf.mode
+		return res, nil
+	}
+	if !filepath.IsAbs(to) {
+		return nil, wire.Errorf(wire.BadRequest, "to must be an absolute local path")
+	}
+	n, mode, err := getToFile(ctx, f, req.Path, to)
+	res.Bytes, res.To, res.Mode = n, to, mode
+	return res, err
 }
 
 // getRange reads a range of a remote file (offset, length), inline or to
@@ -296,6 +263,62 @@ func getRange(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.F
 		res.Mode = fmt.Sprintf("%04o", tmp.perm)
 	}
 	return res, nil
+}
+
+// filesPut sends a local file (from) or inline content to a remote path,
+// replacing it, or with append adding to its end (keeping its mode unless
+// one is given).
+func filesPut(ctx context.Context, f limb.Files, req wire.FilesArgs, res *wire.FilesResult) (*wire.FilesResult, error) {
+	mode := uint32(0o644)
+	if req.Append {
+		mode = 0 // an append keeps the file's mode unless one is given
+	}
+	if req.Mode != nil {
+		mode = uint32(*req.Mode)
+	}
+	put := f.Put
+	if req.Append {
+		put, res.Appended = f.Append, true
+	}
+	switch {
+	case req.From != "" && req.ContentBase64 != "":
+		return nil, wire.Errorf(wire.BadRequest, "put takes from or contentBase64, not both")
+	case req.From != "":
+		return putFromFile(ctx, put, req, res, mode)
+	}
+	data, err := base64.StdEncoding.DecodeString(req.ContentBase64)
+	if err != nil {
+		return nil, wire.Errorf(wire.BadRequest, "contentBase64 is not valid base64")
+	}
+	if len(data) > inlineFileMax {
+		return nil, wire.Errorf(wire.TooLarge, "inline content is limited to %d bytes; use from with a local path", inlineFileMax)
+	}
+	expectSize(ctx, int64(len(data)))
+	n, err := put(req.Path, ctxReader{ctx, bytes.NewReader(data)}, mode)
+	res.Bytes = n
+	return res, err
+}
+
+// putFromFile streams the local file req.From to the remote path with put
+// (Put or Append).
+func putFromFile(ctx context.Context, put func(string, io.Reader, uint32) (int64, error), req wire.FilesArgs, res *wire.FilesResult, mode uint32) (*wire.FilesResult, error) {
+	if !filepath.IsAbs(req.From) {
+		return nil, wire.Errorf(wire.BadRequest, "from must be an absolute local path")
+	}
+	src, err := os.Open(req.From)
+	if err != nil {
+		return nil, wire.Errorf(wire.NotFound, "open %s: %v", req.From, err)
+	}
+	defer src.Close()
+	if st, err := src.Stat(); err == nil && st.Mode().IsRegular() {
+		expectSize(ctx, st.Size())
+	}
+	// A read that blocks (a pipe, a slow device) ends when the
+	// transfer is cancelled: closing the file wakes it.
+	defer context.AfterFunc(ctx, func() { src.Close() })()
+	n, err := put(req.Path, ctxReader{ctx, src}, mode)
+	res.Bytes = n
+	return res, err
 }
 
 // modeBuffer holds an inline get's bytes and the remote file's permission

@@ -53,32 +53,7 @@ var _ = register(wire.OpClick, typed(opClick), brief, recorded, listedOnDesktops
 
 func opClick(c *call, a wire.ClickArgs) (*wire.ClickAnswer, error) {
 	l := c.l
-	action := a.Action
-	// The spec made x and y (and toX, toY for drag; direction for
-	// scroll) required, closed the sets of direction, button and
-	// generationFrom, and bounded clicks.
-	x, y := *a.X, *a.Y
-	points := [][2]int{{x, y}}
-	var toX, toY int
-	if action == "drag" {
-		toX, toY = *a.ToX, *a.ToY
-		points = append(points, [2]int{toX, toY})
-	}
-	var wheel limb.Buttons
-	clicks := 1
-	if action == "scroll" {
-		wheel = map[string]limb.Buttons{"up": limb.WheelUp, "down": limb.WheelDown, "left": limb.WheelLeft, "right": limb.WheelRight}[a.Direction]
-		if a.Clicks != nil {
-			clicks = *a.Clicks
-		}
-	}
-	button := limb.ButtonLeft
-	switch a.Button {
-	case "middle":
-		button = limb.ButtonMiddle
-	case "right":
-		button = limb.ButtonRight
-	}
+	g := gestureOf(a)
 	mods, err := modifierKeysyms(a.Modifiers)
 	if err != nil {
 		return nil, err
@@ -86,64 +61,127 @@ func opClick(c *call, a wire.ClickArgs) (*wire.ClickAnswer, error) {
 	if err := l.checkLease(c.att); err != nil {
 		return nil, err
 	}
-	gen := a.Generation
-	if gen == nil && a.GenerationFrom == "last-read" {
-		if g := l.lastReadGeneration(c.att); g != 0 {
-			gen = &g
-		} else {
-			return nil, wire.Errorf(wire.Unfenced, "this session has not read limb %s's screen yet, so there is no generation to fence with; run dvv screen first (or pass --generation)", l.id)
-		}
+	gen, err := l.fenceGeneration(c.att, a.Generation, a.GenerationFrom)
+	if err != nil {
+		return nil, err
 	}
-	if err := l.checkGeometry(gen, points...); err != nil {
+	if err := l.checkGeometry(gen, g.points()...); err != nil {
 		return nil, err
 	}
 	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
-		for _, m := range mods {
-			if err := desk.Key(m, true); err != nil {
-				return err
-			}
-		}
-		defer func() {
-			for i := len(mods) - 1; i >= 0; i-- {
-				desk.Key(mods[i], false)
-			}
-		}()
-		press := func(b limb.Buttons, n int) error {
-			for i := 0; i < n; i++ {
-				if err := desk.Pointer(x, y, b); err != nil {
-					return err
-				}
-				if err := desk.Pointer(x, y, 0); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if err := desk.Pointer(x, y, 0); err != nil {
-			return err
-		}
-		switch action {
-		case "click":
-			return press(limb.ButtonLeft, 1)
-		case "double":
-			return press(limb.ButtonLeft, 2)
-		case "right":
-			return press(limb.ButtonRight, 1)
-		case "middle":
-			return press(limb.ButtonMiddle, 1)
-		case "scroll":
-			return press(wheel, clicks)
-		case "drag":
-			return drag(ctx, desk, x, y, toX, toY, button)
-		}
-		return nil
+		return holding(desk, mods, func() error { return g.send(ctx, desk) })
 	})
 	if err != nil {
 		return nil, err
 	}
 	r := &wire.ClickAnswer{}
-	r.Dispatched = fmt.Sprintf("%s at (%d,%d) sent", action, x, y)
+	r.Dispatched = fmt.Sprintf("%s at (%d,%d) sent", g.action, g.x, g.y)
 	return r, nil
+}
+
+// gesture is one click's pointer work.
+type gesture struct {
+	action   string
+	x, y     int
+	toX, toY int          // drag's release point
+	button   limb.Buttons // drag's button
+	wheel    limb.Buttons // scroll's direction
+	clicks   int          // scroll's clicks
+}
+
+// gestureOf reads a click's gesture. The spec made x and y (and toX, toY
+// for drag; direction for scroll) required, closed the sets of
+// direction, button and generationFrom, and bounded clicks.
+func gestureOf(a wire.ClickArgs) gesture {
+	g := gesture{action: a.Action, x: *a.X, y: *a.Y, clicks: 1, button: limb.ButtonLeft}
+	switch a.Action {
+	case "drag":
+		g.toX, g.toY = *a.ToX, *a.ToY
+	case "scroll":
+		g.wheel = map[string]limb.Buttons{"up": limb.WheelUp, "down": limb.WheelDown, "left": limb.WheelLeft, "right": limb.WheelRight}[a.Direction]
+		if a.Clicks != nil {
+			g.clicks = *a.Clicks
+		}
+	}
+	switch a.Button {
+	case "middle":
+		g.button = limb.ButtonMiddle
+	case "right":
+		g.button = limb.ButtonRight
+	}
+	return g
+}
+
+// points are where the gesture touches the desktop, each checked against
+// the fence's geometry.
+func (g gesture) points() [][2]int {
+	if g.action == "drag" {
+		return [][2]int{{g.x, g.y}, {g.toX, g.toY}}
+	}
+	return [][2]int{{g.x, g.y}}
+}
+
+// send moves to the point, then presses (and releases) as the action says.
+func (g gesture) send(ctx context.Context, desk limb.Desktop) error {
+	press := func(b limb.Buttons, n int) error {
+		for i := 0; i < n; i++ {
+			if err := desk.Pointer(g.x, g.y, b); err != nil {
+				return err
+			}
+			if err := desk.Pointer(g.x, g.y, 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := desk.Pointer(g.x, g.y, 0); err != nil {
+		return err
+	}
+	switch g.action {
+	case "click":
+		return press(limb.ButtonLeft, 1)
+	case "double":
+		return press(limb.ButtonLeft, 2)
+	case "right":
+		return press(limb.ButtonRight, 1)
+	case "middle":
+		return press(limb.ButtonMiddle, 1)
+	case "scroll":
+		return press(g.wheel, g.clicks)
+	case "drag":
+		return drag(ctx, desk, g.x, g.y, g.toX, g.toY, g.button)
+	}
+	return nil
+}
+
+// holding runs fn with the modifier keys held, released in reverse order
+// whatever fn did.
+func holding(desk limb.Desktop, mods []uint32, fn func() error) error {
+	for _, m := range mods {
+		if err := desk.Key(m, true); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for i := len(mods) - 1; i >= 0; i-- {
+			desk.Key(mods[i], false)
+		}
+	}()
+	return fn()
+}
+
+// fenceGeneration is the geometry generation an act is fenced with: the
+// one given, or with generationFrom last-read, the one of this
+// attachment's last screen read (refused when there was none).
+func (l *Limb) fenceGeneration(att *attachment, gen *uint64, from string) (*uint64, error) {
+	if gen != nil || from != "last-read" {
+		return gen, nil
+	}
+	g := l.lastReadGeneration(att)
+	if g == 0 {
+		return nil, wire.Errorf(wire.Unfenced, "this session has not read limb %s's screen yet, so there is no generation to fence with; run dvv screen first (or pass --generation)", l.id)
+	}
+	return &g, nil
 }
 
 // drag presses at the start, moves in steps (so applications see motion),

@@ -186,38 +186,14 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 		t.Slot = *req.Slot
 	}
 	t.Perceive = req.Perceive != nil && *req.Perceive
+	var err error
 	if req.HostID != "" {
-		if req.Protocol != "" {
-			return t, wire.Errorf(wire.BadRequest, "protocol comes from the saved host; do not pass it beside hostId")
-		}
-		if req.Address != "" {
-			return t, wire.Errorf(wire.BadRequest, "pass hostId or address, not both")
-		}
-		ht, err := d.hostTargetWith(req.HostID, req.Password)
-		if err != nil {
-			return t, err
-		}
-		ht.Slot, ht.Perceive = t.Slot, t.Perceive || ht.Record && wire.KindOf(ht.Protocol) == kindDesktop // a recorded desktop needs its mirror
-		if req.Port != nil {
-			ht.Port = *req.Port
-		}
-		t = ht
+		t, err = d.savedTarget(req, t)
 	} else {
-		if req.Address == "" {
-			return t, wire.Errorf(wire.BadRequest, "open needs hostId, or address with protocol")
-		}
-		if req.Protocol == "" {
-			return t, wire.Errorf(wire.BadRequest, "protocol (%s) is required with address", wire.ProtocolChoice())
-		}
-		t.Protocol, t.Address = req.Protocol, req.Address
-		if req.Port != nil {
-			t.Port = *req.Port
-		}
-		if err := splitAddress(&t); err != nil {
-			return t, err
-		}
-		// Held only in the limb's target (memory), for its reconnects.
-		t.Password = req.Password
+		t, err = addressTarget(req, t)
+	}
+	if err != nil {
+		return t, err
 	}
 	if req.Machine != "" {
 		sp, err := machine.Parse(req.Machine)
@@ -243,6 +219,46 @@ func (d *Daemon) targetFor(req wire.OpenArgs) (limb.Target, error) {
 	if !proto.Slots && t.Slot > 0 {
 		return t, wire.Errorf(wire.SlotRefused, "%s shares one session per server; open with slot 0", strings.ToUpper(t.Protocol))
 	}
+	return t, nil
+}
+
+// savedTarget is the saved host's target, with the request's slot,
+// perceive and port; the protocol and address are the host's alone.
+func (d *Daemon) savedTarget(req wire.OpenArgs, t limb.Target) (limb.Target, error) {
+	if req.Protocol != "" {
+		return t, wire.Errorf(wire.BadRequest, "protocol comes from the saved host; do not pass it beside hostId")
+	}
+	if req.Address != "" {
+		return t, wire.Errorf(wire.BadRequest, "pass hostId or address, not both")
+	}
+	ht, err := d.hostTargetWith(req.HostID, req.Password)
+	if err != nil {
+		return t, err
+	}
+	ht.Slot, ht.Perceive = t.Slot, t.Perceive || ht.Record && wire.KindOf(ht.Protocol) == kindDesktop // a recorded desktop needs its mirror
+	if req.Port != nil {
+		ht.Port = *req.Port
+	}
+	return ht, nil
+}
+
+// addressTarget is the target an address and protocol name.
+func addressTarget(req wire.OpenArgs, t limb.Target) (limb.Target, error) {
+	if req.Address == "" {
+		return t, wire.Errorf(wire.BadRequest, "open needs hostId, or address with protocol")
+	}
+	if req.Protocol == "" {
+		return t, wire.Errorf(wire.BadRequest, "protocol (%s) is required with address", wire.ProtocolChoice())
+	}
+	t.Protocol, t.Address = req.Protocol, req.Address
+	if req.Port != nil {
+		t.Port = *req.Port
+	}
+	if err := splitAddress(&t); err != nil {
+		return t, err
+	}
+	// Held only in the limb's target (memory), for its reconnects.
+	t.Password = req.Password
 	return t, nil
 }
 
@@ -369,7 +385,7 @@ var _ = register(wire.OpHistory, typed(opHistory), unlogged)
 func opHistory(c *call, _ wire.HistoryArgs) (*wire.HistoryAnswer, error) {
 	l := c.l
 	r := &wire.HistoryAnswer{}
-	r.History = l.history.list()
+	r.History = l.history.List()
 	return r, nil
 }
 

@@ -55,33 +55,10 @@ func opPause(c *call, a wire.PauseArgs) (*wire.PauseAnswer, error) {
 		if target == nil && !a.All {
 			return nil, wire.Errorf(wire.BadRequest, "pause needs a limb, or all to pause every limb")
 		}
-		if a.All {
-			d.pausedAll.Store(true)
-		}
-		for _, l := range d.allLimbs() {
-			if l != target && !a.All {
-				continue
-			}
-			l.mu.Lock()
-			l.paused = l.paused || l == target
-			l.withdrawActsLocked()
-			l.mu.Unlock()
-			d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "agent input paused by a person"})
-		}
+		d.pause(target, a.All)
 		r.Dispatched = "agent input paused"
 	case "resume":
-		if target == nil {
-			d.pausedAll.Store(false)
-		}
-		for _, l := range d.allLimbs() {
-			if target != nil && l != target {
-				continue
-			}
-			l.mu.Lock()
-			l.paused = false
-			l.mu.Unlock()
-			d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "agent input resumed"})
-		}
+		d.resume(target)
 		r.Dispatched = "agent input resumed"
 		if target != nil && d.pausedAll.Load() {
 			r.Dispatched = "this limb's own pause is lifted, but every limb is still paused (resume without a limb lifts that)"
@@ -89,6 +66,40 @@ func opPause(c *call, a wire.PauseArgs) (*wire.PauseAnswer, error) {
 	}
 	r.Paused = d.pauseView()
 	return r, nil
+}
+
+// pause stops agents' input on target, or on every limb (all, which also
+// holds limbs opened later), withdrawing the acts under way.
+func (d *Daemon) pause(target *Limb, all bool) {
+	if all {
+		d.pausedAll.Store(true)
+	}
+	for _, l := range d.allLimbs() {
+		if l != target && !all {
+			continue
+		}
+		l.mu.Lock()
+		l.paused = l.paused || l == target
+		l.withdrawActsLocked()
+		l.mu.Unlock()
+		d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "agent input paused by a person"})
+	}
+}
+
+// resume lifts target's own pause, or without a target every pause.
+func (d *Daemon) resume(target *Limb) {
+	if target == nil {
+		d.pausedAll.Store(false)
+	}
+	for _, l := range d.allLimbs() {
+		if target != nil && l != target {
+			continue
+		}
+		l.mu.Lock()
+		l.paused = false
+		l.mu.Unlock()
+		d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "agent input resumed"})
+	}
 }
 
 func (d *Daemon) pauseView() *wire.PauseResult {

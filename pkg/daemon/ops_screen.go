@@ -21,66 +21,13 @@ var _ = register(wire.OpScreen, byKind(typed(opScreenDesktop), typed(opScreenTer
 // since this attachment's last read) and clears its typing fence.
 func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	l := c.l
-	l.mu.Lock()
-	perceive, state := l.perceive, l.state
-	l.mu.Unlock()
-	if !perceive {
-		return nil, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("limb %s was opened without perceive, so it keeps no framebuffer mirror", l.id),
-			Next: "call open again for this machine with perceive: true"}
-	}
-	if state != wire.StateConnected {
-		l.mu.Lock()
-		err := l.notConnectedLocked()
-		l.mu.Unlock()
+	w, h, err := l.showable()
+	if err != nil {
 		return nil, err
 	}
-	w, h := l.dsk.buf.Size()
-	if w == 0 || h == 0 {
-		return nil, wire.Errorf(wire.NotReady, "limb %s has no frame yet; wait until connected", l.id)
-	}
-	full := image.Rect(0, 0, w, h)
-	region := full
-	scale := 1.0
-	form := a.Form
-	if form == "" {
-		form = "full"
-	}
-	if a.Region != nil && form != "region" {
-		return nil, wire.Errorf(wire.BadRequest, "region is used with form: region only")
-	}
-	switch form {
-	case "full":
-		if a.Scale != nil {
-			scale = *a.Scale
-			if !(scale > 0 && scale <= 1) {
-				return nil, wire.Errorf(wire.BadRequest, "scale must be in (0, 1]")
-			}
-		} else if a.MaxEdge != nil || a.MaxPixels != nil {
-			scale = imaging.FitScale(w, h, deref(a.MaxEdge), deref(a.MaxPixels))
-		}
-	case "region":
-		g := a.Region // required, and scale refused, by the spec
-		region = image.Rect(g.X, g.Y, g.X+g.W, g.Y+g.H)
-		if g.W <= 0 || g.H <= 0 || !region.In(full) {
-			return nil, wire.Errorf(wire.OutOfBounds, "region %dx%d+%d+%d is not inside the %dx%d framebuffer", g.W, g.H, g.X, g.Y, w, h)
-		}
-	case "damage-crop":
-		l.mu.Lock()
-		f := l.fenceForLocked(c.att)
-		read := f.read
-		l.mu.Unlock()
-		dmg := f.tracker.Peek()
-		if read && dmg.Bounds.Empty() {
-			r := &wire.ScreenAnswer{}
-			r.Screen = &wire.Screen{Unchanged: true, Coverage: round3(l.dsk.buf.Coverage()), Generation: l.generation(),
-				ImageSpace:     wire.ImageSpace{Scale: 1, Native: wire.Size{W: w, H: h}},
-				ImageSpaceLine: "unchanged: nothing repainted since this attachment's last read; no image"}
-			r.Observation = l.observe(c.att)
-			return r, nil
-		}
-		if read && !dmg.Resized {
-			region = dmg.Bounds.Intersect(full)
-		}
+	region, scale, unchanged, err := screenArea(c, a, w, h)
+	if err != nil || unchanged != nil {
+		return unchanged, err
 	}
 	format := a.Format // png or jpeg, by the spec
 	if format == "" {
@@ -93,7 +40,6 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	gen := l.generation()
 	var data []byte
 	var iw, ih int
-	var err error
 	if format == "auto" {
 		format, data, iw, ih, err = l.encodeSmaller(region, scale)
 	} else {
@@ -110,16 +56,8 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 		ImageSpace: wire.ImageSpace{Region: wire.Region{X: region.Min.X, Y: region.Min.Y, W: region.Dx(), H: region.Dy()},
 			Scale: scale, Native: wire.Size{W: w, H: h}}}
 	scr.ImageSpaceLine = imageSpaceLine(scr)
-	if a.Out == "" && len(data) > screenInlineMax {
-		return nil, tooLargeInline(len(data), scale)
-	}
-	if a.Out != "" {
-		if err := writeFileAtomic(a.Out, data); err != nil {
-			return nil, wire.Errorf(wire.BadRequest, "write %s: %v", a.Out, err)
-		}
-		scr.Path = a.Out
-	} else {
-		scr.DataBase64 = base64.StdEncoding.EncodeToString(data)
+	if err := deliverScreen(scr, a.Out, data, scale); err != nil {
+		return nil, err
 	}
 	if a.Windows {
 		screenWindows(c, scr)
@@ -128,6 +66,112 @@ func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	r.Screen = scr
 	r.Observation = l.observe(c.att)
 	return r, nil
+}
+
+// showable is the mirror's size when there is a picture to show: the
+// limb keeps a mirror (perceive), is connected, and has had a frame.
+func (l *Limb) showable() (w, h int, err error) {
+	l.mu.Lock()
+	perceive, state := l.perceive, l.state
+	l.mu.Unlock()
+	if !perceive {
+		return 0, 0, &wire.Error{Code: wire.NotReady, Message: fmt.Sprintf("limb %s was opened without perceive, so it keeps no framebuffer mirror", l.id),
+			Next: "call open again for this machine with perceive: true"}
+	}
+	if state != wire.StateConnected {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return 0, 0, l.notConnectedLocked()
+	}
+	w, h = l.dsk.buf.Size()
+	if w == 0 || h == 0 {
+		return 0, 0, wire.Errorf(wire.NotReady, "limb %s has no frame yet; wait until connected", l.id)
+	}
+	return w, h, nil
+}
+
+// screenArea is the part of the w×h frame a screen request's form asks
+// for, and its scale; for damage-crop with nothing repainted since the
+// last read, the answer that says so (unchanged) instead.
+func screenArea(c *call, a wire.ScreenArgs, w, h int) (region image.Rectangle, scale float64, unchanged *wire.ScreenAnswer, err error) {
+	full := image.Rect(0, 0, w, h)
+	form := a.Form
+	if form == "" {
+		form = "full"
+	}
+	if a.Region != nil && form != "region" {
+		return full, 1, nil, wire.Errorf(wire.BadRequest, "region is used with form: region only")
+	}
+	switch form {
+	case "region":
+		g := a.Region // required, and scale refused, by the spec
+		region = image.Rect(g.X, g.Y, g.X+g.W, g.Y+g.H)
+		if g.W <= 0 || g.H <= 0 || !region.In(full) {
+			return full, 1, nil, wire.Errorf(wire.OutOfBounds, "region %dx%d+%d+%d is not inside the %dx%d framebuffer", g.W, g.H, g.X, g.Y, w, h)
+		}
+		return region, 1, nil, nil
+	case "damage-crop":
+		region, unchanged = damageCrop(c, full)
+		return region, 1, unchanged, nil
+	}
+	scale, err = fullScale(a, w, h)
+	return full, scale, nil, err
+}
+
+// fullScale is a full screen's scale: the one asked for, or the one that
+// fits maxEdge and maxPixels.
+func fullScale(a wire.ScreenArgs, w, h int) (float64, error) {
+	switch {
+	case a.Scale != nil:
+		if s := *a.Scale; !(s > 0 && s <= 1) {
+			return 0, wire.Errorf(wire.BadRequest, "scale must be in (0, 1]")
+		}
+		return *a.Scale, nil
+	case a.MaxEdge != nil || a.MaxPixels != nil:
+		return imaging.FitScale(w, h, deref(a.MaxEdge), deref(a.MaxPixels)), nil
+	}
+	return 1, nil
+}
+
+// damageCrop is what was repainted since this attachment's last read
+// (the whole frame before its first read or after a resize), or the
+// answer that nothing was.
+func damageCrop(c *call, full image.Rectangle) (image.Rectangle, *wire.ScreenAnswer) {
+	l := c.l
+	l.mu.Lock()
+	f := l.fenceForLocked(c.att)
+	read := f.Read
+	l.mu.Unlock()
+	dmg := f.Damage()
+	if read && dmg.Bounds.Empty() {
+		r := &wire.ScreenAnswer{}
+		r.Screen = &wire.Screen{Unchanged: true, Coverage: round3(l.dsk.buf.Coverage()), Generation: l.generation(),
+			ImageSpace:     wire.ImageSpace{Scale: 1, Native: wire.Size{W: full.Dx(), H: full.Dy()}},
+			ImageSpaceLine: "unchanged: nothing repainted since this attachment's last read; no image"}
+		r.Observation = l.observe(c.att)
+		return full, r
+	}
+	if read && !dmg.Resized {
+		return dmg.Bounds.Intersect(full), nil
+	}
+	return full, nil
+}
+
+// deliverScreen puts the image where the request asked: written to out,
+// or inline when it fits.
+func deliverScreen(scr *wire.Screen, out string, data []byte, scale float64) error {
+	if out == "" && len(data) > screenInlineMax {
+		return tooLargeInline(len(data), scale)
+	}
+	if out == "" {
+		scr.DataBase64 = base64.StdEncoding.EncodeToString(data)
+		return nil
+	}
+	if err := writeFileAtomic(out, data); err != nil {
+		return wire.Errorf(wire.BadRequest, "write %s: %v", out, err)
+	}
+	scr.Path = out
+	return nil
 }
 
 // screenInlineMax bounds one inline image: base64 and JSON around it must

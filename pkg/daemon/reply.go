@@ -55,3 +55,7 @@ func (c *conn) reply(id json.RawMessage, r reply) {
 	}
 	c.writeLine(line)
 }
+
+// round3 rounds a share, a score or a confidence to three decimals, as
+// answers carry them.
+func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }

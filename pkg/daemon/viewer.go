@@ -27,8 +27,8 @@ type viewerGlue struct {
 
 // startViewer starts the viewer on first use; it lives as long as dvvd.
 func (d *Daemon) startViewer() (*viewerGlue, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.viewerMu.Lock()
+	defer d.viewerMu.Unlock()
 	if d.viewer != nil {
 		return d.viewer, nil
 	}

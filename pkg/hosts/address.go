@@ -86,41 +86,60 @@ func ParseAddress(protocol, addr string) (Endpoint, error) {
 	if err := CheckAddress(addr); err != nil {
 		return Endpoint{}, err
 	}
-	switch {
-	case addr == "":
-		return Endpoint{}, badAddress("is empty")
-	case len(addr) > 255:
-		return Endpoint{}, badAddress("is over 255 bytes")
-	case strings.IndexFunc(addr, func(r rune) bool { return r <= ' ' || r == 0x7f || r > 0x7e }) >= 0:
-		return Endpoint{}, badAddress("has spaces, control or non-ASCII characters")
-	case strings.Contains(addr, "%"):
-		return Endpoint{}, badAddress("is percent-encoded; a host name never is")
-	case strings.ContainsAny(addr, "?#"):
-		return Endpoint{}, badAddress("has a query or fragment (?…, #…), which may carry a secret")
+	if err := checkAddressText(addr); err != nil {
+		return Endpoint{}, err
 	}
 	rest, schemed := addr, false
 	if scheme, after, ok := strings.Cut(addr, "://"); ok {
 		schemed = true
 		scheme = strings.ToLower(scheme)
-		switch {
-		case scheme == "ws" || scheme == "wss":
+		if scheme == "ws" || scheme == "wss" {
 			if protocol != "" && protocol != wire.ProtoVNC {
 				return Endpoint{}, badAddress("is a " + scheme + ":// URL, which only VNC dials")
 			}
 			return parseWebSocket(after, addr)
-		case scheme == wire.ProtoVNC || scheme == wire.ProtoRDP || scheme == wire.ProtoSSH:
-			if protocol != "" && protocol != scheme {
-				return Endpoint{}, badAddress("starts with " + scheme + ":// but the protocol is " + protocol)
-			}
-			protocol, rest = scheme, strings.TrimSuffix(after, "/")
-		default:
-			return Endpoint{}, badAddress("has a scheme other than vnc://, rdp://, ssh://, ws:// or wss://")
 		}
+		var err error
+		if protocol, err = schemeProtocol(scheme, protocol); err != nil {
+			return Endpoint{}, err
+		}
+		rest = strings.TrimSuffix(after, "/")
 	}
 	if strings.Contains(rest, "/") {
 		return Endpoint{}, badAddress("has a path; only ws:// and wss:// URLs take one")
 	}
 	return parseAuthority(protocol, rest, protocol == wire.ProtoVNC && !schemed)
+}
+
+// checkAddressText refuses what no address has: nothing, too much,
+// spaces, control or non-ASCII characters, percent-encoding, a query or
+// fragment.
+func checkAddressText(addr string) error {
+	switch {
+	case addr == "":
+		return badAddress("is empty")
+	case len(addr) > 255:
+		return badAddress("is over 255 bytes")
+	case strings.IndexFunc(addr, func(r rune) bool { return r <= ' ' || r == 0x7f || r > 0x7e }) >= 0:
+		return badAddress("has spaces, control or non-ASCII characters")
+	case strings.Contains(addr, "%"):
+		return badAddress("is percent-encoded; a host name never is")
+	case strings.ContainsAny(addr, "?#"):
+		return badAddress("has a query or fragment (?…, #…), which may carry a secret")
+	}
+	return nil
+}
+
+// schemeProtocol is the protocol a vnc://, rdp:// or ssh:// scheme names,
+// which must agree with the one given (if any).
+func schemeProtocol(scheme, protocol string) (string, error) {
+	if scheme != wire.ProtoVNC && scheme != wire.ProtoRDP && scheme != wire.ProtoSSH {
+		return "", badAddress("has a scheme other than vnc://, rdp://, ssh://, ws:// or wss://")
+	}
+	if protocol != "" && protocol != scheme {
+		return "", badAddress("starts with " + scheme + ":// but the protocol is " + protocol)
+	}
+	return scheme, nil
 }
 
 // parseAuthority takes apart [user@]host[:port]; with vncForms also
@@ -136,69 +155,88 @@ func parseAuthority(protocol, s string, vncForms bool) (Endpoint, error) {
 			return Endpoint{}, badAddress("has a user that is not a user name")
 		}
 	}
-	host, portText, literalPort := s, "", false
-	switch {
-	case strings.HasPrefix(s, "["):
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return Endpoint{}, badAddress("opens [ without ]")
-		}
-		host, portText = s[1:end], s[end+1:]
-		if net.ParseIP(host) == nil {
-			return Endpoint{}, badAddress("has [brackets] around something that is not an IPv6 address")
-		}
-		if portText != "" {
-			if !strings.HasPrefix(portText, ":") {
-				return Endpoint{}, badAddress("has something after ] that is not :PORT")
-			}
-			portText = portText[1:]
-			if strings.HasPrefix(portText, ":") {
-				if !vncForms {
-					return Endpoint{}, badAddress(doubleColonWhy(protocol))
-				}
-				portText, literalPort = portText[1:], true
-			}
-			if portText == "" {
-				return Endpoint{}, badAddress("ends in : with no port")
-			}
-		}
-	case strings.Count(s, ":") == 2 && strings.Contains(s, "::") && !strings.HasPrefix(s, "::") && net.ParseIP(s) == nil:
-		// host::port; an IPv6 address ("fe80::1") stays an address.
-		if !vncForms {
-			return Endpoint{}, badAddress(doubleColonWhy(protocol))
-		}
-		host, portText, _ = strings.Cut(s, "::")
-		literalPort = true
-		if portText == "" {
-			return Endpoint{}, badAddress("ends in :: with no port")
-		}
-	case strings.Count(s, ":") == 1:
-		host, portText, _ = strings.Cut(s, ":")
-		if portText == "" {
-			return Endpoint{}, badAddress("ends in : with no port")
-		}
-	case strings.Count(s, ":") > 1:
-		if net.ParseIP(s) == nil {
-			return Endpoint{}, badAddress("is neither host:port nor an IPv6 address")
-		}
+	host, portText, literalPort, err := splitHostPort(protocol, s, vncForms)
+	if err != nil {
+		return Endpoint{}, err
 	}
 	if !validHost(host) {
 		return Endpoint{}, badAddress("has no host name or IP where the host goes")
 	}
 	ep.Host = host
-	if portText != "" {
-		p, err := strconv.Atoi(portText)
-		if vncForms && !literalPort && err == nil && portText[0] != '+' && p >= 0 && p < maxDisplay {
-			ep.Port = displayBase + p
-			ep.Note = fmt.Sprintf("display %d → port %d", p, ep.Port)
-			return ep, nil
-		}
-		if err != nil || p < 1 || p > 65535 || portText[0] == '+' {
-			return Endpoint{}, badAddress("has something after the host's : that is not a port from 1 to 65535")
-		}
-		ep.Port = p
+	if portText == "" {
+		return ep, nil
 	}
+	p, err := strconv.Atoi(portText)
+	if vncForms && !literalPort && err == nil && portText[0] != '+' && p >= 0 && p < maxDisplay {
+		ep.Port = displayBase + p
+		ep.Note = fmt.Sprintf("display %d → port %d", p, ep.Port)
+		return ep, nil
+	}
+	if err != nil || p < 1 || p > 65535 || portText[0] == '+' {
+		return Endpoint{}, badAddress("has something after the host's : that is not a port from 1 to 65535")
+	}
+	ep.Port = p
 	return ep, nil
+}
+
+// splitHostPort takes host[:port], [v6][:port] and, with vncForms,
+// host::port (literalPort: a port, never a display number) apart.
+func splitHostPort(protocol, s string, vncForms bool) (host, portText string, literalPort bool, err error) {
+	switch {
+	case strings.HasPrefix(s, "["):
+		return splitBracketed(protocol, s, vncForms)
+	case strings.Count(s, ":") == 2 && strings.Contains(s, "::") && !strings.HasPrefix(s, "::") && net.ParseIP(s) == nil:
+		// host::port; an IPv6 address ("fe80::1") stays an address.
+		if !vncForms {
+			return "", "", false, badAddress(doubleColonWhy(protocol))
+		}
+		host, portText, _ = strings.Cut(s, "::")
+		if portText == "" {
+			return "", "", false, badAddress("ends in :: with no port")
+		}
+		return host, portText, true, nil
+	case strings.Count(s, ":") == 1:
+		host, portText, _ = strings.Cut(s, ":")
+		if portText == "" {
+			return "", "", false, badAddress("ends in : with no port")
+		}
+		return host, portText, false, nil
+	case strings.Count(s, ":") > 1:
+		if net.ParseIP(s) == nil {
+			return "", "", false, badAddress("is neither host:port nor an IPv6 address")
+		}
+	}
+	return s, "", false, nil
+}
+
+// splitBracketed takes [v6], [v6]:port and, with vncForms, [v6]::port
+// apart.
+func splitBracketed(protocol, s string, vncForms bool) (host, portText string, literalPort bool, err error) {
+	end := strings.IndexByte(s, ']')
+	if end < 0 {
+		return "", "", false, badAddress("opens [ without ]")
+	}
+	host, portText = s[1:end], s[end+1:]
+	if net.ParseIP(host) == nil {
+		return "", "", false, badAddress("has [brackets] around something that is not an IPv6 address")
+	}
+	if portText == "" {
+		return host, "", false, nil
+	}
+	if !strings.HasPrefix(portText, ":") {
+		return "", "", false, badAddress("has something after ] that is not :PORT")
+	}
+	portText = portText[1:]
+	if strings.HasPrefix(portText, ":") {
+		if !vncForms {
+			return "", "", false, badAddress(doubleColonWhy(protocol))
+		}
+		portText, literalPort = portText[1:], true
+	}
+	if portText == "" {
+		return "", "", false, badAddress("ends in : with no port")
+	}
+	return host, portText, literalPort, nil
 }
 
 // doubleColonWhy refuses HOST::PORT outside VNC, saying how to write it.

@@ -7,8 +7,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/dvvhq/dvv/internal/human"
 	"github.com/dvvhq/dvv/pkg/client"
+	"github.com/dvvhq/dvv/pkg/human"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 

@@ -248,41 +248,8 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 	if scale <= 0 {
 		scale = DefaultScale
 	}
-	var out []Line
 	var wk work
-	// Each distinct block is recognised once: a terminal repeats the same
-	// pieces of text (-rw-r--r--, "1 root root", a date) on many lines, and
-	// equal pixels read as equal text, as the block cache assumes.
-	var todo []block
-	var keys []blockKey
-	var twins [][]block // for each of todo, the blocks with the same pixels
-	seen := map[blockKey]int{}
-	seed := dedupSeed
-	if cache != nil {
-		seed = cache.seed
-	}
-	for _, b := range blocks {
-		k := contentKey(seed, b, scale)
-		if cache != nil {
-			if lines, ok := cache.get(k, b); ok {
-				out = append(out, lines...)
-				continue
-			}
-		}
-		if i, ok := seen[k]; ok {
-			twins[i] = append(twins[i], b)
-			continue
-		}
-		if dict != nil {
-			if lines, ok := dict.lookup(b); ok {
-				out = append(out, lines...)
-				wk.looked++
-				continue
-			}
-		}
-		seen[k] = len(todo)
-		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
-	}
+	out, todo, keys, twins := knownBlocks(blocks, scale, cache, dict, &wk)
 	// found adds what block i of todo read as, with its twins.
 	found := func(i int, lines []Line) {
 		out = append(out, lines...)
@@ -339,6 +306,44 @@ func (e *Engine) recognizeBlocks(ctx context.Context, blocks []block, lang strin
 		}
 	}
 	return out, wk, nil
+}
+
+// knownBlocks is recognizeBlocks' first pass: the lines of the blocks
+// the cache or the dictionary already knows (out, counting the looked-up
+// in wk), and the distinct blocks left to read (todo, with their keys and
+// for each the blocks with the same pixels, twins). Each distinct block is
+// recognised once: a terminal repeats the same pieces of text
+// (-rw-r--r--, "1 root root", a date) on many lines, and equal pixels
+// read as equal text, as the block cache assumes.
+func knownBlocks(blocks []block, scale int, cache *blockCache, dict *glyphDict, wk *work) (out []Line, todo []block, keys []blockKey, twins [][]block) {
+	seen := map[blockKey]int{}
+	seed := dedupSeed
+	if cache != nil {
+		seed = cache.seed
+	}
+	for _, b := range blocks {
+		k := contentKey(seed, b, scale)
+		if cache != nil {
+			if lines, ok := cache.get(k, b); ok {
+				out = append(out, lines...)
+				continue
+			}
+		}
+		if i, ok := seen[k]; ok {
+			twins[i] = append(twins[i], b)
+			continue
+		}
+		if dict != nil {
+			if lines, ok := dict.lookup(b); ok {
+				out = append(out, lines...)
+				wk.looked++
+				continue
+			}
+		}
+		seen[k] = len(todo)
+		todo, keys, twins = append(todo, b), append(keys, k), append(twins, nil)
+	}
+	return out, todo, keys, twins
 }
 
 // readBlocks reads blocks with the engine: one list of lines for each.

@@ -44,6 +44,18 @@ func eraseFrames(g *gray, r image.Rectangle, paper uint8, s int, dst []byte, w i
 // pixels. Nil when the block holds too many strokes to search (noise, a
 // photograph).
 func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label []int32, frames map[int32]bool, plates map[int32]image.Rectangle) {
+	label, boxes, sizes, ok := labelInk(g, r, paper)
+	if !ok {
+		return nil, nil, nil
+	}
+	frames, plates = classifyComponents(label, r.Dx(), boxes, sizes, minInside)
+	return label, frames, plates
+}
+
+// labelInk labels the ink of r (what differs from paper) by connected
+// component, 8-connected, from 1: each component's box and its count of
+// pixels. Not ok past maxComponents.
+func labelInk(g *gray, r image.Rectangle, paper uint8) (label []int32, boxes []image.Rectangle, sizes []int, ok bool) {
 	bw, bh := r.Dx(), r.Dy()
 	label = make([]int32, bw*bh)
 	ink := func(x, y int) bool {
@@ -51,15 +63,13 @@ func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label [
 		d := v - int(paper)
 		return d > inkDelta || d < -inkDelta
 	}
-	var boxes []image.Rectangle
-	var sizes []int
 	var stack []int
 	for i := range label {
 		if label[i] != 0 || !ink(i%bw, i/bw) {
 			continue
 		}
 		if len(boxes) >= maxComponents {
-			return nil, nil, nil
+			return nil, nil, nil, false
 		}
 		n := 0
 		id := int32(len(boxes) + 1)
@@ -88,6 +98,13 @@ func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label [
 		}
 		boxes, sizes = append(boxes, box), append(sizes, n)
 	}
+	return label, boxes, sizes, true
+}
+
+// classifyComponents tells the frames among the components (outlines
+// around at least minInside others) and the plates (filled shapes with
+// holes inside: a label on a button).
+func classifyComponents(label []int32, bw int, boxes []image.Rectangle, sizes []int, minInside int) (frames map[int32]bool, plates map[int32]image.Rectangle) {
 	for i, b := range boxes {
 		if b.Dx() < 12 || b.Dy() < 10 {
 			continue // glyph-sized: never a frame
@@ -117,7 +134,7 @@ func findFrames(g *gray, r image.Rectangle, paper uint8, minInside int) (label [
 		}
 		frames[int32(i+1)] = true
 	}
-	return label, frames, plates
+	return frames, plates
 }
 
 // rimmed reports whether stroke id runs unbroken along the inside of its

@@ -336,10 +336,24 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 	if len(w.chars) == 0 || d.wordsOnly {
 		return
 	}
+	groups, ok := charsOnGlyphs(b, glyphs, idx, w)
+	if !ok {
+		return
+	}
+	for j, g := range groups {
+		d.learnGlyph(b, glyphs[idx[j]], g, j == 0, paper, baseline, w.Conf)
+	}
+}
+
+// charsOnGlyphs groups the word's characters by the glyph (of idx) each
+// lies on; not ok when the word reaches into a neighbouring glyph, or a
+// character lies on no glyph or between two, or a glyph gets none or too
+// many.
+func charsOnGlyphs(b block, glyphs []glyph, idx []int, w Word) ([][]char, bool) {
 	box := w.Box.Sub(b.origin)
 	first, last := idx[0], idx[len(idx)-1]
 	if (first > 0 && glyphs[first-1].box.Max.X > box.Min.X) || (last+1 < len(glyphs) && glyphs[last+1].box.Min.X < box.Max.X) {
-		return
+		return nil, false
 	}
 	groups := make([][]char, len(idx))
 	j := 0
@@ -350,52 +364,56 @@ func (d *glyphDict) learnWord(b block, glyphs []glyph, idx []int, paper uint8, b
 			j++
 		}
 		if j == len(idx) || cx < glyphs[idx[j]].box.Min.X {
-			return // on no glyph, or between two
+			return nil, false // on no glyph, or between two
 		}
 		groups[j] = append(groups[j], char{text: ch.text, box: c, conf: ch.conf})
 	}
 	for _, g := range groups {
 		if len(g) == 0 || len(g) > maxGlyphChars {
-			return
+			return nil, false
 		}
 	}
-	for j, g := range groups {
-		gl := glyphs[idx[j]]
-		var within image.Rectangle
-		var text string
-		sure, fair := true, true
+	return groups, true
+}
+
+// learnGlyph teaches glyph gl the characters g read on it, as sure as the
+// word (wordConf) and its characters were; leading says gl is the word's
+// first.
+func (d *glyphDict) learnGlyph(b block, gl glyph, g []char, leading bool, paper uint8, baseline int, wordConf float64) {
+	var within image.Rectangle
+	var text string
+	sure, fair := true, true
+	for _, ch := range g {
+		within = within.Union(ch.box)
+		text += ch.text
+		sure = sure && ch.conf >= charConf
+		fair = fair && ch.conf >= fairConf
+	}
+	bar := text == "_" && underBar(b.g, gl, paper, baseline)
+	if !bar && (gl.box.Min.X < within.Min.X-1 || gl.box.Max.X > within.Max.X+1) {
+		return
+	}
+	switch {
+	case wordConf >= learnConf:
+		d.put(d.key(b.g, gl, paper, baseline), text, wordConf, true, false)
+	case bar && fair:
+		// An underscore the engine reads where a plain bar lies under
+		// the baseline is taught at once, as by a sure word: no other
+		// character has that shape, and the engine's doubt about it
+		// is only where its box ends (narrower than its ink at a
+		// word's edge), which left it half-learned for screens.
+		d.put(d.key(b.g, gl, paper, baseline), text, g[0].conf, true, false)
+	case leading && startsWithLetter(text):
+		// The case the engine gives a word's first letter leans on
+		// its language model, sure or not (the l of lib and of
+		// lrwxrwxrwx read as L at 0.99): an unsure word teaches no
+		// glyph from it; the same letter inside a word does.
+	case sure || (fair && !d.noFair):
+		conf := 1.0
 		for _, ch := range g {
-			within = within.Union(ch.box)
-			text += ch.text
-			sure = sure && ch.conf >= charConf
-			fair = fair && ch.conf >= fairConf
+			conf = min(conf, ch.conf)
 		}
-		bar := text == "_" && underBar(b.g, gl, paper, baseline)
-		if !bar && (gl.box.Min.X < within.Min.X-1 || gl.box.Max.X > within.Max.X+1) {
-			continue
-		}
-		switch {
-		case w.Conf >= learnConf:
-			d.put(d.key(b.g, gl, paper, baseline), text, w.Conf, true, false)
-		case bar && fair:
-			// An underscore the engine reads where a plain bar lies under
-			// the baseline is taught at once, as by a sure word: no other
-			// character has that shape, and the engine's doubt about it
-			// is only where its box ends (narrower than its ink at a
-			// word's edge), which left it half-learned for screens.
-			d.put(d.key(b.g, gl, paper, baseline), text, g[0].conf, true, false)
-		case j == 0 && startsWithLetter(text):
-			// The case the engine gives a word's first letter leans on
-			// its language model, sure or not (the l of lib and of
-			// lrwxrwxrwx read as L at 0.99): an unsure word teaches no
-			// glyph from it; the same letter inside a word does.
-		case sure || (fair && !d.noFair):
-			conf := 1.0
-			for _, ch := range g {
-				conf = min(conf, ch.conf)
-			}
-			d.put(d.key(b.g, gl, paper, baseline), text, conf, false, !sure)
-		}
+		d.put(d.key(b.g, gl, paper, baseline), text, conf, false, !sure)
 	}
 }
 
@@ -590,11 +608,4 @@ func (d *glyphDict) progress() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return n + d.firmed
-}
-
-// size is the number of glyphs known (poisoned ones included).
-func (d *glyphDict) size() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.lru.Len()
 }

@@ -497,3 +497,10 @@ func FuzzSegmentLine(f *testing.F) {
 		}
 	})
 }
+
+// size is the number of glyphs known (poisoned ones included).
+func (d *glyphDict) size() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lru.Len()
+}

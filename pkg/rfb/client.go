@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 )
 
 // Config configures a connection. The zero value connects without

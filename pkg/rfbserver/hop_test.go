@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
+	"github.com/dvvhq/dvv/internal/hoptracetest"
 	"github.com/dvvhq/dvv/internal/testbed"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 	"github.com/dvvhq/dvv/pkg/rfb"
 )
 
@@ -35,6 +37,10 @@ func BenchmarkXvncHop(b *testing.B) {
 }
 
 func benchHop(b *testing.B, directFirst bool) {
+	if os.Getenv("DVV_HOPTRACE") == "1" {
+		hoptracetest.Record()
+		b.Cleanup(func() { hoptrace.SetSink(nil) })
+	}
 	testbed.Need(b, "Xvnc", "xsetroot")
 	v := testbed.StartXvnc(b, testbed.XvncOptions{Width: 1024, Height: 768})
 	v.Run(b, "xsetroot", "-solid", "#102030")
@@ -57,7 +63,7 @@ func benchHop(b *testing.B, directFirst bool) {
 	colours := [][3]int{{0xc0, 0x30, 0x30}, {0x30, 0xc0, 0x60}, {0x20, 0x40, 0xd0}, {0xe0, 0xe0, 0x40}}
 	var hops, directs, diffs []time.Duration
 	time.Sleep(time.Second) // first frames
-	hoptrace.Drain()
+	hoptracetest.Drain()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		col := colours[i%len(colours)]
@@ -77,7 +83,7 @@ func benchHop(b *testing.B, directFirst bool) {
 		hops, directs = append(hops, at[0].Sub(t0)), append(directs, at[1].Sub(t0))
 		diffs = append(diffs, at[0].Sub(at[1]))
 		if hoptrace.On() {
-			b.Logf("change %d: direct %v hop %v | %s", i, at[1].Sub(t0).Round(10*time.Microsecond), at[0].Sub(t0).Round(10*time.Microsecond), stages(hoptrace.Drain(), names, t0))
+			b.Logf("change %d: direct %v hop %v | %s", i, at[1].Sub(t0).Round(10*time.Microsecond), at[0].Sub(t0).Round(10*time.Microsecond), stages(hoptracetest.Drain(), names, t0))
 		}
 		time.Sleep(50 * time.Millisecond) // let the last update's fences settle
 	}

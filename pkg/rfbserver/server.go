@@ -26,8 +26,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 )
 
 // Input receives a viewer's input events, already bounds-checked against
@@ -272,28 +272,15 @@ func (s *session) poke() {
 	}
 }
 
+// handshake runs RFB's opening: the version, the gate, the security
+// type and its authentication, ClientInit and ServerInit.
 func (s *session) handshake(ctx context.Context) error {
-	for {
-		if w, h := s.cfg.Buffer.Size(); w > 0 && h > 0 {
-			break
-		}
-		select { // a limb still connecting has no size yet
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-s.cfg.Buffer.Changed():
-		case <-time.After(time.Second):
-		}
-	}
-	if _, err := io.WriteString(s.conn, "RFB 003.008\n"); err != nil {
+	if err := s.waitForSize(ctx); err != nil {
 		return err
 	}
-	v := make([]byte, 12)
-	if _, err := io.ReadFull(s.r, v); err != nil {
+	minor, err := s.version()
+	if err != nil {
 		return err
-	}
-	var minor int
-	if _, err := fmt.Sscanf(string(v), "RFB 003.%03d\n", &minor); err != nil {
-		return fmt.Errorf("rfbserver: not an RFB viewer (version %q)", v)
 	}
 	if s.cfg.Gate != nil {
 		if err := s.cfg.Gate(); err != nil {
@@ -305,45 +292,99 @@ func (s *session) handshake(ctx context.Context) error {
 	if s.cfg.Auth != nil {
 		secType = 2
 	}
-	if minor < 7 { // 3.3: the server decides
-		if err := writeU32(s.conn, uint32(secType)); err != nil {
-			return err
-		}
-	} else {
-		if _, err := s.conn.Write([]byte{1, secType}); err != nil {
-			return err
-		}
-		chosen, err := s.r.ReadByte()
-		if err != nil {
-			return err
-		}
-		if chosen != secType {
-			return s.fail(minor, fmt.Sprintf("security type %d was not offered", chosen))
-		}
+	if err := s.offerSecurity(minor, secType); err != nil {
+		return err
 	}
 	if secType == 2 {
-		challenge := make([]byte, 16)
-		rand.Read(challenge)
-		if _, err := s.conn.Write(challenge); err != nil {
+		if err := s.authenticate(minor); err != nil {
 			return err
 		}
-		resp := make([]byte, 16)
-		if _, err := io.ReadFull(s.r, resp); err != nil {
-			return err
-		}
-		ok, viewOnly := s.cfg.Auth(challenge, resp)
-		if !ok {
-			s.fail(minor, "authentication failed: the one-time password is wrong or was already used")
-			return ErrAuth
-		}
-		s.cfg.ViewOnly = s.cfg.ViewOnly || viewOnly
 	}
 	if secType == 2 || minor >= 8 {
 		if err := writeU32(s.conn, 0); err != nil {
 			return err
 		}
 	}
-	if _, err := s.r.ReadByte(); err != nil { // ClientInit: shared flag (always shared)
+	return s.serverInit()
+}
+
+// waitForSize waits until the mirror has a size: a limb still connecting
+// has none yet.
+func (s *session) waitForSize(ctx context.Context) error {
+	for {
+		if w, h := s.cfg.Buffer.Size(); w > 0 && h > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.cfg.Buffer.Changed():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// version sends the server's protocol version and reads the viewer's
+// minor version.
+func (s *session) version() (int, error) {
+	if _, err := io.WriteString(s.conn, "RFB 003.008\n"); err != nil {
+		return 0, err
+	}
+	v := make([]byte, 12)
+	if _, err := io.ReadFull(s.r, v); err != nil {
+		return 0, err
+	}
+	var minor int
+	if _, err := fmt.Sscanf(string(v), "RFB 003.%03d\n", &minor); err != nil {
+		return 0, fmt.Errorf("rfbserver: not an RFB viewer (version %q)", v)
+	}
+	return minor, nil
+}
+
+// offerSecurity offers the one security type (3.3: announces it) and
+// reads the viewer's choice.
+func (s *session) offerSecurity(minor int, secType byte) error {
+	if minor < 7 { // 3.3: the server decides
+		return writeU32(s.conn, uint32(secType))
+	}
+	if _, err := s.conn.Write([]byte{1, secType}); err != nil {
+		return err
+	}
+	chosen, err := s.r.ReadByte()
+	if err != nil {
+		return err
+	}
+	if chosen != secType {
+		return s.fail(minor, fmt.Sprintf("security type %d was not offered", chosen))
+	}
+	return nil
+}
+
+// authenticate runs VNC authentication's challenge against the share's
+// one-time password; a password may make the session view-only.
+func (s *session) authenticate(minor int) error {
+	challenge := make([]byte, 16)
+	rand.Read(challenge)
+	if _, err := s.conn.Write(challenge); err != nil {
+		return err
+	}
+	resp := make([]byte, 16)
+	if _, err := io.ReadFull(s.r, resp); err != nil {
+		return err
+	}
+	ok, viewOnly := s.cfg.Auth(challenge, resp)
+	if !ok {
+		s.fail(minor, "authentication failed: the one-time password is wrong or was already used")
+		return ErrAuth
+	}
+	s.cfg.ViewOnly = s.cfg.ViewOnly || viewOnly
+	return nil
+}
+
+// serverInit reads ClientInit (its shared flag: sessions are always
+// shared) and sends the desktop's size, pixel format and name.
+func (s *session) serverInit() error {
+	if _, err := s.r.ReadByte(); err != nil {
 		return err
 	}
 	w, h := s.cfg.Buffer.Size()

@@ -10,7 +10,8 @@ import (
 	"image"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
+	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 	"github.com/dvvhq/dvv/pkg/jpegenc"
 )
 
@@ -72,80 +73,157 @@ type rectOut struct {
 }
 
 // maybeUpdate sends one FramebufferUpdate when the viewer asked for one
-// and there is something to send.
+// and there is something to send: what was asked, the damage since the
+// last update, the plan of what changed (or another session's plan of
+// the same change), the messages that go before the pixels, the write.
 func (s *session) maybeUpdate() error {
-	s.mu.Lock()
-	if s.cuOffered || s.cuEnded { // EndOfContinuousUpdates: support, or "now off"
-		s.cuOffered, s.cuEnded = false, false
-		s.mu.Unlock()
-		if err := s.writeMsg([]byte{150}); err != nil {
-			return err
-		}
-		s.mu.Lock()
+	if err := s.endContinuousNotice(); err != nil {
+		return err
 	}
-	cont := s.cont && s.inFlight < maxInFlight
-	if !s.want && !cont {
-		s.mu.Unlock()
+	a, ok := s.takeAsk()
+	if !ok {
 		return nil
 	}
-	cur := s.cursor()
-	pf, encs, full := s.pf, s.encodings, s.full || s.pfChanged
-	cursorDue := (!s.cursorSent || cur.Image != s.cursorImg) && s.wants(s.encodings, encCursor)
-	ext := s.wants(encs, encExtDesktop)
-	extDue, refusals := ext && !s.extSent, s.resizeAsked
-	s.resizeAsked = 0
-	s.mu.Unlock()
 	yieldToAgent()
 	hoptrace.Mark(s, "take")
 	d := s.tracker.Take() // exactly the damage up to d.Seq
-	if !full && d.Bounds.Empty() && !d.Resized && !cursorDue && !extDue && refusals == 0 && s.enc.w > 0 {
-		return nil // an incremental request waits for a change
+	if a.waits(d, s.enc.w > 0) {
+		return nil
 	}
 	e := &s.enc
-	pe := pixelEncodingOf(encs)
-	var rects []rectOut
-	resized := false
+	pe := pixelEncodingOf(a.encs)
 	// The mirror's read lock is taken for one tile row (or one row) at a
 	// time, never for the whole planning: its writer, and an agent's
 	// screen queued behind that writer, wait microseconds, not the
 	// planning of every viewer.
 	w, h := s.cfg.Buffer.Size()
+	resized := false
 	if w != e.w || h != e.h {
 		resized = e.w != 0 || e.h != 0
 		e.reset(w, h)
-		full = true
+		a.full = true
 	}
-	buf := s.cfg.Buffer
-	var owned *sharedUpdate // this session plans the update others take
-	planned := false
-	if !full && e.state != 0 && pe.enc == encTight && s.hub.shared() {
-		k := updateKey{pf: pf, pe: pe, copyRect: s.wants(encs, encCopyRect), from: e.state, seq: d.Seq}
-		u, first := s.hub.claimUpdate(k)
-		if first {
-			owned = u
-			defer s.hub.publishUpdate(u, nil, nil) // unless published whole below
-		} else if <-u.done; u.ok {
-			copy(e.sums, u.sums)
-			rects, planned = append(rects, u.rects...), true
-			e.tightZ.stale = true // the viewer's zlib stream gets another's bytes
-		}
+	owned, rects, planned := s.sharedPlan(a, pe, d.Seq)
+	if owned != nil {
+		defer s.hub.publishUpdate(owned, nil, nil) // unless published whole below
 	}
-	switch {
-	case planned:
-	case full:
+	if !planned {
+		rects = s.plan(rects, a, pe, d, w, h)
+	}
+	if hoptrace.On() {
+		hoptrace.Mark(s, fmt.Sprintf("planned(fills=%d,other=%v,rects=%d)", len(d.Fills), d.Other, len(rects)))
+	}
+	if owned != nil && e.w == w && e.h == h {
+		s.encodeAhead(owned, rects, a.pf, pe)
+	}
+	if e.w != w || e.h != h {
+		// Resized while planning: the next update sends the new size and
+		// everything.
+		s.poke()
+		return nil
+	}
+	if resized && !a.ext && !s.wants(a.encs, encDesktopSize) {
+		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
+	}
+	out := append(s.leadRects(a, resized), rects...)
+	if len(out) == 0 {
+		return nil
+	}
+	return s.send(out, a, pe)
+}
+
+// updateAsk is what the viewer asked for, read under the session's lock.
+type updateAsk struct {
+	pf        PixelFormat
+	encs      []int32
+	full      bool    // the whole frame (a non-incremental request, a new pixel format)
+	cur       *Cursor // the pointer's shape now
+	cursorDue bool    // and the viewer does not have it
+	ext       bool    // the viewer takes ExtendedDesktopSize
+	extDue    bool    // and has not had the desktop's layout yet
+	refusals  int     // SetDesktopSize requests to refuse
+}
+
+// waits reports whether an incremental request waits for a change: no
+// damage, nothing else due, and the viewer has a frame (hasFrame).
+func (a updateAsk) waits(d fb.Damage, hasFrame bool) bool {
+	return !a.full && d.Bounds.Empty() && !d.Resized && !a.cursorDue && !a.extDue && a.refusals == 0 && hasFrame
+}
+
+// endContinuousNotice sends EndOfContinuousUpdates when it is due: once
+// to say the server has them, and after the viewer turned them off.
+func (s *session) endContinuousNotice() error {
+	s.mu.Lock()
+	due := s.cuOffered || s.cuEnded
+	s.cuOffered, s.cuEnded = false, false
+	s.mu.Unlock()
+	if !due {
+		return nil
+	}
+	return s.writeMsg([]byte{150})
+}
+
+// takeAsk reads what the viewer asked for, and whether an update is
+// wanted at all (a request, or continuous updates with room in flight).
+func (s *session) takeAsk() (updateAsk, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cont := s.cont && s.inFlight < maxInFlight
+	if !s.want && !cont {
+		return updateAsk{}, false
+	}
+	cur := s.cursor()
+	a := updateAsk{
+		pf: s.pf, encs: s.encodings, full: s.full || s.pfChanged, cur: cur,
+		cursorDue: (!s.cursorSent || cur.Image != s.cursorImg) && s.wants(s.encodings, encCursor),
+		ext:       s.wants(s.encodings, encExtDesktop),
+		refusals:  s.resizeAsked,
+	}
+	a.extDue = a.ext && !s.extSent
+	s.resizeAsked = 0
+	return a, true
+}
+
+// sharedPlan takes the plan of another session of the mirror that had the
+// same pixels and asks for the same encoding (planned), or claims this
+// update for the others to take (owned, to be published).
+func (s *session) sharedPlan(a updateAsk, pe pixelEncoding, seq uint64) (owned *sharedUpdate, rects []rectOut, planned bool) {
+	e := &s.enc
+	if a.full || e.state == 0 || pe.enc != encTight || !s.hub.shared() {
+		return nil, nil, false
+	}
+	k := updateKey{pf: a.pf, pe: pe, copyRect: s.wants(a.encs, encCopyRect), from: e.state, seq: seq}
+	u, first := s.hub.claimUpdate(k)
+	if first {
+		return u, nil, false
+	}
+	if <-u.done; !u.ok {
+		return nil, nil, false
+	}
+	copy(e.sums, u.sums)
+	e.tightZ.stale = true // the viewer's zlib stream gets another's bytes
+	return nil, append([]rectOut(nil), u.rects...), true
+}
+
+// plan lists what changed: everything when full, else the damage's
+// fills, a scroll, and the tiles whose pixels differ from the viewer's,
+// cut for the encoding.
+func (s *session) plan(rects []rectOut, a updateAsk, pe pixelEncoding, d fb.Damage, w, h int) []rectOut {
+	e, buf := &s.enc, s.cfg.Buffer
+	if a.full {
 		rects = appendPieces(rects, image.Rect(0, 0, w, h))
-	default:
+	} else {
 		bounds := d.Bounds
 		var strips []image.Rectangle
 		if pe.enc == encTight && len(d.Fills) > 0 {
 			// What the mirror's writer knows was painted one colour goes
 			// as Tight fills without a look at its pixels; only the rest
 			// is compared.
-			rects, strips = e.applyFills(rects, d.Fills, pf)
+			rects, strips = e.applyFills(rects, d.Fills, a.pf)
 			bounds = d.Other
 		}
 		area := alignTiles(bounds).Intersect(image.Rect(0, 0, w, h))
-		if s.wants(encs, encCopyRect) {
+		if s.wants(a.encs, encCopyRect) {
 			if cr, ok := e.findScroll(buf, area); ok {
 				rects = append(rects, cr)
 			}
@@ -155,53 +233,46 @@ func (s *session) maybeUpdate() error {
 			rects = e.diff(rects, buf, st)
 		}
 	}
-	if !planned {
-		plans.Add(1)
+	plans.Add(1)
+	if pe.enc != encTight {
+		return rects
 	}
-	if !planned && pe.enc == encTight && pe.tight.quality >= 0 {
+	if pe.tight.quality >= 0 {
 		rects = e.splitPhoto(rects, buf)
 	}
-	if !planned && pe.enc == encTight {
-		rects = splitForTight(rects)
-	}
-	if hoptrace.On() {
-		hoptrace.Mark(s, fmt.Sprintf("planned(fills=%d,other=%v,rects=%d)", len(d.Fills), d.Other, len(rects)))
-	}
-	if owned != nil && e.w == w && e.h == h {
-		s.encodeAhead(owned, rects, pf, pe)
-	}
-	if e.w != w || e.h != h {
-		// Resized while planning: the next update sends the new size and
-		// everything.
-		s.poke()
-		return nil
-	}
-	if resized && !ext && !s.wants(encs, encDesktopSize) {
-		return fmt.Errorf("rfbserver: the desktop was resized to %dx%d and the viewer does not support DesktopSize", e.w, e.h)
-	}
+	return splitForTight(rects)
+}
+
+// leadRects are the pseudo-rectangles that go before the pixels: refused
+// resizes, the new size, the pointer's shape.
+func (s *session) leadRects(a updateAsk, resized bool) []rectOut {
+	e := &s.enc
 	var out []rectOut
-	for range refusals { // reason 1 (a viewer asked), status 1 (prohibited)
+	for range a.refusals { // reason 1 (a viewer asked), status 1 (prohibited)
 		out = append(out, rectOut{r: image.Rect(1, 1, 1+e.w, 1+e.h), enc: encExtDesktop, data: screenLayout(e.w, e.h)})
 	}
 	switch {
-	case ext && (resized || extDue):
+	case a.ext && (resized || a.extDue):
 		out = append(out, rectOut{r: image.Rect(0, 0, e.w, e.h), enc: encExtDesktop, data: screenLayout(e.w, e.h)})
 	case resized:
 		out = append(out, rectOut{r: image.Rect(0, 0, e.w, e.h), enc: encDesktopSize})
 	}
-	if cursorDue {
-		out = append(out, cursorRect(cur, pf))
+	if a.cursorDue {
+		out = append(out, cursorRect(a.cur, a.pf))
 	}
-	out = append(out, rects...)
-	if len(out) == 0 {
-		return nil
-	}
+	return out
+}
+
+// send records the update as answered and writes it, with a fence behind
+// it when updates are pushed.
+func (s *session) send(out []rectOut, a updateAsk, pe pixelEncoding) error {
+	e := &s.enc
 	s.mu.Lock()
 	s.want, s.full, s.pfChanged = false, false, false
-	if cursorDue {
-		s.cursorSent, s.cursorImg = true, cur.Image
+	if a.cursorDue {
+		s.cursorSent, s.cursorImg = true, a.cur.Image
 	}
-	s.extSent = s.extSent || ext
+	s.extSent = s.extSent || a.ext
 	fence := s.cont
 	if fence {
 		s.inFlight++
@@ -214,7 +285,7 @@ func (s *session) maybeUpdate() error {
 		// one message for the browser to take, not two.
 		tail = fenceMsg
 	}
-	err := s.write(out, pf, pe, tail)
+	err := s.write(out, a.pf, pe, tail)
 	hoptrace.Mark(s, "written")
 	e.state = 0
 	if s.hub.shared() {

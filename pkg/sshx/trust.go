@@ -7,7 +7,7 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// TrustResult is what Trust recorded.
+// TrustResult is what TrustIf recorded.
 type TrustResult struct {
 	Fingerprint string
 	KeyType     string
@@ -16,17 +16,13 @@ type TrustResult struct {
 	Already     bool // the key was trusted already; nothing was written
 }
 
-// Trust fetches the host key that o's endpoint presents and appends it to
-// the first known_hosts file, hashed when HashKnownHosts says so (OpenSSH's
-// own default is plain). A key that differs from a recorded one is not
-// replaced: that is a HostKeyError with Changed set.
-func Trust(ctx context.Context, o Options) (*TrustResult, error) {
-	return TrustIf(ctx, o, nil)
-}
-
-// TrustIf is Trust that first asks accept about the presented key's
-// fingerprint, with already true when known_hosts holds it: a non-nil
-// answer is returned and nothing is written. accept sees the very key that
+// TrustIf fetches the host key that o's endpoint presents and appends it
+// to the first known_hosts file, hashed when HashKnownHosts says so
+// (OpenSSH's own default is plain). A key that differs from a recorded one
+// is not replaced: that is a HostKeyError with Changed set. It first asks
+// accept about the presented key's fingerprint, with already true when
+// known_hosts holds it: a non-nil answer is returned and nothing is
+// written. accept sees the very key that
 // would be written, so a server cannot swap it between check and write.
 func TrustIf(ctx context.Context, o Options, accept func(fingerprint string, already bool) error) (*TrustResult, error) {
 	ep, key, err, fetchErr := presentedKey(ctx, o)

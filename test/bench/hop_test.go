@@ -15,14 +15,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
+	"github.com/dvvhq/dvv/internal/hoptracetest"
 	"github.com/dvvhq/dvv/internal/testbed"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 	"github.com/dvvhq/dvv/pkg/rfb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // hopTrace follows the stages of each change through dvvd and this
-// process's RFB clients (internal/hoptrace), when DVV_HOPTRACE=1: dvvd,
+// process's RFB clients (pkg/hoptrace), when DVV_HOPTRACE=1: dvvd,
 // started after newHopTrace, appends its marks to a file.
 type hopTrace struct {
 	f      *os.File
@@ -38,7 +39,8 @@ func newHopTrace(t *testing.T) *hopTrace {
 	}
 	path := filepath.Join(t.TempDir(), "hoptrace")
 	t.Setenv("DVV_HOPTRACE", path)
-	hoptrace.Enable()
+	hoptracetest.Record()
+	t.Cleanup(func() { hoptrace.SetSink(nil) })
 	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func (h *hopTrace) skip() {
 	}
 	for _, err := h.rd.ReadString('\n'); err == nil; _, err = h.rd.ReadString('\n') {
 	}
-	hoptrace.Drain()
+	hoptracetest.Drain()
 }
 
 // change reads the marks of one change that began at t0, records each
@@ -74,7 +76,7 @@ func (h *hopTrace) change(t0 time.Time, extra map[string]time.Time) string {
 		first[stage] = ms
 		order = append(order, stage)
 	}
-	for _, e := range hoptrace.Drain() {
+	for _, e := range hoptracetest.Drain() {
 		note(h.names[e.Who]+"."+e.Stage, e.At)
 	}
 	// A session wakes for other reasons too (a fence's answer): its

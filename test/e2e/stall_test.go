@@ -194,7 +194,7 @@ func TestCloseDoesNotWaitOutABlockedWrite(t *testing.T) {
 func openRDP(t *testing.T, c *client.Client, srv *testbed.RDP) string {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the pin file
-	if _, err := rdplimb.TrustCert(t.Context(), "127.0.0.1", srv.Port); err != nil {
+	if _, _, err := rdplimb.TrustCertChecked(t.Context(), "127.0.0.1", srv.Port, "", true); err != nil {
 		t.Fatal(err)
 	}
 	r := must(t, c, wire.OpenArgs{Address: "127.0.0.1", Port: &srv.Port, Protocol: "rdp", Perceive: boolp(true)})

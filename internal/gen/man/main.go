@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/dvvhq/dvv/internal/gen/man/manpage"
 	"github.com/dvvhq/dvv/pkg/cli"
+	"github.com/dvvhq/dvv/pkg/manpage"
 )
 
 func main() {

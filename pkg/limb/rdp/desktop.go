@@ -55,32 +55,6 @@ func (o Options) Dial(ctx context.Context, t limb.Target, buf *fb.Buffer) (limb.
 	return &desktop{c: c, hp: hp, buf: buf}, nil
 }
 
-// TrustCert fetches the certificate of the RDP server at address:port and
-// pins it, returning its SHA-256 fingerprint (for `dvv hosts trust`). A
-// different certificate already pinned is refused as HOSTKEY_CHANGED.
-func TrustCert(ctx context.Context, address string, port int) (string, error) {
-	return Options{}.TrustCert(ctx, address, port)
-}
-
-// TrustCert is TrustCert; Options carry nothing it uses.
-func (o Options) TrustCert(ctx context.Context, address string, port int) (string, error) {
-	hp := hostPort(address, port)
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-	}
-	der, err := rdp.FetchCertificate(ctx, hp)
-	if err != nil {
-		return "", codedError(err, hp)
-	}
-	fp := rdp.Fingerprint(der)
-	if err := pin(hp, fp); err != nil {
-		return fp, codedError(err, hp)
-	}
-	return fp, nil
-}
-
 // TrustCertChecked is what `dvv hosts trust --protocol rdp` runs: it pins
 // the certificate the server presents only when it is the fingerprint the
 // user checked, or, with none given, when acceptNew says a new certificate

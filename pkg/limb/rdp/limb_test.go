@@ -85,9 +85,9 @@ func TestCertificatePinning(t *testing.T) {
 		!strings.Contains(err.Error(), fmt.Sprintf("dvv hosts trust 127.0.0.1:%d", srv.Port)) {
 		t.Fatalf("first Dial: %v, want HOSTKEY_UNKNOWN with fingerprint and trust command", err)
 	}
-	fp, err := o.TrustCert(ctx, "127.0.0.1", srv.Port)
+	fp, _, err := TrustCertChecked(ctx, "127.0.0.1", srv.Port, "", true)
 	if err != nil || len(fp) != 95 {
-		t.Fatalf("TrustCert = %q, %v", fp, err)
+		t.Fatalf("TrustCertChecked = %q, %v", fp, err)
 	}
 	d, err := o.Dial(ctx, target(srv), fb.New())
 	if err != nil {
@@ -104,8 +104,8 @@ func TestCertificatePinning(t *testing.T) {
 	if code(err) != wire.HostKeyChanged || !strings.Contains(err.Error(), fp) || !strings.Contains(err.Error(), bogus) {
 		t.Fatalf("Dial with a changed certificate: %v, want HOSTKEY_CHANGED naming both fingerprints", err)
 	}
-	if _, err := o.TrustCert(ctx, "127.0.0.1", srv.Port); code(err) != wire.HostKeyChanged {
-		t.Fatalf("TrustCert over a different pin: %v, want HOSTKEY_CHANGED", err)
+	if _, _, err := TrustCertChecked(ctx, "127.0.0.1", srv.Port, "", true); code(err) != wire.HostKeyChanged {
+		t.Fatalf("TrustCertChecked over a different pin: %v, want HOSTKEY_CHANGED", err)
 	}
 }
 

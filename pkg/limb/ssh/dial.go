@@ -44,15 +44,6 @@ func DialFiles(ctx context.Context, t limb.Target) (limb.Files, error) {
 	return Options{}.DialFiles(ctx, t)
 }
 
-// TrustHostKey fetches the host key at address[:port] (a ~/.ssh/config
-// alias works too) and appends it to ~/.ssh/known_hosts, plain unless
-// HashKnownHosts is set in the ssh configuration (OpenSSH's default is
-// plain; Debian's /etc/ssh/ssh_config turns hashing on). A key differing
-// from a recorded one is never replaced: HOSTKEY_CHANGED.
-func TrustHostKey(address string, port int) (string, error) {
-	return Options{}.TrustHostKey(address, port)
-}
-
 // Port is the port a connection to address dials when none is given: the
 // ssh configuration's Port for that host or alias, else 22.
 func Port(address string) int { return Options{}.Port(address) }
@@ -165,23 +156,6 @@ func CheckHostKey(ctx context.Context, address string, port int, user string) (s
 		return fp, dialError(err, address, port)
 	}
 	return fp, nil
-}
-
-// TrustHostKey records the host key; see the package function.
-func (o Options) TrustHostKey(address string, port int) (string, error) {
-	// `dvv hosts trust host:port` may arrive unsplit.
-	if h, p, err := net.SplitHostPort(address); err == nil && port == 0 {
-		if n, err := strconv.Atoi(p); err == nil {
-			address, port = h, n
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	r, err := sshx.Trust(ctx, o.sshOptions(address, port, "", ""))
-	if err != nil {
-		return "", dialError(err, address, port)
-	}
-	return r.Fingerprint, nil
 }
 
 // conn is one SSH connection shared by a terminal's shell, its runs and

@@ -45,7 +45,7 @@ func TestMalformedServersArePermanent(t *testing.T) {
 			if code(err) != c.want {
 				t.Fatalf("dial: want %s, got %v", c.want, err)
 			}
-			if _, err := h.opts().TrustHostKey("127.0.0.1", h.port); code(err) != c.want {
+			if _, _, err := h.opts().TrustHostKeyChecked("127.0.0.1", h.port, "", true); code(err) != c.want {
 				t.Fatalf("trust: want %s, got %v", c.want, err)
 			}
 		})

@@ -366,7 +366,7 @@ func TestDialErrors(t *testing.T) {
 	if code(err) != wire.HostKeyChanged || !strings.Contains(err.Error(), "CHANGED") {
 		t.Fatalf("changed key: %v", err)
 	}
-	if _, err := testOpts(s).TrustHostKey(s.Host, s.Port); code(err) != wire.HostKeyChanged {
+	if _, _, err := testOpts(s).TrustHostKeyChecked(s.Host, s.Port, "", true); code(err) != wire.HostKeyChanged {
 		t.Fatalf("trust over a changed key: %v", err)
 	}
 	_, err = testOpts(s).DialTerminal(ctx, limb.Target{Address: "127.0.0.1", Port: testbed.FreePort(t)})

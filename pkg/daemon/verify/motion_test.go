@@ -1,4 +1,4 @@
-package daemon
+package verify
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 type motionScreen struct {
 	t   *testing.T
 	buf *fb.Buffer
-	m   *motion
+	m   *Motion
 	at  time.Time
 }
 
@@ -51,11 +51,11 @@ func (s *motionScreen) paint(r image.Rectangle, g byte) {
 // act watches one act whose effect is painted by effect, and answers its
 // verification.
 func (s *motionScreen) act(points []image.Point, typing bool, press *image.Point, effect func()) *wire.Verification {
-	v := &verifier{window: 50 * time.Millisecond, watch: s.m.watch(points, typing), motion: s.m, press: press}
+	v := &Verifier{window: 50 * time.Millisecond, watch: s.m.watch(points, typing), motion: s.m, press: press}
 	if effect != nil {
 		effect()
 	}
-	return v.finish(context.Background())
+	return v.Finish(context.Background())
 }
 
 var (
@@ -138,7 +138,7 @@ func TestTypingGoesWhereInputWent(t *testing.T) {
 	// next.
 	s = newMotionScreen(t)
 	press0 := image.Point{X: 200, Y: 200}
-	if vf := (&verifier{motion: s.m, press: &press0}).finish(context.Background()); vf.Status != wire.VerifyDispatched {
+	if vf := (&Verifier{motion: s.m, press: &press0}).Finish(context.Background()); vf.Status != wire.VerifyDispatched {
 		t.Fatalf("verifyMs 0: %+v", vf)
 	}
 	vf = s.act(nil, true, nil, func() { s.paint(image.Rect(176, 224, 192, 240), 0x50) })

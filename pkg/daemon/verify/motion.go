@@ -1,4 +1,4 @@
-package daemon
+package verify
 
 import (
 	"context"
@@ -8,18 +8,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dvvhq/dvv/internal/hoptrace"
 	"github.com/dvvhq/dvv/pkg/fb"
+	"github.com/dvvhq/dvv/pkg/hoptrace"
 )
 
-// motion is a desktop limb's record of background motion: which tiles of
+// Motion is a desktop limb's record of background motion: which tiles of
 // its screen change with no act behind them (a clock, a blinking caret, a
 // log window, a progress bar), so an act's verification does not take
 // them for its effect. One goroutine per desktop limb follows the
 // mirror's damage and hashes each damaged tile: a repaint that left the
 // pixels as they were is no change, and a tile that keeps going back to
 // looks it showed before is blinking rather than moving.
-type motion struct {
+type Motion struct {
 	buf *fb.Buffer
 	tr  *fb.Tracker
 	now func() time.Time // time.Now; tests step it
@@ -66,17 +66,18 @@ const (
 	holdMax = 30 * time.Second
 )
 
-func startMotion(ctx context.Context, buf *fb.Buffer) *motion {
+// StartMotion keeps buf's motion record until ctx ends.
+func StartMotion(ctx context.Context, buf *fb.Buffer) *Motion {
 	m := newMotion(buf)
 	go m.run(ctx)
 	return m
 }
 
-func newMotion(buf *fb.Buffer) *motion {
-	return &motion{buf: buf, tr: buf.NewTracker(), now: time.Now, watches: map[*actWatch]struct{}{}}
+func newMotion(buf *fb.Buffer) *Motion {
+	return &Motion{buf: buf, tr: buf.NewTracker(), now: time.Now, watches: map[*actWatch]struct{}{}}
 }
 
-func (m *motion) run(ctx context.Context) {
+func (m *Motion) run(ctx context.Context) {
 	defer m.tr.Close()
 	for {
 		changed := m.buf.Changed() // before absorb: a change between them is not lost
@@ -98,7 +99,7 @@ type tileLook struct {
 
 // absorb takes the damage since the last call and updates the record and
 // every act being watched.
-func (m *motion) absorb() {
+func (m *Motion) absorb() {
 	m.absorbMu.Lock()
 	defer m.absorbMu.Unlock()
 	rects, fills, other, resized := m.tr.TakeRectsFills()
@@ -122,20 +123,39 @@ func (m *motion) absorb() {
 	// A resize, or a reconnect clearing the mirror (its coverage drops),
 	// starts every tile afresh.
 	if resized || w != m.w || h != m.h || cov < m.coverage {
-		m.w, m.h = w, h
-		m.cols = (w + fb.TileSize - 1) / fb.TileSize
-		// Reused when big enough: a server flipping its size must not
-		// leave a frame's worth of tile records behind on every flip.
-		if n := m.cols * ((h + fb.TileSize - 1) / fb.TileSize); cap(m.tiles) >= n {
-			m.tiles = m.tiles[:n]
-			clear(m.tiles)
-		} else {
-			m.tiles = make([]tileState, n)
-		}
+		m.restartLocked(w, h)
+	}
+	changed := m.noteLocked(looks, now)
+	if len(changed) > 0 {
 		for a := range m.watches {
-			a.resize()
+			a.add(changed, now)
 		}
 	}
+	m.changes = changed // absorbMu held: reused by the next absorb
+}
+
+// restartLocked starts every tile of a w×h frame afresh, and tells the
+// acts being watched.
+func (m *Motion) restartLocked(w, h int) {
+	m.w, m.h = w, h
+	m.cols = (w + fb.TileSize - 1) / fb.TileSize
+	// Reused when big enough: a server flipping its size must not
+	// leave a frame's worth of tile records behind on every flip.
+	if n := m.cols * ((h + fb.TileSize - 1) / fb.TileSize); cap(m.tiles) >= n {
+		m.tiles = m.tiles[:n]
+		clear(m.tiles)
+	} else {
+		m.tiles = make([]tileState, n)
+	}
+	for a := range m.watches {
+		a.resize()
+	}
+}
+
+// noteLocked records the looks in each tile's state, learning its motion
+// unless an act is under way (quiet), and returns the looks that changed
+// a tile, for the acts being watched (none when no act is).
+func (m *Motion) noteLocked(looks []tileLook, now time.Time) []tileLook {
 	quiet := m.acts > 0 || now.Before(m.quietEnd)
 	watched := len(m.watches) > 0 // only acts being watched want the changed tiles
 	changed := m.changes[:0]
@@ -168,12 +188,7 @@ func (m *motion) absorb() {
 		}
 		t.hash = lk.hash
 	}
-	if len(changed) > 0 {
-		for a := range m.watches {
-			a.add(changed, now)
-		}
-	}
-	m.changes = changed // absorbMu held: reused by the next absorb
+	return changed
 }
 
 // lookAt appends the look of every tile rects touch in a w x h frame.
@@ -322,7 +337,7 @@ const (
 // looks of the blinking ones. A moving area is the bounding box of a
 // cluster of restless tiles, one tile wider: a clock's hand sweeps on from
 // where it was, a log writes its next line under the last.
-func (m *motion) snapshotLocked(now time.Time) (class []uint8, looks map[int][4]uint64) {
+func (m *Motion) snapshotLocked(now time.Time) (class []uint8, looks map[int][4]uint64) {
 	class = make([]uint8, len(m.tiles))
 	looks = map[int][4]uint64{}
 	rows := 0

@@ -1,4 +1,4 @@
-package daemon
+package verify
 
 import (
 	"context"
@@ -31,7 +31,7 @@ type inputHints struct {
 
 // actWatch follows one act's window on the motion record.
 type actWatch struct {
-	m      *motion
+	m      *Motion
 	points []image.Point     // a pointer act's point(s); none for type and key
 	typing bool              // type or key: evidence is where input goes
 	input  []image.Rectangle // where input goes, as the act began
@@ -48,7 +48,7 @@ type actWatch struct {
 
 // watch begins an act's watch: damage from before it is absorbed first (it
 // is not the act's effect), then the record's view of every tile is kept.
-func (m *motion) watch(points []image.Point, typing bool) *actWatch {
+func (m *Motion) watch(points []image.Point, typing bool) *actWatch {
 	m.absorb()
 	now := m.now()
 	m.mu.Lock()
@@ -65,7 +65,7 @@ func (m *motion) watch(points []image.Point, typing bool) *actWatch {
 
 // inputAreaLocked: near the last press, the previous input's effect, and
 // every blinking tile (a caret blinks where the focus is).
-func (m *motion) inputAreaLocked(carets map[int][4]uint64) []image.Rectangle {
+func (m *Motion) inputAreaLocked(carets map[int][4]uint64) []image.Rectangle {
 	var area []image.Rectangle
 	if p := m.hints.press; p != nil {
 		area = append(area, image.Rect(p.X-inputRadius, p.Y-inputRadius, p.X+inputRadius+1, p.Y+inputRadius+1))
@@ -85,7 +85,7 @@ func (m *motion) inputAreaLocked(carets map[int][4]uint64) []image.Rectangle {
 // a change there (or a guess made when dvv did not know where input went:
 // a clock that ticked while keys went to a window that ignores them) is
 // no longer where input goes.
-func (m *motion) notePress(p image.Point) {
+func (m *Motion) notePress(p image.Point) {
 	m.mu.Lock()
 	m.hints.press = &p
 	m.hints.echo = image.Rectangle{}
@@ -200,7 +200,7 @@ func (a *actWatch) tied(r image.Rectangle) bool {
 	return false
 }
 
-func (v *verifier) finishDesktop(ctx context.Context, out *wire.Verification, start time.Time, deadline <-chan time.Time) *wire.Verification {
+func (v *Verifier) finishDesktop(ctx context.Context, out *wire.Verification, start time.Time, deadline <-chan time.Time) *wire.Verification {
 	a := v.watch
 	ev := &actEvidence{untied: map[int]bool{}, moving: map[int]bool{}, blinking: map[int]bool{}}
 	for {
