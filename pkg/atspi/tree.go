@@ -360,9 +360,6 @@ var stateTable = []string{
 	"read-only",
 }
 
-// StateNames lists the state names a filter may use.
-func StateNames() []string { return append([]string(nil), stateTable[1:]...) }
-
 // optionsOfCombo says node i is the closed list of a combo box, whose items
 // are its options: select needs their ids though they are not on screen.
 func optionsOfCombo(nodes []Node, i int) bool {
