@@ -80,72 +80,100 @@ func Parse(s string) (Spec, error) {
 		}
 		return Spec{Backend: QMP, Path: path.Clean(rest)}, nil
 	case QMPSSH:
-		u, err := url.Parse(s)
-		if err != nil {
-			return Spec{}, bad("%v", err)
-		}
-		sp := Spec{Backend: QMPSSH, Path: u.Path}
-		if err := sshHop(&sp, u); err != nil {
-			return Spec{}, err
-		}
-		if !path.IsAbs(sp.Path) || u.RawQuery != "" || u.Fragment != "" {
-			return Spec{}, bad("qmp+ssh needs the socket's absolute path on the hypervisor, as qmp+ssh://user@host/run/vm/qmp.sock")
-		}
-		sp.Path = path.Clean(sp.Path)
-		return sp, nil
+		return parseQMPSSH(s)
 	case Libvirt:
-		dom, query, _ := strings.Cut(rest, "?")
-		if dom == "" || strings.ContainsAny(dom, "/ ") {
-			return Spec{}, bad("libvirt needs a domain name, as libvirt:win11")
-		}
-		sp := Spec{Backend: Libvirt, Domain: dom, URI: "qemu:///system"}
-		// Not url.ParseQuery: it reads the + of qemu+ssh as a space.
-		q := map[string]string{}
-		for _, kv := range strings.Split(query, "&") {
-			if kv == "" {
-				continue
-			}
-			k, v, _ := strings.Cut(kv, "=")
-			v, err := url.PathUnescape(v)
-			if err != nil {
-				return Spec{}, bad("%v", err)
-			}
-			if k != "uri" && k != "socket" {
-				return Spec{}, bad("unknown parameter %q (uri and socket are known)", k)
-			}
-			q[k] = v
-		}
-		if v := q["uri"]; v != "" {
-			sp.URI = v
-		}
-		if v := q["socket"]; v != "" {
-			if !path.IsAbs(v) {
-				return Spec{}, bad("socket must be an absolute path")
-			}
-			sp.Socket = path.Clean(v)
-		}
-		u, err := url.Parse(sp.URI)
-		if err != nil {
-			return Spec{}, bad("uri: %v", err)
-		}
-		switch u.Scheme {
-		case "qemu":
-			if u.Host != "" || u.User != nil {
-				return Spec{}, bad("uri %q names a host; reach a remote libvirt with qemu+ssh://user@host/system", sp.URI)
-			}
-		case "qemu+ssh":
-			if err := sshHop(&sp, u); err != nil {
-				return Spec{}, err
-			}
-		default:
-			return Spec{}, bad("uri %q: qemu:///system, qemu:///session and qemu+ssh://user@host/system are known", sp.URI)
-		}
-		if u.Path != "/system" && u.Path != "/session" {
-			return Spec{}, bad("uri %q: the path is /system or /session", sp.URI)
-		}
-		return sp, nil
+		return parseLibvirt(rest)
 	}
 	return Spec{}, bad("unknown backend %q", scheme)
+}
+
+// parseQMPSSH reads qmp+ssh://user@host[:port]/path.
+func parseQMPSSH(s string) (Spec, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return Spec{}, bad("%v", err)
+	}
+	sp := Spec{Backend: QMPSSH, Path: u.Path}
+	if err := sshHop(&sp, u); err != nil {
+		return Spec{}, err
+	}
+	if !path.IsAbs(sp.Path) || u.RawQuery != "" || u.Fragment != "" {
+		return Spec{}, bad("qmp+ssh needs the socket's absolute path on the hypervisor, as qmp+ssh://user@host/run/vm/qmp.sock")
+	}
+	sp.Path = path.Clean(sp.Path)
+	return sp, nil
+}
+
+// parseLibvirt reads what follows libvirt: DOMAIN[?uri=…][&socket=…].
+func parseLibvirt(rest string) (Spec, error) {
+	dom, query, _ := strings.Cut(rest, "?")
+	if dom == "" || strings.ContainsAny(dom, "/ ") {
+		return Spec{}, bad("libvirt needs a domain name, as libvirt:win11")
+	}
+	sp := Spec{Backend: Libvirt, Domain: dom, URI: "qemu:///system"}
+	q, err := libvirtQuery(query)
+	if err != nil {
+		return Spec{}, err
+	}
+	if v := q["uri"]; v != "" {
+		sp.URI = v
+	}
+	if v := q["socket"]; v != "" {
+		if !path.IsAbs(v) {
+			return Spec{}, bad("socket must be an absolute path")
+		}
+		sp.Socket = path.Clean(v)
+	}
+	if err := libvirtURI(&sp); err != nil {
+		return Spec{}, err
+	}
+	return sp, nil
+}
+
+// libvirtQuery reads uri= and socket=. Not url.ParseQuery: it reads the +
+// of qemu+ssh as a space.
+func libvirtQuery(query string) (map[string]string, error) {
+	q := map[string]string{}
+	for _, kv := range strings.Split(query, "&") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		v, err := url.PathUnescape(v)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		if k != "uri" && k != "socket" {
+			return nil, bad("unknown parameter %q (uri and socket are known)", k)
+		}
+		q[k] = v
+	}
+	return q, nil
+}
+
+// libvirtURI checks sp.URI: a local qemu:/// or a qemu+ssh:// hop, to
+// /system or /session.
+func libvirtURI(sp *Spec) error {
+	u, err := url.Parse(sp.URI)
+	if err != nil {
+		return bad("uri: %v", err)
+	}
+	switch u.Scheme {
+	case "qemu":
+		if u.Host != "" || u.User != nil {
+			return bad("uri %q names a host; reach a remote libvirt with qemu+ssh://user@host/system", sp.URI)
+		}
+	case "qemu+ssh":
+		if err := sshHop(sp, u); err != nil {
+			return err
+		}
+	default:
+		return bad("uri %q: qemu:///system, qemu:///session and qemu+ssh://user@host/system are known", sp.URI)
+	}
+	if u.Path != "/system" && u.Path != "/session" {
+		return bad("uri %q: the path is /system or /session", sp.URI)
+	}
+	return nil
 }
 
 func sshHop(sp *Spec, u *url.URL) error {

@@ -75,9 +75,11 @@ func TestProductDoesNotImportInternal(t *testing.T) {
 }
 
 // requestPath are the packages a request runs through inside dvvd: the
-// daemon (with any package split out of it) and the RFB server shares
-// and viewers are served by.
-var requestPath = []string{"pkg/daemon", "pkg/rfbserver"}
+// daemon (with any package split out of it), the RFB server shares and
+// viewers are served by, and what the structure and machine ops call on
+// the request's own goroutine (machine strings, the window manager, the
+// accessibility tree, policy, saved hosts).
+var requestPath = []string{"pkg/daemon", "pkg/rfbserver", "pkg/machine", "pkg/xwin", "pkg/atspi", "pkg/policy", "pkg/hosts"}
 
 // maxCyclomatic bounds a function's branches on the request path, so
 // each reads as one decision and its stages have names.
