@@ -44,13 +44,13 @@ type WaitAnswer struct {
 // WaitAnswer (op_wait_gen.go).
 func waitOp() OpSpec {
 	return OpSpec{
-		Name:         OpWait,
-		Limb:         true,
-		ReadOnly:     true,
-		RetrySafe:    true,
+		Name:      OpWait,
+		Limb:      true,
+		ReadOnly:  true,
+		RetrySafe: true,
 		VariantKinds: map[string]string{"exit": KindTerminal, "window": KindDesktop, "window-gone": KindDesktop, "window-active": KindDesktop,
 			"element": KindDesktop, "element-gone": KindDesktop, "text-equals": KindDesktop, "text-contains": KindDesktop},
-		Raises:       codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported, NoStructure, StaleElement, NotFound),
-		Answer:       "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`. window, window-gone and window-active read the window manager's list over the desktop's SSH sidecar (as `windows`): a window whose id is `window` or whose title holds it is there, none is, or it is the active one; detail names the window. element and element-gone wait for an accessibility element (window, role, nameContains, states, as inspect) to be there or gone, `elements` the ones found; text-equals and text-contains wait for an element's text (never a password field's: `UNSUPPORTED`), `elements` the element read (docs/structure.md)",
+		Raises: codes(NotReady, NotConnected, Timeout, WrongProtocol, Unsupported, NoStructure, StaleElement, NotFound),
+		Answer: "`wait`: settled, elapsedMs, detail, exitCode, `matches` (desktop until text: where it was read, as in `find`); a timeout is `settled: false`, not an error. On a desktop, text and text-gone recognise the mirror's changed areas (docs/ocr.md); without Tesseract: `UNSUPPORTED`. window, window-gone and window-active read the window manager's list over the desktop's SSH sidecar (as `windows`): a window whose id is `window` or whose title holds it is there, none is, or it is the active one; detail names the window. element and element-gone wait for an accessibility element (window, role, nameContains, states, as inspect) to be there or gone, `elements` the ones found; text-equals and text-contains wait for an element's text (never a password field's: `UNSUPPORTED`), `elements` the element read (docs/structure.md)",
 	}
 }
