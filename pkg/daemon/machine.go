@@ -139,7 +139,7 @@ func (c *call) machineRenew(op, act, snapshot string, timeoutMs *int, fn func(ct
 	}
 	l.mu.Lock()
 	l.machineEv = ev
-	ch, before := l.stateCh, l.reconnects
+	before := l.reconnects
 	l.mu.Unlock()
 	l.d.log.Info("limb machine renewed", "limb", l.id, "act", act)
 	l.d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: "machine " + act})
@@ -148,8 +148,7 @@ func (c *call) machineRenew(op, act, snapshot string, timeoutMs *int, fn func(ct
 	defer deadline.Stop()
 	for {
 		l.mu.Lock()
-		state, n := l.state, l.reconnects
-		ch = l.stateCh
+		state, n, ch := l.state, l.reconnects, l.stateCh
 		l.mu.Unlock()
 		if state == wire.StateConnected && n > before {
 			return &st, l.observe(c.att), nil
