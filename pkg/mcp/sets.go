@@ -68,8 +68,8 @@ const (
 		"(dvv_signals' window_structure says the same). Cost: no image; about 250 bytes a window."
 
 	docWindow = "Activates, moves (the frame's top left to x,y), resizes (the client area to width×height) or closes a window through " +
-		"the window manager, then reads its state back: verified only for what was read back, else a note says what differs and why " +
-		"(a fixed-size dialog, a program asking before it closes). Needs the lease, as input does. Cost: no image; about 400 bytes."
+		"the window manager, then reads its state back and checks the mirrored screen changed there: verified only when both agree, " +
+		"else a note says which side differs and why (a fixed-size dialog, a program asking before it closes, a window not drawn). Needs the lease, as input does. Cost: no image; about 400 bytes."
 
 	docWorkspaces = "Lists the window manager's workspaces (count, current, names), or switches to workspace n and reads it back. " +
 		"Cost: no image; about 150 bytes."
