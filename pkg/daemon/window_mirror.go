@@ -14,14 +14,18 @@ import (
 // mirrorWatch is what a window act's check of the mirror needs from before
 // the act: where the mirror changed since.
 type mirrorWatch struct {
-	buf   *fb.Buffer
-	tr    *fb.Tracker
-	rects []image.Rectangle
+	buf      *fb.Buffer
+	tr       *fb.Tracker
+	rects    []image.Rectangle
+	perceive bool // without it nothing keeps the mirror current
 }
 
 // watchMirror starts watching the desktop's mirror before a window act.
 func watchMirror(k *desktopLimb) *mirrorWatch {
-	return &mirrorWatch{buf: k.buf, tr: k.buf.NewTracker()}
+	k.l.mu.Lock()
+	perceive := k.l.perceive
+	k.l.mu.Unlock()
+	return &mirrorWatch{buf: k.buf, tr: k.buf.NewTracker(), perceive: perceive}
 }
 
 func rect(r xwin.Rect) image.Rectangle { return image.Rect(r.X, r.Y, r.X+r.W, r.Y+r.H) }
@@ -45,6 +49,9 @@ func (m *mirrorWatch) confirm(ctx context.Context, action string, before, after 
 		where = []image.Rectangle{rect(before.Frame)}
 	default:
 		return ""
+	}
+	if !m.perceive {
+		return "the window manager states it, but the limb was opened without perceive: there is no mirror to see it in (open again with perceive: true)"
 	}
 	w, h := m.buf.Size()
 	for i := range where {

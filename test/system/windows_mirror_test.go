@@ -25,7 +25,7 @@ func xCapture(t *testing.T, s *testbed.DesktopSession) *image.RGBA {
 // and the X server's own capture shows it where dvv's mirror does; a window
 // the manager moves on another workspace is stated moved (xwininfo, wmctrl)
 // but not drawn, so the answer is not verified and the note says the
-// mirror disagreed.
+// mirror disagreed; a limb opened without perceive has no mirror to agree.
 func TestWindowActsAreCheckedAgainstTheMirror(t *testing.T) {
 	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{Cookie: true})
 	_, shown := s.Program(t, "shown-window", "zenity", "--text-info", "--title", "shown-window")
@@ -73,5 +73,19 @@ func TestWindowActsAreCheckedAgainstTheMirror(t *testing.T) {
 	truth = xCapture(t, s)
 	if c := truth.At(hx+hw/2, hy+hh/2); lum(c) != 0 {
 		t.Fatalf("the X server draws %v at the hidden window's centre, not the black root", c)
+	}
+
+	// A limb opened without perceive keeps no mirror: the manager's word
+	// alone is not verified, and the note says how to get the mirror.
+	d.must("close", limb)
+	bare := response(t, d.must("open", "desk", "--json")).LimbID
+	d.must("wait", bare, "--until", "connected", "--timeout", "20s")
+	d.must("control", "acquire", bare)
+	act = response(t, d.must("window", bare, strconv.FormatUint(shownID, 10), "move", "120", "90", "--json")).Window
+	if act.Verified || !strings.Contains(act.Note, "perceive") {
+		t.Fatalf("move on a limb without a mirror: %+v, want not verified, saying to open with perceive", act)
+	}
+	if x, y, _, _ := xwininfo(t, s, shown); x != act.Window.Client.X || y != act.Window.Client.Y {
+		t.Fatalf("xwininfo puts the client at %d,%d; dvv said %+v", x, y, act.Window.Client)
 	}
 }
