@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,9 +21,10 @@ import (
 
 // TestStructureWaitThroughTheBridge: with --tools structure an agent waits
 // on the desktop's structure through dvvd's wait: for a window that appears
-// after the wait began (its id the X server's, as xdotool finds it), and for
-// an entry's text set through dvv_element; the reference dvv_wait still
-// refuses those conditions.
+// after the wait began (its id the X server's, as xdotool finds it), for an
+// entry's text set through dvv_element (the text the program prints on OK),
+// and for the window gone; the reference dvv_wait still refuses those
+// conditions.
 func TestStructureWaitThroughTheBridge(t *testing.T) {
 	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{Cookie: true})
 	t.Setenv("SSH_AUTH_SOCK", "")
@@ -64,7 +67,7 @@ func TestStructureWaitThroughTheBridge(t *testing.T) {
 		appeared <- r
 	}()
 	time.Sleep(300 * time.Millisecond) // usually after the wait's first look found nothing
-	_, xwin := s.Program(t, "swaitbed", "zenity", "--entry", "--title", "swaitbed", "--text", "Answer")
+	prog, xwin := s.Program(t, "swaitbed", "zenity", "--entry", "--title", "swaitbed", "--text", "Answer")
 	r := <-appeared
 	if r == nil || r.IsError {
 		t.Fatalf("dvv_structure_wait window: %v", r)
@@ -101,6 +104,25 @@ func TestStructureWaitThroughTheBridge(t *testing.T) {
 	r = call(t, cs, "dvv_structure_wait", map[string]any{"limbId": limb, "until": "text-contains", "element": entry, "text": "never typed", "timeoutMs": 600})
 	if w, _ = structuredOf(t, r)["wait"].(map[string]any); r.IsError || w["settled"] != false {
 		t.Fatalf("until text-contains for text not there: %s", texts(r))
+	}
+	// The program itself holds that text: OK makes zenity print its entry.
+	r = call(t, cs, "dvv_structure_wait", map[string]any{"limbId": limb, "until": "element", "window": "swaitbed", "role": "push button", "nameContains": "OK", "timeoutMs": 20000})
+	w, _ = structuredOf(t, r)["wait"].(map[string]any)
+	if els, _ = w["elements"].([]any); r.IsError || len(els) != 1 {
+		t.Fatalf("until element (OK): %s", texts(r))
+	}
+	ok, _ := els[0].(map[string]any)["id"].(string)
+	if r := call(t, cs, "dvv_element", map[string]any{"limbId": limb, "action": "invoke", "element": ok}); r.IsError {
+		t.Fatalf("invoke OK: %s", texts(r))
+	}
+	testbed.Eventually(t, 15*time.Second, "zenity to print the entry", func() bool {
+		b, _ := os.ReadFile(prog.Log)
+		return slices.Contains(strings.Split(string(b), "\n"), "Forty two")
+	})
+	// Its window gone, a wait for that settles.
+	r = call(t, cs, "dvv_structure_wait", map[string]any{"limbId": limb, "until": "window-gone", "window": fmt.Sprintf("0x%x", xid), "timeoutMs": 20000})
+	if w, _ = structuredOf(t, r)["wait"].(map[string]any); r.IsError || w["settled"] != true {
+		t.Fatalf("until window-gone: %s", texts(r))
 	}
 
 	// Screen conditions stay dvv_wait's; structure conditions are not dvv_wait's.
