@@ -41,6 +41,9 @@ func opWindow(c *call, a wire.WindowArgs) (*wire.WindowAnswer, error) {
 		settle = time.Duration(*a.TimeoutMs) * time.Millisecond
 	}
 	act := &wire.WindowAct{Action: a.Action}
+	// Watched from before the act, so the change it makes is seen.
+	mirror := watchMirror(l.dsk)
+	deadline := time.Now().Add(settle)
 	var done func(w xwin.Window, gone bool) bool
 	switch a.Action {
 	case "activate":
@@ -60,14 +63,18 @@ func opWindow(c *call, a wire.WindowArgs) (*wire.WindowAnswer, error) {
 		return nil, wire.Errorf(wire.NoStructure, "the X server refused the request to the window manager: %v", err)
 	}
 	after, gone, ok := waitWindow(c.ctx, x, id, settle, done)
-	act.Verified = ok
 	if !gone {
 		w := wireWindow(after)
 		act.Window = &w
 	}
 	if !ok {
+		mirror.tr.Close()
 		act.Note = windowNote(a, before, after, gone, settle)
+		return &wire.WindowAnswer{Window: act}, nil
 	}
+	// The manager states it; the picture must show it too.
+	act.Note = mirror.confirm(c.ctx, a.Action, before, after, deadline)
+	act.Verified = act.Note == ""
 	return &wire.WindowAnswer{Window: act}, nil
 }
 

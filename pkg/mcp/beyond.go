@@ -20,7 +20,7 @@ type beyond struct {
 }
 
 var beyondReference = map[string]beyond{
-	"dvv_wait": {variants: []string{"window", "window-gone", "window-active", "element", "element-gone", "text-equals", "text-contains"},
+	"dvv_wait": {variants: structureUntil,
 		codes: []wire.Code{wire.NoStructure, wire.StaleElement, wire.NotFound}, answerFields: []string{"elements"}},
 	"dvv_screen": {answerFields: []string{"windows", "windowsAbsent"}},
 	"dvv_run":    {codes: []wire.Code{wire.SudoRefused}, answerFields: []string{"sudo", "via"}},

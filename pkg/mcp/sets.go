@@ -68,8 +68,8 @@ const (
 		"(dvv_signals' window_structure says the same). Cost: no image; about 250 bytes a window."
 
 	docWindow = "Activates, moves (the frame's top left to x,y), resizes (the client area to width×height) or closes a window through " +
-		"the window manager, then reads its state back: verified only for what was read back, else a note says what differs and why " +
-		"(a fixed-size dialog, a program asking before it closes). Needs the lease, as input does. Cost: no image; about 400 bytes."
+		"the window manager, then reads its state back and checks the mirrored screen changed there: verified only when both agree, " +
+		"else a note says which side differs and why (a fixed-size dialog, a program asking before it closes, a window not drawn). Needs the lease, as input does. Cost: no image; about 400 bytes."
 
 	docWorkspaces = "Lists the window manager's workspaces (count, current, names), or switches to workspace n and reads it back. " +
 		"Cost: no image; about 150 bytes."
@@ -143,6 +143,18 @@ var Sets = []ToolSet{
 				arg("state", "toggle: on or off; default the other way."),
 				arg("value", "value: the number to set, within the element's range."),
 			)},
+		{Name: "dvv_structure_wait", Op: wire.OpWait, Set: "structure", Title: "Wait for a window or an element", Doc: docStructureWait,
+			Shell: "dvv wait <limbId> --until window --window Preferences", Idem: true,
+			Args: withTrio(
+				field("until"),
+				arg("window", "window, window-gone, window-active: a window id from dvv_windows (0x…) or part of its title (needed); element, element-gone: the window to search, as dvv_inspect's window (default every window)."),
+				arg("role", "element, element-gone: only this role, as dvv_inspect's."),
+				arg("nameContains", "element, element-gone: only elements whose name holds this; case ignored."),
+				arg("states", "element, element-gone: only elements with every one of these states."),
+				arg("element", "text-equals, text-contains: the element's id from dvv_inspect (needed)."),
+				maxBytes(field("text"), MaxText),
+				field("timeoutMs"),
+			)},
 	})},
 	{Name: "evidence", Doc: "what was done to a limb, recordings, dvvd's report", Budget: 8 << 10, Tools: fromSpec([]Tool{
 		{Name: "dvv_history", Op: wire.OpHistory, Set: "evidence", Title: "What was done to a limb", Doc: docHistory,
@@ -204,6 +216,11 @@ func init() {
 	for i := range Sets {
 		for j := range Sets[i].Tools {
 			t := &Sets[i].Tools[j]
+			if t.Name == "dvv_structure_wait" {
+				// The screen's and the terminal's conditions are dvv_wait's.
+				a, _ := t.arg("until")
+				a.Enum = structureUntil
+			}
 			if t.Name == "dvv_click_text" {
 				a, _ := t.arg("text")
 				a.Required = true
@@ -246,7 +263,8 @@ func SetInstructions(sets []string) string {
 			b.WriteString("\n\nOn a Linux desktop with an SSH sidecar, dvv_windows lists its windows with bounds in native pixels; " +
 				"dvv_window activates, moves, resizes or closes one and reads the result back; dvv_workspaces lists or switches workspaces. " +
 				"dvv_inspect lists a window's accessibility elements (role, name, states, bounds) with ids, and dvv_element types into a field, " +
-				"toggles, selects, sets a value or invokes an action by id, verified by reading it back: prefer them to pixels where they apply.")
+				"toggles, selects, sets a value or invokes an action by id, verified by reading it back: prefer them to pixels where they apply. " +
+				"dvv_structure_wait waits for a window or an element to appear, go or become active, or for an element's text.")
 		case "evidence":
 			b.WriteString("\n\ndvv_history lists what was done to a limb; dvv_record records it; dvv_report describes dvvd for a bug report.")
 		case "script":

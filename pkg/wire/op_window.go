@@ -39,6 +39,6 @@ func windowOp() OpSpec {
 		KindNote: "a terminal has no windows: use run",
 		Caps:     []string{"control"},
 		Raises:   codes(NoStructure, NotFound, WrongProtocol, LeaseNotHeld, LeaseRevoked, NotConnected, HostKeyUnknown, Timeout),
-		Answer:   "`window`: action, window (as the window manager states it afterwards; absent once closed), verified (what was asked was read back from EWMH: active, frame at x,y, client w×h, gone), note (why not: a program may keep a minimum size or ask before closing)",
+		Answer:   "`window`: action, window (as the window manager states it afterwards; absent once closed), verified (what was asked was read back from EWMH: active, frame at x,y, client w×h, gone; and the mirror changed where the window was or is now), note (why not, and which side disagreed: a program may keep a minimum size or ask before closing; a window on another workspace or covered is stated moved but not drawn)",
 	}
 }
