@@ -245,8 +245,10 @@ func TestGUICorpus(t *testing.T) {
 
 // corpusRecall is the least recall TestGUICorpus accepts (0.47 before
 // keys' frames were cut away; docs/ocr.md has the figures and what is
-// still missed).
-const corpusRecall = 0.9
+// still missed). The corpus reads 92 of 102 words on a quiet machine and
+// one or two fewer on a loaded one (xcalc's CE/C, xmessage's "document"),
+// so the bound sits two words under the figure rather than on it.
+const corpusRecall = 0.88
 
 // readCapture reads a whole capture as find does: a fresh reader on a
 // mirror holding it.
