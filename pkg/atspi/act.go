@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -32,6 +33,10 @@ type Result struct {
 	Value *Value
 }
 
+// actSettle is how long an act reads the element again for its new
+// state (focused, checked, expanded) to show.
+const actSettle = time.Second
+
 // Focus grabs the keyboard focus and reads the focused state back.
 func (c *Client) Focus(ctx context.Context, n Node) (Result, error) {
 	if !n.Implements("Component") {
@@ -41,11 +46,30 @@ func (c *Client) Focus(ctx context.Context, n Node) (Result, error) {
 	if err := c.call(ctx, n.Ref, ifComponent, "GrabFocus", []any{&ok}); err != nil {
 		return Result{}, err
 	}
-	after, err := c.Node(ctx, n.Ref)
+	after, err := c.settled(ctx, n.Ref, func(m Node) bool { return m.Has("focused") })
 	if err != nil {
 		return Result{}, err
 	}
 	return Result{Verified: after.Has("focused"), Detail: "focused state read back", State: after.States}, nil
+}
+
+// settled reads node r again until ok says its state has come, or for
+// actSettle at most: a toolkit applies a grab or an action on its own
+// main loop, after the call has answered. The last read is returned
+// either way; the caller says what it shows.
+func (c *Client) settled(ctx context.Context, r Ref, ok func(Node) bool) (Node, error) {
+	deadline := time.Now().Add(actSettle)
+	for {
+		n, err := c.Node(ctx, r)
+		if err != nil || ok(n) || time.Now().After(deadline) {
+			return n, err
+		}
+		select {
+		case <-ctx.Done():
+			return n, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // SetText replaces the element's text and reads it back; a protected
@@ -200,7 +224,7 @@ func (c *Client) Toggle(ctx context.Context, n Node, want string) (Result, error
 	if err := c.doAction(ctx, n, i); err != nil {
 		return Result{}, err
 	}
-	after, err := c.Node(ctx, n.Ref)
+	after, err := c.settled(ctx, n.Ref, func(m Node) bool { return m.Has("checked") == target })
 	if err != nil {
 		return Result{}, err
 	}
@@ -306,7 +330,7 @@ func (c *Client) Expand(ctx context.Context, n Node, want bool) (Result, error) 
 	if err := c.doAction(ctx, n, i); err != nil {
 		return Result{}, err
 	}
-	after, err := c.Node(ctx, n.Ref)
+	after, err := c.settled(ctx, n.Ref, func(m Node) bool { return m.Has("expanded") == want })
 	if err != nil {
 		return Result{}, err
 	}
