@@ -89,6 +89,15 @@ func (c *call) machineAct(op string, fn func(ctx context.Context, m machine.Mach
 	if err := c.l.checkPersonHold(c.att, op); err != nil {
 		return nil, err
 	}
+	st, err := c.actThenState(fn)
+	if err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// actThenState runs fn on the limb's machine and reads its state after.
+func (c *call) actThenState(fn func(ctx context.Context, m machine.Machine) error) (wire.MachineState, error) {
 	var st wire.MachineState
 	err := c.withMachine(func(ctx context.Context, m machine.Machine) error {
 		if err := fn(ctx, m); err != nil {
@@ -98,10 +107,7 @@ func (c *call) machineAct(op string, fn func(ctx context.Context, m machine.Mach
 		st, err = m.State(ctx)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &st, nil
+	return st, err
 }
 
 // machineRenew runs a restore or a reset: acts in flight finish first and
@@ -120,15 +126,7 @@ func (c *call) machineRenew(op, act, snapshot string, timeoutMs *int, fn func(ct
 	}
 	l.machineGate.Lock()
 	defer l.machineGate.Unlock()
-	var st wire.MachineState
-	err := c.withMachine(func(ctx context.Context, m machine.Machine) error {
-		if err := fn(ctx, m); err != nil {
-			return err
-		}
-		var err error
-		st, err = m.State(ctx)
-		return err
-	})
+	st, err := c.actThenState(fn)
 	if err != nil {
 		return nil, nil, err
 	}

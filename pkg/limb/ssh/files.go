@@ -295,15 +295,9 @@ func (f *files) GetRange(p string, w io.Writer, offset, length int64) (int64, er
 // An append that stops half-way leaves what arrived: unlike put, there is
 // no temporary file to rename.
 func (f *files) Append(p string, r io.Reader, mode uint32) (int64, error) {
-	if mode > 0o7777 {
-		return 0, badRequest("mode %o has bits beyond 07777; give permission bits only, e.g. 420 (0644)", mode)
-	}
-	abs, err := f.Resolve(p)
+	abs, err := f.writeTarget(p, mode)
 	if err != nil {
 		return 0, err
-	}
-	if st, err := f.sc.Stat(abs); err == nil && st.IsDir() {
-		return 0, badRequest("%s is a directory; put needs a file path (e.g. %s/name)", abs, abs)
 	}
 	dst, err := f.sc.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
@@ -358,20 +352,30 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// writeTarget checks a put's or an append's mode and resolves its path,
+// refusing a directory.
+func (f *files) writeTarget(p string, mode uint32) (string, error) {
+	if mode > 0o7777 {
+		return "", badRequest("mode %o has bits beyond 07777; give permission bits only, e.g. 420 (0644)", mode)
+	}
+	abs, err := f.Resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if st, err := f.sc.Stat(abs); err == nil && st.IsDir() {
+		return "", badRequest("%s is a directory; put needs a file path (e.g. %s/name)", abs, abs)
+	}
+	return abs, nil
+}
+
 // Put streams r into the remote file, creating or truncating it. A mode
 // (permission bits, 0..07777) is applied explicitly, so the remote umask
 // does not change it; mode 0 keeps an existing file's mode and gives a new
 // file the server's default.
 func (f *files) Put(p string, r io.Reader, mode uint32) (int64, error) {
-	if mode > 0o7777 {
-		return 0, badRequest("mode %o has bits beyond 07777; give permission bits only, e.g. 420 (0644)", mode)
-	}
-	abs, err := f.Resolve(p)
+	abs, err := f.writeTarget(p, mode)
 	if err != nil {
 		return 0, err
-	}
-	if st, err := f.sc.Stat(abs); err == nil && st.IsDir() {
-		return 0, badRequest("%s is a directory; put needs a file path (e.g. %s/name)", abs, abs)
 	}
 	// The data goes to a temporary name beside the target, renamed over it
 	// only once complete: a transfer that stops half-way (its caller gave
