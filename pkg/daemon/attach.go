@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,7 +29,9 @@ type attachment struct {
 	limbs    map[string]bool // attached limb ids
 	conns    int
 	lastSeen time.Time
-	person   bool // took control as a person (takeover); like the rest, guarded by Daemon.mu
+	// person: took control as a person (takeover). Unlike the rest it is
+	// atomic, so a limb's lease reads it under its own lock alone.
+	person atomic.Bool
 }
 
 // sessionHint is how to fix a refused attachment name or session key.

@@ -25,7 +25,6 @@ const writeTimeout = 30 * time.Second
 // conn is one socket connection. It starts unattached; the first request
 // that needs an attachment (or hello/attach) makes one.
 type conn struct {
-	d  *Daemon
 	nc net.Conn
 	// attMu guards att: concurrent requests (those with an id) may race to
 	// be the first one, and exactly one of them must attach.
@@ -68,16 +67,17 @@ func (c *conn) track(id json.RawMessage) (ctx context.Context, done func()) {
 	}
 }
 
-// admit counts a request with an id in, or says which limit refuses it.
-func (c *conn) admit() string {
+// admit counts a request with an id in, against this connection's limit
+// and total (every connection's), or says which limit refuses it.
+func (c *conn) admit(total *atomic.Int64) string {
 	c.inflightMu.Lock()
 	n := len(c.inflight)
 	c.inflightMu.Unlock()
 	if n >= maxInflightPerConn {
 		return fmt.Sprintf("this connection already has %d requests running; answer them first", maxInflightPerConn)
 	}
-	if c.d.inflight.Add(1) > maxInflightTotal {
-		c.d.inflight.Add(-1)
+	if total.Add(1) > maxInflightTotal {
+		total.Add(-1)
 		return fmt.Sprintf("dvvd already runs %d requests for its clients", maxInflightTotal)
 	}
 	return ""
@@ -99,7 +99,7 @@ func (c *conn) withdraw(id json.RawMessage) bool {
 // in the order it came, even before its goroutine has started.
 func (d *Daemon) newConn(nc net.Conn) *conn {
 	ctx, cancel := context.WithCancel(d.ctx)
-	c := &conn{d: d, nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel, opened: time.Now(),
+	c := &conn{nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel, opened: time.Now(),
 		lr: newLineReader(nc, wire.MaxLine, d.cfg.LineIdle, d.lines)}
 	d.live[c] = struct{}{}
 	return c
@@ -137,7 +137,7 @@ func (d *Daemon) serveConn(c *conn) {
 			c.lr.release()
 			continue
 		}
-		req, err := decodeRequest(c.d.cfg.Ops, line)
+		req, err := decodeRequest(d.cfg.Ops, line)
 		// The line's buffer counts against the daemon-wide budget of
 		// unfinished lines (limits.go); hand it back before serving,
 		// which may take long.
@@ -156,11 +156,11 @@ func (d *Daemon) serveConn(c *conn) {
 		// with an id run concurrently and are answered as they finish.
 		// Inline ops (wire.OpSpec.Inline) answer from memory in microseconds:
 		// handing them to another goroutine would cost more than the op.
-		if spec, _ := c.d.cfg.Ops.Spec(req.OpName); len(req.ID) == 0 || (spec != nil && spec.Inline) {
-			c.handle(c.ctx, req)
+		if spec, _ := d.cfg.Ops.Spec(req.OpName); len(req.ID) == 0 || (spec != nil && spec.Inline) {
+			d.handle(c.ctx, c, req)
 			continue
 		}
-		if msg := c.admit(); msg != "" {
+		if msg := c.admit(&d.inflight); msg != "" {
 			resp := busy(msg)
 			resp.ID = req.ID
 			c.send(resp)
@@ -170,7 +170,7 @@ func (d *Daemon) serveConn(c *conn) {
 		ctx, done := c.track(req.ID)
 		// Its own goroutine, so a slow op (wait, run) does not hold up the
 		// reading of the next request, which may be the cancel for it.
-		go func() { defer inflight.Done(); defer c.d.inflight.Add(-1); defer done(); c.handle(ctx, req) }()
+		go func() { defer inflight.Done(); defer d.inflight.Add(-1); defer done(); d.handle(ctx, c, req) }()
 	}
 	// The client stopped sending. It may only have half-closed its side
 	// (`printf … | nc -N -U`) and still be reading: let what it asked for

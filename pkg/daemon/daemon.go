@@ -17,6 +17,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/machine"
 	"github.com/dvvhq/dvv/pkg/sock"
+	"github.com/dvvhq/dvv/pkg/viewer"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
@@ -79,8 +80,7 @@ type Config struct {
 
 // Daemon is a running dvvd.
 type Daemon struct {
-	cfg     Config
-	log     *slog.Logger
+	core              // what a limb reaches too (core.go)
 	tail    *logTail  // the log's last lines, for `report`
 	started time.Time // for `report`'s uptime
 
@@ -98,16 +98,16 @@ type Daemon struct {
 	groups      map[string]*group
 	nextGroup   int
 	closing     bool
-	pausedAll   atomic.Bool // a person paused agent input on every limb (ops_pause.go)
 
 	// viewerMu guards viewer alone: starting the viewer binds a port and
 	// must not hold up every request's selector meanwhile.
 	viewerMu sync.Mutex
-	viewer   *viewerGlue // the browser viewer, once started (viewer.go)
+	viewer   *viewer.Server // the browser viewer, once started (viewer.go)
 
-	events *eventHub
-	ln     *net.UnixListener
-	conns  sync.WaitGroup
+	shares shares // the limbs' RFB re-shares (share.go)
+
+	ln    *net.UnixListener
+	conns sync.WaitGroup
 
 	// connMu guards the connection accounting below, which has nothing to
 	// do with limbs: the accept loop (and an eviction's write to the
@@ -154,8 +154,8 @@ func New(cfg Config) *Daemon {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	tail := newLogTail()
-	return &Daemon{cfg: cfg, log: withTail(cfg.Logger, tail), tail: tail, started: time.Now(), limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
-		groups: map[string]*group{}, events: newEventHub(), ctx: ctx, cancel: cancel, stopped: make(chan struct{}),
+	return &Daemon{core: core{cfg: cfg, log: withTail(cfg.Logger, tail), events: newEventHub()}, tail: tail, started: time.Now(), limbs: map[string]*Limb{}, attachments: map[string]*attachment{},
+		groups: map[string]*group{}, ctx: ctx, cancel: cancel, stopped: make(chan struct{}),
 		live: map[*conn]struct{}{}, lines: &lineBudget{max: cfg.LineBudget}}
 }
 
@@ -177,17 +177,6 @@ func (d *Daemon) Listen() error {
 	d.ln = ln
 	d.log.Info("listening", "socket", path, "pid", os.Getpid())
 	return nil
-}
-
-// SocketPath is where this daemon listens.
-func (d *Daemon) SocketPath() string {
-	if d.cfg.Listener != nil {
-		return d.cfg.Listener.Addr().String()
-	}
-	if d.cfg.SocketPath != "" {
-		return d.cfg.SocketPath
-	}
-	return socketPathFor(d.cfg.ID)
 }
 
 // Serve accepts connections until Shutdown. Listen must have succeeded.
@@ -263,7 +252,7 @@ func (d *Daemon) Shutdown() {
 	var wg sync.WaitGroup
 	for _, l := range limbs {
 		wg.Add(1)
-		go func() { defer wg.Done(); l.close() }()
+		go func() { defer wg.Done(); d.closeLimb(l) }()
 	}
 	wg.Wait()
 	// Only now is the root context cancelled: every limb's context is a

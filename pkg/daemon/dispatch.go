@@ -143,8 +143,8 @@ func (c *call) requestID() json.RawMessage {
 	return c.req.ID
 }
 
-func (c *conn) handle(ctx context.Context, req *request) {
-	c.reply(req.ID, c.serve(ctx, req))
+func (d *Daemon) handle(ctx context.Context, c *conn, req *request) {
+	c.reply(req.ID, d.serve(ctx, c, req))
 }
 
 // panicSummary describes a recovered panic without its value: a value may
@@ -159,14 +159,14 @@ func panicSummary(r any) string {
 	return fmt.Sprintf("a value of type %T (not logged: it may hold request data)", r)
 }
 
-func (c *conn) serve(ctx context.Context, req *request) (rep reply) {
+func (d *Daemon) serve(ctx context.Context, c *conn, req *request) (rep reply) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.d.log.Error("panic serving request", "op", req.OpName, "panic", panicSummary(r), "stack", string(debug.Stack()))
+			d.log.Error("panic serving request", "op", req.OpName, "panic", panicSummary(r), "stack", string(debug.Stack()))
 			rep = failed(wire.Errorf(wire.Internal, "dvvd hit a bug serving %q; it is still running", req.OpName))
 		}
 	}()
-	spec, ok := c.d.cfg.Ops.Spec(req.OpName)
+	spec, ok := d.cfg.Ops.Spec(req.OpName)
 	if !ok {
 		return failed(wire.Errorf(wire.BadRequest, "unknown op %q", req.OpName))
 	}
@@ -174,7 +174,7 @@ func (c *conn) serve(ctx context.Context, req *request) (rep reply) {
 		if err := spec.Check(req.args); err != nil {
 			return failed(err)
 		}
-		r, err := handlers[req.OpName].serve(&call{d: c.d, c: c, req: req, ctx: ctx})
+		r, err := handlers[req.OpName].serve(&call{d: d, c: c, req: req, ctx: ctx})
 		if err != nil {
 			return failed(err)
 		}
@@ -189,7 +189,7 @@ func (c *conn) serve(ctx context.Context, req *request) (rep reply) {
 		}
 		if att == nil {
 			var err error
-			att, err = c.d.attach(c, req)
+			att, err = d.attach(c, req)
 			if err != nil {
 				c.attMu.Unlock()
 				return failed(err)
@@ -198,7 +198,7 @@ func (c *conn) serve(ctx context.Context, req *request) (rep reply) {
 		}
 	}
 	c.attMu.Unlock()
-	return c.d.dispatch(ctx, c, att, req)
+	return d.dispatch(ctx, c, att, req)
 }
 
 // dispatch runs one request for an attachment through its stages: admit

@@ -36,7 +36,7 @@ func (l *Limb) fenceView(a *attachment) *wire.Fence {
 	read := f.Read
 	l.mu.Unlock()
 	dmg := f.Damage()
-	v := fence.View(dmg, read, l.d.cfg.FenceThreshold)
+	v := fence.View(dmg, read, l.core.cfg.FenceThreshold)
 	// A resize that a restore or reset of the limb's machine made says so.
 	if read && dmg.Resized {
 		if ev := l.machineEvent(); ev != nil && ev.Generation == l.dsk.buf.Resizes() {

@@ -117,7 +117,7 @@ func (c *call) openMembers(hostIDs, addresses []string, protocol string, perceiv
 		// existed before belongs to someone else's work.
 		for _, l := range limbs {
 			if l != nil && !existed[l.id] {
-				l.close()
+				d.closeLimb(l)
 			}
 		}
 		we := asWireError(err)
@@ -358,7 +358,7 @@ func (d *Daemon) closeMembers(ms []groupMember, by *attachment) map[string]strin
 			continue
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); l.close() }()
+		go func() { defer wg.Done(); d.closeLimb(l) }()
 	}
 	wg.Wait()
 	return kept

@@ -48,7 +48,7 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 		l.mu.Lock()
 		ls := &l.lease
 		switch {
-		case !a.person && l.pausedLocked():
+		case !a.person.Load() && l.pausedLocked():
 			e := wire.Errorf(wire.LeaseNotHeld, "a person paused agent input on limb %s; it is refused until they resume", l.id)
 			e.Next = l.pausedNextLocked(a)
 			l.mu.Unlock()
@@ -58,14 +58,14 @@ func (l *Limb) acquire(ctx context.Context, a *attachment, reason string, wait t
 			if changed {
 				ls.since = time.Now()
 			}
-			ls.holder, ls.reason, ls.human = a, reason, a.person
+			ls.holder, ls.reason, ls.human = a, reason, a.person.Load()
 			delete(ls.revoked, a)
 			l.mu.Unlock()
 			if changed { // events describe changes: holding it again is none
-				l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "acquired by " + a.name})
+				l.core.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "acquired by " + a.name})
 			}
 			return nil
-		case ls.human && !a.person:
+		case ls.human && !a.person.Load():
 			holder := ls.holder.name
 			l.mu.Unlock()
 			return wire.Errorf(wire.LeaseNotHeld, "a person (%s) is driving limb %s; agent input is refused while they hold control", holder, l.id)
@@ -123,16 +123,14 @@ func (l *Limb) freeLocked(reason string) {
 		close(ls.freed)
 		ls.freed = nil
 	}
-	l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "released"})
+	l.core.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "released"})
 }
 
 // takeover gives the lease to a person at once. The agent that held it is
 // revoked: its in-flight intents are withdrawn and its next act answers
 // LEASE_REVOKED.
 func (l *Limb) takeover(a *attachment, reason string) {
-	l.d.mu.Lock()
-	a.person = true
-	l.d.mu.Unlock()
+	a.person.Store(true)
 	l.mu.Lock()
 	ls := &l.lease
 	changed := ls.holder != a || !ls.human
@@ -152,7 +150,7 @@ func (l *Limb) takeover(a *attachment, reason string) {
 	ls.reason = reason
 	l.mu.Unlock()
 	if changed {
-		l.d.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "taken over by " + a.name})
+		l.core.events.publish(&wire.Event{Kind: "lease", LimbID: l.id, Detail: "taken over by " + a.name})
 	}
 }
 
@@ -184,7 +182,7 @@ func (l *Limb) checkLease(a *attachment) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ls := &l.lease
-	if !a.person && l.pausedLocked() {
+	if !a.person.Load() && l.pausedLocked() {
 		e := wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; nothing was delivered", l.id)
 		e.Next = l.pausedNextLocked(a)
 		return e
@@ -279,10 +277,7 @@ func (d *Daemon) releaseAllLeases(a *attachment, reason string) {
 // person holds the limb or has paused agent input on it: the agent hears
 // LEASE_REVOKED with human_took_over, as it does for input.
 func (l *Limb) checkPersonHold(a *attachment, op string) error {
-	l.d.mu.Lock()
-	person := a.person
-	l.d.mu.Unlock()
-	if person {
+	if a.person.Load() {
 		return nil
 	}
 	l.mu.Lock()

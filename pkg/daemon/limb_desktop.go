@@ -29,7 +29,6 @@ type desktopLimb struct {
 	// Guarded by Limb.mu.
 	session limb.Desktop // the live session, nil between sessions
 	fences  map[*attachment]*fence.Typing
-	share   *share // RFB re-share, once started (share.go)
 
 	structure structureCache // windows over the SSH sidecar (structure.go)
 }
@@ -111,13 +110,13 @@ func (k *desktopLimb) filesVia() string { return "sidecar" }
 
 func (k *desktopLimb) openFiles(ctx context.Context) (limb.Files, error) {
 	l := k.l
-	if l.d.cfg.Files == nil {
+	if l.core.cfg.Files == nil {
 		return nil, wire.Errorf(wire.FilesUnavailable, "this dvvd was built without the SFTP sidecar")
 	}
 	l.mu.Lock()
 	t := l.target
 	l.mu.Unlock()
-	return l.d.cfg.Files(ctx, t)
+	return l.core.cfg.Files(ctx, t)
 }
 
 // forgetLocked closes a's fence (every fence when a is nil): its tracker

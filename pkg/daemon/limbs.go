@@ -28,7 +28,7 @@ func LimbID(protocol, address string, port, slot int) string {
 // history, files. What differs between a desktop and a terminal is its
 // part (limb_desktop.go, limb_terminal.go).
 type Limb struct {
-	d      *Daemon
+	core   *core // what the limb takes from its daemon
 	id     string
 	target limb.Target
 	kind   string // wire.KindDesktop or wire.KindTerminal, fixed by the protocol
@@ -153,7 +153,7 @@ func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
 	}
 	defer d.mu.Unlock()
 	ctx, cancel := context.WithCancel(d.ctx)
-	l := &Limb{d: d, id: id, target: t, kind: kind, state: wire.StateConnecting, stateCh: make(chan struct{}),
+	l := &Limb{core: &d.core, id: id, target: t, kind: kind, state: wire.StateConnecting, stateCh: make(chan struct{}),
 		perceive: t.Perceive, redial: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, exited: make(chan struct{})}
 	// actCtx is a child of ctx so close can withdraw in-flight intents
@@ -197,8 +197,8 @@ func (l *Limb) rejoin(t limb.Target) error {
 	l.mu.Unlock()
 	switch {
 	case again:
-		l.d.log.Info("limb opened again", "limb", l.id, "was", was)
-		l.d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: wire.StateConnecting})
+		l.core.log.Info("limb opened again", "limb", l.id, "was", was)
+		l.core.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: wire.StateConnecting})
 		l.requestRedial()
 	case was == wire.StateReconnecting:
 		// Someone asks for it now: the next try need not wait out the
@@ -293,7 +293,7 @@ func (l *Limb) turn(first *bool) (next turnEnd, lasted bool) {
 	sess, err := l.dial()
 	if err != nil {
 		we := asWireError(err)
-		l.d.log.Warn("limb dial failed", "limb", l.id, "code", we.Code, "error", we.Message)
+		l.core.log.Warn("limb dial failed", "limb", l.id, "code", we.Code, "error", we.Message)
 		if permanent(err) {
 			l.setState(wire.StateFailed, we)
 			return turnPark, false
@@ -342,7 +342,7 @@ func (l *Limb) dropped(sess limb.Session) turnEnd {
 	if sess.Err() == nil {
 		we = wire.Errorf(wire.NotConnected, "the server closed the connection")
 	}
-	l.d.log.Warn("limb dropped", "limb", l.id, "code", we.Code, "error", we.Message)
+	l.core.log.Warn("limb dropped", "limb", l.id, "code", we.Code, "error", we.Message)
 	l.detachSession(we)
 	var taken *limb.TakenOverError
 	if permanent(we) || errors.As(sess.Err(), &taken) {
@@ -390,10 +390,10 @@ func (l *Limb) serve(sess limb.Session) int {
 			l.mu.Unlock()
 			switch {
 			case stalled && st == wire.StateConnected:
-				l.d.log.Warn("limb stalled", "limb", l.id, "silent_ms", silent.Milliseconds())
+				l.core.log.Warn("limb stalled", "limb", l.id, "silent_ms", silent.Milliseconds())
 				l.setState(wire.StateStalled, nil)
 			case !stalled && st == wire.StateStalled:
-				l.d.log.Info("limb answers again", "limb", l.id)
+				l.core.log.Info("limb answers again", "limb", l.id)
 				l.setState(wire.StateConnected, nil)
 			}
 		}
@@ -457,7 +457,7 @@ func (l *Limb) setState(s string, we *wire.Error) {
 	l.stateCh = make(chan struct{})
 	l.mu.Unlock()
 	if changed {
-		l.d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: s})
+		l.core.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: s})
 	}
 }
 
@@ -473,8 +473,8 @@ func (l *Limb) requestRedial() {
 // release, the rest of a drag) before it ends the session under them.
 const actSettle = time.Second
 
-// close withdraws in-flight intents, waits for them to settle, ends the
-// session and forgets the limb. Idempotent.
+// close withdraws in-flight intents, waits for them to settle and ends
+// the session (Daemon.closeLimb also forgets the limb). Idempotent.
 func (l *Limb) close() {
 	l.actCancel()
 	settled := make(chan struct{})
@@ -507,16 +507,22 @@ func (l *Limb) close() {
 	}
 	l.state = wire.StateClosed
 	l.mu.Unlock()
-	l.d.mu.Lock()
-	if l.d.limbs[l.id] == l {
-		delete(l.d.limbs, l.id)
+}
+
+// closeLimb closes l and forgets it: the registry and every attachment
+// let go of it before its closing is announced. Idempotent.
+func (d *Daemon) closeLimb(l *Limb) {
+	l.close()
+	d.mu.Lock()
+	if d.limbs[l.id] == l {
+		delete(d.limbs, l.id)
 	}
-	for _, a := range l.d.attachments {
+	for _, a := range d.attachments {
 		delete(a.limbs, l.id)
 	}
-	l.d.mu.Unlock()
-	l.d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: wire.StateClosed})
-	l.d.log.Info("limb closed", "limb", l.id)
+	d.mu.Unlock()
+	d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: wire.StateClosed})
+	d.log.Info("limb closed", "limb", l.id)
 }
 
 func (l *Limb) notConnectedLocked() error {

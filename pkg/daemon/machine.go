@@ -139,8 +139,8 @@ func (c *call) machineRenew(op, act, snapshot string, timeoutMs *int, fn func(ct
 	l.machineEv = ev
 	before := l.reconnects
 	l.mu.Unlock()
-	l.d.log.Info("limb machine renewed", "limb", l.id, "act", act)
-	l.d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: "machine " + act})
+	l.core.log.Info("limb machine renewed", "limb", l.id, "act", act)
+	l.core.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: "machine " + act})
 	l.requestRedial()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()

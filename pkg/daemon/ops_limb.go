@@ -101,7 +101,7 @@ func (l *Limb) stateName() string {
 
 func (l *Limb) summary(a *attachment) wire.LimbSummary {
 	o := l.observe(a)
-	caps := listed(l.d.cfg.Ops, l.kind, o.Perceive) // the ops registered as listedOn…
+	caps := listed(l.core.cfg.Ops, l.kind, o.Perceive) // the ops registered as listedOn…
 	return wire.LimbSummary{LimbID: l.id, Protocol: o.Protocol, Address: o.Address, Port: o.Port, Slot: o.Slot,
 		State: o.State, Width: o.Size.W, Height: o.Size.H, Caps: caps, Lease: o.Lease}
 }
@@ -305,7 +305,7 @@ func opClose(c *call, _ wire.CloseArgs) (*wire.CloseAnswer, error) {
 		if err := l.checkPersonHold(c.att, "close"); err != nil {
 			return nil, err
 		}
-		l.close()
+		c.d.closeLimb(l)
 	}
 	return &wire.CloseAnswer{}, nil
 }

@@ -13,7 +13,7 @@ import (
 // person took over. In-flight acts are withdrawn at once.
 
 // pausedLocked reports whether agent input is paused on l. Needs l.mu.
-func (l *Limb) pausedLocked() bool { return l.paused || l.d.pausedAll.Load() }
+func (l *Limb) pausedLocked() bool { return l.paused || l.core.pausedAll.Load() }
 
 // withdrawActsLocked cancels the acts in flight and starts a fresh act
 // context. Needs l.mu.

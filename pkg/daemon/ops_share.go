@@ -15,12 +15,7 @@ func opShare(c *call, a wire.ShareArgs) (*wire.ShareAnswer, error) {
 	switch a.Action {
 	case "", "start":
 	case "stop":
-		l.mu.Lock()
-		sh := l.dsk.share
-		l.dsk.share = nil
-		l.mu.Unlock()
-		if sh != nil {
-			sh.stop()
+		if c.d.shares.stop(l) {
 			r.Dispatched = "share stopped; every viewer was disconnected"
 		} else {
 			r.Dispatched = "limb was not shared"
@@ -30,7 +25,7 @@ func opShare(c *call, a wire.ShareArgs) (*wire.ShareAnswer, error) {
 	if a.Port != nil && !a.TCP {
 		return nil, wire.Errorf(wire.BadRequest, "port is the TCP listener's; add tcp (dvv share %s --tcp --port %d)", l.id, *a.Port)
 	}
-	sh, err := l.shareFor()
+	sh, err := c.d.shares.start(l)
 	if err != nil {
 		return nil, err
 	}

@@ -201,7 +201,7 @@ func (l *Limb) startRecording(by string) (*recorder, error) {
 		l.mu.Unlock()
 		close(rec.done)
 	}()
-	l.d.log.Info("recording started", "limb", l.id, "path", rec.info.Path, "by", by)
+	l.core.log.Info("recording started", "limb", l.id, "path", rec.info.Path, "by", by)
 	return rec, nil
 }
 
@@ -476,7 +476,7 @@ func (l *Limb) recordWhenConnected() {
 		}
 		if state == wire.StateConnected {
 			if _, err := l.startRecording("saved host"); err != nil {
-				l.d.log.Warn("cannot start the recording the saved host asks for", "limb", l.id, "error", err)
+				l.core.log.Warn("cannot start the recording the saved host asks for", "limb", l.id, "error", err)
 			}
 			return
 		}

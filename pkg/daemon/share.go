@@ -50,16 +50,24 @@ const (
 	maxShareViewers  = 32
 )
 
-// shareFor returns the limb's share, starting its Unix sockets the first
+// shares are the desktop limbs' shares, each once started. The daemon
+// keeps them rather than the limb: a share drives its limb's lease, so it
+// sits above the limb.
+type shares struct {
+	mu sync.Mutex
+	of map[*Limb]*share
+}
+
+// start returns the limb's share, starting its Unix sockets the first
 // time.
-func (l *Limb) shareFor() (*share, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.dsk.share != nil {
-		return l.dsk.share, nil
+func (r *shares) start(l *Limb) (*share, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sh := r.of[l]; sh != nil {
+		return sh, nil
 	}
-	dir := filepath.Dir(l.d.SocketPath())
-	base := filepath.Join(dir, l.d.cfg.ID+"-share-"+l.id)
+	dir := filepath.Dir(l.core.SocketPath())
+	base := filepath.Join(dir, l.core.cfg.ID+"-share-"+l.id)
 	// A child of the limb's context: closing the limb ends the share, its
 	// listeners and its viewers without share code in close.
 	ctx, cancel := context.WithCancel(l.ctx)
@@ -84,8 +92,33 @@ func (l *Limb) shareFor() (*share, error) {
 		sh.wg.Add(1)
 		go sh.acceptUnix(ln, viewOnly)
 	}
-	l.dsk.share = sh
+	if r.of == nil {
+		r.of = map[*Limb]*share{}
+	}
+	r.of[l] = sh
+	context.AfterFunc(ctx, func() { r.forget(l, sh) })
 	return sh, nil
+}
+
+// stop stops the limb's share and says whether it had one.
+func (r *shares) stop(l *Limb) bool {
+	r.mu.Lock()
+	sh := r.of[l]
+	delete(r.of, l)
+	r.mu.Unlock()
+	if sh != nil {
+		sh.stop()
+	}
+	return sh != nil
+}
+
+// forget drops a share whose limb closed.
+func (r *shares) forget(l *Limb, sh *share) {
+	r.mu.Lock()
+	if r.of[l] == sh {
+		delete(r.of, l)
+	}
+	r.mu.Unlock()
 }
 
 func (sh *share) acceptUnix(ln *net.UnixListener, viewOnly bool) {
@@ -94,7 +127,7 @@ func (sh *share) acceptUnix(ln *net.UnixListener, viewOnly bool) {
 	for {
 		c, err := ln.AcceptUnix()
 		if err != nil {
-			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.d.log.Warn) {
+			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.core.log.Warn) {
 				continue
 			}
 			return
@@ -157,7 +190,7 @@ func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 		sh.mu.Unlock()
 		in.end("handed back: the person closed the VNC viewer")
 		if err != nil && sh.ctx.Err() == nil {
-			sh.l.d.log.Info("share: viewer session ended", "limb", sh.l.id, "err", err)
+			sh.l.core.log.Info("share: viewer session ended", "limb", sh.l.id, "err", err)
 		}
 	}()
 }
@@ -205,7 +238,7 @@ func (sh *share) acceptTCP(ln net.Listener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.d.log.Warn) {
+			if acceptRetry(err, &pause, sh.ctx.Done(), sh.l.core.log.Warn) {
 				continue
 			}
 			return
@@ -271,7 +304,9 @@ func newSeat(l *Limb, person *attachment, reason string) *seat {
 }
 
 func newPerson(name string) *attachment {
-	return &attachment{name: name, person: true, limbs: map[string]bool{}}
+	a := &attachment{name: name, limbs: map[string]bool{}}
+	a.person.Store(true)
+	return a
 }
 
 // session is one viewer session's input.
@@ -326,7 +361,7 @@ func (in *seatInput) end(why string) {
 	last := st.drivers == 0
 	st.mu.Unlock()
 	if last && st.l.release(st.person, why) {
-		st.l.d.log.Info("viewer left, limb handed back", "limb", st.l.id, "seat", st.person.name)
+		st.l.core.log.Info("viewer left, limb handed back", "limb", st.l.id, "seat", st.person.name)
 	}
 }
 

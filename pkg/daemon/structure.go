@@ -42,7 +42,7 @@ func (l *Limb) structure(ctx context.Context) (limb.Structure, error) {
 	if t.Protocol == wire.ProtoRDP {
 		return nil, wire.Errorf(wire.NoStructure, "limb %s is an RDP limb: dvv reads window structure over a VNC limb's SSH sidecar only (an RDP session's X display is not named by its port)", l.id)
 	}
-	if l.d.cfg.Structure == nil {
+	if l.core.cfg.Structure == nil {
 		return nil, wire.Errorf(wire.NoStructure, "this dvvd was built without the SSH sidecar's window structure")
 	}
 	k := &l.dsk.structure
@@ -62,7 +62,7 @@ func (l *Limb) structure(ctx context.Context) (limb.Structure, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, structureDial)
 	defer cancel()
-	s, err := l.d.cfg.Structure(dctx, t)
+	s, err := l.core.cfg.Structure(dctx, t)
 	if err != nil {
 		var we *wire.Error
 		if !errors.As(err, &we) {
@@ -139,7 +139,7 @@ func (l *Limb) defaultStructureSignals(out wire.Signals) {
 	case t.Protocol == wire.ProtoRDP:
 		absent("dvv reads accessibility over a VNC limb's SSH sidecar only")
 		return
-	case l.d.cfg.Structure == nil:
+	case l.core.cfg.Structure == nil:
 		absent("this dvvd was built without the SSH sidecar's window structure")
 		return
 	}

@@ -17,7 +17,6 @@ import (
 // "person in the browser viewer", when the page drives.
 type viewerGlue struct {
 	d      *Daemon
-	srv    *viewer.Server
 	person *attachment
 
 	mu      sync.Mutex
@@ -26,7 +25,7 @@ type viewerGlue struct {
 }
 
 // startViewer starts the viewer on first use; it lives as long as dvvd.
-func (d *Daemon) startViewer() (*viewerGlue, error) {
+func (d *Daemon) startViewer() (*viewer.Server, error) {
 	d.viewerMu.Lock()
 	defer d.viewerMu.Unlock()
 	if d.viewer != nil {
@@ -40,8 +39,7 @@ func (d *Daemon) startViewer() (*viewerGlue, error) {
 	if err != nil {
 		return nil, wire.Errorf(wire.Internal, "cannot start the viewer on 127.0.0.1: %v", err)
 	}
-	g.srv = srv
-	d.viewer = g
+	d.viewer = srv
 	// Every daemon event (a limb's state, a lease, an op) may change what
 	// the page shows; rather than a stream per page, one goroutine turns
 	// them into a broadcast the pages' long polls wait on (Changed).
@@ -62,7 +60,7 @@ func (d *Daemon) startViewer() (*viewerGlue, error) {
 		}
 	}()
 	d.log.Info("viewer listening", "addr", srv.Addr())
-	return g, nil
+	return srv, nil
 }
 
 // Changed closes at the next daemon event.
@@ -322,13 +320,13 @@ var _ = register(wire.OpViewer, typed(opViewer))
 // opViewer starts the viewer if needed and answers its address with the
 // secret (full, or the read-only one for action watch).
 func opViewer(c *call, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {
-	g, err := c.d.startViewer()
+	srv, err := c.d.startViewer()
 	if err != nil {
 		return nil, err
 	}
 	r := &wire.ViewerAnswer{}
 	readOnly := a.Action == "watch"
-	r.Viewer = &wire.ViewerInfo{URL: g.srv.URL(readOnly, a.LimbID), ReadOnly: readOnly}
-	r.Dispatched = "the viewer listens on " + g.srv.Addr()
+	r.Viewer = &wire.ViewerInfo{URL: srv.URL(readOnly, a.LimbID), ReadOnly: readOnly}
+	r.Dispatched = "the viewer listens on " + srv.Addr()
 	return r, nil
 }
