@@ -1,7 +1,10 @@
 package daemon
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/dvvhq/dvv/pkg/hosts"
 	"github.com/dvvhq/dvv/pkg/limb"
@@ -30,4 +33,11 @@ func splitAddress(t *limb.Target) error {
 	}
 	t.Address, t.User = ep.Host, ep.User
 	return nil
+}
+
+// LimbID is reproducible: the same machine (protocol, address, port) at the
+// same slot gets the same id, after a reconnect or a daemon restart.
+func LimbID(protocol, address string, port, slot int) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d", protocol, strings.ToLower(address), port, slot)))
+	return protocol + "-" + hex.EncodeToString(sum[:4])
 }

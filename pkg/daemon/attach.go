@@ -4,35 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// An attachment is one client identity: an MCP bridge, or a shell. It sees
-// the limbs it opened or attached, and it is what holds a lease.
-//
-// Lifetime: an attachment made without a session key lives as long as its
-// connection; when the connection ends its leases are released at once (a
-// crashed agent holds nothing). An attachment made with a session key (the
-// dvv CLI sends one per shell) outlives its connections, so a lease survives
-// between two commands typed in the same shell; it ends when the shell
-// process named in the key exits, or after SessionIdle without a request.
-type attachment struct {
-	key      string
-	name     string
-	session  string
-	grant    Grant
-	limbs    map[string]bool // attached limb ids
-	conns    int
-	lastSeen time.Time
-	// person: took control as a person (takeover). Unlike the rest it is
-	// atomic, so a limb's lease reads it under its own lock alone.
-	person atomic.Bool
-}
 
 // sessionHint is how to fix a refused attachment name or session key.
 var sessionHint = fmt.Sprintf("name the session with printable text on one line, at most %d bytes, e.g. DVV_SESSION=agent-1 (the dvv CLI sends DVV_SESSION or --session as both name and session; an attach request's name and session fields)", wire.MaxNameBytes)
@@ -144,4 +121,43 @@ func (d *Daemon) touch(a *attachment) {
 	d.mu.Lock()
 	a.lastSeen = time.Now()
 	d.mu.Unlock()
+}
+
+// releaseAllLeases frees every lease a holds (its connection or session
+// ended). Agents waiting in acquire wake up. It also drops a's fences:
+// their trackers would otherwise count damage for a gone attachment for
+// as long as the limb lives.
+func (d *Daemon) releaseAllLeases(a *attachment, reason string) {
+	d.mu.Lock()
+	limbs := make([]*Limb, 0, len(d.limbs))
+	for _, l := range d.limbs {
+		limbs = append(limbs, l)
+	}
+	d.mu.Unlock()
+	for _, l := range limbs {
+		l.mu.Lock()
+		if l.lease.holder == a {
+			l.freeLocked(reason)
+		}
+		delete(l.lease.revoked, a)
+		l.part.forgetLocked(a)
+		l.mu.Unlock()
+	}
+}
+
+// releaseToken frees everything held by attachments of a revoked token:
+// their leases (so others can acquire) and the attachments themselves.
+func (d *Daemon) releaseToken(tokenID string) {
+	var gone []*attachment
+	d.mu.Lock()
+	for k, a := range d.attachments {
+		if a.grant.TokenID == tokenID {
+			delete(d.attachments, k)
+			gone = append(gone, a)
+		}
+	}
+	d.mu.Unlock()
+	for _, a := range gone {
+		d.releaseAllLeases(a, "the token was revoked")
+	}
 }

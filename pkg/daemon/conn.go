@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -94,103 +93,6 @@ func (c *conn) withdraw(id json.RawMessage) bool {
 	return ok
 }
 
-// newConn makes the connection and registers it for eviction. It runs in
-// the accept loop with d.connMu held, so eviction sees every accepted connection
-// in the order it came, even before its goroutine has started.
-func (d *Daemon) newConn(nc net.Conn) *conn {
-	ctx, cancel := context.WithCancel(d.ctx)
-	c := &conn{nc: nc, w: bufio.NewWriterSize(nc, 32<<10), ctx: ctx, cancel: cancel, opened: time.Now(),
-		lr: newLineReader(nc, wire.MaxLine, d.cfg.LineIdle, d.lines)}
-	d.live[c] = struct{}{}
-	return c
-}
-
-func (d *Daemon) serveConn(c *conn) {
-	defer func() {
-		d.connMu.Lock()
-		delete(d.live, c)
-		d.connMu.Unlock()
-	}()
-	var inflight sync.WaitGroup
-	for {
-		line, err := c.lr.next()
-		switch {
-		case errors.Is(err, errLineTooLong):
-			c.send(&wire.Reply{Result: wire.ResultError, ID: c.lr.refusedID(), Code: wire.BadRequest,
-				Message: fmt.Sprintf("request line longer than %d bytes; skipped", wire.MaxLine),
-				Next:    "send large files by local path (from/to) instead of contentBase64"})
-			continue
-		case errors.Is(err, errLineBusy):
-			r := busy(fmt.Sprintf("dvvd already holds %d MiB of unfinished request lines from its clients; this line was skipped", d.lines.max>>20))
-			r.ID = c.lr.refusedID()
-			c.send(r)
-			continue
-		case errors.Is(err, errLineIdle):
-			c.send(&wire.Reply{Result: wire.ResultError, Code: wire.Timeout,
-				Message: fmt.Sprintf("a request line stayed unfinished for %v; the connection is closed", d.cfg.LineIdle),
-				Next:    "end every request with a newline"})
-		}
-		if err != nil {
-			break
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			c.lr.release()
-			continue
-		}
-		req, err := decodeRequest(d.cfg.Ops, line)
-		// The line's buffer counts against the daemon-wide budget of
-		// unfinished lines (limits.go); hand it back before serving,
-		// which may take long.
-		line = nil
-		c.lr.release()
-		if err != nil {
-			resp := errorResponse(nil, err)
-			if req != nil {
-				resp.ID = req.ID // the envelope was read: the refusal answers its id
-			}
-			c.send(resp)
-			continue
-		}
-		// Requests without an id are served in order, one after another,
-		// so `printf … | nc -U` scripts read answers in sequence. Requests
-		// with an id run concurrently and are answered as they finish.
-		// Inline ops (wire.OpSpec.Inline) answer from memory in microseconds:
-		// handing them to another goroutine would cost more than the op.
-		if spec, _ := d.cfg.Ops.Spec(req.OpName); len(req.ID) == 0 || (spec != nil && spec.Inline) {
-			d.handle(c.ctx, c, req)
-			continue
-		}
-		if msg := c.admit(&d.inflight); msg != "" {
-			resp := busy(msg)
-			resp.ID = req.ID
-			c.send(resp)
-			continue
-		}
-		inflight.Add(1)
-		ctx, done := c.track(req.ID)
-		// Its own goroutine, so a slow op (wait, run) does not hold up the
-		// reading of the next request, which may be the cancel for it.
-		go func() { defer inflight.Done(); defer d.inflight.Add(-1); defer done(); d.handle(ctx, c, req) }()
-	}
-	// The client stopped sending. It may only have half-closed its side
-	// (`printf … | nc -N -U`) and still be reading: let what it asked for
-	// finish and be answered. A client that is gone altogether makes a
-	// write fail, or hangs up (cancelOnHangup), which cancels what is
-	// still running.
-	stop := make(chan struct{})
-	go cancelOnHangup(c.nc, c.cancel, stop)
-	inflight.Wait()
-	close(stop)
-	c.cancel()
-	c.nc.Close()
-	c.attMu.Lock()
-	att := c.att
-	c.attMu.Unlock()
-	if att != nil {
-		d.detach(att)
-	}
-}
-
 // send writes one answer line. A client that cannot take it within
 // writeTimeout, or is gone, has the connection cancelled: what it still has
 // running is withdrawn.
@@ -239,18 +141,16 @@ func writeRaw(nc net.Conn, r *wire.Reply) {
 	nc.Write(append(b, '\n'))
 }
 
-// errorResponse turns any error into a coded answer. Uncoded errors are
-// INTERNAL and keep only their text (which never holds a secret: secrets
-// are never formatted into errors anywhere in dvvd).
-func errorResponse(id json.RawMessage, err error) *wire.Reply {
-	var we *wire.Error
-	if !errors.As(err, &we) {
-		we = wire.Errorf(wire.Internal, "%v", err)
+// halfOpen reports since when a connection has given dvvd nothing it could
+// serve: it never finished a line, or its current line is unfinished.
+// Such connections are what eviction picks when the connection slots are
+// full, so a person's CLI always gets in.
+func (c *conn) halfOpen() (time.Time, bool) {
+	if ns := c.lr.midSince.Load(); ns != 0 {
+		return time.Unix(0, ns), true
 	}
-	next := we.Next
-	if next == "" {
-		next = we.Code.Info().Next
+	if c.lr.served.Load() == 0 {
+		return c.opened, true
 	}
-	return &wire.Reply{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next, Cause: we.Cause,
-		Observation: we.Observation, Fingerprint: we.Fingerprint}
+	return time.Time{}, false
 }

@@ -2,12 +2,9 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"reflect"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -15,133 +12,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/rfbserver"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// call is one request being served.
-type call struct {
-	d   *Daemon
-	c   *conn // nil inside group_run fan-out and tests
-	att *attachment
-	req *request
-	ctx context.Context
-	l   *Limb // the limb a limb op named, resolved before the handler runs
-}
-
-// handler serves one op. typed builds it from a function of the op's
-// Args, so the function reads only the fields its op takes, already checked
-// against the spec (presence, bounds, variants) by dispatch.
-type handler struct {
-	args   reflect.Type // the op's wire.*Args; checked against its spec at start-up
-	answer reflect.Type // the op's wire.*Answer, likewise
-	serve  func(*call) (wire.Answer, error)
-	traits trait // what dvvd's own work needs to know of the op (register)
-}
-
-// typed registers fn for the op whose Args is A and whose answer is R
-// (*wire.ClickAnswer, …): fn fills only the fields its op declares, and
-// typed turns the answer into its line. The request has passed its spec's
-// Check in dispatch; the required fields are checked here, last, so a
-// wrong limb kind or a missing limb is answered first.
-func typed[A wire.Args, R wire.Answer](fn func(*call, A) (R, error)) handler {
-	answer := reflect.TypeFor[R]()
-	if answer.Kind() == reflect.Pointer {
-		answer = answer.Elem()
-	}
-	return handler{args: reflect.TypeFor[A](), answer: answer, serve: func(c *call) (wire.Answer, error) {
-		if spec, ok := c.d.cfg.Ops.Spec(c.req.OpName); ok {
-			if err := spec.CheckRequired(c.req.args); err != nil {
-				return nil, err
-			}
-		}
-		a, ok := any(c.req.args).(*A)
-		if !ok {
-			return nil, wire.Errorf(wire.Internal, "op %s was decoded as %T, its handler takes %T", c.req.OpName, c.req.args, a)
-		}
-		r, err := fn(c, *a)
-		if err != nil {
-			return nil, err
-		}
-		var none R
-		if any(r) == any(none) { // a nil answer is a bare success
-			return reflect.New(answer).Interface().(wire.Answer), nil
-		}
-		return r, nil
-	}}
-}
-
-// byKind serves an op that applies to any limb but does different work on
-// a desktop and on a terminal (type, key, screen). Dispatch has resolved
-// the limb; each half is written for its kind alone and branches on none.
-func byKind(desktop, terminal handler) handler {
-	if desktop.args != terminal.args || desktop.answer != terminal.answer {
-		panic(fmt.Sprintf("byKind: the desktop half is %v → %v, the terminal half %v → %v", desktop.args, desktop.answer, terminal.args, terminal.answer))
-	}
-	return handler{args: desktop.args, answer: desktop.answer, serve: func(c *call) (wire.Answer, error) {
-		if c.l != nil && c.l.tty != nil {
-			return terminal.serve(c)
-		}
-		return desktop.serve(c)
-	}}
-}
-
-// handlers holds one handler per op of wire.Ops; what an op is (limb op,
-// inline, capabilities, fields, codes) lives in its spec, not here. It is
-// filled in init because group_run's handler dispatches again.
-var handlers map[string]handler
-
-func init() { handlers = builtinHandlers() }
-
-func builtinHandlers() map[string]handler { return maps.Clone(registered) }
-
-// registered are the handlers dvv's own ops register from their own files
-// (`var _ = register(wire.OpFoo, typed(opFoo), brief, recorded)` beside
-// opFoo, with the op's traits), so a new op needs no edit here. Package
-// variables are set before init runs.
-var registered = map[string]handler{}
-
-// register adds op's handler and its traits; a second handler for one op
-// is a bug.
-func register(op string, h handler, traits ...trait) bool {
-	if _, dup := registered[op]; dup {
-		panic("daemon: two handlers for op " + op)
-	}
-	for _, t := range traits {
-		h.traits |= t
-	}
-	registered[op] = h
-	return true
-}
-
-// checkHandlers makes a spec without a handler, or a handler without a
-// spec, a start-up failure rather than an op that answers "unknown".
-func checkHandlers(ops *wire.Table) error {
-	for _, s := range ops.Ops() {
-		h, ok := handlers[s.Name]
-		if !ok || h.serve == nil {
-			return fmt.Errorf("op %q is specified in pkg/wire but dvvd has no handler for it", s.Name)
-		}
-		if h.args != s.Args {
-			return fmt.Errorf("op %q's handler takes %v, its spec names %v", s.Name, h.args, s.Args)
-		}
-		if h.answer != s.AnswerType {
-			return fmt.Errorf("op %q's handler answers %v, its spec names %v", s.Name, h.answer, s.AnswerType)
-		}
-	}
-	for name := range handlers {
-		if _, ok := ops.Spec(name); !ok {
-			return fmt.Errorf("dvvd has a handler for %q but pkg/wire does not specify it", name)
-		}
-	}
-	return nil
-}
-
-// requestID is the request's id (none inside group_run or for dvvd's own
-// calls): files tags its progress lines with it.
-func (c *call) requestID() json.RawMessage {
-	if c.req == nil {
-		return nil
-	}
-	return c.req.ID
-}
 
 func (d *Daemon) handle(ctx context.Context, c *conn, req *request) {
 	c.reply(req.ID, d.serve(ctx, c, req))
@@ -174,7 +44,7 @@ func (d *Daemon) serve(ctx context.Context, c *conn, req *request) (rep reply) {
 		if err := spec.Check(req.args); err != nil {
 			return failed(err)
 		}
-		r, err := handlers[req.OpName].serve(&call{d: d, c: c, req: req, ctx: ctx})
+		r, err := handlers[req.OpName].serve(&opCall{d: d, c: c, req: req, ctx: ctx})
 		if err != nil {
 			return failed(err)
 		}
@@ -223,17 +93,17 @@ func (d *Daemon) dispatchReady(ctx context.Context, c *conn, att *attachment, re
 	if err := d.admit(spec, att, req); err != nil {
 		return failed(err)
 	}
-	cl := &call{d: d, c: c, att: att, req: req, ctx: ctx}
+	cl := &opCall{d: d, c: c, att: att, req: req, ctx: ctx}
 	if !spec.Limb {
 		r, err := handlers[req.OpName].serve(cl)
 		return cl.answer(r, d.declared(spec, err))
 	}
 	l, err := d.resolve(att, req.target())
 	if err != nil {
-		return goneOrFailed(h.has(goneIsDone), req, err)
+		return goneOrFailed(h.hasTrait(goneIsDone), req, err)
 	}
 	cl.l = l
-	if h.has(brief) {
+	if h.hasTrait(brief) {
 		defer rfbserver.Priority()()
 	}
 	start := time.Now()
@@ -274,7 +144,7 @@ func goneOrFailed(goneIsDone bool, req *request, err error) reply {
 // here, once, for a limb of the other kind; the refusal still goes into
 // the limb's history like any answer. An act's answer carries what its
 // verification saw.
-func (c *call) perform(spec *wire.OpSpec) (wire.Answer, error) {
+func (c *opCall) perform(spec *wire.OpSpec) (wire.Answer, error) {
 	if err := spec.CheckKind(c.l.id, c.l.kind, spec.VariantOf(c.req.args)); err != nil {
 		return nil, err
 	}
@@ -294,20 +164,20 @@ func (c *call) perform(spec *wire.OpSpec) (wire.Answer, error) {
 
 // note keeps what a limb op did: in the limb's history, a recording's
 // acts and the viewer's overlay, as its spec says.
-func (c *call) note(spec *wire.OpSpec, r wire.Answer, err error, start time.Time) {
+func (c *opCall) note(spec *wire.OpSpec, r wire.Answer, err error, start time.Time) {
 	outcome := "ok"
 	if err != nil {
 		outcome = string(errorResponse(nil, err).Code)
 	}
 	h := handlers[c.req.OpName]
-	if !h.has(unlogged) {
+	if !h.hasTrait(unlogged) {
 		c.l.history.Add(c.req.OpName, c.att.name, outcome, historyDetail(c.req), start)
 	}
 	var verified *wire.Verification
 	if va, ok := r.(wire.Verifiable); ok && err == nil {
 		verified = va.Verified()
 	}
-	if h.has(recorded) {
+	if h.hasTrait(recorded) {
 		c.l.noteAct(c.req, c.att.name, outcome, verified, start)
 	}
 	if spec.Dispatches {
@@ -318,7 +188,7 @@ func (c *call) note(spec *wire.OpSpec, r wire.Answer, err error, start time.Time
 // answer turns the handler's outcome into the reply: a limb op's answer
 // names its limb, and a refusal whose code calls for it carries the
 // limb's fresh observation.
-func (c *call) answer(r wire.Answer, err error) reply {
+func (c *opCall) answer(r wire.Answer, err error) reply {
 	if err != nil {
 		var we *wire.Error
 		if c.l != nil && errors.As(err, &we) && we.Observation == nil && observedCodes[we.Code] {

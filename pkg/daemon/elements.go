@@ -13,7 +13,7 @@ import (
 
 // a11y opens the accessibility bus of c.l's session (the structure its SSH
 // sidecar found) for one request, authenticated as the session's user.
-func (c *call) a11y() (*atspi.Client, error) {
+func (c *opCall) a11y() (*atspi.Client, error) {
 	st, err := c.l.structure(c.ctx)
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func wireValue(v *atspi.Value) *wire.ElementValue {
 // a window id from an earlier inspect (its program and path; its layout may
 // have changed since), or a substring of its title; "" selects every
 // window on the screen.
-func windowSelector(c *call, sel string) (func(atspi.Window) bool, error) {
+func windowSelector(c *opCall, sel string) (func(atspi.Window) bool, error) {
 	switch {
 	case sel == "":
 		return func(w atspi.Window) bool { return w.Has("showing") }, nil

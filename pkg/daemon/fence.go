@@ -6,13 +6,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// DefaultFenceThreshold: type and key are refused once more than this share
-// of the frame (counted in 16x16 tiles) has repainted since the
-// attachment's last pixel read. A fifth of the screen is more than a
-// terminal echoing keys or a blinking caret, and less than a dialog box on a
-// laptop-sized screen or a new window.
-const DefaultFenceThreshold = 0.20
-
 // fenceForLocked returns (creating) a's typing fence on a desktop limb
 // (pkg/daemon/fence). l.mu held. Fences are made on first use, per
 // attachment, so an attachment that never looks at this limb costs it no

@@ -9,16 +9,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// leaseState is a limb's control lease. Guarded by Limb.mu.
-type leaseState struct {
-	holder  *attachment
-	since   time.Time
-	reason  string
-	human   bool                 // the holder took over as a person
-	revoked map[*attachment]bool // lost the lease under them; their next act hears LEASE_REVOKED
-	freed   chan struct{}        // closed when the lease is released (a channel, not a Cond: acquire also waits on its deadline and its caller)
-}
-
 func (l *Limb) leaseView(a *attachment) wire.Lease {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -248,73 +238,4 @@ func shellQuote(s string) string {
 		}
 	}
 	return s
-}
-
-// releaseAllLeases frees every lease a holds (its connection or session
-// ended). Agents waiting in acquire wake up. It also drops a's fences:
-// their trackers would otherwise count damage for a gone attachment for
-// as long as the limb lives.
-func (d *Daemon) releaseAllLeases(a *attachment, reason string) {
-	d.mu.Lock()
-	limbs := make([]*Limb, 0, len(d.limbs))
-	for _, l := range d.limbs {
-		limbs = append(limbs, l)
-	}
-	d.mu.Unlock()
-	for _, l := range limbs {
-		l.mu.Lock()
-		if l.lease.holder == a {
-			l.freeLocked(reason)
-		}
-		delete(l.lease.revoked, a)
-		l.part.forgetLocked(a)
-		l.mu.Unlock()
-	}
-}
-
-// checkPersonHold refuses a limb-changing op (close, reconnect, a group
-// change that closes it) to an attachment that is not a person while a
-// person holds the limb or has paused agent input on it: the agent hears
-// LEASE_REVOKED with human_took_over, as it does for input.
-func (l *Limb) checkPersonHold(a *attachment, op string) error {
-	if a.person.Load() {
-		return nil
-	}
-	l.mu.Lock()
-	ls := &l.lease
-	held := ls.human && ls.holder != nil && ls.holder != a
-	paused := l.pausedLocked()
-	holder := ""
-	if held {
-		holder = ls.holder.name
-	}
-	l.mu.Unlock()
-	var e *wire.Error
-	switch {
-	case held:
-		e = wire.Errorf(wire.LeaseRevoked, "a person (%s) took over limb %s; %s is refused to agents while they hold it, and nothing was done", holder, l.id, op)
-	case paused:
-		e = wire.Errorf(wire.LeaseRevoked, "a person paused agent input on limb %s; %s is refused until they resume, and nothing was done", l.id, op)
-	default:
-		return nil
-	}
-	e.Observation = l.observe(a)
-	return e
-}
-
-// releaseToken frees everything held by attachments of a revoked token:
-// their leases (so others can acquire) and the attachments themselves.
-func (d *Daemon) releaseToken(tokenID string) {
-	var gone []*attachment
-	d.mu.Lock()
-	for k, a := range d.attachments {
-		if a.grant.TokenID == tokenID {
-			delete(d.attachments, k)
-			gone = append(gone, a)
-		}
-	}
-	d.mu.Unlock()
-	for _, a := range gone {
-		d.releaseAllLeases(a, "the token was revoked")
-	}
 }

@@ -8,30 +8,9 @@ import (
 	"github.com/dvvhq/dvv/pkg/daemon/fence"
 	"github.com/dvvhq/dvv/pkg/daemon/verify"
 	"github.com/dvvhq/dvv/pkg/fb"
-	"github.com/dvvhq/dvv/pkg/imaging"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// desktopLimb is what a desktop limb (VNC, RDP) adds to the common part:
-// the mirror of the remote framebuffer, which outlives each session so ids,
-// generations and fences survive a reconnect, and every attachment's fence
-// on it.
-type desktopLimb struct {
-	l      *Limb
-	dialer limb.DesktopDialer
-
-	buf    *fb.Buffer          // the mirror, kept across reconnects
-	motion *verify.Motion      // where it changes with no act behind it
-	enc    imaging.EncodeCache // recent encodes of the mirror
-	txt    textReaders         // recognised text of the mirror, per language
-
-	// Guarded by Limb.mu.
-	session limb.Desktop // the live session, nil between sessions
-	fences  map[*attachment]*fence.Typing
-
-	structure structureCache // windows over the SSH sidecar (structure.go)
-}
 
 func newDesktopLimb(l *Limb, dial limb.DesktopDialer, maxPixels int) *desktopLimb {
 	buf := fb.New()
@@ -128,26 +107,4 @@ func (k *desktopLimb) forgetLocked(a *attachment) {
 			delete(k.fences, b)
 		}
 	}
-}
-
-// desktop returns the live desktop session or a coded reason there is none.
-func (l *Limb) desktop() (limb.Desktop, error) {
-	if l.dsk == nil {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; use run, term_send or term_read", l.id)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.dsk.session == nil {
-		return nil, l.notConnectedLocked()
-	}
-	return l.dsk.session, nil
-}
-
-// generation is the geometry generation: 1 for the first size, +1 for each
-// change. Before any size is known, and on terminals, it is 0.
-func (l *Limb) generation() uint64 {
-	if l.dsk == nil {
-		return 0
-	}
-	return l.dsk.buf.Resizes()
 }

@@ -8,19 +8,6 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// terminalLimb is what a terminal limb (SSH) adds to the common part: the
-// live shell session, whose emulator and output ring live in the session
-// itself, and the shell's exit status once it ended. A terminal is never
-// fenced: its screen is text the agent reads whole.
-type terminalLimb struct {
-	l      *Limb
-	dialer limb.TerminalDialer
-
-	// Guarded by Limb.mu.
-	session  limb.Terminal // nil between sessions
-	exitCode *int          // the shell's exit status, once it ended
-}
-
 func (k *terminalLimb) dial(ctx context.Context, t limb.Target) (limb.Session, error) {
 	s, err := k.dialer(ctx, t)
 	if err != nil {
@@ -100,7 +87,7 @@ func (k *terminalLimb) changeSource(string) (*changeSource, error) {
 			return n
 		},
 		last: func() time.Time {
-			if term, err := l.terminal(); err == nil {
+			if term, err := l.liveTerminal(); err == nil {
 				return term.LastOutput()
 			}
 			return time.Now()
@@ -113,24 +100,11 @@ func (k *terminalLimb) changeSource(string) (*changeSource, error) {
 func (k *terminalLimb) filesVia() string { return "ssh" }
 
 func (k *terminalLimb) openFiles(ctx context.Context) (limb.Files, error) {
-	term, err := k.l.terminal()
+	term, err := k.l.liveTerminal()
 	if err != nil {
 		return nil, err
 	}
 	return term.Files(ctx)
-}
-
-// terminal returns the live terminal session or a coded reason.
-func (l *Limb) terminal() (limb.Terminal, error) {
-	if l.tty == nil {
-		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a desktop; terminal ops need a terminal limb", l.id)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.tty.session == nil {
-		return nil, l.notConnectedLocked()
-	}
-	return l.tty.session, nil
 }
 
 // lastExit is the exit status of the terminal's shell, once it ended.
@@ -154,7 +128,7 @@ func (l *Limb) lastExit() (int, bool) {
 // termChanged closes at the terminal's next output (or never, when there is
 // no live session; the state channel wakes the wait then).
 func (l *Limb) termChanged() <-chan struct{} {
-	if term, err := l.terminal(); err == nil {
+	if term, err := l.liveTerminal(); err == nil {
 		return term.Changed()
 	}
 	return nil

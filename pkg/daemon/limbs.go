@@ -2,175 +2,12 @@ package daemon
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/dvvhq/dvv/pkg/daemon/history"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
-
-// LimbID is reproducible: the same machine (protocol, address, port) at the
-// same slot gets the same id, after a reconnect or a daemon restart.
-func LimbID(protocol, address string, port, slot int) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d", protocol, strings.ToLower(address), port, slot)))
-	return protocol + "-" + hex.EncodeToString(sum[:4])
-}
-
-// Limb is one live connection to one machine, kept up across drops. This
-// is the part every kind shares: id, state and the reconnect loop, lease,
-// history, files. What differs between a desktop and a terminal is its
-// part (limb_desktop.go, limb_terminal.go).
-type Limb struct {
-	core   *core // what the limb takes from its daemon
-	id     string
-	target limb.Target
-	kind   string // wire.KindDesktop or wire.KindTerminal, fixed by the protocol
-
-	// part is the kind's half; exactly one of dsk (a desktop) and tty (a
-	// terminal) is set, and is part. Ops bound to a kind (wire.OpSpec.Kind)
-	// use that one without a check: dispatch refused a limb of the other
-	// kind.
-	part limbPart
-	dsk  *desktopLimb
-	tty  *terminalLimb
-
-	// mu guards the fields below, the lease, and the session fields of
-	// dsk and tty. It is not held across a session's network I/O: a
-	// server that reads nothing would stall every status call behind it.
-	mu         sync.Mutex
-	state      string
-	lastErr    *wire.LimbError
-	reconnects int
-	stateCh    chan struct{} // closed at every state change
-	perceive   bool
-	redial     chan struct{}
-	files      limb.Files // SFTP, opened on first use
-	// sidecarFacts are what a desktop's machine said of itself when its
-	// files sidecar connected (status reads them without filesMu, which a
-	// dial holds).
-	sidecarFacts atomic.Pointer[wire.GuestFacts]
-	filesMu      sync.Mutex // guards files alone: an SFTP dial is slow and must not block mu
-
-	lease  leaseState
-	actLog actLog    // recent agent acts for the viewer (acts.go)
-	paused bool      // a person paused agent input on this limb (pause.go)
-	rec    *recorder // the running recording, if any (record.go)
-
-	acts      sync.WaitGroup
-	actCtx    context.Context
-	actCancel context.CancelFunc
-
-	// machineGate holds acts (read) while the limb's machine is restored
-	// or reset (write); machineEv is the last such event (machine.go).
-	machineGate sync.RWMutex
-	machineEv   *wire.MachineEvent
-
-	history history.Ring
-	ctx     context.Context
-	cancel  context.CancelFunc
-	exited  chan struct{} // closed when the run loop ended
-}
-
-// A limb's kind is its protocol's (wire.Protocols).
-const (
-	kindDesktop  = wire.KindDesktop
-	kindTerminal = wire.KindTerminal
-)
-
-// limbPart is what a kind of limb adds to the common part. The run loop,
-// the observation and the per-attachment bookkeeping go through it, so
-// they hold no kind branches of their own.
-type limbPart interface {
-	// dial connects a fresh session and keeps it as the live one.
-	dial(ctx context.Context, t limb.Target) (limb.Session, error)
-	// redialing runs before a reconnect's dial.
-	redialing()
-	// detachLocked forgets the live session; liveLocked reports whether
-	// there is one (Limb.mu held).
-	detachLocked()
-	liveLocked() bool
-	// ended reports a session that ended because the remote program did
-	// (a shell that exited), not its connection.
-	ended() bool
-	// observe fills the kind's half of an observation for a (size,
-	// geometry, coverage, fence) and says when the screen last changed.
-	observe(o *wire.Observation, a *attachment) time.Time
-	// signals are the live session's; nil without one.
-	signals() wire.Signals
-	// changeSource is what screen-stable, screen-changed and idle waits
-	// watch: the mirror, or the output stream.
-	changeSource(until string) (*changeSource, error)
-	// filesVia names the SFTP route ("sidecar", "ssh"); openFiles dials
-	// it (Limb.filesFor keeps it open).
-	filesVia() string
-	openFiles(ctx context.Context) (limb.Files, error)
-	// forgetLocked drops what the kind keeps for attachment a, or for
-	// every attachment when a is nil (Limb.mu held).
-	forgetLocked(a *attachment)
-}
-
-// defaultPort is the port an address given without one is dialled on: the
-// one a terminal client would dial (an ssh_config alias may name its own
-// Port), else the protocol's default.
-func (d *Daemon) defaultPort(p *wire.ProtocolSpec, address string) int {
-	if p.Kind == kindTerminal && d.cfg.TerminalPort != nil {
-		return d.cfg.TerminalPort(address)
-	}
-	return p.DefaultPort
-}
-
-// openLimb returns the limb for a target, starting it when it is new. It
-// returns as soon as the session task runs.
-func (d *Daemon) openLimb(t limb.Target) (*Limb, error) {
-	kind := kindDesktop
-	if p, ok := wire.Protocol(t.Protocol); ok {
-		kind = p.Kind
-	}
-	switch {
-	case kind == kindTerminal && d.cfg.Terminal == nil,
-		kind == kindDesktop && d.cfg.Desktop[t.Protocol] == nil:
-		return nil, wire.Errorf(wire.Unsupported, "this dvvd was built without %s support", t.Protocol)
-	}
-	id := LimbID(t.Protocol, t.Address, t.Port, t.Slot)
-	d.mu.Lock()
-	if d.closing {
-		d.mu.Unlock()
-		return nil, wire.Errorf(wire.NotReady, "dvvd is shutting down")
-	}
-	if l := d.limbs[id]; l != nil {
-		d.mu.Unlock()
-		if err := l.rejoin(t); err != nil {
-			return nil, err
-		}
-		return l, nil
-	}
-	defer d.mu.Unlock()
-	ctx, cancel := context.WithCancel(d.ctx)
-	l := &Limb{core: &d.core, id: id, target: t, kind: kind, state: wire.StateConnecting, stateCh: make(chan struct{}),
-		perceive: t.Perceive, redial: make(chan struct{}, 1),
-		ctx: ctx, cancel: cancel, exited: make(chan struct{})}
-	// actCtx is a child of ctx so close can withdraw in-flight intents
-	// (and let them settle) before it ends the session under them.
-	l.actCtx, l.actCancel = context.WithCancel(ctx)
-	if kind == kindTerminal {
-		l.tty = &terminalLimb{l: l, dialer: d.cfg.Terminal}
-		l.part = l.tty
-	} else {
-		l.dsk = newDesktopLimb(l, d.cfg.Desktop[t.Protocol], d.cfg.MaxFramebufferPixels)
-		l.part = l.dsk
-	}
-	d.limbs[id] = l
-	go l.run()
-	d.log.Info("limb opened", "limb", id, "protocol", t.Protocol, "address", t.Address, "port", t.Port, "slot", t.Slot)
-	return l, nil
-}
 
 // rejoin is an open of an endpoint that already has a limb. It takes the
 // open's credential (adoptCredential) and perception; a limb that stopped
@@ -219,14 +56,6 @@ func permanent(err error) bool {
 		return true
 	}
 	return false
-}
-
-func asWireError(err error) *wire.Error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	return wire.Errorf(wire.Unreachable, "%v", err)
 }
 
 // Reconnect back-off: it doubles after every failed dial and after every
@@ -461,14 +290,6 @@ func (l *Limb) setState(s string, we *wire.Error) {
 	}
 }
 
-// requestRedial asks the run loop to drop and dial again.
-func (l *Limb) requestRedial() {
-	select {
-	case l.redial <- struct{}{}:
-	default:
-	}
-}
-
 // actSettle bounds how long close lets withdrawn intents finish (a key
 // release, the rest of a drag) before it ends the session under them.
 const actSettle = time.Second
@@ -509,36 +330,6 @@ func (l *Limb) close() {
 	l.mu.Unlock()
 }
 
-// closeLimb closes l and forgets it: the registry and every attachment
-// let go of it before its closing is announced. Idempotent.
-func (d *Daemon) closeLimb(l *Limb) {
-	l.close()
-	d.mu.Lock()
-	if d.limbs[l.id] == l {
-		delete(d.limbs, l.id)
-	}
-	for _, a := range d.attachments {
-		delete(a.limbs, l.id)
-	}
-	d.mu.Unlock()
-	d.events.publish(&wire.Event{Kind: "limb.state", LimbID: l.id, Detail: wire.StateClosed})
-	d.log.Info("limb closed", "limb", l.id)
-}
-
-func (l *Limb) notConnectedLocked() error {
-	reason := ""
-	if l.lastErr != nil {
-		reason = fmt.Sprintf(" (last error %s: %s)", l.lastErr.Code, l.lastErr.Message)
-	}
-	if l.state == wire.StateConnecting {
-		return wire.Errorf(wire.NotReady, "limb %s is still connecting%s; call wait with until: connected", l.id, reason)
-	}
-	if l.state == wire.StateStalled {
-		return wire.Errorf(wire.NotReady, "limb %s is stalled: the server has answered nothing, not even a liveness probe, so its pixels may be stale and input may not arrive; call wait with until: connected", l.id)
-	}
-	return wire.Errorf(wire.NotConnected, "limb %s is %s%s", l.id, l.state, reason)
-}
-
 // beginAct registers an intent that close and revocation withdraw. A
 // stalled limb takes none: the agent would act on stale pixels, and the
 // write could block until the server answers.
@@ -560,22 +351,4 @@ func (l *Limb) stateChanged() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.stateCh
-}
-
-// changeSource is what screen/idle waits watch: the framebuffer for a
-// desktop, the output stream for a terminal.
-type changeSource struct {
-	seq     func() uint64
-	last    func() time.Time
-	changed func() <-chan struct{}
-}
-
-// mustBeConnected refuses, with why, unless the limb is connected.
-func (l *Limb) mustBeConnected() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.state != wire.StateConnected {
-		return l.notConnectedLocked()
-	}
-	return nil
 }

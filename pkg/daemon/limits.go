@@ -214,41 +214,6 @@ func (lr *lineReader) release() {
 	lr.held = 0
 }
 
-// halfOpen reports since when a connection has given dvvd nothing it could
-// serve: it never finished a line, or its current line is unfinished.
-// Such connections are what eviction picks when the connection slots are
-// full, so a person's CLI always gets in.
-func (c *conn) halfOpen() (time.Time, bool) {
-	if ns := c.lr.midSince.Load(); ns != 0 {
-		return time.Unix(0, ns), true
-	}
-	if c.lr.served.Load() == 0 {
-		return c.opened, true
-	}
-	return time.Time{}, false
-}
-
-// evictHalfOpen closes the connection that has been half-open the longest,
-// if any, to make room for a new one. d.connMu is held.
-func (d *Daemon) evictHalfOpen() bool {
-	var victim *conn
-	var since time.Time
-	for c := range d.live {
-		if t, ok := c.halfOpen(); ok && (victim == nil || t.Before(since)) {
-			victim, since = c, t
-		}
-	}
-	if victim == nil {
-		return false
-	}
-	delete(d.live, victim)
-	writeRaw(victim.nc, &wire.Reply{Result: wire.ResultError, Code: wire.Busy,
-		Message: "dvvd's connection slots are full and this connection had not sent a complete request; it was closed to let another client in",
-		Next:    "send whole request lines; reconnect and retry"})
-	victim.nc.Close()
-	return true
-}
-
 // busy is the answer for a request refused by a limit.
 func busy(msg string) *wire.Reply {
 	return errorResponse(nil, &wire.Error{Code: wire.Busy, Message: msg,

@@ -21,40 +21,8 @@ import (
 // guest's memory takes a while).
 const machineActTimeout = 5 * time.Minute
 
-// enterActGate lets an act (a Dispatches op) in unless a restore or reset
-// is under way, which it waits out; the function returned lets it out.
-// Other ops pass.
-func (l *Limb) enterActGate(act bool) func() {
-	if !act {
-		return func() {}
-	}
-	l.machineGate.RLock()
-	return l.machineGate.RUnlock
-}
-
-// machineEvent is a copy of the last screen-changing machine act.
-func (l *Limb) machineEvent() *wire.MachineEvent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.machineEv == nil {
-		return nil
-	}
-	ev := *l.machineEv
-	return &ev
-}
-
-func machineEventWords(ev *wire.MachineEvent) string {
-	switch ev.Act {
-	case "restore":
-		return "restored to snapshot " + ev.Snapshot
-	case "reset":
-		return "reset"
-	}
-	return ev.Act
-}
-
 // withMachine opens the limb's machine for one act and closes it after.
-func (c *call) withMachine(fn func(ctx context.Context, m machine.Machine) error) error {
+func (c *opCall) withMachine(fn func(ctx context.Context, m machine.Machine) error) error {
 	l := c.l
 	l.mu.Lock()
 	s := l.target.Machine
@@ -85,7 +53,7 @@ func (c *call) withMachine(fn func(ctx context.Context, m machine.Machine) error
 
 // machineAct runs an act that changes the machine and answers its state
 // after it. Agents are refused while a person holds the limb.
-func (c *call) machineAct(op string, fn func(ctx context.Context, m machine.Machine) error) (*wire.MachineState, error) {
+func (c *opCall) machineAct(op string, fn func(ctx context.Context, m machine.Machine) error) (*wire.MachineState, error) {
 	if err := c.l.checkPersonHold(c.att, op); err != nil {
 		return nil, err
 	}
@@ -97,7 +65,7 @@ func (c *call) machineAct(op string, fn func(ctx context.Context, m machine.Mach
 }
 
 // actThenState runs fn on the limb's machine and reads its state after.
-func (c *call) actThenState(fn func(ctx context.Context, m machine.Machine) error) (wire.MachineState, error) {
+func (c *opCall) actThenState(fn func(ctx context.Context, m machine.Machine) error) (wire.MachineState, error) {
 	var st wire.MachineState
 	err := c.withMachine(func(ctx context.Context, m machine.Machine) error {
 		if err := fn(ctx, m); err != nil {
@@ -115,7 +83,7 @@ func (c *call) actThenState(fn func(ctx context.Context, m machine.Machine) erro
 // every fence arms, and the limb's session is dialled again; it answers
 // once the limb is connected again (or timeout passed: TIMEOUT with the
 // observation, the act itself done).
-func (c *call) machineRenew(op, act, snapshot string, timeoutMs *int, fn func(ctx context.Context, m machine.Machine) error) (*wire.MachineState, *wire.Observation, error) {
+func (c *opCall) machineRenew(op, act, snapshot string, timeoutMs *int, fn func(ctx context.Context, m machine.Machine) error) (*wire.MachineState, *wire.Observation, error) {
 	l := c.l
 	if err := l.checkPersonHold(c.att, op); err != nil {
 		return nil, nil, err

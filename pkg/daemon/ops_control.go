@@ -10,7 +10,7 @@ var _ = register(wire.OpControl, typed(opControl), recorded)
 
 // opControl: acquire (waitMs), release, yield (= release, with a reason
 // recorded), status and yield_status (read without changing anything).
-func opControl(c *call, a wire.ControlArgs) (*wire.ControlAnswer, error) {
+func opControl(c *opCall, a wire.ControlArgs) (*wire.ControlAnswer, error) {
 	l := c.l
 	r := &wire.ControlAnswer{}
 	switch a.Action {
@@ -46,7 +46,7 @@ var _ = register(wire.OpTakeover, typed(opTakeover), recorded)
 // opTakeover is a person taking control (dvv control takeover): the lease
 // moves to this attachment at once, an agent holding it is revoked and
 // told so, and human_took_over shows in every observation.
-func opTakeover(c *call, a wire.TakeoverArgs) (*wire.TakeoverAnswer, error) {
+func opTakeover(c *opCall, a wire.TakeoverArgs) (*wire.TakeoverAnswer, error) {
 	c.l.takeover(c.att, a.Reason)
 	r := &wire.TakeoverAnswer{}
 	lv := c.l.leaseView(c.att)
@@ -61,7 +61,7 @@ var _ = register(wire.OpCancel, typed(opCancel))
 // opCancel withdraws the work of a request this connection still has in
 // flight: its context ends, so a wait, a run or a transfer stops. The
 // cancelled request is still answered, with what its work returned.
-func opCancel(c *call, a wire.CancelArgs) (*wire.CancelAnswer, error) {
+func opCancel(c *opCall, a wire.CancelArgs) (*wire.CancelAnswer, error) {
 	r := &wire.CancelAnswer{}
 	if c.c != nil && c.c.withdraw(a.Cancels) {
 		r.Dispatched = "request " + string(a.Cancels) + " withdrawn"

@@ -13,7 +13,7 @@ var _ = register(wire.OpElement, typed(opElement))
 // opElement acts on one element an inspect named, after checking the id
 // still names it where it was (the geometry generation, its window's bounds
 // and its place in the window), and answers what it read back.
-func opElement(c *call, a wire.ElementArgs) (*wire.ElementAnswer, error) {
+func opElement(c *opCall, a wire.ElementArgs) (*wire.ElementAnswer, error) {
 	id, err := atspi.ParseID(a.Element)
 	if err != nil {
 		return nil, &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("element %.80q is not an element id", a.Element),

@@ -15,7 +15,7 @@ import (
 var _ = register(wire.OpHealth, typed(opHealth))
 
 // opHealth runs dvvd's half of `dvv doctor` from dvvd's own environment.
-func opHealth(c *call, _ wire.HealthArgs) (*wire.HealthAnswer, error) {
+func opHealth(c *opCall, _ wire.HealthArgs) (*wire.HealthAnswer, error) {
 	svc := c.d.cfg.Services
 	env := health.Env{Keychain: svc.Keychain, SSHConfig: svc.SSHConfig, HostKey: svc.HostKey,
 		Pinned: func(hp string) bool { _, ok, _ := pins.Lookup(hp); return ok }}
@@ -37,7 +37,7 @@ func opHealth(c *call, _ wire.HealthArgs) (*wire.HealthAnswer, error) {
 var _ = register(wire.OpReport, typed(opReport))
 
 // opReport answers what only dvvd knows for `dvv report`.
-func opReport(c *call, _ wire.ReportArgs) (*wire.ReportAnswer, error) {
+func opReport(c *opCall, _ wire.ReportArgs) (*wire.ReportAnswer, error) {
 	d := c.d
 	cfg := map[string]string{
 		"id":             d.cfg.ID,

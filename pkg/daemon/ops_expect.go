@@ -24,7 +24,7 @@ var _ = register(wire.OpExpect, typed(opExpect))
 
 // opExpect waits until a template picture is on the screen: a search of
 // the whole frame (or region) first, then only around what changed.
-func opExpect(c *call, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
+func opExpect(c *opCall, a wire.ExpectArgs) (*wire.ExpectAnswer, error) {
 	l := c.l
 	tmpl, err := expectTemplate(a.TemplateBase64)
 	if err != nil {
@@ -143,7 +143,7 @@ func expectDamage(tr *fb.Tracker) (rects []image.Rectangle, full bool) {
 
 // searchMirror searches copies of the mirror around each set of corners
 // (so the decoder never waits for a search) and returns the best place.
-func searchMirror(c *call, tmpl *imgmatch.Template, search []image.Rectangle, threshold float64) (imgmatch.Match, bool) {
+func searchMirror(c *opCall, tmpl *imgmatch.Template, search []image.Rectangle, threshold float64) (imgmatch.Match, bool) {
 	tw, th := tmpl.Size()
 	best, found := imgmatch.Match{}, false
 	for _, corners := range search {
@@ -192,7 +192,7 @@ func expectTemplate(b64 string) (*imgmatch.Template, error) {
 	return t, nil
 }
 
-func expectAnswer(c *call, res *wire.ExpectResult, start time.Time) *wire.ExpectAnswer {
+func expectAnswer(c *opCall, res *wire.ExpectResult, start time.Time) *wire.ExpectAnswer {
 	res.ElapsedMs = time.Since(start).Milliseconds()
 	r := &wire.ExpectAnswer{}
 	r.Expect = res

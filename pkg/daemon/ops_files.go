@@ -22,7 +22,7 @@ const inlineFileMax = 16 << 20
 
 // filesFor opens (once) the limb's SFTP route: the SSH connection itself
 // for a terminal limb, the sidecar SSH connection for a desktop limb.
-func (l *Limb) filesFor(c *call) (limb.Files, string, error) {
+func (l *Limb) filesFor(c *opCall) (limb.Files, string, error) {
 	l.filesMu.Lock()
 	defer l.filesMu.Unlock()
 	via := l.part.filesVia()
@@ -61,7 +61,7 @@ func (l *Limb) dropFiles(err error) {
 
 var _ = register(wire.OpFiles, typed(opFiles), listedOnDesktops, listedOnTerminals)
 
-func opFiles(c *call, a wire.FilesArgs) (*wire.FilesAnswer, error) {
+func opFiles(c *opCall, a wire.FilesArgs) (*wire.FilesAnswer, error) {
 	f, via, err := c.l.filesFor(c)
 	if err != nil {
 		return nil, err
@@ -429,7 +429,7 @@ var _ = register(wire.OpTransfer, typed(opTransfer))
 
 // opTransfer: files moves everything inside its own call, so there is never
 // a transfer in flight. These are ordinary answers, not errors.
-func opTransfer(c *call, a wire.TransferArgs) (*wire.TransferAnswer, error) {
+func opTransfer(c *opCall, a wire.TransferArgs) (*wire.TransferAnswer, error) {
 	r := &wire.TransferAnswer{}
 	switch a.Action {
 	case "status":

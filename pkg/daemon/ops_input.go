@@ -12,15 +12,15 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// act runs fn as an intent on l: the lease is checked, and fn's context is
+// onDesktop runs fn as an intent on l: the lease is checked, and fn's context is
 // cancelled when the intent is withdrawn (close, takeover) or the client
 // goes away.
-func (c *call) act(fn func(ctx context.Context, desk limb.Desktop) error) error {
+func (c *opCall) onDesktop(fn func(ctx context.Context, desk limb.Desktop) error) error {
 	l := c.l
 	if err := l.checkLease(c.att); err != nil {
 		return err
 	}
-	desk, err := l.desktop()
+	desk, err := l.liveDesktop()
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (c *call) act(fn func(ctx context.Context, desk limb.Desktop) error) error 
 
 var _ = register(wire.OpClick, typed(opClick), brief, recorded, listedOnDesktops)
 
-func opClick(c *call, a wire.ClickArgs) (*wire.ClickAnswer, error) {
+func opClick(c *opCall, a wire.ClickArgs) (*wire.ClickAnswer, error) {
 	l := c.l
 	g := gestureOf(a)
 	mods, err := modifierKeysyms(a.Modifiers)
@@ -68,8 +68,8 @@ func opClick(c *call, a wire.ClickArgs) (*wire.ClickAnswer, error) {
 	if err := l.checkGeometry(gen, g.points()...); err != nil {
 		return nil, err
 	}
-	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
-		return holding(desk, mods, func() error { return g.send(ctx, desk) })
+	err = c.onDesktop(func(ctx context.Context, desk limb.Desktop) error {
+		return withModifiers(desk, mods, func() error { return g.send(ctx, desk) })
 	})
 	if err != nil {
 		return nil, err
@@ -149,14 +149,14 @@ func (g gesture) send(ctx context.Context, desk limb.Desktop) error {
 	case "scroll":
 		return press(g.wheel, g.clicks)
 	case "drag":
-		return drag(ctx, desk, g.x, g.y, g.toX, g.toY, g.button)
+		return dragPointer(ctx, desk, g.x, g.y, g.toX, g.toY, g.button)
 	}
 	return nil
 }
 
-// holding runs fn with the modifier keys held, released in reverse order
+// withModifiers runs fn with the modifier keys held, released in reverse order
 // whatever fn did.
-func holding(desk limb.Desktop, mods []uint32, fn func() error) error {
+func withModifiers(desk limb.Desktop, mods []uint32, fn func() error) error {
 	for _, m := range mods {
 		if err := desk.Key(m, true); err != nil {
 			return err
@@ -184,9 +184,9 @@ func (l *Limb) fenceGeneration(att *attachment, gen *uint64, from string) (*uint
 	return &g, nil
 }
 
-// drag presses at the start, moves in steps (so applications see motion),
+// dragPointer presses at the start, moves in steps (so applications see motion),
 // and releases at the end.
-func drag(ctx context.Context, desk limb.Desktop, x, y, toX, toY int, b limb.Buttons) error {
+func dragPointer(ctx context.Context, desk limb.Desktop, x, y, toX, toY int, b limb.Buttons) error {
 	if err := desk.Pointer(x, y, b); err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func modifierKeysyms(names []string) ([]uint32, error) {
 
 // opTypeTerminal sends the text to the PTY as it is, unfenced: a shell
 // echoes it, and its screen is read as text, not pixels.
-func opTypeTerminal(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
+func opTypeTerminal(c *opCall, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 	if err := c.terminalInputAllowed(); err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ var _ = register(wire.OpType, byKind(typed(opTypeDesktop), typed(opTypeTerminal)
 
 // opTypeDesktop types rune by rune as key events, behind the lease and the
 // typing fence.
-func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
+func opTypeDesktop(c *opCall, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 	l := c.l
 	// Check the whole text before sending any of it: a control character
 	// with no key, or bytes that are not UTF-8, refuse it all.
@@ -259,7 +259,7 @@ func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 		return nil, err
 	}
 	sent := 0
-	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
+	err = c.onDesktop(func(ctx context.Context, desk limb.Desktop) error {
 		for _, r := range text {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -292,7 +292,7 @@ func opTypeDesktop(c *call, a wire.TypeArgs) (*wire.TypeAnswer, error) {
 // checkTypeable refuses, before anything is sent, a text holding
 // characters the session cannot type, naming them all.
 func checkTypeable(l *Limb, text []rune) error {
-	desk, err := l.desktop()
+	desk, err := l.liveDesktop()
 	if err != nil {
 		return err
 	}
@@ -323,7 +323,7 @@ func checkTypeable(l *Limb, text []rune) error {
 
 // opKeyTerminal sends the bytes an xterm sends for the chord (normal
 // cursor-key mode), unfenced like any terminal input.
-func opKeyTerminal(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
+func opKeyTerminal(c *opCall, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
 		return nil, unknownKey(err)
@@ -357,7 +357,7 @@ func unknownKey(err error) *wire.Error {
 
 // opKeyDesktop presses the chord's keys in order and releases them in
 // reverse, behind the lease and the typing fence.
-func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
+func opKeyDesktop(c *opCall, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	l := c.l
 	syms, err := keys.ParseChord(a.Keys)
 	if err != nil {
@@ -369,14 +369,14 @@ func opKeyDesktop(c *call, a wire.KeyArgs) (*wire.KeyAnswer, error) {
 	if err := l.checkTypingFence(c.att); err != nil {
 		return nil, err
 	}
-	if desk, err := l.desktop(); err == nil {
+	if desk, err := l.liveDesktop(); err == nil {
 		if cc, ok := desk.(limb.ChordChecker); ok {
 			if err := cc.CheckChord(syms); err != nil {
 				return nil, err
 			}
 		}
 	}
-	err = c.act(func(ctx context.Context, desk limb.Desktop) error {
+	err = c.onDesktop(func(ctx context.Context, desk limb.Desktop) error {
 		pressed := 0
 		defer func() {
 			for i := pressed - 1; i >= 0; i-- {
@@ -404,12 +404,12 @@ const clipboardLimit = 1 << 20
 
 var _ = register(wire.OpClipboard, typed(opClipboard), recorded, listedOnDesktops)
 
-func opClipboard(c *call, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
+func opClipboard(c *opCall, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
 	l := c.l
 	r := &wire.ClipboardAnswer{}
 	switch a.Action {
 	case "get":
-		desk, err := l.desktop()
+		desk, err := l.liveDesktop()
 		if err != nil {
 			return nil, err
 		}
@@ -421,7 +421,7 @@ func opClipboard(c *call, a wire.ClipboardArgs) (*wire.ClipboardAnswer, error) {
 			return nil, wire.Errorf(wire.TooLarge, "clipboard text is limited to %d bytes", clipboardLimit)
 		}
 		var info limb.ClipboardInfo
-		err := c.act(func(ctx context.Context, desk limb.Desktop) error {
+		err := c.onDesktop(func(ctx context.Context, desk limb.Desktop) error {
 			var err error
 			info, err = desk.SetClipboard(*a.Text)
 			return err

@@ -11,7 +11,7 @@ var _ = register(wire.OpInspect, typed(opInspect))
 
 // opInspect lists the accessibility elements of a window (or of every
 // window) of the limb's desktop session, filtered by role, name and states.
-func opInspect(c *call, a wire.InspectArgs) (*wire.InspectAnswer, error) {
+func opInspect(c *opCall, a wire.InspectArgs) (*wire.InspectAnswer, error) {
 	if err := c.l.mustBeConnected(); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachinePause, typed(opMachinePause))
 
-func opMachinePause(c *call, _ wire.MachinePauseArgs) (*wire.MachinePauseAnswer, error) {
+func opMachinePause(c *opCall, _ wire.MachinePauseArgs) (*wire.MachinePauseAnswer, error) {
 	st, err := c.machineAct(wire.OpMachinePause, func(ctx context.Context, m machine.Machine) error { return m.Pause(ctx) })
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachinePower, typed(opMachinePower))
 
-func opMachinePower(c *call, _ wire.MachinePowerArgs) (*wire.MachinePowerAnswer, error) {
+func opMachinePower(c *opCall, _ wire.MachinePowerArgs) (*wire.MachinePowerAnswer, error) {
 	st, err := c.machineAct(wire.OpMachinePower, func(ctx context.Context, m machine.Machine) error { return m.Power(ctx) })
 	if err != nil {
 		return nil, err

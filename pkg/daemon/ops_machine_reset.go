@@ -11,7 +11,7 @@ var _ = register(wire.OpMachineReset, typed(opMachineReset))
 
 // opMachineReset resets the machine; the limb's screen is renewed as after
 // a restore (machineRenew).
-func opMachineReset(c *call, a wire.MachineResetArgs) (*wire.MachineResetAnswer, error) {
+func opMachineReset(c *opCall, a wire.MachineResetArgs) (*wire.MachineResetAnswer, error) {
 	st, o, err := c.machineRenew(wire.OpMachineReset, "reset", "", a.TimeoutMs, func(ctx context.Context, m machine.Machine) error { return m.Reset(ctx) })
 	if err != nil {
 		return nil, err

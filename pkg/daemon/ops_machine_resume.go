@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachineResume, typed(opMachineResume))
 
-func opMachineResume(c *call, _ wire.MachineResumeArgs) (*wire.MachineResumeAnswer, error) {
+func opMachineResume(c *opCall, _ wire.MachineResumeArgs) (*wire.MachineResumeAnswer, error) {
 	st, err := c.machineAct(wire.OpMachineResume, func(ctx context.Context, m machine.Machine) error { return m.Resume(ctx) })
 	if err != nil {
 		return nil, err

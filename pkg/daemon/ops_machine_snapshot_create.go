@@ -10,7 +10,7 @@ import (
 
 var _ = register(wire.OpMachineSnapshotCreate, typed(opMachineSnapshotCreate))
 
-func opMachineSnapshotCreate(c *call, a wire.MachineSnapshotCreateArgs) (*wire.MachineSnapshotCreateAnswer, error) {
+func opMachineSnapshotCreate(c *opCall, a wire.MachineSnapshotCreateArgs) (*wire.MachineSnapshotCreateAnswer, error) {
 	if err := machine.CheckSnapshotName(a.Snapshot); err != nil {
 		return nil, err
 	}

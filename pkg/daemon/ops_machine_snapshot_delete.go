@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachineSnapshotDelete, typed(opMachineSnapshotDelete))
 
-func opMachineSnapshotDelete(c *call, a wire.MachineSnapshotDeleteArgs) (*wire.MachineSnapshotDeleteAnswer, error) {
+func opMachineSnapshotDelete(c *opCall, a wire.MachineSnapshotDeleteArgs) (*wire.MachineSnapshotDeleteAnswer, error) {
 	if err := machine.CheckSnapshotName(a.Snapshot); err != nil {
 		return nil, err
 	}

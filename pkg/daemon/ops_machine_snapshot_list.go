@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachineSnapshotList, typed(opMachineSnapshotList))
 
-func opMachineSnapshotList(c *call, _ wire.MachineSnapshotListArgs) (*wire.MachineSnapshotListAnswer, error) {
+func opMachineSnapshotList(c *opCall, _ wire.MachineSnapshotListArgs) (*wire.MachineSnapshotListAnswer, error) {
 	var list []wire.Snapshot
 	err := c.withMachine(func(ctx context.Context, m machine.Machine) error {
 		var err error

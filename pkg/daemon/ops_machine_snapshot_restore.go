@@ -11,7 +11,7 @@ var _ = register(wire.OpMachineSnapshotRestore, typed(opMachineSnapshotRestore))
 
 // opMachineSnapshotRestore puts the machine back at a snapshot and renews
 // the limb's screen (machineRenew).
-func opMachineSnapshotRestore(c *call, a wire.MachineSnapshotRestoreArgs) (*wire.MachineSnapshotRestoreAnswer, error) {
+func opMachineSnapshotRestore(c *opCall, a wire.MachineSnapshotRestoreArgs) (*wire.MachineSnapshotRestoreAnswer, error) {
 	if err := machine.CheckSnapshotName(a.Snapshot); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachineStart, typed(opMachineStart))
 
-func opMachineStart(c *call, _ wire.MachineStartArgs) (*wire.MachineStartAnswer, error) {
+func opMachineStart(c *opCall, _ wire.MachineStartArgs) (*wire.MachineStartAnswer, error) {
 	st, err := c.machineAct(wire.OpMachineStart, func(ctx context.Context, m machine.Machine) error { return m.Start(ctx) })
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachineState, typed(opMachineState))
 
-func opMachineState(c *call, _ wire.MachineStateArgs) (*wire.MachineStateAnswer, error) {
+func opMachineState(c *opCall, _ wire.MachineStateArgs) (*wire.MachineStateAnswer, error) {
 	var st wire.MachineState
 	err := c.withMachine(func(ctx context.Context, m machine.Machine) error {
 		var err error

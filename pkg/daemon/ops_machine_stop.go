@@ -9,7 +9,7 @@ import (
 
 var _ = register(wire.OpMachineStop, typed(opMachineStop))
 
-func opMachineStop(c *call, _ wire.MachineStopArgs) (*wire.MachineStopAnswer, error) {
+func opMachineStop(c *opCall, _ wire.MachineStopArgs) (*wire.MachineStopAnswer, error) {
 	st, err := c.machineAct(wire.OpMachineStop, func(ctx context.Context, m machine.Machine) error { return m.Stop(ctx) })
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"sort"
 
 	"github.com/dvvhq/dvv/pkg/wire"
@@ -12,31 +11,11 @@ import (
 // answers LEASE_REVOKED and observations show human_took_over, as when a
 // person took over. In-flight acts are withdrawn at once.
 
-// pausedLocked reports whether agent input is paused on l. Needs l.mu.
-func (l *Limb) pausedLocked() bool { return l.paused || l.core.pausedAll.Load() }
-
-// withdrawActsLocked cancels the acts in flight and starts a fresh act
-// context. Needs l.mu.
-func (l *Limb) withdrawActsLocked() {
-	l.actCancel()
-	l.actCtx, l.actCancel = context.WithCancel(l.ctx)
-}
-
-func (d *Daemon) allLimbs() []*Limb {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := make([]*Limb, 0, len(d.limbs))
-	for _, l := range d.limbs {
-		out = append(out, l)
-	}
-	return out
-}
-
 var _ = register(wire.OpPause, typed(opPause))
 
 // opPause: action pause or resume, for the limb named or (all) every limb.
 // resume without a limb resumes everything.
-func opPause(c *call, a wire.PauseArgs) (*wire.PauseAnswer, error) {
+func opPause(c *opCall, a wire.PauseArgs) (*wire.PauseAnswer, error) {
 	d := c.d
 	if a.All && (a.LimbID != "" || a.GroupID != "") {
 		return nil, wire.Errorf(wire.BadRequest, "pass a limb or all, not both")
@@ -120,7 +99,7 @@ var _ = register(wire.OpHandback, typed(opHandback))
 // opHandback ends a person's hold on a limb (taken over from the CLI, a
 // VNC viewer or the browser): agents may acquire the lease again. A pause
 // stays until resumed.
-func opHandback(c *call, a wire.HandbackArgs) (*wire.HandbackAnswer, error) {
+func opHandback(c *opCall, a wire.HandbackArgs) (*wire.HandbackAnswer, error) {
 	l := c.l
 	r := &wire.HandbackAnswer{}
 	l.mu.Lock()

@@ -19,7 +19,7 @@ var _ = register(wire.OpScreen, byKind(typed(opScreenDesktop), typed(opScreenTer
 
 // opScreenDesktop encodes the mirror (whole, a region, or what changed
 // since this attachment's last read) and clears its typing fence.
-func opScreenDesktop(c *call, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
+func opScreenDesktop(c *opCall, a wire.ScreenArgs) (*wire.ScreenAnswer, error) {
 	l := c.l
 	w, h, err := l.showable()
 	if err != nil {
@@ -93,7 +93,7 @@ func (l *Limb) showable() (w, h int, err error) {
 // screenArea is the part of the w×h frame a screen request's form asks
 // for, and its scale; for damage-crop with nothing repainted since the
 // last read, the answer that says so (unchanged) instead.
-func screenArea(c *call, a wire.ScreenArgs, w, h int) (region image.Rectangle, scale float64, unchanged *wire.ScreenAnswer, err error) {
+func screenArea(c *opCall, a wire.ScreenArgs, w, h int) (region image.Rectangle, scale float64, unchanged *wire.ScreenAnswer, err error) {
 	full := image.Rect(0, 0, w, h)
 	form := a.Form
 	if form == "" {
@@ -136,7 +136,7 @@ func fullScale(a wire.ScreenArgs, w, h int) (float64, error) {
 // damageCrop is what was repainted since this attachment's last read
 // (the whole frame before its first read or after a resize), or the
 // answer that nothing was.
-func damageCrop(c *call, full image.Rectangle) (image.Rectangle, *wire.ScreenAnswer) {
+func damageCrop(c *opCall, full image.Rectangle) (image.Rectangle, *wire.ScreenAnswer) {
 	l := c.l
 	l.mu.Lock()
 	f := l.fenceForLocked(c.att)
@@ -288,8 +288,8 @@ func withExtension(path, format string) string {
 
 // opScreenTerminal answers the terminal's text grid and cursor; a
 // terminal's screen is text, so the image arguments do not apply.
-func opScreenTerminal(c *call, _ wire.ScreenArgs) (*wire.ScreenAnswer, error) {
-	term, err := c.l.terminal()
+func opScreenTerminal(c *opCall, _ wire.ScreenArgs) (*wire.ScreenAnswer, error) {
+	term, err := c.l.liveTerminal()
 	if err != nil {
 		return nil, err
 	}

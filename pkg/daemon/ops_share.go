@@ -9,7 +9,7 @@ import (
 var _ = register(wire.OpShare, typed(opShare))
 
 // opShare starts (or reports) a limb's share, or stops it.
-func opShare(c *call, a wire.ShareArgs) (*wire.ShareAnswer, error) {
+func opShare(c *opCall, a wire.ShareArgs) (*wire.ShareAnswer, error) {
 	l := c.l
 	r := &wire.ShareAnswer{}
 	switch a.Action {

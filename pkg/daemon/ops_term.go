@@ -34,8 +34,8 @@ const (
 // uses).
 var _ = register(wire.OpRun, byKind(typed(opRunDesktop), typed(opRunTerminal)), recorded, listedOnDesktops, listedOnTerminals)
 
-func opRunTerminal(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
-	term, err := c.l.terminal()
+func opRunTerminal(c *opCall, a wire.RunArgs) (*wire.RunAnswer, error) {
+	term, err := c.l.liveTerminal()
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func opRunTerminal(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 // limb's command channel not being connected: NOT_CONNECTED, with the
 // sidecar's code as the cause and its remedy as the next move (run's
 // codes stay those of the tool reference).
-func opRunDesktop(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
+func opRunDesktop(c *opCall, a wire.RunArgs) (*wire.RunAnswer, error) {
 	f, _, err := c.l.filesFor(c)
 	if err != nil {
 		var we *wire.Error
@@ -71,7 +71,7 @@ func opRunDesktop(c *call, a wire.RunArgs) (*wire.RunAnswer, error) {
 	return r, err
 }
 
-func runOn(c *call, ex limb.Exec, a wire.RunArgs) (*wire.RunAnswer, error) {
+func runOn(c *opCall, ex limb.Exec, a wire.RunArgs) (*wire.RunAnswer, error) {
 	max := 0 // the limb's default
 	if a.MaxOutputBytes != nil {
 		max = *a.MaxOutputBytes
@@ -106,8 +106,8 @@ func runOn(c *call, ex limb.Exec, a wire.RunArgs) (*wire.RunAnswer, error) {
 
 var _ = register(wire.OpTermRead, typed(opTermRead), listedOnTerminals)
 
-func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
-	term, err := c.l.terminal()
+func opTermRead(c *opCall, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
+	term, err := c.l.liveTerminal()
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func opTermRead(c *call, a wire.TermReadArgs) (*wire.TermReadAnswer, error) {
 
 var _ = register(wire.OpTermSend, typed(opTermSend), recorded, listedOnTerminals)
 
-func opTermSend(c *call, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
+func opTermSend(c *opCall, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
 	var b []byte
 	switch {
 	case a.Text != nil && a.BytesHex != "":
@@ -165,7 +165,7 @@ func opTermSend(c *call, a wire.TermSendArgs) (*wire.TermSendAnswer, error) {
 
 // terminalInputAllowed: type and key on a terminal limb are term_send, and
 // need what it needs (exec; see docs/security.md).
-func (c *call) terminalInputAllowed() error {
+func (c *opCall) terminalInputAllowed() error {
 	if c, missing := c.att.grant.Missing(policy.TerminalInput); missing {
 		e := wire.Errorf(wire.PolicyDenied, "this attachment lacks capability %q, which input to a terminal limb needs (keystrokes into a shell run commands)", c)
 		e.Next = fmt.Sprintf("Ask the owner for a token that names it: dvv token create --role operator --cap %s; do not retry.", c)
@@ -176,14 +176,14 @@ func (c *call) terminalInputAllowed() error {
 
 // termSend writes b to the terminal limb (term_send, and type or key on a
 // terminal) and says what was sent, for the answer's dispatched.
-func termSend(c *call, b []byte) (string, error) {
+func termSend(c *opCall, b []byte) (string, error) {
 	if len(b) > termSendMax {
 		return "", wire.Errorf(wire.TooLarge, "term_send is limited to %d bytes a call", termSendMax)
 	}
 	if err := c.l.checkLease(c.att); err != nil {
 		return "", err
 	}
-	term, err := c.l.terminal()
+	term, err := c.l.liveTerminal()
 	if err != nil {
 		return "", err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"sync"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/ocr"
@@ -18,12 +17,6 @@ const defaultLang = "eng"
 // maxLangs bounds the readers one limb keeps (one per language list).
 const maxLangs = 4
 
-// textReaders holds a desktop limb's text readers, made on first use.
-type textReaders struct {
-	mu sync.Mutex
-	by map[string]*ocr.Reader
-}
-
 // desktopText is what one read of a desktop's text gave.
 type desktopText struct {
 	lines  []ocr.Line
@@ -33,7 +26,7 @@ type desktopText struct {
 }
 
 // readText brings the limb's recognised text up to date with its mirror.
-func (c *call) readText(lang string) (*desktopText, error) {
+func (c *opCall) readText(lang string) (*desktopText, error) {
 	l := c.l
 	if lang == "" {
 		lang = defaultLang
@@ -130,7 +123,7 @@ func toRegion(r image.Rectangle) wire.Region {
 }
 
 // inFrame checks an optional region, which must lie in the frame.
-func (c *call) inFrame(g *wire.Region) (image.Rectangle, error) {
+func (c *opCall) inFrame(g *wire.Region) (image.Rectangle, error) {
 	if g == nil {
 		return image.Rectangle{}, nil
 	}
@@ -146,7 +139,7 @@ var _ = register(wire.OpFind, typed(opFind), brief)
 
 // opFind answers where text is on a desktop, or (without text) every line
 // read in the region.
-func opFind(c *call, a wire.FindArgs) (*wire.FindAnswer, error) {
+func opFind(c *opCall, a wire.FindArgs) (*wire.FindAnswer, error) {
 	region, err := c.inFrame(a.Region)
 	if err != nil {
 		return nil, err
@@ -181,7 +174,7 @@ func opFind(c *call, a wire.FindArgs) (*wire.FindAnswer, error) {
 
 // desktopTextWait is the condition of wait until text / text-gone on a
 // desktop: recognise what changed, settle when the text is there (or gone).
-func desktopTextWait(c *call, a wire.WaitArgs, want string, found *[]wire.TextMatch) (func() (bool, string, error), func() <-chan struct{}, error) {
+func desktopTextWait(c *opCall, a wire.WaitArgs, want string, found *[]wire.TextMatch) (func() (bool, string, error), func() <-chan struct{}, error) {
 	// wait itself needs no capability, but on a desktop it reads the
 	// screen's text and answers with the words it matched: as find does,
 	// that needs screen.read.
@@ -233,7 +226,7 @@ const (
 	paintMaxWait       = 150 * time.Millisecond
 )
 
-func settlePaint(c *call, quiet time.Duration) {
+func settlePaint(c *opCall, quiet time.Duration) {
 	start := time.Now()
 	for {
 		still := time.Since(c.l.dsk.buf.LastChange())

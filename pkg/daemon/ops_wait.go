@@ -20,7 +20,7 @@ var _ = register(wire.OpWait, typed(opWait), listedOnDesktops, listedOnTerminals
 
 // opWait waits until its `until` family's condition holds, or the
 // deadline passes (an answer, not an error: settled false).
-func opWait(c *call, a wire.WaitArgs) (*wire.WaitAnswer, error) {
+func opWait(c *opCall, a wire.WaitArgs) (*wire.WaitAnswer, error) {
 	timeout := clampMs(waitDefault, waitMax)
 	if a.TimeoutMs != nil {
 		timeout = clampMs(*a.TimeoutMs, waitMax)
@@ -64,7 +64,7 @@ type waiter struct {
 
 // waitFamilies builds each `until` family's waiter: one function per
 // family, each with the condition its family means.
-var waitFamilies = map[string]func(c *call, a wire.WaitArgs, quiet time.Duration) (*waiter, error){
+var waitFamilies = map[string]func(c *opCall, a wire.WaitArgs, quiet time.Duration) (*waiter, error){
 	"connected":      waitConnected,
 	"screen-stable":  waitScreen,
 	"idle":           waitScreen,
@@ -83,7 +83,7 @@ var waitFamilies = map[string]func(c *call, a wire.WaitArgs, quiet time.Duration
 
 // run looks at the condition at every change (and state change, and
 // quiet tick) until it settles, the deadline passes or the client goes.
-func (w *waiter) run(c *call, a wire.WaitArgs, start time.Time, deadline *time.Timer) (*wire.WaitAnswer, error) {
+func (w *waiter) run(c *opCall, a wire.WaitArgs, start time.Time, deadline *time.Timer) (*wire.WaitAnswer, error) {
 	// Quiet-based waits must also wake when the quiet period ends: one
 	// timer, re-armed each turn (a timer per turn would live until return).
 	var quietTick *time.Timer
@@ -145,7 +145,7 @@ func deadlineDetail(a wire.WaitArgs) string {
 
 // waitConnected settles when the limb is connected, and fails with the
 // limb's own failure (and its hint) when it failed or was closed.
-func waitConnected(c *call, _ wire.WaitArgs, _ time.Duration) (*waiter, error) {
+func waitConnected(c *opCall, _ wire.WaitArgs, _ time.Duration) (*waiter, error) {
 	l := c.l
 	cond := func() (bool, string, error) {
 		l.mu.Lock()
@@ -172,7 +172,7 @@ func waitConnected(c *call, _ wire.WaitArgs, _ time.Duration) (*waiter, error) {
 // waitScreen serves screen-stable and idle (no change for quiet) and
 // screen-changed (any change since the wait began), on the framebuffer of
 // a desktop or the output of a terminal.
-func waitScreen(c *call, a wire.WaitArgs, quiet time.Duration) (*waiter, error) {
+func waitScreen(c *opCall, a wire.WaitArgs, quiet time.Duration) (*waiter, error) {
 	l := c.l
 	src, err := l.part.changeSource(a.Until)
 	if err != nil {
@@ -205,7 +205,7 @@ func waitScreen(c *call, a wire.WaitArgs, quiet time.Duration) (*waiter, error) 
 // waitText serves text and text-gone: on a desktop by reading its text
 // (desktopTextWait), on a terminal in its grid, looked at again when a
 // flood of output pauses.
-func waitText(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
+func waitText(c *opCall, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 	if *a.Text == "" { // present (the spec requires it) but empty
 		return nil, wire.Errorf(wire.BadRequest, "until %s needs text", a.Until)
 	}
@@ -219,7 +219,7 @@ func waitText(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 		return w, nil
 	}
 	cond := func() (bool, string, error) {
-		term, err := l.terminal()
+		term, err := l.liveTerminal()
 		if err != nil {
 			return false, "", err
 		}
@@ -252,7 +252,7 @@ func waitText(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 // waitWindows serves window, window-gone and window-active (desktops only:
 // wire.OpSpec.VariantKinds) on the desktop's windows (windowWait); its
 // watch ends with the wait.
-func waitWindows(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
+func waitWindows(c *opCall, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 	w := &waiter{}
 	var err error
 	if w.cond, w.changed, w.release, err = windowWait(c, a); err != nil {
@@ -265,7 +265,7 @@ func waitWindows(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 // text-contains (desktops only) on the desktop's accessibility tree
 // (elementWait); every answer carries the elements it found, and the
 // tree's connection ends with the wait.
-func waitElements(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
+func waitElements(c *opCall, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 	w := &waiter{}
 	found, done, err := elementWait(c, a, &w.cond, &w.changed)
 	if err != nil {
@@ -278,7 +278,7 @@ func waitElements(c *call, a wire.WaitArgs, _ time.Duration) (*waiter, error) {
 
 // waitExit settles when the terminal's shell exits (terminals only:
 // wire.OpSpec.VariantKinds).
-func waitExit(c *call, _ wire.WaitArgs, _ time.Duration) (*waiter, error) {
+func waitExit(c *opCall, _ wire.WaitArgs, _ time.Duration) (*waiter, error) {
 	l := c.l
 	cond := func() (bool, string, error) {
 		if code, exited := l.lastExit(); exited {
@@ -300,7 +300,7 @@ const (
 // pauseText waits for a pause of textRecheck in the output, or until t;
 // paused says which came first, ok is false when the client went away.
 // It polls the time of the last change rather than waking for each chunk.
-func pauseText(c *call, last func() time.Time, t time.Time) (paused, ok bool) {
+func pauseText(c *opCall, last func() time.Time, t time.Time) (paused, ok bool) {
 	end := time.NewTimer(max(time.Until(t), 0))
 	defer end.Stop()
 	tick := time.NewTicker(textRecheck / 2)
@@ -321,13 +321,13 @@ func pauseText(c *call, last func() time.Time, t time.Time) (paused, ok bool) {
 
 // lastChange is when the terminal last printed.
 func (l *Limb) lastChange() time.Time {
-	if term, err := l.terminal(); err == nil {
+	if term, err := l.liveTerminal(); err == nil {
 		return term.LastOutput()
 	}
 	return time.Time{}
 }
 
-func waitAnswer(c *call, until string, settled bool, detail string, start time.Time) *wire.WaitAnswer {
+func waitAnswer(c *opCall, until string, settled bool, detail string, start time.Time) *wire.WaitAnswer {
 	r := &wire.WaitAnswer{}
 	r.Wait = &wire.WaitResult{Until: until, Settled: settled, ElapsedMs: time.Since(start).Milliseconds(), Detail: detail}
 	if until == "exit" && settled {

@@ -17,7 +17,7 @@ const windowPoll = 50 * time.Millisecond
 // windowWait is wait's window family: until window (a window whose id is
 // a.Window, or whose title holds it, is listed), window-gone (none is) and
 // window-active (it is the active window). stop closes its X connection.
-func windowWait(c *call, a wire.WaitArgs) (cond func() (bool, string, error), changed func() <-chan struct{}, stop func(), err error) {
+func windowWait(c *opCall, a wire.WaitArgs) (cond func() (bool, string, error), changed func() <-chan struct{}, stop func(), err error) {
 	x, _, err := c.l.xconn(c.ctx)
 	if err != nil {
 		return nil, nil, nil, err

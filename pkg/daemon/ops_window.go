@@ -18,7 +18,7 @@ const windowSettle = time.Second
 // opWindow asks the window manager (EWMH client messages, as a taskbar
 // sends them) to activate, move, resize or close a window, then reads the
 // manager's state back until it shows what was asked or the time is up.
-func opWindow(c *call, a wire.WindowArgs) (*wire.WindowAnswer, error) {
+func opWindow(c *opCall, a wire.WindowArgs) (*wire.WindowAnswer, error) {
 	l := c.l
 	id, err := parseWindowID(a.Window)
 	if err != nil {

@@ -15,7 +15,7 @@ var _ = register(wire.OpWindows, typed(opWindows))
 
 // opWindows lists the windows the session's window manager manages, read
 // over the sidecar from EWMH.
-func opWindows(c *call, _ wire.WindowsArgs) (*wire.WindowsAnswer, error) {
+func opWindows(c *opCall, _ wire.WindowsArgs) (*wire.WindowsAnswer, error) {
 	x, info, err := c.l.xconn(c.ctx)
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func parseWindowID(s string) (uint32, error) {
 // screenWindows reads the window layout for screen's windows and maps
 // each frame into the picture's pixels with its imageSpace. Without
 // structure the picture stands and windowsAbsent says why.
-func screenWindows(c *call, scr *wire.Screen) {
+func screenWindows(c *opCall, scr *wire.Screen) {
 	x, _, err := c.l.xconn(c.ctx)
 	if err != nil {
 		scr.WindowsAbsent = err.Error()

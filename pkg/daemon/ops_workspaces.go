@@ -11,7 +11,7 @@ var _ = register(wire.OpWorkspaces, typed(opWorkspaces))
 
 // opWorkspaces lists the window manager's workspaces, or switches to one
 // and reads _NET_CURRENT_DESKTOP back.
-func opWorkspaces(c *call, a wire.WorkspacesArgs) (*wire.WorkspacesAnswer, error) {
+func opWorkspaces(c *opCall, a wire.WorkspacesArgs) (*wire.WorkspacesAnswer, error) {
 	l := c.l
 	if a.Action == "switch" {
 		if err := l.checkLease(c.att); err != nil {

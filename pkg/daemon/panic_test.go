@@ -51,7 +51,7 @@ func TestPanicLogCarriesNoRequestData(t *testing.T) {
 	const secret = "hunter2-correct-horse-battery"
 	ops := withOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
 		Fields: []wire.Field{{Name: "text", Note: "what to panic with"}}, Answer: "never answers", Args: reflect.TypeFor[panicProbeArgs](), AnswerType: reflect.TypeFor[wire.PingAnswer]()})
-	handlers[op] = typed(func(c *call, a panicProbeArgs) (*wire.PingAnswer, error) {
+	handlers[op] = typed(func(c *opCall, a panicProbeArgs) (*wire.PingAnswer, error) {
 		switch t := *a.Text; {
 		case strings.HasPrefix(t, "error:"):
 			panic(errors.New("typing " + t))

@@ -90,3 +90,19 @@ func (r *request) gist() wire.Gist { return wire.GistOf(r.args) }
 
 // target is the request's selector trio.
 func (r *request) target() wire.Target { return wire.SelectionOf(r.args) }
+
+// errorResponse turns any error into a coded answer. Uncoded errors are
+// INTERNAL and keep only their text (which never holds a secret: secrets
+// are never formatted into errors anywhere in dvvd).
+func errorResponse(id json.RawMessage, err error) *wire.Reply {
+	var we *wire.Error
+	if !errors.As(err, &we) {
+		we = wire.Errorf(wire.Internal, "%v", err)
+	}
+	next := we.Next
+	if next == "" {
+		next = we.Code.Info().Next
+	}
+	return &wire.Reply{Result: wire.ResultError, ID: id, Code: we.Code, Message: we.Message, Next: next, Cause: we.Cause,
+		Observation: we.Observation, Fingerprint: we.Fingerprint}
+}

@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/limb"
+	"github.com/dvvhq/dvv/pkg/peeruid"
 	"github.com/dvvhq/dvv/pkg/rfbserver"
 	"github.com/dvvhq/dvv/pkg/sock"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// A share serves one desktop limb's mirror to VNC viewers (pkg/rfbserver)
+// A rfbShare serves one desktop limb's mirror to VNC viewers (pkg/rfbserver)
 // with no second connection to the machine: on two Unix sockets of this
 // user (interactive and view-only) and, on request, on a loopback TCP port
 // where each viewer needs a one-time password. A viewer's input makes a
 // person take the limb over; the last driving viewer leaving hands it back.
-type share struct {
+type rfbShare struct {
 	l    *Limb
 	seat *seat // the person at a VNC viewer
 
@@ -55,12 +56,12 @@ const (
 // sits above the limb.
 type shares struct {
 	mu sync.Mutex
-	of map[*Limb]*share
+	of map[*Limb]*rfbShare
 }
 
 // start returns the limb's share, starting its Unix sockets the first
 // time.
-func (r *shares) start(l *Limb) (*share, error) {
+func (r *shares) start(l *Limb) (*rfbShare, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if sh := r.of[l]; sh != nil {
@@ -71,7 +72,7 @@ func (r *shares) start(l *Limb) (*share, error) {
 	// A child of the limb's context: closing the limb ends the share, its
 	// listeners and its viewers without share code in close.
 	ctx, cancel := context.WithCancel(l.ctx)
-	sh := &share{l: l, socket: base + ".sock", viewSocket: base + "-view.sock", passwords: map[string]oneTime{},
+	sh := &rfbShare{l: l, socket: base + ".sock", viewSocket: base + "-view.sock", passwords: map[string]oneTime{},
 		seat: newSeat(l, newPerson("person at a VNC viewer"), "a person is driving from a VNC viewer"), ctx: ctx, cancel: cancel}
 	for _, s := range []struct {
 		path     string
@@ -93,10 +94,10 @@ func (r *shares) start(l *Limb) (*share, error) {
 		go sh.acceptUnix(ln, viewOnly)
 	}
 	if r.of == nil {
-		r.of = map[*Limb]*share{}
+		r.of = map[*Limb]*rfbShare{}
 	}
 	r.of[l] = sh
-	context.AfterFunc(ctx, func() { r.forget(l, sh) })
+	context.AfterFunc(ctx, func() { r.drop(l, sh) })
 	return sh, nil
 }
 
@@ -112,8 +113,8 @@ func (r *shares) stop(l *Limb) bool {
 	return sh != nil
 }
 
-// forget drops a share whose limb closed.
-func (r *shares) forget(l *Limb, sh *share) {
+// drop drops a share whose limb closed.
+func (r *shares) drop(l *Limb, sh *rfbShare) {
 	r.mu.Lock()
 	if r.of[l] == sh {
 		delete(r.of, l)
@@ -121,7 +122,7 @@ func (r *shares) forget(l *Limb, sh *share) {
 	r.mu.Unlock()
 }
 
-func (sh *share) acceptUnix(ln *net.UnixListener, viewOnly bool) {
+func (sh *rfbShare) acceptUnix(ln *net.UnixListener, viewOnly bool) {
 	defer sh.wg.Done()
 	var pause time.Duration
 	for {
@@ -161,7 +162,7 @@ func (k *desktopLimb) cursorShape() *rfbserver.Cursor {
 // serve runs one viewer session in its own goroutine; cfg says how the
 // viewer gets in (the buffer, name and input are the share's). ended, when
 // set, is called once the session is over.
-func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
+func (sh *rfbShare) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 	sh.mu.Lock()
 	if sh.viewers >= maxShareViewers {
 		sh.mu.Unlock()
@@ -188,7 +189,7 @@ func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 		sh.mu.Lock()
 		sh.viewers--
 		sh.mu.Unlock()
-		in.end("handed back: the person closed the VNC viewer")
+		in.finish("handed back: the person closed the VNC viewer")
 		if err != nil && sh.ctx.Err() == nil {
 			sh.l.core.log.Info("share: viewer session ended", "limb", sh.l.id, "err", err)
 		}
@@ -197,7 +198,7 @@ func (sh *share) serve(c net.Conn, cfg rfbserver.Config, ended func()) {
 
 // startTCP opens the loopback port on first use (port, when not 0, is the
 // one asked for) and issues a one-time password for one viewer.
-func (sh *share) startTCP(viewOnly bool, port int) (addr, password string, expires time.Time, err error) {
+func (sh *rfbShare) startTCP(viewOnly bool, port int) (addr, password string, expires time.Time, err error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.tcp != nil && port != 0 && sh.tcp.Addr().(*net.TCPAddr).Port != port {
@@ -232,7 +233,7 @@ func (sh *share) startTCP(viewOnly bool, port int) (addr, password string, expir
 	return sh.tcp.Addr().String(), password, expires, nil
 }
 
-func (sh *share) acceptTCP(ln net.Listener) {
+func (sh *rfbShare) acceptTCP(ln net.Listener) {
 	defer sh.wg.Done()
 	var pause time.Duration
 	for {
@@ -250,7 +251,7 @@ func (sh *share) acceptTCP(ln net.Listener) {
 
 // checkPassword accepts a live one-time password once; the password says
 // whether the session may drive.
-func (sh *share) checkPassword(ch, resp []byte) (ok, viewOnly bool) {
+func (sh *rfbShare) checkPassword(ch, resp []byte) (ok, viewOnly bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for p, o := range sh.passwords {
@@ -275,13 +276,13 @@ func newSharePassword() string {
 }
 
 // stop closes the share: listeners, sockets and every viewer session.
-func (sh *share) stop() {
+func (sh *rfbShare) stop() {
 	sh.cancel()
 	sh.wg.Wait()
 	sh.l.release(sh.seat.person, "handed back: the share was stopped")
 }
 
-func (sh *share) view() *wire.Share {
+func (sh *rfbShare) view() *wire.Share {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	return &wire.Share{Socket: sh.socket, ViewSocket: sh.viewSocket, Viewers: sh.viewers}
@@ -341,16 +342,16 @@ func (in *seatInput) desk() limb.Desktop {
 	if !held {
 		st.takeover()
 	}
-	d, err := l.desktop()
+	d, err := l.liveDesktop()
 	if err != nil {
 		return nil
 	}
 	return d
 }
 
-// end is called when the session ends: the last driving session hands
+// finish is called when the session ends: the last driving session hands
 // the limb back.
-func (in *seatInput) end(why string) {
+func (in *seatInput) finish(why string) {
 	in.acts.end()
 	if !in.drove {
 		return
@@ -383,4 +384,26 @@ func (in *seatInput) CutText(text string) {
 	if d := in.desk(); d != nil {
 		d.SetClipboard(text)
 	}
+}
+
+// serveTCP serves one viewer of the TCP port: through the guard, with a
+// shorter handshake than the private sockets allow.
+func (sh *rfbShare) serveTCP(c net.Conn) {
+	g := &sh.guard
+	uid, ok := peeruid.Loopback(c)
+	if !ok {
+		uid = unknownPeer
+	}
+	if !g.admit(uid) {
+		c.Close()
+		return
+	}
+	var once sync.Once
+	over := func() { once.Do(func() { g.handshakeOver(uid) }) }
+	cfg := rfbserver.Config{Gate: func() error { return g.gate(uid) }, HandshakeTimeout: shareHandshakeTime,
+		Auth: func(ch, resp []byte) (bool, bool) {
+			defer over()
+			return g.attempt(uid, func() (bool, bool) { return sh.checkPassword(ch, resp) })
+		}}
+	sh.serve(c, cfg, over)
 }

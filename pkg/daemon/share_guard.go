@@ -2,12 +2,8 @@ package daemon
 
 import (
 	"fmt"
-	"net"
 	"sync"
 	"time"
-
-	"github.com/dvvhq/dvv/pkg/peeruid"
-	"github.com/dvvhq/dvv/pkg/rfbserver"
 )
 
 // The share's TCP port is open to every local user; only the one-time
@@ -121,26 +117,4 @@ func (g *shareGuard) attempt(uid int, check func() (ok, viewOnly bool)) (ok, vie
 		p.failures = 0
 	}
 	return false, false
-}
-
-// serveTCP serves one viewer of the TCP port: through the guard, with a
-// shorter handshake than the private sockets allow.
-func (sh *share) serveTCP(c net.Conn) {
-	g := &sh.guard
-	uid, ok := peeruid.Loopback(c)
-	if !ok {
-		uid = unknownPeer
-	}
-	if !g.admit(uid) {
-		c.Close()
-		return
-	}
-	var once sync.Once
-	over := func() { once.Do(func() { g.handshakeOver(uid) }) }
-	cfg := rfbserver.Config{Gate: func() error { return g.gate(uid) }, HandshakeTimeout: shareHandshakeTime,
-		Auth: func(ch, resp []byte) (bool, bool) {
-			defer over()
-			return g.attempt(uid, func() (bool, bool) { return sh.checkPassword(ch, resp) })
-		}}
-	sh.serve(c, cfg, over)
 }

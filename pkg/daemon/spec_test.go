@@ -40,7 +40,7 @@ func TestSpecWithoutHandlerFailsAtStart(t *testing.T) {
 // arguments under another op is a start-up failure, not a wrong decode.
 func TestHandlerWithOtherArgsFailsAtStart(t *testing.T) {
 	saved := handlers[wire.OpPing]
-	handlers[wire.OpPing] = typed(func(c *call, a wire.StatusArgs) (*wire.PingAnswer, error) { return &wire.PingAnswer{}, nil })
+	handlers[wire.OpPing] = typed(func(c *opCall, a wire.StatusArgs) (*wire.PingAnswer, error) { return &wire.PingAnswer{}, nil })
 	defer func() { handlers[wire.OpPing] = saved }()
 	err := checkHandlers(wire.Builtin())
 	if err == nil || !strings.Contains(err.Error(), "StatusArgs") {
@@ -52,7 +52,7 @@ func TestHandlerWithOtherArgsFailsAtStart(t *testing.T) {
 // op's answer type is a start-up failure too.
 func TestHandlerWithOtherAnswerFailsAtStart(t *testing.T) {
 	saved := handlers[wire.OpPing]
-	handlers[wire.OpPing] = typed(func(c *call, a wire.PingArgs) (*wire.StatusAnswer, error) { return &wire.StatusAnswer{}, nil })
+	handlers[wire.OpPing] = typed(func(c *opCall, a wire.PingArgs) (*wire.StatusAnswer, error) { return &wire.StatusAnswer{}, nil })
 	defer func() { handlers[wire.OpPing] = saved }()
 	err := checkHandlers(wire.Builtin())
 	if err == nil || !strings.Contains(err.Error(), "StatusAnswer") {
@@ -93,7 +93,7 @@ func TestTrivialOpNeedsOnlySpecAndHandler(t *testing.T) {
 	ops := withOp(wire.OpSpec{Name: op, Inline: true, ReadOnly: true, Caps: []string{string(policy.HistoryRead)},
 		Fields: []wire.Field{{Name: "n", Min: new(int64), Required: true, Note: "echoed"}}, Answer: "`dispatched`: how many limbs dvvd holds",
 		Args: reflect.TypeFor[limbCountArgs](), Answers: []string{"dispatched"}, AnswerType: reflect.TypeFor[limbCountAnswer]()})
-	handlers[op] = typed(func(c *call, a limbCountArgs) (*limbCountAnswer, error) {
+	handlers[op] = typed(func(c *opCall, a limbCountArgs) (*limbCountAnswer, error) {
 		c.d.mu.Lock()
 		n := len(c.d.limbs)
 		c.d.mu.Unlock()

@@ -1,11 +1,5 @@
 package daemon
 
-import (
-	"slices"
-
-	"github.com/dvvhq/dvv/pkg/wire"
-)
-
 // trait is what dvvd's own work needs to know of an op, beyond what its
 // spec tells a client (wire.OpSpec): declared where its handler is
 // registered, `register(wire.OpClick, typed(opClick), brief, recorded, …)`.
@@ -32,24 +26,3 @@ const (
 	// perceive does not list them.
 	perceives
 )
-
-// has reports whether the handler's op has trait t.
-func (h handler) has(t trait) bool { return h.traits&t != 0 }
-
-// listed names the ops of table a limb of this kind offers, in table
-// order, as its summary lists them; perceive is whether a desktop limb
-// reads its picture.
-func listed(table *wire.Table, kind string, perceive bool) []string {
-	want := listedOnDesktops
-	if kind == wire.KindTerminal {
-		want = listedOnTerminals
-	}
-	var out []string
-	for _, s := range table.Ops() {
-		h := handlers[s.Name]
-		if h.has(want) && (perceive || !h.has(perceives) || kind != wire.KindDesktop) && !slices.Contains(out, s.Name) {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}

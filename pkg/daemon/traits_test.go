@@ -32,7 +32,7 @@ func TestListedOpsPerKind(t *testing.T) {
 // input) is registered as recorded, so it goes into a recording's act log.
 func TestActsAreRecorded(t *testing.T) {
 	for _, s := range wire.Ops() {
-		if s.Dispatches && !handlers[s.Name].has(recorded) {
+		if s.Dispatches && !handlers[s.Name].hasTrait(recorded) {
 			t.Errorf("act %s is not registered as recorded", s.Name)
 		}
 	}

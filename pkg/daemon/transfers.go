@@ -37,7 +37,7 @@ type transferKey struct{}
 
 // startTransfer registers a get or put of limb l and returns it with the
 // context its reads and writes count against (and stop with).
-func startTransfer(c *call, action, path string) (*transfer, context.Context, func()) {
+func startTransfer(c *opCall, action, path string) (*transfer, context.Context, func()) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	t := &transfer{limbID: c.l.id, action: action, path: path, d: c.d, start: time.Now(), cancel: cancel,
 		sized: make(chan struct{}, 1)}

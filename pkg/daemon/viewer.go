@@ -136,7 +136,7 @@ func (g *viewerGlue) describe(l *Limb) viewer.Limb {
 	if l.dsk != nil {
 		v.Width, v.Height = l.dsk.buf.Size()
 	}
-	if term, err := l.terminal(); err == nil {
+	if term, err := l.liveTerminal(); err == nil {
 		v.Cols, v.Rows = term.Size()
 		rows, _, _ := term.Grid()
 		for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
@@ -164,7 +164,7 @@ func (g *viewerGlue) Thumbnail(id string, maxW int) ([]byte, error) {
 // browserInput is one browser desktop session's input.
 type browserInput struct{ *seatInput }
 
-func (b browserInput) End() { b.end("handed back: the person closed the browser view") }
+func (b browserInput) End() { b.finish("handed back: the person closed the browser view") }
 
 // CursorShape is the limb's live pointer shape (see pkg/viewer's desktop).
 func (b browserInput) CursorShape() *rfbserver.Cursor { return b.st.l.dsk.cursorShape() }
@@ -212,7 +212,7 @@ func (b *browserSession) TakeOver() {
 func (b *browserSession) End() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.in.end("handed back: the person closed the browser view")
+	b.in.finish("handed back: the person closed the browser view")
 	b.in.drove = false
 }
 
@@ -232,7 +232,7 @@ type browserTerminal struct {
 }
 
 func (t browserTerminal) Read(since uint64, max int) ([]byte, uint64, int64, error) {
-	term, err := t.l.terminal()
+	term, err := t.l.liveTerminal()
 	if err != nil {
 		return nil, since, 0, err
 	}
@@ -240,7 +240,7 @@ func (t browserTerminal) Read(since uint64, max int) ([]byte, uint64, int64, err
 }
 
 func (t browserTerminal) Changed() <-chan struct{} {
-	term, err := t.l.terminal()
+	term, err := t.l.liveTerminal()
 	if err != nil {
 		// Between sessions there is no output to wait for; the limb's
 		// closing still wakes the page, and a reconnect shows through
@@ -251,7 +251,7 @@ func (t browserTerminal) Changed() <-chan struct{} {
 }
 
 func (t browserTerminal) Size() (int, int) {
-	term, err := t.l.terminal()
+	term, err := t.l.liveTerminal()
 	if err != nil {
 		return 80, 24 // a placeholder grid until a session is back
 	}
@@ -263,7 +263,7 @@ func (t browserTerminal) Size() (int, int) {
 // LEASE_REVOKED), as any input from a shared VNC viewer does (seat).
 func (t browserTerminal) Send(b []byte) error {
 	t.TakeOver()
-	term, err := t.l.terminal()
+	term, err := t.l.liveTerminal()
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (g *viewerGlue) Terminal(id string) (viewer.Terminal, error) {
 func (g *viewerGlue) Control(id, action string) error {
 	switch action {
 	case "pause", "resume":
-		_, err := opPause(&call{d: g.d, att: g.person, ctx: g.d.ctx},
+		_, err := opPause(&opCall{d: g.d, att: g.person, ctx: g.d.ctx},
 			wire.PauseArgs{Action: action, Target: wire.Target{LimbID: id}, All: id == "" && action == "pause"})
 		return err
 	}
@@ -293,7 +293,7 @@ func (g *viewerGlue) Control(id, action string) error {
 	case "takeover":
 		g.seat(l).takeover()
 	case "handback":
-		_, err := opHandback(&call{d: g.d, att: g.person, ctx: g.d.ctx, l: l}, wire.HandbackArgs{Target: wire.Target{LimbID: id}})
+		_, err := opHandback(&opCall{d: g.d, att: g.person, ctx: g.d.ctx, l: l}, wire.HandbackArgs{Target: wire.Target{LimbID: id}})
 		return err
 	}
 	return nil
@@ -319,7 +319,7 @@ var _ = register(wire.OpViewer, typed(opViewer))
 
 // opViewer starts the viewer if needed and answers its address with the
 // secret (full, or the read-only one for action watch).
-func opViewer(c *call, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {
+func opViewer(c *opCall, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {
 	srv, err := c.d.startViewer()
 	if err != nil {
 		return nil, err
@@ -330,3 +330,7 @@ func opViewer(c *call, a wire.ViewerArgs) (*wire.ViewerAnswer, error) {
 	r.Dispatched = "the viewer listens on " + srv.Addr()
 	return r, nil
 }
+
+// RecordingsDir lets the browser viewer list and play the recordings
+// (pkg/viewer, recordings page).
+func (g *viewerGlue) RecordingsDir() (string, error) { return recordingsDir() }

@@ -17,7 +17,7 @@ const elementPoll = 150 * time.Millisecond
 // waits: an element there or gone (a search as inspect's), an element's
 // text equal to or holding a text. found is filled with what settled it;
 // done closes the bus connection the wait holds.
-func elementWait(c *call, a wire.WaitArgs, cond *func() (bool, string, error), changed *func() <-chan struct{}) (found *[]wire.Element, done func(), err error) {
+func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error), changed *func() <-chan struct{}) (found *[]wire.Element, done func(), err error) {
 	found = new([]wire.Element)
 	cl, err := c.a11y()
 	if err != nil {
@@ -88,7 +88,7 @@ func elementWait(c *call, a wire.WaitArgs, cond *func() (bool, string, error), c
 
 // searchElements is inspect's search: the elements of the windows sel
 // names (every showing window when empty) that pass filter.
-func searchElements(c *call, cl *atspi.Client, sel string, filter atspi.Filter) ([]wire.Element, error) {
+func searchElements(c *opCall, cl *atspi.Client, sel string, filter atspi.Filter) ([]wire.Element, error) {
 	want, err := windowSelector(c, sel)
 	if err != nil {
 		return nil, err
