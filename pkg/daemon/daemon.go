@@ -2,6 +2,13 @@
 // dispatch table with its access check, the limb registry, leases, fences,
 // groups and operation history. It knows the limb interfaces (pkg/limb), not
 // the protocols behind them, and speaks pkg/wire types, not bytes.
+//
+// Its files stand in floors, each using only the ones beneath it: small
+// types and the connection (config.go, conn.go, core.go); the limb
+// (limb.go) and one file per concern of it (lease.go, fence.go,
+// limb_desktop.go, limbs.go …); the Daemon (this file) and its registry;
+// a call (call.go) and the op handlers (ops_*.go); dispatch, group_run,
+// serving and the viewer on top. docs/architecture.md draws them.
 package daemon
 
 import (

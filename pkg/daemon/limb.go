@@ -20,7 +20,7 @@ import (
 // Limb is one live connection to one machine, kept up across drops. This
 // is the part every kind shares: id, state and the reconnect loop, lease,
 // history, files. What differs between a desktop and a terminal is its
-// part (limb_desktop.go, limb_terminal.go).
+// part, declared below (its behaviour: limb_desktop.go, limb_terminal.go).
 type Limb struct {
 	core   *core // what the limb takes from its daemon
 	id     string
@@ -54,7 +54,7 @@ type Limb struct {
 
 	lease  leaseState
 	actLog actLog    // recent agent acts for the viewer (acts.go)
-	paused bool      // a person paused agent input on this limb (pause.go)
+	paused bool      // a person paused agent input on this limb (ops_pause.go)
 	rec    *recorder // the running recording, if any (record.go)
 
 	acts      sync.WaitGroup
