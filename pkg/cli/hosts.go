@@ -221,10 +221,11 @@ func hostsTrustCmd(e *env) *cobra.Command {
 	var protocol, fingerprint string
 	var acceptNew bool
 	cmd := &cobra.Command{
-		Use:   "trust <address[:port]>",
+		Use:   "trust <address[:port]|hostId>",
 		Short: "Trust a machine's SSH host key or TLS certificate (after checking its fingerprint)",
 		Long: "Fetch a machine's SSH host key (or a VNC/RDP server's TLS certificate) and trust it: SSH keys go to\n" +
-			"~/.ssh/known_hosts, certificates to known_certs in dvv's config directory.\n\n" +
+			"~/.ssh/known_hosts, certificates to known_certs in dvv's config directory. A saved host's name (without\n" +
+			"--protocol) trusts the protocol, address and port saved under it.\n\n" +
 			"With --fingerprint (the one you checked with the machine's owner, as a HOSTKEY_UNKNOWN answer shows\n" +
 			"it) the key is written only when the server presents exactly it; any other is refused with\n" +
 			"HOSTKEY_CHANGED and nothing is written. Without it, on a terminal the presented fingerprint is shown\n" +
@@ -252,10 +253,24 @@ func hostsTrustCmd(e *env) *cobra.Command {
 			if ep.Port != 0 {
 				req.Port = intp(ep.Port)
 			}
-			resp, err := request(e, (*client.Client).HostTrust, req)
+			shown := protocol
+			var resp *wire.HostTrustAnswer
+			if savedName(cmd, args[0], ep) {
+				// A saved host's name trusts the endpoint saved under it; a
+				// name nothing is saved under is a host name, as before.
+				byName := wire.HostTrustArgs{HostID: args[0], Fingerprint: fingerprint, AcceptNew: acceptNew}
+				resp, err = request(e, (*client.Client).HostTrust, byName)
+				var we *wire.Error
+				if !errors.As(err, &we) || we.Code != wire.NotFound {
+					req, shown = byName, ""
+				}
+			}
+			if req.HostID == "" {
+				resp, err = request(e, (*client.Client).HostTrust, req)
+			}
 			var unknown *wire.Error
 			if errors.As(err, &unknown) && unknown.Code == wire.HostKeyUnknown && unknown.Fingerprint != "" && req.Fingerprint == "" && e.human() {
-				if answer, asked := e.askTrust(args[0], protocol, unknown.Fingerprint); asked {
+				if answer, asked := e.askTrust(args[0], shown, unknown.Fingerprint); asked {
 					if answer == "" {
 						return localErr(wire.HostKeyUnknown, "%s was not trusted; nothing was written", args[0])
 					}
@@ -278,6 +293,12 @@ func hostsTrustCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// savedName reports whether hosts trust's argument may name a saved host:
+// a bare name (no port, user or URL) with no --protocol given.
+func savedName(cmd *cobra.Command, arg string, ep hosts.Endpoint) bool {
+	return !cmd.Flags().Changed("protocol") && ep.Port == 0 && !strings.ContainsAny(arg, ":@/")
+}
+
 // askTrust shows the fingerprint a server presents and asks, on the
 // terminal stdin is, whether to trust it, as ssh does. asked is false when
 // stdin is no terminal. answer is the fingerprint to send: the shown one for
@@ -287,7 +308,11 @@ func (e *env) askTrust(address, protocol, presented string) (answer string, aske
 		return "", false
 	}
 	what := "SSH host key"
-	if protocol != wire.ProtoSSH {
+	switch protocol {
+	case wire.ProtoSSH:
+	case "": // a saved host's: dvvd knows which
+		what = "host key or certificate"
+	default:
 		what = "TLS certificate"
 	}
 	fmt.Fprintf(e.stderr, "The %s of %s is not trusted yet.\nIts SHA-256 fingerprint is %s.\n"+

@@ -149,14 +149,9 @@ func opHostTrust(c *opCall, a wire.HostTrustArgs) (*wire.HostTrustAnswer, error)
 	if c.d.cfg.Services.Trust == nil {
 		return nil, wire.Errorf(wire.Unsupported, "this dvvd cannot trust host keys")
 	}
-	addr := a.Address
-	proto := a.Protocol
-	if proto == "" {
-		proto = wire.ProtoSSH
-	}
-	port := 0
-	if a.Port != nil {
-		port = *a.Port
+	addr, proto, port, err := c.d.trustTarget(a)
+	if err != nil {
+		return nil, err
 	}
 	if p, ok := wire.Protocol(proto); ok && port == 0 {
 		port = c.d.defaultPort(p, addr)
@@ -178,6 +173,37 @@ func opHostTrust(c *opCall, a wire.HostTrustArgs) (*wire.HostTrustAnswer, error)
 		r.Dispatched = fmt.Sprintf("%s %s:%d was trusted already with fingerprint %s; nothing was written", proto, addr, port, fp)
 	}
 	return r, nil
+}
+
+// trustTarget is the machine a host_trust names: its address, or a saved
+// host's own protocol, address and port (a port or protocol given beside
+// hostId would name another endpoint than the one saved, so it is refused).
+func (d *Daemon) trustTarget(a wire.HostTrustArgs) (addr, proto string, port int, err error) {
+	switch {
+	case a.HostID != "" && a.Address != "":
+		return "", "", 0, wire.Errorf(wire.BadRequest, "pass hostId or address, not both")
+	case a.HostID != "":
+		if a.Port != nil || a.Protocol != "" {
+			return "", "", 0, wire.Errorf(wire.BadRequest, "port and protocol come from the saved host; do not pass them beside hostId")
+		}
+		h, found := d.findHost(a.HostID)
+		if !found {
+			return "", "", 0, &wire.Error{Code: wire.NotFound, Message: fmt.Sprintf("no saved host %q", a.HostID),
+				Next: "list them with hosts, or give the machine's address (dvv hosts trust HOST:PORT --protocol P)"}
+		}
+		return h.Address, h.Protocol, h.Port, nil
+	case a.Address == "":
+		return "", "", 0, &wire.Error{Code: wire.BadRequest, Message: "address is required (or hostId)",
+			Next: "give the machine's address, port and protocol, or a saved host's name as hostId"}
+	}
+	proto = a.Protocol
+	if proto == "" {
+		proto = wire.ProtoSSH
+	}
+	if a.Port != nil {
+		port = *a.Port
+	}
+	return a.Address, proto, port, nil
 }
 
 // checkFingerprint refuses a fingerprint no server could present: it is

@@ -19,7 +19,8 @@ func (HostTrustAnswer) Op() string { return "host_trust" }
 func hostTrustTyped(s *OpSpec) {
 	s.Args, s.AnswerType = reflect.TypeFor[HostTrustArgs](), reflect.TypeFor[HostTrustAnswer]()
 	s.Fields = []Field{
-		{Name: "address", Required: true, Need: "and port, protocol"},
+		{Name: "address", Help: "The machine to trust: a host name or IP address (with port and protocol), or hostId."},
+		{Name: "hostId", Help: "A saved host (its name or id, as hosts lists it): its own protocol, address and port are trusted. Give it instead of address."},
 		{Name: "port", Min: bound(1), Max: bound(65535)},
 		{Name: "protocol"},
 		{Name: "fingerprint"},

@@ -364,3 +364,38 @@ func TestSSHTrustOverIPv6(t *testing.T) {
 		t.Errorf("run after trust: %v", r)
 	}
 }
+
+// TestHostsTrustASavedHostByName: `dvv hosts trust NAME` for a saved host
+// trusts the endpoint saved under the name, with its own protocol, where it
+// used to dial NAME as a host name over SSH. A name nothing is saved under
+// is still a host name.
+func TestHostsTrustASavedHostByName(t *testing.T) {
+	t.Parallel()
+	s := testbed.StartSSHD(t, testbed.SSHDUnknownHost())
+	v, der := testbed.StartXvncX509(t, "X509Vnc", "secret12")
+	d := startDaemonIn(t, "", s.Home)
+	d.must("hosts", "add", "shell-box", "--address", s.Addr, "--protocol", "ssh")
+	d.must("hosts", "add", "desk-box", "--address", v.Addr, "--protocol", "vnc")
+
+	known := filepath.Join(s.Home, ".ssh", "known_hosts")
+	if r := d.must("hosts", "trust", "shell-box", "--accept-new"); !strings.Contains(r.stdout, s.Addr) {
+		t.Errorf("trusting shell-box does not name its saved address %s: %v", s.Addr, r)
+	}
+	if got := readOrEmpty(t, known); !strings.Contains(got, strings.Fields(s.HostPub)[1]) {
+		t.Errorf("trusting the saved ssh host wrote no key for it to %s:\n%s", known, got)
+	}
+
+	// The saved VNC host's certificate, not an SSH key of a host named desk-box.
+	pins := filepath.Join(s.Home, ".config", "dvv", "known_certs")
+	real := rfb.Fingerprint(der)
+	r := d.dvv("hosts", "trust", "desk-box")
+	wantExit(t, r, wire.ExitTrust, wire.HostKeyUnknown)
+	if !strings.Contains(r.stderr, real) {
+		t.Errorf("HOSTKEY_UNKNOWN for desk-box does not show its certificate's fingerprint %s: %v", real, r)
+	}
+	d.must("hosts", "trust", "desk-box", "--fingerprint", real)
+	if got := readOrEmpty(t, pins); !pinned(v.Addr, real)(got) {
+		t.Errorf("trusting the saved vnc host did not pin %s %s in %s:\n%s", v.Addr, real, pins, got)
+	}
+
+}
