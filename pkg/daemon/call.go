@@ -138,7 +138,7 @@ func (c *opCall) requestID() json.RawMessage {
 	return c.req.ID
 }
 
-// hasTrait reports whether the handler's op hasTrait trait t.
+// hasTrait reports whether the handler's op has trait t.
 func (h handler) hasTrait(t trait) bool { return h.traits&t != 0 }
 
 // listed names the ops of table a limb of this kind offers, in table

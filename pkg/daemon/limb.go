@@ -178,7 +178,7 @@ type desktopLimb struct {
 	structure structureCache // windows over the SSH sidecar (structure.go)
 }
 
-// liveDesktop returns the live liveDesktop session or a coded reason there is none.
+// liveDesktop returns the live desktop session or a coded reason there is none.
 func (l *Limb) liveDesktop() (limb.Desktop, error) {
 	if l.dsk == nil {
 		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a terminal; use run, term_send or term_read", l.id)
@@ -213,7 +213,7 @@ type terminalLimb struct {
 	exitCode *int          // the shell's exit status, once it ended
 }
 
-// liveTerminal returns the live liveTerminal session or a coded reason.
+// liveTerminal returns the live terminal session or a coded reason.
 func (l *Limb) liveTerminal() (limb.Terminal, error) {
 	if l.tty == nil {
 		return nil, wire.Errorf(wire.WrongProtocol, "limb %s is a desktop; terminal ops need a terminal limb", l.id)

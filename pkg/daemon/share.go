@@ -19,7 +19,7 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// A rfbShare serves one desktop limb's mirror to VNC viewers (pkg/rfbserver)
+// An rfbShare serves one desktop limb's mirror to VNC viewers (pkg/rfbserver)
 // with no second connection to the machine: on two Unix sockets of this
 // user (interactive and view-only) and, on request, on a loopback TCP port
 // where each viewer needs a one-time password. A viewer's input makes a
@@ -113,7 +113,7 @@ func (r *shares) stop(l *Limb) bool {
 	return sh != nil
 }
 
-// drop drops a share whose limb closed.
+// drop forgets a share whose limb closed.
 func (r *shares) drop(l *Limb, sh *rfbShare) {
 	r.mu.Lock()
 	if r.of[l] == sh {
