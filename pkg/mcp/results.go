@@ -224,54 +224,87 @@ func summary(tool *Tool, body []byte, withLine bool) (string, error) {
 	return summaryOf(tool, &r, withLine), nil
 }
 
+// summaryOf is the summary of the one kind of answer r holds.
 func summaryOf(tool *Tool, r *summaryView, withLine bool) string {
-	o := r.Observation
 	switch {
-	case r.Screen != nil && len(r.Screen.Text) > 0:
-		return fmt.Sprintf("%s: terminal screen, %d rows:\n%s", tool.Name, len(r.Screen.Text), strings.Join(r.Screen.Text, "\n"))
-	case r.Screen != nil && r.Screen.Unchanged:
-		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, r.Screen.Generation, r.Screen.Coverage)
-	case r.Screen != nil && withLine:
-		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage, r.Screen.ImageSpaceLine)
 	case r.Screen != nil:
-		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f (its imageSpace line is beside it)", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage)
-	case r.Dispatched != "" && tool.Spec().Dispatches && r.Verification != nil && r.Verification.Status != wire.VerifyDispatched:
-		return fmt.Sprintf("%s: dispatched %s; %s", tool.Name, r.Dispatched, r.Verification.Summary())
-	case r.Dispatched != "" && tool.Spec().Dispatches:
-		return fmt.Sprintf("%s: dispatched %s (dispatch only: read dvv_screen or dvv_wait to see the effect)", tool.Name, r.Dispatched)
+		return screenSummary(tool, r.Screen, withLine)
 	case r.Dispatched != "":
-		return fmt.Sprintf("%s: %s", tool.Name, r.Dispatched)
+		return dispatchSummary(tool, r.Dispatched, r.Verification)
 	case r.Wait != nil:
-		if r.Wait.Settled {
-			return fmt.Sprintf("%s: %s settled after %d ms", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)
-		}
-		return fmt.Sprintf("%s: %s did not settle within %d ms (settled: false; not an error)", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)
+		return waitSummary(tool, r.Wait)
 	case r.Run != nil:
 		return runSummary(tool, r.Run)
 	case r.Find != nil:
-		what := fmt.Sprintf("%d matches", len(r.Find.Matches))
-		if len(r.Find.Lines) > 0 {
-			what = fmt.Sprintf("%d lines", len(r.Find.Lines))
-		}
-		return fmt.Sprintf("%s: %s read on generation %d (native pixels; pass the generation to dvv_click)", tool.Name, what, r.Find.Generation)
-	case r.Expect != nil && r.Expect.Found && r.Expect.Center != nil:
-		return fmt.Sprintf("%s: found at center %d,%d, score %.2f, generation %d", tool.Name, r.Expect.Center.X, r.Expect.Center.Y, r.Expect.Score, r.Expect.Generation)
+		return findSummary(tool, r.Find)
 	case r.Expect != nil:
-		return fmt.Sprintf("%s: not seen (found: false; not an error), best score %.2f", tool.Name, r.Expect.Score)
-	case o != nil:
-		lease := "free"
-		if o.Lease.Held {
-			lease = "held by you"
-		} else if o.Lease.Holder != "" {
-			lease = "held by " + o.Lease.Holder
-		}
-		if o.Lease.HumanTookOver {
-			lease += ", a person took over"
-		}
-		return fmt.Sprintf("%s: limb %s (%s) %s, %dx%d, generation %d, lease %s", tool.Name, o.LimbID, o.Protocol, o.State,
-			o.Geometry.Width, o.Geometry.Height, o.Geometry.Generation, lease)
+		return expectSummary(tool, r.Expect)
+	case r.Observation != nil:
+		return observationSummary(tool, r.Observation)
 	}
 	return tool.Name + ": ok"
+}
+
+// screenSummary is a terminal's rows, or what the image is.
+func screenSummary(tool *Tool, s *wire.Screen, withLine bool) string {
+	switch {
+	case len(s.Text) > 0:
+		return fmt.Sprintf("%s: terminal screen, %d rows:\n%s", tool.Name, len(s.Text), strings.Join(s.Text, "\n"))
+	case s.Unchanged:
+		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, s.Generation, s.Coverage)
+	case withLine:
+		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, s.Width, s.Height, s.Generation, s.Coverage, s.ImageSpaceLine)
+	}
+	return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f (its imageSpace line is beside it)", tool.Name, s.Width, s.Height, s.Generation, s.Coverage)
+}
+
+// dispatchSummary says what was sent and, for an act, what was seen of
+// its effect, or that nothing was watched.
+func dispatchSummary(tool *Tool, dispatched string, v *wire.Verification) string {
+	switch {
+	case !tool.Spec().Dispatches:
+		return fmt.Sprintf("%s: %s", tool.Name, dispatched)
+	case v != nil && v.Status != wire.VerifyDispatched:
+		return fmt.Sprintf("%s: dispatched %s; %s", tool.Name, dispatched, v.Summary())
+	}
+	return fmt.Sprintf("%s: dispatched %s (dispatch only: read dvv_screen or dvv_wait to see the effect)", tool.Name, dispatched)
+}
+
+func waitSummary(tool *Tool, w *wire.WaitResult) string {
+	if w.Settled {
+		return fmt.Sprintf("%s: %s settled after %d ms", tool.Name, w.Until, w.ElapsedMs)
+	}
+	return fmt.Sprintf("%s: %s did not settle within %d ms (settled: false; not an error)", tool.Name, w.Until, w.ElapsedMs)
+}
+
+func findSummary(tool *Tool, f *wire.FindResult) string {
+	what := fmt.Sprintf("%d matches", len(f.Matches))
+	if len(f.Lines) > 0 {
+		what = fmt.Sprintf("%d lines", len(f.Lines))
+	}
+	return fmt.Sprintf("%s: %s read on generation %d (native pixels; pass the generation to dvv_click)", tool.Name, what, f.Generation)
+}
+
+func expectSummary(tool *Tool, e *wire.ExpectResult) string {
+	if e.Found && e.Center != nil {
+		return fmt.Sprintf("%s: found at center %d,%d, score %.2f, generation %d", tool.Name, e.Center.X, e.Center.Y, e.Score, e.Generation)
+	}
+	return fmt.Sprintf("%s: not seen (found: false; not an error), best score %.2f", tool.Name, e.Score)
+}
+
+// observationSummary is the limb's state and who holds its lease.
+func observationSummary(tool *Tool, o *wire.Observation) string {
+	lease := "free"
+	if o.Lease.Held {
+		lease = "held by you"
+	} else if o.Lease.Holder != "" {
+		lease = "held by " + o.Lease.Holder
+	}
+	if o.Lease.HumanTookOver {
+		lease += ", a person took over"
+	}
+	return fmt.Sprintf("%s: limb %s (%s) %s, %dx%d, generation %d, lease %s", tool.Name, o.LimbID, o.Protocol, o.State,
+		o.Geometry.Width, o.Geometry.Height, o.Geometry.Generation, lease)
 }
 
 func runSummary(tool *Tool, run *wire.RunResult) string {
