@@ -62,83 +62,116 @@ func successResult(tool *Tool, line *wire.Reply, note string) *sdk.CallToolResul
 	if err != nil || ans == nil {
 		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
 	}
-	var images []sdk.Content
-	var screen *wire.Screen // a screen read's, once its bytes are out
-	var fileBlock sdk.Content
-	var fileSummary string
+	blocks, err := splitBlocks(ans)
+	if err != nil {
+		return errorResult(err, note)
+	}
+	body, err := structuredBody(ans, note)
+	if err != nil {
+		return errorResult(wire.Errorf(wire.Internal, "encode the answer: %v", err), note)
+	}
+	content, lineBeside := blocks.pictures()
+	sum, err := summary(tool, body, !lineBeside)
+	if err != nil {
+		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
+	}
+	if blocks.fileSummary != "" {
+		sum = fmt.Sprintf("%s: get %s: %s", tool.Name, blocks.filePath, blocks.fileSummary)
+	}
+	var text strings.Builder
+	if note != "" {
+		text.WriteString("NOTE: " + note + "\n")
+	}
+	text.WriteString(sum)
+	text.WriteString("\n")
+	text.Write(body)
+	content = append(content, &sdk.TextContent{Text: text.String()})
+	if blocks.file != nil {
+		content = append(content, blocks.file)
+	}
+	// The encoded form is handed over as is, so the answer is encoded once.
+	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
+}
+
+// answerBlocks are the bytes moved out of an answer into blocks of their
+// own: a screen read's image, a group run's members' images (each after
+// its imageSpace line), a file's content.
+type answerBlocks struct {
+	images  []sdk.Content
+	screen  *wire.Screen // a screen read's, once its bytes are out
+	grouped bool
+	// file is a file's content and fileSummary what it is; filePath names
+	// the file.
+	file                  sdk.Content
+	fileSummary, filePath string
+}
+
+// splitBlocks moves the answer's bytes into blocks, by the answer's kind.
+func splitBlocks(ans wire.Answer) (answerBlocks, error) {
+	var b answerBlocks
+	var err error
 	switch a := ans.(type) {
 	case *wire.FilesAnswer:
 		if a.Files != nil && a.Files.ContentBase64 != "" {
-			var err error
-			if a.Files, fileBlock, fileSummary, err = splitFile(a.Files); err != nil {
-				return errorResult(err, note)
+			if a.Files, b.file, b.fileSummary, err = splitFile(a.Files); err == nil {
+				b.filePath = a.Files.Path
 			}
 		}
 	case *wire.ScreenAnswer:
 		if a.Screen != nil {
 			var img sdk.Content
 			a.Screen, img = splitScreen(a.Screen)
-			screen = a.Screen
+			b.screen = a.Screen
 			if img != nil {
-				images = append(images, img)
+				b.images = append(b.images, img)
 			}
 		}
 	case *wire.GroupRunAnswer:
-		a.Members = append([]wire.MemberResult(nil), a.Members...)
-		for i := range a.Members {
-			m := &a.Members[i]
-			mr, err := m.Reply()
-			if err != nil || mr.Result != wire.OpScreen {
-				continue
-			}
-			sa, err := wire.DecodeAnswer[wire.ScreenAnswer](mr)
-			if err != nil || sa.Screen == nil {
-				continue
-			}
-			var img sdk.Content
-			sa.Screen, img = splitScreen(sa.Screen)
-			if m.Response, err = wire.AnswerLine(nil, sa); err != nil {
-				return errorResult(wire.Errorf(wire.Internal, "encode member %d's answer: %v", m.Index, err), note)
-			}
-			if img != nil {
-				images = append(images, &sdk.TextContent{Text: fmt.Sprintf("member %d (%s): %s", m.Index, m.LimbID, sa.Screen.ImageSpaceLine)}, img)
-			}
+		b.grouped = true
+		b.images, err = splitMemberScreens(a)
+	}
+	return b, err
+}
+
+// splitMemberScreens moves each member's screen image out of a group
+// run's answer, each image after a line naming the member and its
+// imageSpace.
+func splitMemberScreens(a *wire.GroupRunAnswer) ([]sdk.Content, error) {
+	var images []sdk.Content
+	a.Members = append([]wire.MemberResult(nil), a.Members...)
+	for i := range a.Members {
+		m := &a.Members[i]
+		mr, err := m.Reply()
+		if err != nil || mr.Result != wire.OpScreen {
+			continue
+		}
+		sa, err := wire.DecodeAnswer[wire.ScreenAnswer](mr)
+		if err != nil || sa.Screen == nil {
+			continue
+		}
+		var img sdk.Content
+		sa.Screen, img = splitScreen(sa.Screen)
+		if m.Response, err = wire.AnswerLine(nil, sa); err != nil {
+			return nil, wire.Errorf(wire.Internal, "encode member %d's answer: %v", m.Index, err)
+		}
+		if img != nil {
+			images = append(images, &sdk.TextContent{Text: fmt.Sprintf("member %d (%s): %s", m.Index, m.LimbID, sa.Screen.ImageSpaceLine)}, img)
 		}
 	}
-	body, err := structuredBody(ans, note)
-	if err != nil {
-		return errorResult(wire.Errorf(wire.Internal, "encode the answer: %v", err), note)
-	}
-	_, grouped := ans.(*wire.GroupRunAnswer)
-	content := make([]sdk.Content, 0, 3+len(images))
-	lineBeside := screen != nil && screen.ImageSpaceLine != "" && len(images) > 0 && !grouped
+	return images, nil
+}
+
+// pictures are the image blocks, a screen read's picture first with its
+// imageSpace line right beside it (then the summary need not repeat it).
+func (b answerBlocks) pictures() (content []sdk.Content, lineBeside bool) {
+	content = make([]sdk.Content, 0, 3+len(b.images))
+	images := b.images
+	lineBeside = b.screen != nil && b.screen.ImageSpaceLine != "" && len(images) > 0 && !b.grouped
 	if lineBeside {
-		// The picture first, its mapping right beside it, then the rest.
-		content = append(content, images[0], &sdk.TextContent{Text: screen.ImageSpaceLine})
+		content = append(content, images[0], &sdk.TextContent{Text: b.screen.ImageSpaceLine})
 		images = images[1:]
 	}
-	content = append(content, images...)
-
-	var text strings.Builder
-	if note != "" {
-		text.WriteString("NOTE: " + note + "\n")
-	}
-	sum, err := summary(tool, body, !lineBeside)
-	if err != nil {
-		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
-	}
-	if fileSummary != "" {
-		sum = fmt.Sprintf("%s: get %s: %s", tool.Name, ans.(*wire.FilesAnswer).Files.Path, fileSummary)
-	}
-	text.WriteString(sum)
-	text.WriteString("\n")
-	text.Write(body)
-	content = append(content, &sdk.TextContent{Text: text.String()})
-	if fileBlock != nil {
-		content = append(content, fileBlock)
-	}
-	// The encoded form is handed over as is, so the answer is encoded once.
-	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
+	return append(content, images...), lineBeside
 }
 
 // structuredBody is the answer's line without an id, the bridge's note
