@@ -134,7 +134,44 @@ func replayCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// replay exports the recording as a script, keeps the acts --from and
+// --to choose, and runs them as `dvv script` does, stopping with the
+// pictures where the screen is not what the recording showed.
 func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	vars, err := replayVars(o.vars)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "dvv-replay-")
+	if err != nil {
+		return localErr(wire.BadRequest, "a work directory: %v", err)
+	}
+	defer os.RemoveAll(work)
+	src, err := exportedScript(e, rec, work)
+	if err != nil {
+		return err
+	}
+	acts := exportedActs(src)
+	if err := o.clampActs(acts); err != nil {
+		return err
+	}
+	if err := o.typedText(src, vars); err != nil {
+		return err
+	}
+	vars["script_dir"] = work
+	all, err := script.Parse(src, vars)
+	if err != nil {
+		return scriptErr(err)
+	}
+	o.stopped = o.divergenceReport(work, acts)
+	return e.runScript(o.chosenSteps(all, acts), o.scriptOptions)
+}
+
+// check refuses flags replay cannot honour.
+func (o *replayOptions) check() error {
 	if o.limb == "" {
 		return usageErr("replay needs --limb: the limb to replay on")
 	}
@@ -147,28 +184,39 @@ func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
 	if o.from < 1 || (o.to != 0 && o.to < o.from) {
 		return usageErr("--from %d --to %d: acts are numbered from 1, and --to is not before --from", o.from, o.to)
 	}
+	return nil
+}
+
+// replayVars reads the --var name=value flags.
+func replayVars(flags []string) (map[string]string, error) {
 	vars := map[string]string{}
-	for _, v := range o.vars {
+	for _, v := range flags {
 		name, value, err := script.ParseVar(v)
 		if err != nil {
-			return usageErr("%v", err)
+			return nil, usageErr("%v", err)
 		}
 		vars[name] = value
 	}
-	work, err := os.MkdirTemp("", "dvv-replay-")
-	if err != nil {
-		return localErr(wire.BadRequest, "a work directory: %v", err)
-	}
-	defer os.RemoveAll(work)
+	return vars, nil
+}
+
+// exportedScript writes the recording's script into work (its checkpoint
+// pictures beside it) and reads it back.
+func exportedScript(e *env, rec, work string) (string, error) {
 	path := filepath.Join(work, "replay.dvv")
 	if err := writeExportedScript(e, rec, path); err != nil {
-		return err
+		return "", err
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return localErr(wire.BadRequest, "%v", err)
+		return "", localErr(wire.BadRequest, "%v", err)
 	}
-	acts := exportedActs(string(src))
+	return string(src), nil
+}
+
+// clampActs ends --to at the recording's last act (and sets it when it
+// was not given); --from past it is refused.
+func (o *replayOptions) clampActs(acts map[int]scriptAct) error {
 	last := 0
 	for _, a := range acts {
 		last = max(last, a.n)
@@ -179,9 +227,16 @@ func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
 	if o.from > last {
 		return usageErr("--from %d: the recording has %d acts", o.from, last)
 	}
-	// Typed text: asked for the acts replayed, a placeholder for the rest.
-	typed := regexp.MustCompile(`\$\{text_(\d+)\}`)
-	for _, m := range typed.FindAllStringSubmatch(string(src), -1) {
+	return nil
+}
+
+// typedVar is where an exported script types an act's text.
+var typedVar = regexp.MustCompile(`\$\{text_(\d+)\}`)
+
+// typedText asks for the text of each act replayed that typed some (a
+// recording never holds it) and puts a placeholder for the rest.
+func (o *replayOptions) typedText(src string, vars map[string]string) error {
+	for _, m := range typedVar.FindAllStringSubmatch(src, -1) {
 		n, _ := strconv.Atoi(m[1])
 		name := "text_" + m[1]
 		if _, ok := vars[name]; ok {
@@ -192,11 +247,13 @@ func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
 		}
 		vars[name] = ""
 	}
-	vars["script_dir"] = work
-	all, err := script.Parse(string(src), vars)
-	if err != nil {
-		return scriptErr(err)
-	}
+	return nil
+}
+
+// chosenSteps are the steps of the acts from --from to --to, each numbered
+// by its act: the checkpoints hold replay's threshold and settle time, and
+// at --speed recorded each act after the first waits the recorded gap.
+func (o *replayOptions) chosenSteps(all []script.Step, acts map[int]scriptAct) []script.Step {
 	var steps []script.Step
 	prevT := -1.0
 	for _, s := range all {
@@ -209,8 +266,7 @@ func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
 		}
 		first := len(steps) == 0 || steps[len(steps)-1].Line != a.n
 		if first && o.speed == "recorded" && prevT >= 0 && a.t > prevT {
-			gap := time.Duration((a.t - prevT) * float64(time.Second)).Round(time.Millisecond)
-			steps = append(steps, script.Step{Line: a.n, Text: "sleep " + gap.String() + " (as recorded)", Args: []string{"sleep", gap.String()}})
+			steps = append(steps, recordedGap(a, prevT))
 		}
 		if first {
 			prevT = a.t
@@ -218,11 +274,24 @@ func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
 		s.Line = a.n
 		steps = append(steps, s)
 	}
+	return steps
+}
+
+// recordedGap is the wait before act a as recorded, after an act at prevT.
+func recordedGap(a scriptAct, prevT float64) script.Step {
+	gap := time.Duration((a.t - prevT) * float64(time.Second)).Round(time.Millisecond)
+	return script.Step{Line: a.n, Text: "sleep " + gap.String() + " (as recorded)", Args: []string{"sleep", gap.String()}}
+}
+
+// divergenceReport is how replay stops: where an act's checkpoint did not
+// settle, with the expected, actual and diff pictures; otherwise as the
+// failed step says.
+func (o *replayOptions) divergenceReport(work string, acts map[int]scriptAct) func(r *scriptRun, s script.Step, argv []string, rep stepReport) error {
 	byNumber := map[int]scriptAct{}
 	for _, a := range acts {
 		byNumber[a.n] = a
 	}
-	o.stopped = func(r *scriptRun, s script.Step, argv []string, rep stepReport) error {
+	return func(r *scriptRun, s script.Step, argv []string, rep stepReport) error {
 		a := byNumber[s.Line]
 		if s.Verb() != "expect" || rep.Code != "NOT_SETTLED" || a.box.empty() {
 			return &exitStatus{code: rep.Exit, msg: fmt.Sprintf("replay stopped at act %d (%s): %s", s.Line, s.Text, rep.Code)}
@@ -234,7 +303,6 @@ func (e *env) replay(rec string, o replayOptions, cmd *cobra.Command) error {
 		return &exitStatus{code: ExitDiverged, msg: fmt.Sprintf("replay stopped before act %d: the screen around it is not what the recording showed (similarity under %v within %s); expected, actual and diff pictures in %s",
 			s.Line, o.threshold, o.settle.d, dir)}
 	}
-	return e.runScript(steps, o.scriptOptions)
 }
 
 // replaceFlag sets a flag's value in a step's words.

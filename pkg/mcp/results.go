@@ -62,83 +62,116 @@ func successResult(tool *Tool, line *wire.Reply, note string) *sdk.CallToolResul
 	if err != nil || ans == nil {
 		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
 	}
-	var images []sdk.Content
-	var screen *wire.Screen // a screen read's, once its bytes are out
-	var fileBlock sdk.Content
-	var fileSummary string
+	blocks, err := splitBlocks(ans)
+	if err != nil {
+		return errorResult(err, note)
+	}
+	body, err := structuredBody(ans, note)
+	if err != nil {
+		return errorResult(wire.Errorf(wire.Internal, "encode the answer: %v", err), note)
+	}
+	content, lineBeside := blocks.pictures()
+	sum, err := summary(tool, body, !lineBeside)
+	if err != nil {
+		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
+	}
+	if blocks.fileSummary != "" {
+		sum = fmt.Sprintf("%s: get %s: %s", tool.Name, blocks.filePath, blocks.fileSummary)
+	}
+	var text strings.Builder
+	if note != "" {
+		text.WriteString("NOTE: " + note + "\n")
+	}
+	text.WriteString(sum)
+	text.WriteString("\n")
+	text.Write(body)
+	content = append(content, &sdk.TextContent{Text: text.String()})
+	if blocks.file != nil {
+		content = append(content, blocks.file)
+	}
+	// The encoded form is handed over as is, so the answer is encoded once.
+	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
+}
+
+// answerBlocks are the bytes moved out of an answer into blocks of their
+// own: a screen read's image, a group run's members' images (each after
+// its imageSpace line), a file's content.
+type answerBlocks struct {
+	images  []sdk.Content
+	screen  *wire.Screen // a screen read's, once its bytes are out
+	grouped bool
+	// file is a file's content and fileSummary what it is; filePath names
+	// the file.
+	file                  sdk.Content
+	fileSummary, filePath string
+}
+
+// splitBlocks moves the answer's bytes into blocks, by the answer's kind.
+func splitBlocks(ans wire.Answer) (answerBlocks, error) {
+	var b answerBlocks
+	var err error
 	switch a := ans.(type) {
 	case *wire.FilesAnswer:
 		if a.Files != nil && a.Files.ContentBase64 != "" {
-			var err error
-			if a.Files, fileBlock, fileSummary, err = splitFile(a.Files); err != nil {
-				return errorResult(err, note)
+			if a.Files, b.file, b.fileSummary, err = splitFile(a.Files); err == nil {
+				b.filePath = a.Files.Path
 			}
 		}
 	case *wire.ScreenAnswer:
 		if a.Screen != nil {
 			var img sdk.Content
 			a.Screen, img = splitScreen(a.Screen)
-			screen = a.Screen
+			b.screen = a.Screen
 			if img != nil {
-				images = append(images, img)
+				b.images = append(b.images, img)
 			}
 		}
 	case *wire.GroupRunAnswer:
-		a.Members = append([]wire.MemberResult(nil), a.Members...)
-		for i := range a.Members {
-			m := &a.Members[i]
-			mr, err := m.Reply()
-			if err != nil || mr.Result != wire.OpScreen {
-				continue
-			}
-			sa, err := wire.DecodeAnswer[wire.ScreenAnswer](mr)
-			if err != nil || sa.Screen == nil {
-				continue
-			}
-			var img sdk.Content
-			sa.Screen, img = splitScreen(sa.Screen)
-			if m.Response, err = wire.AnswerLine(nil, sa); err != nil {
-				return errorResult(wire.Errorf(wire.Internal, "encode member %d's answer: %v", m.Index, err), note)
-			}
-			if img != nil {
-				images = append(images, &sdk.TextContent{Text: fmt.Sprintf("member %d (%s): %s", m.Index, m.LimbID, sa.Screen.ImageSpaceLine)}, img)
-			}
+		b.grouped = true
+		b.images, err = splitMemberScreens(a)
+	}
+	return b, err
+}
+
+// splitMemberScreens moves each member's screen image out of a group
+// run's answer, each image after a line naming the member and its
+// imageSpace.
+func splitMemberScreens(a *wire.GroupRunAnswer) ([]sdk.Content, error) {
+	var images []sdk.Content
+	a.Members = append([]wire.MemberResult(nil), a.Members...)
+	for i := range a.Members {
+		m := &a.Members[i]
+		mr, err := m.Reply()
+		if err != nil || mr.Result != wire.OpScreen {
+			continue
+		}
+		sa, err := wire.DecodeAnswer[wire.ScreenAnswer](mr)
+		if err != nil || sa.Screen == nil {
+			continue
+		}
+		var img sdk.Content
+		sa.Screen, img = splitScreen(sa.Screen)
+		if m.Response, err = wire.AnswerLine(nil, sa); err != nil {
+			return nil, wire.Errorf(wire.Internal, "encode member %d's answer: %v", m.Index, err)
+		}
+		if img != nil {
+			images = append(images, &sdk.TextContent{Text: fmt.Sprintf("member %d (%s): %s", m.Index, m.LimbID, sa.Screen.ImageSpaceLine)}, img)
 		}
 	}
-	body, err := structuredBody(ans, note)
-	if err != nil {
-		return errorResult(wire.Errorf(wire.Internal, "encode the answer: %v", err), note)
-	}
-	_, grouped := ans.(*wire.GroupRunAnswer)
-	content := make([]sdk.Content, 0, 3+len(images))
-	lineBeside := screen != nil && screen.ImageSpaceLine != "" && len(images) > 0 && !grouped
+	return images, nil
+}
+
+// pictures are the image blocks, a screen read's picture first with its
+// imageSpace line right beside it (then the summary need not repeat it).
+func (b answerBlocks) pictures() (content []sdk.Content, lineBeside bool) {
+	content = make([]sdk.Content, 0, 3+len(b.images))
+	images := b.images
+	lineBeside = b.screen != nil && b.screen.ImageSpaceLine != "" && len(images) > 0 && !b.grouped
 	if lineBeside {
-		// The picture first, its mapping right beside it, then the rest.
-		content = append(content, images[0], &sdk.TextContent{Text: screen.ImageSpaceLine})
+		content = append(content, images[0], &sdk.TextContent{Text: b.screen.ImageSpaceLine})
 		images = images[1:]
 	}
-	content = append(content, images...)
-
-	var text strings.Builder
-	if note != "" {
-		text.WriteString("NOTE: " + note + "\n")
-	}
-	sum, err := summary(tool, body, !lineBeside)
-	if err != nil {
-		return errorResult(wire.Errorf(wire.Internal, "read dvvd's %s answer: %v", line.Result, err), note)
-	}
-	if fileSummary != "" {
-		sum = fmt.Sprintf("%s: get %s: %s", tool.Name, ans.(*wire.FilesAnswer).Files.Path, fileSummary)
-	}
-	text.WriteString(sum)
-	text.WriteString("\n")
-	text.Write(body)
-	content = append(content, &sdk.TextContent{Text: text.String()})
-	if fileBlock != nil {
-		content = append(content, fileBlock)
-	}
-	// The encoded form is handed over as is, so the answer is encoded once.
-	return &sdk.CallToolResult{Content: content, StructuredContent: json.RawMessage(body)}
+	return append(content, images...), lineBeside
 }
 
 // structuredBody is the answer's line without an id, the bridge's note
@@ -224,54 +257,87 @@ func summary(tool *Tool, body []byte, withLine bool) (string, error) {
 	return summaryOf(tool, &r, withLine), nil
 }
 
+// summaryOf is the summary of the one kind of answer r holds.
 func summaryOf(tool *Tool, r *summaryView, withLine bool) string {
-	o := r.Observation
 	switch {
-	case r.Screen != nil && len(r.Screen.Text) > 0:
-		return fmt.Sprintf("%s: terminal screen, %d rows:\n%s", tool.Name, len(r.Screen.Text), strings.Join(r.Screen.Text, "\n"))
-	case r.Screen != nil && r.Screen.Unchanged:
-		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, r.Screen.Generation, r.Screen.Coverage)
-	case r.Screen != nil && withLine:
-		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage, r.Screen.ImageSpaceLine)
 	case r.Screen != nil:
-		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f (its imageSpace line is beside it)", tool.Name, r.Screen.Width, r.Screen.Height, r.Screen.Generation, r.Screen.Coverage)
-	case r.Dispatched != "" && tool.Spec().Dispatches && r.Verification != nil && r.Verification.Status != wire.VerifyDispatched:
-		return fmt.Sprintf("%s: dispatched %s; %s", tool.Name, r.Dispatched, r.Verification.Summary())
-	case r.Dispatched != "" && tool.Spec().Dispatches:
-		return fmt.Sprintf("%s: dispatched %s (dispatch only: read dvv_screen or dvv_wait to see the effect)", tool.Name, r.Dispatched)
+		return screenSummary(tool, r.Screen, withLine)
 	case r.Dispatched != "":
-		return fmt.Sprintf("%s: %s", tool.Name, r.Dispatched)
+		return dispatchSummary(tool, r.Dispatched, r.Verification)
 	case r.Wait != nil:
-		if r.Wait.Settled {
-			return fmt.Sprintf("%s: %s settled after %d ms", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)
-		}
-		return fmt.Sprintf("%s: %s did not settle within %d ms (settled: false; not an error)", tool.Name, r.Wait.Until, r.Wait.ElapsedMs)
+		return waitSummary(tool, r.Wait)
 	case r.Run != nil:
 		return runSummary(tool, r.Run)
 	case r.Find != nil:
-		what := fmt.Sprintf("%d matches", len(r.Find.Matches))
-		if len(r.Find.Lines) > 0 {
-			what = fmt.Sprintf("%d lines", len(r.Find.Lines))
-		}
-		return fmt.Sprintf("%s: %s read on generation %d (native pixels; pass the generation to dvv_click)", tool.Name, what, r.Find.Generation)
-	case r.Expect != nil && r.Expect.Found && r.Expect.Center != nil:
-		return fmt.Sprintf("%s: found at center %d,%d, score %.2f, generation %d", tool.Name, r.Expect.Center.X, r.Expect.Center.Y, r.Expect.Score, r.Expect.Generation)
+		return findSummary(tool, r.Find)
 	case r.Expect != nil:
-		return fmt.Sprintf("%s: not seen (found: false; not an error), best score %.2f", tool.Name, r.Expect.Score)
-	case o != nil:
-		lease := "free"
-		if o.Lease.Held {
-			lease = "held by you"
-		} else if o.Lease.Holder != "" {
-			lease = "held by " + o.Lease.Holder
-		}
-		if o.Lease.HumanTookOver {
-			lease += ", a person took over"
-		}
-		return fmt.Sprintf("%s: limb %s (%s) %s, %dx%d, generation %d, lease %s", tool.Name, o.LimbID, o.Protocol, o.State,
-			o.Geometry.Width, o.Geometry.Height, o.Geometry.Generation, lease)
+		return expectSummary(tool, r.Expect)
+	case r.Observation != nil:
+		return observationSummary(tool, r.Observation)
 	}
 	return tool.Name + ": ok"
+}
+
+// screenSummary is a terminal's rows, or what the image is.
+func screenSummary(tool *Tool, s *wire.Screen, withLine bool) string {
+	switch {
+	case len(s.Text) > 0:
+		return fmt.Sprintf("%s: terminal screen, %d rows:\n%s", tool.Name, len(s.Text), strings.Join(s.Text, "\n"))
+	case s.Unchanged:
+		return fmt.Sprintf("%s: nothing changed since this attachment's last read (generation %d, coverage %.2f)", tool.Name, s.Generation, s.Coverage)
+	case withLine:
+		return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f; %s", tool.Name, s.Width, s.Height, s.Generation, s.Coverage, s.ImageSpaceLine)
+	}
+	return fmt.Sprintf("%s: %dx%d image, generation %d, coverage %.2f (its imageSpace line is beside it)", tool.Name, s.Width, s.Height, s.Generation, s.Coverage)
+}
+
+// dispatchSummary says what was sent and, for an act, what was seen of
+// its effect, or that nothing was watched.
+func dispatchSummary(tool *Tool, dispatched string, v *wire.Verification) string {
+	switch {
+	case !tool.Spec().Dispatches:
+		return fmt.Sprintf("%s: %s", tool.Name, dispatched)
+	case v != nil && v.Status != wire.VerifyDispatched:
+		return fmt.Sprintf("%s: dispatched %s; %s", tool.Name, dispatched, v.Summary())
+	}
+	return fmt.Sprintf("%s: dispatched %s (dispatch only: read dvv_screen or dvv_wait to see the effect)", tool.Name, dispatched)
+}
+
+func waitSummary(tool *Tool, w *wire.WaitResult) string {
+	if w.Settled {
+		return fmt.Sprintf("%s: %s settled after %d ms", tool.Name, w.Until, w.ElapsedMs)
+	}
+	return fmt.Sprintf("%s: %s did not settle within %d ms (settled: false; not an error)", tool.Name, w.Until, w.ElapsedMs)
+}
+
+func findSummary(tool *Tool, f *wire.FindResult) string {
+	what := fmt.Sprintf("%d matches", len(f.Matches))
+	if len(f.Lines) > 0 {
+		what = fmt.Sprintf("%d lines", len(f.Lines))
+	}
+	return fmt.Sprintf("%s: %s read on generation %d (native pixels; pass the generation to dvv_click)", tool.Name, what, f.Generation)
+}
+
+func expectSummary(tool *Tool, e *wire.ExpectResult) string {
+	if e.Found && e.Center != nil {
+		return fmt.Sprintf("%s: found at center %d,%d, score %.2f, generation %d", tool.Name, e.Center.X, e.Center.Y, e.Score, e.Generation)
+	}
+	return fmt.Sprintf("%s: not seen (found: false; not an error), best score %.2f", tool.Name, e.Score)
+}
+
+// observationSummary is the limb's state and who holds its lease.
+func observationSummary(tool *Tool, o *wire.Observation) string {
+	lease := "free"
+	if o.Lease.Held {
+		lease = "held by you"
+	} else if o.Lease.Holder != "" {
+		lease = "held by " + o.Lease.Holder
+	}
+	if o.Lease.HumanTookOver {
+		lease += ", a person took over"
+	}
+	return fmt.Sprintf("%s: limb %s (%s) %s, %dx%d, generation %d, lease %s", tool.Name, o.LimbID, o.Protocol, o.State,
+		o.Geometry.Width, o.Geometry.Height, o.Geometry.Generation, lease)
 }
 
 func runSummary(tool *Tool, run *wire.RunResult) string {

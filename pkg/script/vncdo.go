@@ -49,118 +49,184 @@ type Translator struct {
 // Step translates s when it is one of vncdotool's verbs with vncdotool's
 // arguments, and passes it on unchanged otherwise.
 func (t *Translator) Step(s Step) ([]Step, error) {
-	a := s.Args
-	verb := a[0]
-	vnc := vncdoOnly[verb] ||
-		(verb == "click" && len(a) == 2 && isInt(a[1])) ||
-		(verb == "expect" && len(a) == 3 && isNumber(a[2])) ||
-		(verb == "key" && len(a) == 2 && !validChord(a[1]) && validChord(vncdoChord(a[1]))) ||
-		(verb == "key" && len(a) == 2 && len(t.held) > 0) ||
-		(verb == "sleep" && len(a) == 2 && isNumber(a[1]))
-	if !vnc {
-		if t.down != 0 && (verb == "click" || verb == "key" || verb == "type") {
-			return nil, errAt(s.Line, "button %d is still down (mousedown): end the press with mouseup %d first", t.down, t.down)
-		}
-		return []Step{s}, nil
+	verb := s.Args[0]
+	if !t.isVncdo(s.Args) {
+		return t.passOn(s)
 	}
-	out := func(args ...string) ([]Step, error) {
-		return []Step{{Line: s.Line, Text: s.Text, Args: args, Vncdo: verb}}, nil
+	if want := vncdoArity[verb]; len(s.Args)-1 != want {
+		return nil, errAt(s.Line, "vncdotool's %s takes %d argument(s), not %d", verb, want, len(s.Args)-1)
 	}
-	want := vncdoArity[verb]
-	if len(a)-1 != want {
-		return nil, errAt(s.Line, "vncdotool's %s takes %d argument(s), not %d", verb, want, len(a)-1)
+	translate, ok := vncdoVerbs[verb]
+	if !ok {
+		return nil, errAt(s.Line, "vncdotool's %s is not supported (docs/scripts.md lists what is)", verb)
 	}
-	switch verb {
-	case "move", "mousemove", "drag":
-		x, y, err := point(s.Line, a[1], a[2])
-		if err != nil {
-			return nil, err
-		}
-		t.x, t.y, t.pointer = x, y, true
-		if t.down != 0 {
-			return nil, nil // the drag is sent whole at mouseup
-		}
-		return out("click", a[1], a[2], "--action", "move")
-	case "click":
-		if err := t.needPointer(s.Line, verb); err != nil {
-			return nil, err
-		}
-		return out(t.clickArgs(s.Line, a[1])...)
-	case "mousedown":
-		if err := t.needPointer(s.Line, verb); err != nil {
-			return nil, err
-		}
-		b, err := button(s.Line, a[1])
-		if err != nil {
-			return nil, err
-		}
-		if b > 3 {
-			return nil, errAt(s.Line, "mousedown %d: only buttons 1, 2 and 3 can be held (4 and 5 are the wheel: click 4, click 5)", b)
-		}
-		t.down, t.dx, t.dy = b, t.x, t.y
+	return translate(t, s)
+}
+
+// isVncdo tells whether a line is vncdotool's: a verb only vncdotool has,
+// or one dvv has too written with vncdotool's arguments.
+func (t *Translator) isVncdo(a []string) bool {
+	if vncdoOnly[a[0]] {
+		return true
+	}
+	shape, ok := vncdoShapes[a[0]]
+	return ok && shape(t, a)
+}
+
+// vncdoShapes tell a line of a verb both dvv and vncdotool have (click,
+// expect, key, sleep) as vncdotool's by its arguments.
+var vncdoShapes = map[string]func(t *Translator, a []string) bool{
+	"click":  func(_ *Translator, a []string) bool { return len(a) == 2 && isInt(a[1]) },
+	"expect": func(_ *Translator, a []string) bool { return len(a) == 3 && isNumber(a[2]) },
+	"sleep":  func(_ *Translator, a []string) bool { return len(a) == 2 && isNumber(a[1]) },
+	// A key name only vncdotool spells (bsp, ctrl-alt-del), or any key
+	// while keys are held with keydown.
+	"key": func(t *Translator, a []string) bool {
+		return len(a) == 2 && ((!validChord(a[1]) && validChord(vncdoChord(a[1]))) || len(t.held) > 0)
+	},
+}
+
+// passOn is a line of dvv's own, refused while a button is held: dvv's
+// click, key and type would act in the middle of vncdotool's press.
+func (t *Translator) passOn(s Step) ([]Step, error) {
+	if verb := s.Args[0]; t.down != 0 && (verb == "click" || verb == "key" || verb == "type") {
+		return nil, errAt(s.Line, "button %d is still down (mousedown): end the press with mouseup %d first", t.down, t.down)
+	}
+	return []Step{s}, nil
+}
+
+// vncdoVerbs translate each of vncdotool's verbs, its arity checked.
+var vncdoVerbs = map[string]func(t *Translator, s Step) ([]Step, error){
+	"move": (*Translator).move, "mousemove": (*Translator).move, "drag": (*Translator).move,
+	"click": (*Translator).click, "mousedown": (*Translator).mousedown, "mouseup": (*Translator).mouseup,
+	"keydown": (*Translator).keydown, "keyup": (*Translator).keyup, "key": (*Translator).key,
+	"capture": (*Translator).capture, "rcapture": (*Translator).rcapture,
+	"expect": (*Translator).expect, "rexpect": (*Translator).rexpect,
+	"pause": (*Translator).pause, "sleep": (*Translator).pause,
+}
+
+// translated is the one dvv step a vncdotool step becomes.
+func translated(s Step, args ...string) ([]Step, error) {
+	return []Step{{Line: s.Line, Text: s.Text, Args: args, Vncdo: s.Args[0]}}, nil
+}
+
+// move follows the pointer; while a button is down the drag is sent whole
+// at mouseup.
+func (t *Translator) move(s Step) ([]Step, error) {
+	x, y, err := point(s.Line, s.Args[1], s.Args[2])
+	if err != nil {
+		return nil, err
+	}
+	t.x, t.y, t.pointer = x, y, true
+	if t.down != 0 {
 		return nil, nil
-	case "mouseup":
-		b, err := button(s.Line, a[1])
-		if err != nil {
-			return nil, err
-		}
-		if t.down == 0 || b != t.down {
-			return nil, errAt(s.Line, "mouseup %d without mousedown %d before it", b, b)
-		}
-		t.down = 0
-		if t.dx == t.x && t.dy == t.y {
-			return out(t.clickArgs(s.Line, a[1])...)
-		}
-		args := []string{"click", strconv.Itoa(t.dx), strconv.Itoa(t.dy), "--action", "drag",
-			"--to-x", strconv.Itoa(t.x), "--to-y", strconv.Itoa(t.y), "--button", buttonName[b]}
-		return out(t.withHeld(args)...)
-	case "keydown":
-		t.held = append(t.held, vncdoChord(a[1]))
-		return nil, nil
-	case "keyup":
-		k := vncdoChord(a[1])
-		for i, h := range t.held {
-			if h == k {
-				t.held = append(t.held[:i], t.held[i+1:]...)
-				return nil, nil
-			}
-		}
-		return nil, errAt(s.Line, "keyup %s without keydown %s before it", a[1], a[1])
-	case "key":
-		chord := vncdoChord(a[1])
-		if len(t.held) > 0 {
-			chord = strings.Join(t.held, "+") + "+" + chord
-		}
-		if !validChord(chord) {
-			return nil, errAt(s.Line, "key %s: not a key name dvv or vncdotool knows (docs/keys.md lists them)", a[1])
-		}
-		return out("key", chord)
-	case "capture":
-		return out("screen", "--out", a[1])
-	case "rcapture":
-		r, err := region(s.Line, a[2:6])
-		if err != nil {
-			return nil, err
-		}
-		return out("screen", "--region", r, "--out", a[1])
-	case "expect":
-		// vncdotool's FUZZ measures a histogram's distance; dvv's
-		// similarity is its own (docs/scripts.md): its default applies.
-		return out("expect", a[1])
-	case "rexpect":
-		r, err := region(s.Line, a[2:6])
-		if err != nil {
-			return nil, err
-		}
-		return out("expect", a[1], "--region", r)
-	case "pause", "sleep":
-		f, err := strconv.ParseFloat(a[1], 64)
-		if err != nil || f < 0 || f > 3600 {
-			return nil, errAt(s.Line, "%s %s: seconds from 0 to 3600", verb, a[1])
-		}
-		return out("sleep", strconv.FormatFloat(f, 'f', -1, 64)+"s")
 	}
-	return nil, errAt(s.Line, "vncdotool's %s is not supported (docs/scripts.md lists what is)", verb)
+	return translated(s, "click", s.Args[1], s.Args[2], "--action", "move")
+}
+
+func (t *Translator) click(s Step) ([]Step, error) {
+	if err := t.needPointer(s.Line, s.Args[0]); err != nil {
+		return nil, err
+	}
+	return translated(s, t.clickArgs(s.Line, s.Args[1])...)
+}
+
+// mousedown holds a button where the pointer is, until mouseup.
+func (t *Translator) mousedown(s Step) ([]Step, error) {
+	if err := t.needPointer(s.Line, s.Args[0]); err != nil {
+		return nil, err
+	}
+	b, err := button(s.Line, s.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if b > 3 {
+		return nil, errAt(s.Line, "mousedown %d: only buttons 1, 2 and 3 can be held (4 and 5 are the wheel: click 4, click 5)", b)
+	}
+	t.down, t.dx, t.dy = b, t.x, t.y
+	return nil, nil
+}
+
+// mouseup ends the press: a click where the pointer did not move, a drag
+// from where it was pressed to where it is otherwise.
+func (t *Translator) mouseup(s Step) ([]Step, error) {
+	b, err := button(s.Line, s.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	if t.down == 0 || b != t.down {
+		return nil, errAt(s.Line, "mouseup %d without mousedown %d before it", b, b)
+	}
+	t.down = 0
+	if t.dx == t.x && t.dy == t.y {
+		return translated(s, t.clickArgs(s.Line, s.Args[1])...)
+	}
+	args := []string{"click", strconv.Itoa(t.dx), strconv.Itoa(t.dy), "--action", "drag",
+		"--to-x", strconv.Itoa(t.x), "--to-y", strconv.Itoa(t.y), "--button", buttonName[b]}
+	return translated(s, t.withHeld(args)...)
+}
+
+func (t *Translator) keydown(s Step) ([]Step, error) {
+	t.held = append(t.held, vncdoChord(s.Args[1]))
+	return nil, nil
+}
+
+func (t *Translator) keyup(s Step) ([]Step, error) {
+	k := vncdoChord(s.Args[1])
+	for i, h := range t.held {
+		if h == k {
+			t.held = append(t.held[:i], t.held[i+1:]...)
+			return nil, nil
+		}
+	}
+	return nil, errAt(s.Line, "keyup %s without keydown %s before it", s.Args[1], s.Args[1])
+}
+
+// key presses a chord, the keys held with keydown added to it.
+func (t *Translator) key(s Step) ([]Step, error) {
+	chord := vncdoChord(s.Args[1])
+	if len(t.held) > 0 {
+		chord = strings.Join(t.held, "+") + "+" + chord
+	}
+	if !validChord(chord) {
+		return nil, errAt(s.Line, "key %s: not a key name dvv or vncdotool knows (docs/keys.md lists them)", s.Args[1])
+	}
+	return translated(s, "key", chord)
+}
+
+func (*Translator) capture(s Step) ([]Step, error) {
+	return translated(s, "screen", "--out", s.Args[1])
+}
+
+func (*Translator) rcapture(s Step) ([]Step, error) {
+	r, err := region(s.Line, s.Args[2:6])
+	if err != nil {
+		return nil, err
+	}
+	return translated(s, "screen", "--region", r, "--out", s.Args[1])
+}
+
+// expect drops vncdotool's fuzz: FUZZ measures a histogram's distance,
+// dvv's similarity is its own (docs/scripts.md), and its default applies.
+func (*Translator) expect(s Step) ([]Step, error) {
+	return translated(s, "expect", s.Args[1])
+}
+
+func (*Translator) rexpect(s Step) ([]Step, error) {
+	r, err := region(s.Line, s.Args[2:6])
+	if err != nil {
+		return nil, err
+	}
+	return translated(s, "expect", s.Args[1], "--region", r)
+}
+
+// pause is pause or sleep, in seconds.
+func (*Translator) pause(s Step) ([]Step, error) {
+	f, err := strconv.ParseFloat(s.Args[1], 64)
+	if err != nil || f < 0 || f > 3600 {
+		return nil, errAt(s.Line, "%s %s: seconds from 0 to 3600", s.Args[0], s.Args[1])
+	}
+	return translated(s, "sleep", strconv.FormatFloat(f, 'f', -1, 64)+"s")
 }
 
 // End checks the script leaves no button or key held.
