@@ -1,5 +1,5 @@
 // Package machine is the hypervisor side of a limb: the machine behind a
-// VM's screen, reached through QEMU's QMP socket (go-qemu) or libvirt
+// VM's screen, reached through QEMU's QMP socket (a bounded client of our own) or libvirt
 // (go-libvirt). It answers a machine's state and performs power acts and
 // snapshots. Every failure it returns is a *wire.Error.
 //

@@ -7,28 +7,20 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/digitalocean/go-qemu/qmp"
-	"github.com/digitalocean/go-qemu/qmp/raw"
 
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
 // qmpMachine is QEMU reached through its QMP socket.
 type qmpMachine struct {
-	spec  Spec
-	mon   *qmp.SocketMonitor
-	raw   *raw.Monitor
-	relay io.Closer // the local end of a qmp+ssh hop
-	stop  func() bool
-	once  sync.Once
-	gone  bool // nothing listens at the socket: QEMU has ended
+	spec Spec
+	q    *qmpConn
+	once sync.Once
+	gone bool // nothing listens at the socket: QEMU has ended
 }
 
 // dialTimeout bounds reaching a local QMP socket.
@@ -36,7 +28,7 @@ const dialTimeout = 5 * time.Second
 
 func openQMP(ctx context.Context, s Spec, ssh SSHDialer) (Machine, error) {
 	m := &qmpMachine{spec: s}
-	sock := s.Path
+	var q *qmpConn
 	if s.Backend == QMPSSH {
 		if ssh == nil {
 			return nil, &wire.Error{Code: wire.Unsupported, Message: "this dvvd reaches no machine through SSH", Next: "Use a local qmp: socket, or a dvvd built with SSH."}
@@ -45,51 +37,38 @@ func openQMP(ctx context.Context, s Spec, ssh SSHDialer) (Machine, error) {
 		if err != nil {
 			return nil, unreachable(s, err)
 		}
-		// go-qemu's monitor dials a socket itself: hand it a private
-		// local socket whose one connection is the SSH channel.
-		r, path, err := relay(conn)
+		q = newQMPConn(ctx, s, conn)
+	} else {
+		if err := checkSocketOwner(s); err != nil {
+			return nil, err
+		}
+		var err error
+		q, err = dialQMP(ctx, s, s.Path)
 		if err != nil {
-			conn.Close()
+			if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+				m.gone = true
+				return m, nil
+			}
 			return nil, unreachable(s, err)
 		}
-		m.relay, sock = r, path
-	}
-	mon, err := qmp.NewSocketMonitor("unix", sock, dialTimeout)
-	if err != nil {
-		m.closeRelay()
-		if s.Backend == QMP && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
-			m.gone = true
-			return m, nil
+		if err := checkPeer(s, q.c); err != nil {
+			q.Close()
+			return nil, err
 		}
+	}
+	m.q = q
+	if err := q.handshake(); err != nil {
+		q.Close()
 		return nil, unreachable(s, err)
 	}
-	m.mon = mon
-	// A QEMU that answers nothing must not hold the act: the context's
-	// end closes the socket, which fails the call in flight.
-	m.stop = context.AfterFunc(ctx, func() { mon.Disconnect() })
-	if err := mon.Connect(); err != nil {
-		m.Close()
-		return nil, unreachable(s, fmt.Errorf("QMP handshake: %w", err))
-	}
-	m.raw = raw.NewMonitor(mon)
 	return m, nil
-}
-
-func (m *qmpMachine) closeRelay() {
-	if m.relay != nil {
-		m.relay.Close()
-	}
 }
 
 func (m *qmpMachine) Close() error {
 	m.once.Do(func() {
-		if m.stop != nil {
-			m.stop()
+		if m.q != nil {
+			m.q.Close()
 		}
-		if m.mon != nil {
-			m.mon.Disconnect()
-		}
-		m.closeRelay()
 	})
 	return nil
 }
@@ -100,22 +79,17 @@ func (m *qmpMachine) ended(act string) error {
 		Next: "Start QEMU again yourself (QMP cannot start a process), or name the machine through libvirt, which can start it."}
 }
 
+// run runs a command QEMU answers at once.
 func (m *qmpMachine) run(cmd string, args any) (json.RawMessage, error) {
-	b, err := json.Marshal(qmp.Command{Execute: cmd, Args: args})
-	if err != nil {
-		return nil, err
+	return m.q.run(cmd, args, qmpQuickTimeout)
+}
+
+// do runs a command whose answer is only whether it was done.
+func (m *qmpMachine) do(cmd string) func() error {
+	return func() error {
+		_, err := m.run(cmd, nil)
+		return err
 	}
-	out, err := m.mon.Run(b)
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Return json.RawMessage `json:"return"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, err
-	}
-	return r.Return, nil
 }
 
 // status is QEMU's run state (query-status), read as text so a state
@@ -144,7 +118,7 @@ func (m *qmpMachine) State(ctx context.Context) (wire.MachineState, error) {
 	if err != nil {
 		return ms, unreachable(m.spec, err)
 	}
-	ms.State, ms.Detail = qmpState(st), st
+	ms.State, ms.Detail = qmpState(st), plain(st, 64)
 	return ms, nil
 }
 
@@ -173,12 +147,16 @@ func (m *qmpMachine) act(name string, fn func() error) error {
 		return m.ended(name)
 	}
 	if err := fn(); err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return we
+		}
 		return refused(m.spec, name, err)
 	}
 	return nil
 }
 
-func (m *qmpMachine) Pause(ctx context.Context) error { return m.act("pause", m.raw.Stop) }
+func (m *qmpMachine) Pause(ctx context.Context) error { return m.act("pause", m.do("stop")) }
 
 func (m *qmpMachine) Resume(ctx context.Context) error {
 	return m.act("resume", func() error {
@@ -187,23 +165,23 @@ func (m *qmpMachine) Resume(ctx context.Context) error {
 			return err
 		}
 		if st == "suspended" {
-			return m.raw.SystemWakeup()
+			return m.do("system_wakeup")()
 		}
-		return m.raw.Cont()
+		return m.do("cont")()
 	})
 }
 
 func (m *qmpMachine) Power(ctx context.Context) error {
-	return m.act("press the power button", m.raw.SystemPowerdown)
+	return m.act("press the power button", m.do("system_powerdown"))
 }
-func (m *qmpMachine) Reset(ctx context.Context) error { return m.act("reset", m.raw.SystemReset) }
+func (m *qmpMachine) Reset(ctx context.Context) error { return m.act("reset", m.do("system_reset")) }
 
 // Stop ends QEMU (quit): with no supervisor, nothing starts it again.
 // QEMU may close the socket before its answer arrives; that is the act
 // done, and the machine reads as shut off after it.
 func (m *qmpMachine) Stop(ctx context.Context) error {
 	err := m.act("stop", func() error {
-		err := m.raw.Quit()
+		err := m.do("quit")()
 		if err != nil && connectionEnded(err) {
 			return nil
 		}
@@ -234,26 +212,32 @@ func (m *qmpMachine) Start(ctx context.Context) error {
 		case "running":
 			return errors.New("the machine is already running")
 		case "shutdown":
-			if err := m.raw.SystemReset(); err != nil {
+			if err := m.do("system_reset")(); err != nil {
 				return err
 			}
 		case "prelaunch":
 		default:
 			return fmt.Errorf("the machine is %s; resume it instead", st)
 		}
-		return m.raw.Cont()
+		return m.do("cont")()
 	})
 }
 
 // hmp runs a monitor command whose output is empty on success and the
 // error's words otherwise (savevm, loadvm, delvm).
 func (m *qmpMachine) hmp(line string) error {
-	out, err := m.raw.HumanMonitorCommand(line, nil)
+	// The monitor's own commands take as long as the guest's memory
+	// needs: bounded by the act's timeout, not a quick one.
+	raw, err := m.q.run("human-monitor-command", map[string]string{"command-line": line}, 0)
 	if err != nil {
 		return err
 	}
+	var out string
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return m.q.protocol("its answer to %s is not text (%s)", line, clip(raw))
+	}
 	if out = strings.TrimSpace(out); out != "" {
-		return errors.New(out)
+		return errors.New(plain(out, 200))
 	}
 	return nil
 }
@@ -341,60 +325,4 @@ func (m *qmpMachine) Snapshots(ctx context.Context) ([]wire.Snapshot, error) {
 		}
 	}
 	return list, nil
-}
-
-// relay listens on a fresh socket in a private directory and hands its
-// first connection to conn, both ways. Closing it ends both.
-func relay(conn net.Conn) (io.Closer, string, error) {
-	dir, err := os.MkdirTemp("", "dvv-qmp-")
-	if err != nil {
-		return nil, "", err
-	}
-	path := filepath.Join(dir, "qmp.sock")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, "", err
-	}
-	r := &relayed{ln: ln, conn: conn, dir: dir}
-	go func() {
-		c, err := ln.Accept()
-		ln.Close()
-		if err != nil {
-			return
-		}
-		r.mu.Lock()
-		r.local = c
-		closed := r.closed
-		r.mu.Unlock()
-		if closed {
-			c.Close()
-			return
-		}
-		go func() { io.Copy(conn, c); conn.Close() }()
-		io.Copy(c, conn)
-		c.Close()
-	}()
-	return r, path, nil
-}
-
-type relayed struct {
-	ln     net.Listener
-	conn   net.Conn
-	dir    string
-	mu     sync.Mutex
-	local  net.Conn
-	closed bool
-}
-
-func (r *relayed) Close() error {
-	r.mu.Lock()
-	r.closed = true
-	if r.local != nil {
-		r.local.Close()
-	}
-	r.mu.Unlock()
-	r.ln.Close()
-	r.conn.Close()
-	return os.RemoveAll(r.dir)
 }

@@ -26,7 +26,7 @@ func machineResetOp() OpSpec {
 		Name:   OpMachineReset,
 		Limb:   true,
 		Caps:   []string{"machine.control"},
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` and `observation` once the machine was reset and the limb's screen reconnected: the geometry generation moved on and the typing fence is armed until the next read; leases are kept",
 	}
 }

@@ -26,7 +26,7 @@ func machineSnapshotCreateOp() OpSpec {
 		Name:   OpMachineSnapshotCreate,
 		Limb:   true,
 		Caps:   []string{"machine.control"},
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`snapshot` as taken (`memory`: whether it holds the running machine's memory), `machine`",
 	}
 }

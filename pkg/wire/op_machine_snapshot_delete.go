@@ -24,7 +24,7 @@ func machineSnapshotDeleteOp() OpSpec {
 		Name:   OpMachineSnapshotDelete,
 		Limb:   true,
 		Caps:   []string{"machine.control"},
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`snapshots`: those left",
 	}
 }

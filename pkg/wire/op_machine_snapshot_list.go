@@ -25,7 +25,7 @@ func machineSnapshotListOp() OpSpec {
 		ReadOnly:  true,
 		RetrySafe: true,
 		Caps:      []string{"machine.control"},
-		Raises:    codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed),
+		Raises:    codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed),
 		Answer:    "`snapshots`: name, createdMs, memory, and the state it was taken in where the backend says",
 	}
 }

@@ -27,7 +27,7 @@ func machineSnapshotRestoreOp() OpSpec {
 		Name:   OpMachineSnapshotRestore,
 		Limb:   true,
 		Caps:   []string{"machine.control"},
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` and `observation` once the machine is back at the snapshot and the limb's screen reconnected: the geometry generation moved on, the typing fence is armed until the next read, leases are kept; acts in flight finish first and acts sent meanwhile wait for it",
 	}
 }

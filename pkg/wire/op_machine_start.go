@@ -23,7 +23,7 @@ func machineStartOp() OpSpec {
 		Name:   OpMachineStart,
 		Limb:   true,
 		Caps:   []string{"machine.control"},
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` once a shut-off machine was started (QMP: a QEMU still there, under -S or -no-shutdown)",
 	}
 }

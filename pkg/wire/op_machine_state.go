@@ -25,7 +25,7 @@ func machineStateOp() OpSpec {
 		ReadOnly:  true,
 		RetrySafe: true,
 		Caps:      []string{"machine.control"},
-		Raises:    codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed),
+		Raises:    codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed),
 		Answer:    "`machine`: state (running, paused, shutoff, suspended, crashed, other), `detail` in the hypervisor's own words, backend and the machine string",
 	}
 }

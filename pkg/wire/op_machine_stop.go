@@ -23,7 +23,7 @@ func machineStopOp() OpSpec {
 		Name:   OpMachineStop,
 		Limb:   true,
 		Caps:   []string{"machine.control"},
-		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
+		Raises: codes(NoMachine, MachineRefused, NotFound, Unreachable, ProtocolError, PolicyDenied, Unsupported, Timeout, HostKeyUnknown, HostKeyChanged, AuthFailed, LeaseRevoked),
 		Answer: "`machine` once the power was cut (libvirt destroys the domain; QMP ends QEMU, which nothing starts again)",
 	}
 }
