@@ -90,6 +90,10 @@ func Dial(ctx context.Context, dial Dialer, uid string) (*Client, error) {
 // Close ends the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
+// Alive reports whether the connection still stands: it ends when the bus,
+// or the stream it was dialled over, goes away.
+func (c *Client) Alive() bool { return c.conn.Connected() }
+
 // Ref names one accessible object: the bus name of its program and its path.
 type Ref struct {
 	Bus  string

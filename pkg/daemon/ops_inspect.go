@@ -19,7 +19,6 @@ func opInspect(c *opCall, a wire.InspectArgs) (*wire.InspectAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer cl.Close()
 	gen := c.l.generation()
 	wins, err := cl.Windows(c.ctx)
 	if err != nil {

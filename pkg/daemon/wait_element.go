@@ -16,14 +16,14 @@ const elementPoll = 150 * time.Millisecond
 // elementWait sets opWait's condition and wake-up for the accessibility
 // waits: an element there or gone (a search as inspect's), an element's
 // text equal to or holding a text. found is filled with what settled it;
-// done closes the bus connection the wait holds.
+// done ends what the wait holds.
 func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error), changed *func() <-chan struct{}) (found *[]wire.Element, done func(), err error) {
 	found = new([]wire.Element)
 	cl, err := c.a11y()
 	if err != nil {
 		return nil, nil, err
 	}
-	done = func() { cl.Close() }
+	done = func() {} // the limb keeps the connection
 	*changed = func() <-chan struct{} {
 		ch := make(chan struct{})
 		time.AfterFunc(elementPoll, func() { close(ch) })
