@@ -32,6 +32,7 @@ const (
 	ifEditableText = "org.a11y.atspi.EditableText"
 	ifValue        = "org.a11y.atspi.Value"
 	ifSelection    = "org.a11y.atspi.Selection"
+	ifProperties   = "org.freedesktop.DBus.Properties"
 )
 
 // CallTimeout bounds each bus call when the caller's context has no sooner
@@ -128,12 +129,12 @@ func (c *Client) call(ctx context.Context, r Ref, iface, method string, out []an
 
 func (c *Client) prop(ctx context.Context, r Ref, iface, name string) (dbus.Variant, error) {
 	var v dbus.Variant
-	err := c.call(ctx, r, "org.freedesktop.DBus.Properties", "Get", []any{&v}, iface, name)
+	err := c.call(ctx, r, ifProperties, "Get", []any{&v}, iface, name)
 	return v, err
 }
 
 func (c *Client) setProp(ctx context.Context, r Ref, iface, name string, v any) error {
-	return c.call(ctx, r, "org.freedesktop.DBus.Properties", "Set", nil, iface, name, dbus.MakeVariant(v))
+	return c.call(ctx, r, ifProperties, "Set", nil, iface, name, dbus.MakeVariant(v))
 }
 
 // mapErr turns "the program left" and "no such object" into ErrGone.
