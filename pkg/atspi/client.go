@@ -41,7 +41,8 @@ var CallTimeout = 5 * time.Second
 
 // Client is one authenticated connection to an accessibility bus.
 type Client struct {
-	conn *dbus.Conn
+	conn  *dbus.Conn
+	watch watch
 }
 
 // externalAuth is D-Bus's EXTERNAL mechanism claiming uid; the bus compares

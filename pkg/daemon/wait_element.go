@@ -9,9 +9,15 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// elementPoll is how often an element wait reads the accessibility tree
-// again: the bus is read, not watched, so a wait costs one walk a turn.
-const elementPoll = 150 * time.Millisecond
+// An element wait reads the tree again at every accessibility event
+// (atspi.Watch) and, for a change no event announced (a program that
+// learned of the registration late, a toolkit that emits fewer events),
+// every elementSlowPoll. Where the registry refuses the events it reads
+// every elementPoll instead.
+const (
+	elementSlowPoll = time.Second
+	elementPoll     = 150 * time.Millisecond
+)
 
 // elementWait sets opWait's condition and wake-up for the accessibility
 // waits: an element there or gone (a search as inspect's), an element's
@@ -28,6 +34,23 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 		ch := make(chan struct{})
 		time.AfterFunc(elementPoll, func() { close(ch) })
 		return ch
+	}
+	if next, stop, err := cl.Watch(c.ctx); err == nil {
+		done = stop
+		*changed = func() <-chan struct{} {
+			ev, ch := next(), make(chan struct{})
+			go func() {
+				t := time.NewTimer(elementSlowPoll)
+				defer t.Stop()
+				select {
+				case <-ev:
+				case <-t.C:
+				case <-c.ctx.Done():
+				}
+				close(ch)
+			}()
+			return ch
+		}
 	}
 	switch a.Until {
 	case "element", "element-gone":

@@ -108,3 +108,79 @@ func sameKeys(a, b map[string]uint32) bool {
 	}
 	return true
 }
+
+// eventsOf lists the accessibility events the registry holds for each bus
+// name (in its own spelling, "Object:ChildrenChanged:"): what the programs'
+// bridges emit, and to whom.
+func eventsOf(t *testing.T, bus *dbus.Conn) map[string][]string {
+	t.Helper()
+	var evs []struct{ Bus, Event string }
+	if err := bus.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/registry").Call("org.a11y.atspi.Registry.GetRegisteredEvents", 0).Store(&evs); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, e := range evs {
+		out[e.Bus] = append(out[e.Bus], e.Event)
+	}
+	return out
+}
+
+// An element wait is woken by the programs' accessibility events, not a
+// fast poll: while `dvv wait --until element` waits, the registry holds
+// dvvd's sidecar connection registered for children and window changes; a
+// window opened then settles the wait with its button; after the wait the
+// registration is dropped and the connection kept.
+func TestElementWaitRegistersForEventsWhileItWaits(t *testing.T) {
+	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{Cookie: true})
+	s.Program(t, "firstbed", "zenity", "--info", "--title", "firstbed", "--text", "first")
+	d := startDaemonIn(t, "", s.SSHD.Home)
+	limb := openDesktopWithSidecar(t, d, s)
+	bus, err := dbus.Connect(s.A11yBus)
+	if err != nil {
+		t.Fatalf("connect to the accessibility bus %s: %v", s.A11yBus, err)
+	}
+	defer bus.Close()
+	inspectID(t, d, limb, func(el wire.Element) bool { return el.Name == "OK" }, "--window", "firstbed", "--role", "push button")
+
+	waited := make(chan result, 1)
+	go func() {
+		waited <- d.dvv("wait", limb, "--until", "element", "--window", "latebed", "--role", "push button", "--name", "OK", "--timeout", "20s", "--json")
+	}()
+	var sidecar string
+	testbed.Eventually(t, 15*time.Second, "dvvd's connection registered for events while the wait waits", func() bool {
+		evs := eventsOf(t, bus)
+		for name := range sidecarOnBus(t, bus) {
+			if anyHasPrefix(evs[name], "Object:ChildrenChanged") && anyHasPrefix(evs[name], "Window:") {
+				sidecar = name
+				return true
+			}
+		}
+		return false
+	})
+	s.Program(t, "latebed", "zenity", "--info", "--title", "latebed", "--text", "late")
+	var r result
+	select {
+	case r = <-waited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("dvv wait did not return")
+	}
+	w := response(t, r).Wait
+	if r.code != 0 || w == nil || !w.Settled || len(w.Elements) != 1 || w.Elements[0].Window != "latebed" {
+		t.Fatalf("the wait answered %d: %s", r.code, r.stdout)
+	}
+	if got := eventsOf(t, bus)[sidecar]; len(got) != 0 {
+		t.Fatalf("after the wait the registry still holds %v for dvvd's connection", got)
+	}
+	if _, kept := sidecarOnBus(t, bus)[sidecar]; !kept {
+		t.Fatalf("dvvd's connection %s left the bus with the wait", sidecar)
+	}
+}
+
+func anyHasPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
