@@ -29,29 +29,7 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 	if err != nil {
 		return nil, nil, err
 	}
-	done = func() {} // the limb keeps the connection
-	*changed = func() <-chan struct{} {
-		ch := make(chan struct{})
-		time.AfterFunc(elementPoll, func() { close(ch) })
-		return ch
-	}
-	if next, stop, err := cl.Watch(c.ctx); err == nil {
-		done = stop
-		*changed = func() <-chan struct{} {
-			ev, ch := next(), make(chan struct{})
-			go func() {
-				t := time.NewTimer(elementSlowPoll)
-				defer t.Stop()
-				select {
-				case <-ev:
-				case <-t.C:
-				case <-c.ctx.Done():
-				}
-				close(ch)
-			}()
-			return ch
-		}
-	}
+	*changed, done = elementWake(c, cl)
 	switch a.Until {
 	case "element", "element-gone":
 		filter := atspi.Filter{Role: a.Role, Name: a.NameContains, States: a.States}
@@ -107,6 +85,35 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 		}
 	}
 	return found, done, nil
+}
+
+// elementWake answers when an element wait reads the tree again: at the
+// next accessibility event or the slow poll, or every elementPoll where the
+// events cannot be had; stop drops the wait's event registration (the limb
+// keeps the connection).
+func elementWake(c *opCall, cl *atspi.Client) (changed func() <-chan struct{}, stop func()) {
+	next, stop, err := cl.Watch(c.ctx)
+	if err != nil {
+		return func() <-chan struct{} {
+			ch := make(chan struct{})
+			time.AfterFunc(elementPoll, func() { close(ch) })
+			return ch
+		}, func() {}
+	}
+	return func() <-chan struct{} {
+		ev, ch := next(), make(chan struct{})
+		go func() {
+			t := time.NewTimer(elementSlowPoll)
+			defer t.Stop()
+			select {
+			case <-ev:
+			case <-t.C:
+			case <-c.ctx.Done():
+			}
+			close(ch)
+		}()
+		return ch
+	}, stop
 }
 
 // searchElements is inspect's search: the elements of the windows sel
