@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/atspi"
@@ -29,7 +30,6 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 	if err != nil {
 		return nil, nil, err
 	}
-	*changed, done = elementWake(c, cl)
 	switch a.Until {
 	case "element", "element-gone":
 		filter := atspi.Filter{Role: a.Role, Name: a.NameContains, States: a.States}
@@ -53,16 +53,13 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 	case "text-equals", "text-contains":
 		id, err := atspi.ParseID(a.Element)
 		if err != nil {
-			done()
 			return nil, nil, &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("element %.80q is not an element id", a.Element), Next: "take an element id from inspect (dvv inspect LIMB …)"}
 		}
 		n, err := cl.Resolve(c.ctx, id, c.l.generation())
 		if err != nil {
-			done()
 			return nil, nil, elementError(err, a.Element)
 		}
 		if n.Protected {
-			done()
 			return nil, nil, elementError(atspi.ErrProtected, a.Element)
 		}
 		want := *a.Text
@@ -84,37 +81,81 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 			return false, "", nil
 		}
 	}
+	*changed, *cond, done = elementWake(c, cl, *cond)
 	return found, done, nil
 }
 
-// elementWake answers when an element wait reads the tree again: at the
-// next accessibility event or the slow poll, or every elementPoll where the
-// events cannot be had; stop drops the wait's event registration (the limb
-// keeps the connection).
-func elementWake(c *opCall, cl *atspi.Client) (changed func() <-chan struct{}, stop func()) {
+// elementWake answers when an element wait reads the tree again (changed)
+// and check paced (cond): at the next accessibility event or the slow poll,
+// or every elementPoll where the events cannot be had; stop drops the
+// wait's event registration (the limb keeps the connection). After an
+// event the next check waits until the bus has been left alone as long as
+// the last check took, so a program that emits events without pause (a
+// clock, a log view) does not have its tree walked back to back.
+func elementWake(c *opCall, cl *atspi.Client, check func() (bool, string, error)) (changed func() <-chan struct{}, cond func() (bool, string, error), stop func()) {
 	next, stop, err := cl.Watch(c.ctx)
 	if err != nil {
 		return func() <-chan struct{} {
 			ch := make(chan struct{})
 			time.AfterFunc(elementPoll, func() { close(ch) })
 			return ch
-		}, func() {}
+		}, check, func() {}
 	}
-	return func() <-chan struct{} {
+	var (
+		mu   sync.Mutex
+		idle = closedSignal() // closed while no check runs
+		rest time.Time        // no check before this
+	)
+	cond = func() (bool, string, error) {
+		mu.Lock()
+		idle = make(chan struct{})
+		mu.Unlock()
+		t0 := time.Now()
+		ok, detail, err := check()
+		mu.Lock()
+		rest = time.Now().Add(time.Since(t0))
+		close(idle)
+		mu.Unlock()
+		return ok, detail, err
+	}
+	changed = func() <-chan struct{} {
 		ev, ch := next(), make(chan struct{})
 		go func() {
+			defer close(ch)
 			t := time.NewTimer(elementSlowPoll)
 			defer t.Stop()
 			select {
 			case <-ev:
 			case <-t.C:
+				return
 			case <-c.ctx.Done():
+				return
 			}
-			close(ch)
+			mu.Lock()
+			running := idle
+			mu.Unlock()
+			select {
+			case <-running:
+			case <-c.ctx.Done():
+				return
+			}
+			mu.Lock()
+			wait := time.Until(rest)
+			mu.Unlock()
+			if wait > 0 {
+				t.Reset(wait)
+				select {
+				case <-t.C:
+				case <-c.ctx.Done():
+				}
+			}
 		}()
 		return ch
-	}, stop
+	}
+	return changed, cond, stop
 }
+
+func closedSignal() chan struct{} { ch := make(chan struct{}); close(ch); return ch }
 
 // searchElements is inspect's search: the elements of the windows sel
 // names (every showing window when empty) that pass filter.
