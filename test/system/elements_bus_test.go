@@ -1,9 +1,13 @@
 package system_test
 
 import (
+	"io"
+	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -183,4 +187,129 @@ func anyHasPrefix(list []string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// busRelay stands between the sidecar's sshd and the accessibility bus: it
+// counts the connections dvvd dials and can end them from the bus's side
+// while the sidecar's SSH connection stays up.
+type busRelay struct {
+	mu     sync.Mutex
+	dialed int
+	open   []net.Conn
+}
+
+func startBusRelay(t *testing.T, listen, bus string) *busRelay {
+	t.Helper()
+	ln, err := net.Listen("unix", listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	r := &busRelay{}
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("unix", bus)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			r.mu.Lock()
+			r.dialed++
+			r.open = append(r.open, in, out)
+			r.mu.Unlock()
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+	t.Cleanup(r.cut)
+	return r
+}
+
+// cut ends every relayed connection on both sides.
+func (r *busRelay) cut() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.open {
+		c.Close()
+	}
+	r.open = nil
+}
+
+func (r *busRelay) count() int { r.mu.Lock(); defer r.mu.Unlock(); return r.dialed }
+
+// relayedOnBus lists the bus's connections that came through the relay
+// (this process is their peer), leaving out the test's own.
+func relayedOnBus(t *testing.T, bus *dbus.Conn) []string {
+	t.Helper()
+	var names, out []string
+	if err := bus.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		var pid uint32
+		if strings.HasPrefix(n, ":") && n != bus.Names()[0] &&
+			bus.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, n).Store(&pid) == nil && int(pid) == os.Getpid() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// The bus connection ending on its own (the bus side closes it, the
+// sidecar's SSH connection stays) is noticed and dialled again by the next
+// op. The session's AT_SPI_BUS names a relay in front of the real bus, so
+// the test sees each dial dvvd makes and can end the connection from the
+// bus's side: several ops make one dial; after the cut the next op makes
+// exactly one more and works, and the bus holds the new connection only.
+func TestElementBusConnectionEndedAloneIsDialledAgain(t *testing.T) {
+	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{Cookie: true})
+	prog, _ := s.Program(t, "relaybed", "zenity", "--entry", "--title", "relaybed", "--text", "Your name")
+	bus, err := dbus.Connect(s.A11yBus)
+	if err != nil {
+		t.Fatalf("connect to the accessibility bus %s: %v", s.A11yBus, err)
+	}
+	defer bus.Close()
+	// The program's bridge connects after its window maps: only once it is
+	// on the real bus may AT_SPI_BUS name the relay.
+	testbed.Eventually(t, 15*time.Second, "the program on the accessibility bus", func() bool {
+		var names []string
+		bus.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names)
+		for _, n := range names {
+			var pid uint32
+			if bus.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, n).Store(&pid) == nil && int(pid) == prog.Cmd.Process.Pid {
+				return true
+			}
+		}
+		return false
+	})
+	real := strings.TrimPrefix(strings.Split(s.A11yBus, ",")[0], "unix:path=")
+	relayPath := filepath.Join(s.RuntimeDir, "a11y-relay")
+	relay := startBusRelay(t, relayPath, real)
+	// The program already found the real bus; dvvd's sidecar reads the
+	// root window's AT_SPI_BUS when it first looks, and finds the relay.
+	s.Run(t, "xprop", "-root", "-f", "AT_SPI_BUS", "8s", "-set", "AT_SPI_BUS", "unix:path="+relayPath)
+
+	d := startDaemonIn(t, "", s.SSHD.Home)
+	limb := openDesktopWithSidecar(t, d, s)
+	d.must("control", "acquire", limb)
+	ok := inspectID(t, d, limb, func(el wire.Element) bool { return el.Name == "OK" }, "--window", "relaybed", "--role", "push button")
+	for i := 0; i < 3; i++ {
+		d.must("element", limb, ok, "focus")
+	}
+	before := relayedOnBus(t, bus)
+	if relay.count() != 1 || len(before) != 1 {
+		t.Fatalf("after an inspect and three acts dvvd dialled the bus %d times and the bus holds %v from it, want one kept connection", relay.count(), before)
+	}
+
+	relay.cut()
+	testbed.Eventually(t, 10*time.Second, "the cut connection leaving the bus", func() bool { return len(relayedOnBus(t, bus)) == 0 })
+	d.must("element", limb, ok, "focus")
+	after := relayedOnBus(t, bus)
+	if relay.count() != 2 || len(after) != 1 || after[0] == before[0] {
+		t.Fatalf("after the cut dvvd dialled %d times in all and the bus holds %v (before: %v), want one new connection", relay.count(), after, before)
+	}
 }
