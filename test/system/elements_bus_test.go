@@ -189,9 +189,11 @@ func anyHasPrefix(list []string, prefix string) bool {
 	return false
 }
 
-// busRelay stands between the sidecar's sshd and the accessibility bus: it
-// counts the connections dvvd dials and can end them from the bus's side
-// while the sidecar's SSH connection stays up.
+// busRelay stands between the session's programs and dvvd's sidecar and
+// the accessibility bus: it counts the connections that come from the
+// sidecar's sshd (dvvd's dials) and can end them from the bus's side while
+// the sidecar's SSH connection stays up. A program's own connections pass
+// through untouched.
 type busRelay struct {
 	mu     sync.Mutex
 	dialed int
@@ -217,10 +219,12 @@ func startBusRelay(t *testing.T, listen, bus string) *busRelay {
 				in.Close()
 				continue
 			}
-			r.mu.Lock()
-			r.dialed++
-			r.open = append(r.open, in, out)
-			r.mu.Unlock()
+			if peerIsSSHD(in) {
+				r.mu.Lock()
+				r.dialed++
+				r.open = append(r.open, in, out)
+				r.mu.Unlock()
+			}
 			go func() { io.Copy(out, in); out.Close() }()
 			go func() { io.Copy(in, out); in.Close() }()
 		}
@@ -229,7 +233,22 @@ func startBusRelay(t *testing.T, listen, bus string) *busRelay {
 	return r
 }
 
-// cut ends every relayed connection on both sides.
+// peerIsSSHD says the process at the other end of c is an sshd.
+func peerIsSSHD(c net.Conn) bool {
+	raw, err := c.(*net.UnixConn).SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *syscall.Ucred
+	raw.Control(func(fd uintptr) { cred, _ = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED) })
+	if cred == nil {
+		return false
+	}
+	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(int(cred.Pid)) + "/comm")
+	return strings.HasPrefix(string(comm), "sshd")
+}
+
+// cut ends every relayed connection of dvvd's on both sides.
 func (r *busRelay) cut() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -243,17 +262,18 @@ func (r *busRelay) count() int { r.mu.Lock(); defer r.mu.Unlock(); return r.dial
 
 // relayedOnBus lists the bus's connections that came through the relay
 // (this process is their peer), leaving out the test's own.
-func relayedOnBus(t *testing.T, bus *dbus.Conn) []string {
+func relayedOnBus(t *testing.T, bus *dbus.Conn) map[string]bool {
 	t.Helper()
-	var names, out []string
+	var names []string
 	if err := bus.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
 		t.Fatal(err)
 	}
+	out := map[string]bool{}
 	for _, n := range names {
 		var pid uint32
 		if strings.HasPrefix(n, ":") && n != bus.Names()[0] &&
 			bus.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, n).Store(&pid) == nil && int(pid) == os.Getpid() {
-			out = append(out, n)
+			out[n] = true
 		}
 	}
 	return out
@@ -262,9 +282,10 @@ func relayedOnBus(t *testing.T, bus *dbus.Conn) []string {
 // The bus connection ending on its own (the bus side closes it, the
 // sidecar's SSH connection stays) is noticed and dialled again by the next
 // op. The session's AT_SPI_BUS names a relay in front of the real bus, so
-// the test sees each dial dvvd makes and can end the connection from the
-// bus's side: several ops make one dial; after the cut the next op makes
-// exactly one more and works, and the bus holds the new connection only.
+// the test counts each dial dvvd makes and can end its connection from the
+// bus's side: an inspect and three acts make one dial; after the cut the
+// bus drops that connection, and the next op makes exactly one more dial,
+// works, and the bus lists one new connection in the old one's place.
 func TestElementBusConnectionEndedAloneIsDialledAgain(t *testing.T) {
 	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{Cookie: true})
 	prog, _ := s.Program(t, "relaybed", "zenity", "--entry", "--title", "relaybed", "--text", "Your name")
@@ -300,16 +321,33 @@ func TestElementBusConnectionEndedAloneIsDialledAgain(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		d.must("element", limb, ok, "focus")
 	}
-	before := relayedOnBus(t, bus)
-	if relay.count() != 1 || len(before) != 1 {
-		t.Fatalf("after an inspect and three acts dvvd dialled the bus %d times and the bus holds %v from it, want one kept connection", relay.count(), before)
+	if relay.count() != 1 {
+		t.Fatalf("after an inspect and three acts dvvd dialled the bus %d times, want one kept connection", relay.count())
 	}
+	before := relayedOnBus(t, bus)
 
+	// The cut ends dvvd's connection only; which name was its is what the
+	// bus stops listing.
 	relay.cut()
-	testbed.Eventually(t, 10*time.Second, "the cut connection leaving the bus", func() bool { return len(relayedOnBus(t, bus)) == 0 })
+	var gone string
+	testbed.Eventually(t, 10*time.Second, "the cut connection leaving the bus", func() bool {
+		now := relayedOnBus(t, bus)
+		for n := range before {
+			if !now[n] {
+				gone = n
+			}
+		}
+		return gone != "" && len(now) == len(before)-1
+	})
 	d.must("element", limb, ok, "focus")
 	after := relayedOnBus(t, bus)
-	if relay.count() != 2 || len(after) != 1 || after[0] == before[0] {
-		t.Fatalf("after the cut dvvd dialled %d times in all and the bus holds %v (before: %v), want one new connection", relay.count(), after, before)
+	var added []string
+	for n := range after {
+		if !before[n] {
+			added = append(added, n)
+		}
+	}
+	if relay.count() != 2 || len(added) != 1 || after[gone] {
+		t.Fatalf("after the cut dvvd dialled %d times in all; the bus lost %s and gained %v, want one new connection", relay.count(), gone, added)
 	}
 }
