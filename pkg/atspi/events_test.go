@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,34 @@ func TestWatchWakesAtChangesAReadThenSees(t *testing.T) {
 	stop() // a second stop of the same watcher changes nothing
 	if got := registered(t, c, self); len(got) != 0 {
 		t.Fatalf("events still registered after the last watcher stopped: %v", got)
+	}
+}
+
+// A walk for one role answers that role's elements exactly as a full walk
+// does (actions, text, names from labels and rows included), in a form and
+// a check list.
+func TestWalkRoleAnswersItsRoleAsAFullWalk(t *testing.T) {
+	d := startDesk(t)
+	c := d.client(t)
+	d.start(t, "zenity", "--forms", "--title", "formbed", "--add-entry", "Login", "--add-password", "Secret")
+	d.start(t, "zenity", "--list", "--checklist", "--title", "listbed", "--column", "pick", "--column", "fruit", "FALSE", "apple", "FALSE", "pear")
+	for _, w := range []struct{ title, role string }{{"formbed", "text"}, {"formbed", "push button"}, {"listbed", "table cell"}} {
+		full := window(t, c, w.title)
+		part, _, err := c.WalkRole(context.Background(), full[0].Ref, strings.ToUpper(w.role))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pick := func(nodes []Node) string {
+			var b strings.Builder
+			for _, n := range nodes {
+				if n.Role == w.role {
+					fmt.Fprintf(&b, "%s %q %v %v %q %v\n", n.Ref.Path, n.Name, n.States, n.Actions, n.Text, n.Bounds)
+				}
+			}
+			return b.String()
+		}
+		if want, got := pick(full), pick(part); want == "" || got != want {
+			t.Fatalf("%s in %s: a full walk reads\n%s\na walk for the role\n%s", w.role, w.title, want, got)
+		}
 	}
 }

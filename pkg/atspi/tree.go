@@ -178,9 +178,17 @@ func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
 	if n.Implements("Component") && extErr == nil {
 		n.Bounds = bounds
 	}
-	if !full {
-		return n, nil
+	if full {
+		c.details(ctx, &n)
 	}
+	return n, nil
+}
+
+// details reads what n's interfaces offer beyond the basics: its actions,
+// text and value, and the name of the label that labels it when it has
+// none of its own.
+func (c *Client) details(ctx context.Context, n *Node) {
+	r := n.Ref
 	var more []func()
 	if n.Name == "" {
 		more = append(more, func() { n.Name = c.labelledBy(ctx, r) })
@@ -206,7 +214,6 @@ func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
 		more = append(more, func() { n.Value = c.value(ctx, r) })
 	}
 	together(more...)
-	return n, nil
 }
 
 // together runs fs at once and returns when all have: each writes its own
@@ -316,38 +323,28 @@ func (c *Client) Parent(ctx context.Context, r Ref) (Ref, error) {
 // Children of an object that manages its descendants (a table with a
 // million cells) beyond its first MaxNodes are not read.
 func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bool, err error) {
-	first, err := c.node(ctx, root, true)
+	return c.WalkRole(ctx, root, "")
+}
+
+// WalkRole is Walk for a search by role (exact, case ignored; "" is every
+// role): an element of another role is read without its details (actions,
+// text, value, the label naming an unnamed one), as a search that cannot
+// answer it does not need them. Its role, name, states and bounds are read,
+// for the walk and for naming the fields and cells beside it.
+func (c *Client) WalkRole(ctx context.Context, root Ref, role string) (nodes []Node, truncated bool, err error) {
+	wanted := func(n *Node) bool { return role == "" || strings.EqualFold(n.Role, role) }
+	first, err := c.node(ctx, root, false)
 	if err != nil {
 		return nil, false, err
+	}
+	if wanted(&first) {
+		c.details(ctx, &first)
 	}
 	first.Parent = -1
 	nodes = []Node{first}
 	level := []int{0}
 	for len(level) > 0 {
-		type kid struct {
-			parent int
-			ref    Ref
-		}
-		var kids []kid
-		var parents []int
-		for _, i := range level {
-			if !nodes[i].Has("showing") && i != 0 && !optionsOfCombo(nodes, i) {
-				continue // a hidden branch (a closed menu) is not on the screen
-			}
-			if nodes[i].childCount == 0 {
-				continue // a leaf, as its ChildCount said
-			}
-			parents = append(parents, i)
-		}
-		refs := make([][]Ref, len(parents))
-		each(len(parents), func(j int) { refs[j], _ = c.Children(ctx, nodes[parents[j]].Ref) })
-		for j, i := range parents {
-			for _, r := range refs[j] {
-				if !r.null() {
-					kids = append(kids, kid{i, r})
-				}
-			}
-		}
+		kids := c.levelKids(ctx, nodes, level)
 		if len(nodes)+len(kids) > MaxNodes {
 			kids, truncated = kids[:MaxNodes-len(nodes)], true
 		}
@@ -355,11 +352,15 @@ func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bo
 		ok := make([]bool, len(kids))
 		each(len(kids), func(j int) {
 			k := kids[j]
-			n, err := c.node(ctx, k.ref, true)
-			if err == nil {
-				n.Parent, n.Depth = k.parent, nodes[k.parent].Depth+1
-				read[j], ok[j] = n, true
+			n, err := c.node(ctx, k.ref, false)
+			if err != nil {
+				return
 			}
+			if wanted(&n) {
+				c.details(ctx, &n)
+			}
+			n.Parent, n.Depth = k.parent, nodes[k.parent].Depth+1
+			read[j], ok[j] = n, true
 		})
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
@@ -377,6 +378,39 @@ func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bo
 	}
 	nameFromLabels(nodes)
 	return nodes, truncated, nil
+}
+
+// kid is a child to read: its parent's index in the walk and its ref.
+type kid struct {
+	parent int
+	ref    Ref
+}
+
+// levelKids lists the children of the walk's nodes at level (indexes),
+// asking only those that are on the screen (or a combo box's options) and
+// not leaves, several at a time.
+func (c *Client) levelKids(ctx context.Context, nodes []Node, level []int) []kid {
+	var parents []int
+	for _, i := range level {
+		if !nodes[i].Has("showing") && i != 0 && !optionsOfCombo(nodes, i) {
+			continue // a hidden branch (a closed menu) is not on the screen
+		}
+		if nodes[i].childCount == 0 {
+			continue // a leaf, as its ChildCount said
+		}
+		parents = append(parents, i)
+	}
+	refs := make([][]Ref, len(parents))
+	each(len(parents), func(j int) { refs[j], _ = c.Children(ctx, nodes[parents[j]].Ref) })
+	var kids []kid
+	for j, i := range parents {
+		for _, r := range refs[j] {
+			if !r.null() {
+				kids = append(kids, kid{i, r})
+			}
+		}
+	}
+	return kids
 }
 
 // each runs f(0) … f(n-1), walkers at a time, and returns when all have.

@@ -174,7 +174,7 @@ func searchElements(c *opCall, cl *atspi.Client, sel string, filter atspi.Filter
 		if !want(w) {
 			continue
 		}
-		nodes, _, err := cl.Walk(c.ctx, w.Ref)
+		nodes, _, err := cl.WalkRole(c.ctx, w.Ref, filter.Role)
 		if err != nil {
 			continue
 		}
