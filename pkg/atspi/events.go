@@ -28,10 +28,12 @@ const registryPath = dbus.ObjectPath("/org/a11y/atspi/registry")
 
 // watch is a client's event subscription, shared by its watchers.
 type watch struct {
-	mu       sync.Mutex
+	sub      sync.Mutex // held across the registration's calls
 	watchers int
-	reading  bool          // the signal reader runs (started once per connection)
-	changed  chan struct{} // closed at the next event, then replaced
+	reading  bool // the signal reader runs (started once per connection)
+
+	mu      sync.Mutex    // never held across a call: the reader takes it at every event
+	changed chan struct{} // closed at the next event, then replaced
 }
 
 // Watch registers the change events (once for all of a connection's
@@ -41,11 +43,13 @@ type watch struct {
 // tree, so a change while it is read is not missed.
 func (c *Client) Watch(ctx context.Context) (next func() <-chan struct{}, stop func(), err error) {
 	w := &c.watch
+	w.sub.Lock()
+	defer w.sub.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.changed == nil {
 		w.changed = make(chan struct{})
 	}
+	w.mu.Unlock()
 	if w.watchers == 0 {
 		if err := c.subscribe(ctx); err != nil {
 			c.unsubscribe()
@@ -67,8 +71,8 @@ func (c *Client) Watch(ctx context.Context) (next func() <-chan struct{}, stop f
 	}
 	stop = func() {
 		once.Do(func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
+			w.sub.Lock()
+			defer w.sub.Unlock()
 			if w.watchers--; w.watchers == 0 {
 				c.unsubscribe()
 			}
