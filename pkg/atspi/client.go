@@ -32,6 +32,7 @@ const (
 	ifEditableText = "org.a11y.atspi.EditableText"
 	ifValue        = "org.a11y.atspi.Value"
 	ifSelection    = "org.a11y.atspi.Selection"
+	ifProperties   = "org.freedesktop.DBus.Properties"
 )
 
 // CallTimeout bounds each bus call when the caller's context has no sooner
@@ -40,7 +41,8 @@ var CallTimeout = 5 * time.Second
 
 // Client is one authenticated connection to an accessibility bus.
 type Client struct {
-	conn *dbus.Conn
+	conn  *dbus.Conn
+	watch watch
 }
 
 // externalAuth is D-Bus's EXTERNAL mechanism claiming uid; the bus compares
@@ -90,6 +92,10 @@ func Dial(ctx context.Context, dial Dialer, uid string) (*Client, error) {
 // Close ends the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
+// Alive reports whether the connection still stands: it ends when the bus,
+// or the stream it was dialled over, goes away.
+func (c *Client) Alive() bool { return c.conn.Connected() }
+
 // Ref names one accessible object: the bus name of its program and its path.
 type Ref struct {
 	Bus  string
@@ -124,12 +130,12 @@ func (c *Client) call(ctx context.Context, r Ref, iface, method string, out []an
 
 func (c *Client) prop(ctx context.Context, r Ref, iface, name string) (dbus.Variant, error) {
 	var v dbus.Variant
-	err := c.call(ctx, r, "org.freedesktop.DBus.Properties", "Get", []any{&v}, iface, name)
+	err := c.call(ctx, r, ifProperties, "Get", []any{&v}, iface, name)
 	return v, err
 }
 
 func (c *Client) setProp(ctx context.Context, r Ref, iface, name string, v any) error {
-	return c.call(ctx, r, "org.freedesktop.DBus.Properties", "Set", nil, iface, name, dbus.MakeVariant(v))
+	return c.call(ctx, r, ifProperties, "Set", nil, iface, name, dbus.MakeVariant(v))
 }
 
 // mapErr turns "the program left" and "no such object" into ErrGone.

@@ -26,6 +26,8 @@ type Node struct {
 	Bounds     Rect
 	// Protected is a password field: its text is never read.
 	Protected bool
+	// childCount is the object's ChildCount as read, -1 when unknown.
+	childCount int
 	// Text is the element's text (Text interface, first TextLimit runes),
 	// empty for a protected field.
 	Text string
@@ -129,55 +131,104 @@ func (c *Client) Windows(ctx context.Context) ([]Window, error) {
 func (c *Client) Node(ctx context.Context, r Ref) (Node, error) { return c.node(ctx, r, true) }
 
 // node reads one object's role, name, states, interfaces, bounds and, when
-// full, its actions, text and value.
+// full, its actions, text and value. The calls that need nothing but the
+// object go out together, then those its interfaces call for: the calls are
+// pipelined on the connection, so an object costs two round trips, not one
+// per property.
 func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
-	n := Node{Ref: r}
-	var states []uint32
-	if err := c.call(ctx, r, ifAccessible, "GetRoleName", []any{&n.Role}); err != nil {
-		return n, err
-	}
-	if v, err := c.prop(ctx, r, ifAccessible, "Name"); err == nil {
-		n.Name, _ = v.Value().(string)
-	}
-	if err := c.call(ctx, r, ifAccessible, "GetState", []any{&states}); err == nil {
-		n.States = stateNames(states)
-	}
-	var ifaces []string
-	if err := c.call(ctx, r, ifAccessible, "GetInterfaces", []any{&ifaces}); err == nil {
-		for _, i := range ifaces {
-			n.Interfaces = append(n.Interfaces, strings.TrimPrefix(i, "org.a11y.atspi."))
-		}
-		sort.Strings(n.Interfaces)
-	}
-	n.Protected = n.Role == "password text"
-	if n.Implements("Component") {
-		if b, err := c.extents(ctx, r); err == nil {
-			n.Bounds = b
-		}
-	}
-	if !full {
-		return n, nil
-	}
-	if n.Name == "" {
-		n.Name = c.labelledBy(ctx, r)
-	}
-	if n.Implements("Action") {
-		var acts []struct{ Name, Desc, Key string }
-		if err := c.call(ctx, r, ifAction, "GetActions", []any{&acts}); err == nil {
-			for _, a := range acts {
-				n.Actions = append(n.Actions, a.Name)
+	n := Node{Ref: r, childCount: -1}
+	var (
+		roleErr, propsErr, extErr error
+		props                     map[string]dbus.Variant
+		states                    []uint32
+		ifaces                    []string
+		bounds                    Rect
+	)
+	together(
+		func() { roleErr = c.call(ctx, r, ifAccessible, "GetRoleName", []any{&n.Role}) },
+		// Name and ChildCount in one call; a leaf's children are then
+		// never asked for.
+		func() { propsErr = c.call(ctx, r, ifProperties, "GetAll", []any{&props}, ifAccessible) },
+		func() {
+			if c.call(ctx, r, ifAccessible, "GetState", []any{&states}) == nil {
+				n.States = stateNames(states)
 			}
-		}
+		},
+		func() { _ = c.call(ctx, r, ifAccessible, "GetInterfaces", []any{&ifaces}) },
+		// Asked of every object: nearly all are components, and one that is
+		// not answers an error that is dropped below.
+		func() { bounds, extErr = c.extents(ctx, r) },
+	)
+	if roleErr != nil {
+		return n, roleErr
 	}
-	if n.Implements("Text") && !n.Protected {
-		if t, err := c.text(ctx, r, TextLimit); err == nil {
-			n.Text = t
+	if propsErr == nil {
+		n.Name, _ = props["Name"].Value().(string)
+		if cc, ok := props["ChildCount"].Value().(int32); ok {
+			n.childCount = int(cc)
 		}
+	} else if v, err := c.prop(ctx, r, ifAccessible, "Name"); err == nil {
+		n.Name, _ = v.Value().(string) // a toolkit without GetAll
 	}
-	if n.Implements("Value") {
-		n.Value = c.value(ctx, r)
+	for _, i := range ifaces {
+		n.Interfaces = append(n.Interfaces, strings.TrimPrefix(i, "org.a11y.atspi."))
+	}
+	sort.Strings(n.Interfaces)
+	n.Protected = n.Role == "password text"
+	if n.Implements("Component") && extErr == nil {
+		n.Bounds = bounds
+	}
+	if full {
+		c.details(ctx, &n)
 	}
 	return n, nil
+}
+
+// details reads what n's interfaces offer beyond the basics: its actions,
+// text and value, and the name of the label that labels it when it has
+// none of its own.
+func (c *Client) details(ctx context.Context, n *Node) {
+	r := n.Ref
+	var more []func()
+	if n.Name == "" {
+		more = append(more, func() { n.Name = c.labelledBy(ctx, r) })
+	}
+	if n.Implements("Action") {
+		more = append(more, func() {
+			var acts []struct{ Name, Desc, Key string }
+			if err := c.call(ctx, r, ifAction, "GetActions", []any{&acts}); err == nil {
+				for _, a := range acts {
+					n.Actions = append(n.Actions, a.Name)
+				}
+			}
+		})
+	}
+	if n.Implements("Text") && !n.Protected {
+		more = append(more, func() {
+			if t, err := c.text(ctx, r, TextLimit); err == nil {
+				n.Text = t
+			}
+		})
+	}
+	if n.Implements("Value") {
+		more = append(more, func() { n.Value = c.value(ctx, r) })
+	}
+	together(more...)
+}
+
+// together runs fs at once and returns when all have: each writes its own
+// part of the answer.
+func together(fs ...func()) {
+	if len(fs) == 1 {
+		fs[0]()
+		return
+	}
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	wg.Wait()
 }
 
 // Extents reads an object's bounds in screen coordinates.
@@ -231,7 +282,12 @@ func (c *Client) text(ctx context.Context, r Ref, limit int) (string, error) {
 }
 
 func (c *Client) value(ctx context.Context, r Ref) *Value {
-	get := func(name string) float64 {
+	var props map[string]dbus.Variant
+	if c.call(ctx, r, ifProperties, "GetAll", []any{&props}, ifValue) == nil {
+		get := func(name string) float64 { f, _ := props[name].Value().(float64); return f }
+		return &Value{Min: get("MinimumValue"), Max: get("MaximumValue"), Current: get("CurrentValue"), Step: get("MinimumIncrement")}
+	}
+	get := func(name string) float64 { // a toolkit without GetAll
 		v, err := c.prop(ctx, r, ifValue, name)
 		if err != nil {
 			return 0
@@ -267,53 +323,45 @@ func (c *Client) Parent(ctx context.Context, r Ref) (Ref, error) {
 // Children of an object that manages its descendants (a table with a
 // million cells) beyond its first MaxNodes are not read.
 func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bool, err error) {
-	first, err := c.node(ctx, root, true)
+	return c.WalkRole(ctx, root, "")
+}
+
+// WalkRole is Walk for a search by role (exact, case ignored; "" is every
+// role): an element of another role is read without its details (actions,
+// text, value, the label naming an unnamed one), as a search that cannot
+// answer it does not need them. Its role, name, states and bounds are read,
+// for the walk and for naming the fields and cells beside it.
+func (c *Client) WalkRole(ctx context.Context, root Ref, role string) (nodes []Node, truncated bool, err error) {
+	wanted := func(n *Node) bool { return role == "" || strings.EqualFold(n.Role, role) }
+	first, err := c.node(ctx, root, false)
 	if err != nil {
 		return nil, false, err
+	}
+	if wanted(&first) {
+		c.details(ctx, &first)
 	}
 	first.Parent = -1
 	nodes = []Node{first}
 	level := []int{0}
 	for len(level) > 0 {
-		type kid struct {
-			parent int
-			ref    Ref
-		}
-		var kids []kid
-		for _, i := range level {
-			if !nodes[i].Has("showing") && i != 0 && !optionsOfCombo(nodes, i) {
-				continue // a hidden branch (a closed menu) is not on the screen
-			}
-			refs, err := c.Children(ctx, nodes[i].Ref)
-			if err != nil {
-				continue
-			}
-			for _, r := range refs {
-				if !r.null() {
-					kids = append(kids, kid{i, r})
-				}
-			}
-		}
+		kids := c.levelKids(ctx, nodes, level)
 		if len(nodes)+len(kids) > MaxNodes {
 			kids, truncated = kids[:MaxNodes-len(nodes)], true
 		}
 		read := make([]Node, len(kids))
 		ok := make([]bool, len(kids))
-		sem := make(chan struct{}, walkers)
-		var wg sync.WaitGroup
-		for j, k := range kids {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(j int, k kid) {
-				defer func() { <-sem; wg.Done() }()
-				n, err := c.node(ctx, k.ref, true)
-				if err == nil {
-					n.Parent, n.Depth = k.parent, nodes[k.parent].Depth+1
-					read[j], ok[j] = n, true
-				}
-			}(j, k)
-		}
-		wg.Wait()
+		each(len(kids), func(j int) {
+			k := kids[j]
+			n, err := c.node(ctx, k.ref, false)
+			if err != nil {
+				return
+			}
+			if wanted(&n) {
+				c.details(ctx, &n)
+			}
+			n.Parent, n.Depth = k.parent, nodes[k.parent].Depth+1
+			read[j], ok[j] = n, true
+		})
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
@@ -330,6 +378,54 @@ func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bo
 	}
 	nameFromLabels(nodes)
 	return nodes, truncated, nil
+}
+
+// kid is a child to read: its parent's index in the walk and its ref.
+type kid struct {
+	parent int
+	ref    Ref
+}
+
+// levelKids lists the children of the walk's nodes at level (indexes),
+// asking only those that are on the screen (or a combo box's options) and
+// not leaves, several at a time.
+func (c *Client) levelKids(ctx context.Context, nodes []Node, level []int) []kid {
+	var parents []int
+	for _, i := range level {
+		if !nodes[i].Has("showing") && i != 0 && !optionsOfCombo(nodes, i) {
+			continue // a hidden branch (a closed menu) is not on the screen
+		}
+		if nodes[i].childCount == 0 {
+			continue // a leaf, as its ChildCount said
+		}
+		parents = append(parents, i)
+	}
+	refs := make([][]Ref, len(parents))
+	each(len(parents), func(j int) { refs[j], _ = c.Children(ctx, nodes[parents[j]].Ref) })
+	var kids []kid
+	for j, i := range parents {
+		for _, r := range refs[j] {
+			if !r.null() {
+				kids = append(kids, kid{i, r})
+			}
+		}
+	}
+	return kids
+}
+
+// each runs f(0) … f(n-1), walkers at a time, and returns when all have.
+func each(n int, f func(int)) {
+	sem := make(chan struct{}, walkers)
+	var wg sync.WaitGroup
+	for j := 0; j < n; j++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j int) {
+			defer func() { <-sem; wg.Done() }()
+			f(j)
+		}(j)
+	}
+	wg.Wait()
 }
 
 // stateNames turns AT-SPI's state bit set (two 32-bit words) into names.

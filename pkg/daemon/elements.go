@@ -11,14 +11,11 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// a11y opens the accessibility bus of c.l's session (the structure its SSH
-// sidecar found) for one request, authenticated as the session's user.
+// a11y answers the limb's connection to the accessibility bus of its
+// session (the structure its SSH sidecar found), kept across ops: the
+// caller must not close it.
 func (c *opCall) a11y() (*atspi.Client, error) {
-	st, err := c.l.structure(c.ctx)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := atspi.Dial(c.ctx, st.DialA11y, strconv.Itoa(st.Info().UID))
+	cl, err := c.l.a11yBus(c.ctx)
 	if err != nil {
 		var we *wire.Error
 		if errors.As(err, &we) {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/atspi"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 	"github.com/dvvhq/dvv/pkg/xwin"
@@ -68,6 +70,40 @@ func (l *Limb) closeStructure() {
 		k.s = nil
 	}
 	k.mu.Unlock()
+	k.busMu.Lock()
+	if k.bus != nil {
+		k.bus.Close()
+		k.bus, k.busOn = nil, nil
+	}
+	k.busMu.Unlock()
+}
+
+// a11yBus answers the limb's connection to its session's accessibility
+// bus, dialling it (authenticated as the session's user) when there is
+// none, it ended (the bus or the sidecar went away) or it was made over a
+// session since dropped. The connection is shared by the limb's element
+// ops and closed with the limb; callers never close it.
+func (l *Limb) a11yBus(ctx context.Context) (*atspi.Client, error) {
+	st, err := l.structure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k := &l.dsk.structure
+	k.busMu.Lock()
+	defer k.busMu.Unlock()
+	if k.bus != nil && k.busOn == st && k.bus.Alive() {
+		return k.bus, nil
+	}
+	if k.bus != nil {
+		k.bus.Close()
+		k.bus, k.busOn = nil, nil
+	}
+	cl, err := atspi.Dial(ctx, st.DialA11y, strconv.Itoa(st.Info().UID))
+	if err != nil {
+		return nil, err
+	}
+	k.bus, k.busOn = cl, st
+	return cl, nil
 }
 
 // structureSignals states window_structure and accessibility from what

@@ -31,7 +31,6 @@ func opElement(c *opCall, a wire.ElementArgs) (*wire.ElementAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer cl.Close()
 	n, err := cl.Resolve(c.ctx, id, c.l.generation())
 	if err != nil {
 		return nil, elementError(err, a.Element)

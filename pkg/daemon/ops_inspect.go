@@ -19,7 +19,6 @@ func opInspect(c *opCall, a wire.InspectArgs) (*wire.InspectAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer cl.Close()
 	gen := c.l.generation()
 	wins, err := cl.Windows(c.ctx)
 	if err != nil {
@@ -35,7 +34,7 @@ func opInspect(c *opCall, a wire.InspectArgs) (*wire.InspectAnswer, error) {
 		if !want(w) {
 			continue
 		}
-		nodes, truncated, err := cl.Walk(c.ctx, w.Ref)
+		nodes, truncated, err := cl.WalkRole(c.ctx, w.Ref, a.Role)
 		if err != nil {
 			continue // the window closed while it was read
 		}

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dvvhq/dvv/pkg/atspi"
 	"github.com/dvvhq/dvv/pkg/limb"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
@@ -24,6 +25,15 @@ type structureCache struct {
 	s        limb.Structure
 	err      *wire.Error
 	failedAt time.Time
+
+	// The accessibility bus of the session, one connection per limb kept
+	// across element ops (a dial is a streamlocal channel, D-Bus's
+	// authentication and Hello: several round trips over the sidecar).
+	// busOn is the session it was dialled over; a connection that ended or
+	// belongs to a session since dropped is dialled again.
+	busMu sync.Mutex // held across a dial: one connection per limb
+	bus   *atspi.Client
+	busOn limb.Structure
 }
 
 // noSidecarSaved is why signals does not look over port 22 by itself.

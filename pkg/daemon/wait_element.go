@@ -3,31 +3,32 @@ package daemon
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dvvhq/dvv/pkg/atspi"
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
-// elementPoll is how often an element wait reads the accessibility tree
-// again: the bus is read, not watched, so a wait costs one walk a turn.
-const elementPoll = 150 * time.Millisecond
+// An element wait reads the tree again at every accessibility event
+// (atspi.Watch) and, for a change no event announced (a program that
+// learned of the registration late, a toolkit that emits fewer events),
+// every elementSlowPoll. Where the registry refuses the events it reads
+// every elementPoll instead.
+const (
+	elementSlowPoll = time.Second
+	elementPoll     = 150 * time.Millisecond
+)
 
 // elementWait sets opWait's condition and wake-up for the accessibility
 // waits: an element there or gone (a search as inspect's), an element's
 // text equal to or holding a text. found is filled with what settled it;
-// done closes the bus connection the wait holds.
+// done ends what the wait holds.
 func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error), changed *func() <-chan struct{}) (found *[]wire.Element, done func(), err error) {
 	found = new([]wire.Element)
 	cl, err := c.a11y()
 	if err != nil {
 		return nil, nil, err
-	}
-	done = func() { cl.Close() }
-	*changed = func() <-chan struct{} {
-		ch := make(chan struct{})
-		time.AfterFunc(elementPoll, func() { close(ch) })
-		return ch
 	}
 	switch a.Until {
 	case "element", "element-gone":
@@ -52,16 +53,13 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 	case "text-equals", "text-contains":
 		id, err := atspi.ParseID(a.Element)
 		if err != nil {
-			done()
 			return nil, nil, &wire.Error{Code: wire.BadRequest, Message: fmt.Sprintf("element %.80q is not an element id", a.Element), Next: "take an element id from inspect (dvv inspect LIMB …)"}
 		}
 		n, err := cl.Resolve(c.ctx, id, c.l.generation())
 		if err != nil {
-			done()
 			return nil, nil, elementError(err, a.Element)
 		}
 		if n.Protected {
-			done()
 			return nil, nil, elementError(atspi.ErrProtected, a.Element)
 		}
 		want := *a.Text
@@ -83,8 +81,81 @@ func elementWait(c *opCall, a wire.WaitArgs, cond *func() (bool, string, error),
 			return false, "", nil
 		}
 	}
+	*changed, *cond, done = elementWake(c, cl, *cond)
 	return found, done, nil
 }
+
+// elementWake answers when an element wait reads the tree again (changed)
+// and check paced (cond): at the next accessibility event or the slow poll,
+// or every elementPoll where the events cannot be had; stop drops the
+// wait's event registration (the limb keeps the connection). After an
+// event the next check waits until the bus has been left alone as long as
+// the last check took, so a program that emits events without pause (a
+// clock, a log view) does not have its tree walked back to back.
+func elementWake(c *opCall, cl *atspi.Client, check func() (bool, string, error)) (changed func() <-chan struct{}, cond func() (bool, string, error), stop func()) {
+	next, stop, err := cl.Watch(c.ctx)
+	if err != nil {
+		return func() <-chan struct{} {
+			ch := make(chan struct{})
+			time.AfterFunc(elementPoll, func() { close(ch) })
+			return ch
+		}, check, func() {}
+	}
+	var (
+		mu   sync.Mutex
+		idle = closedSignal() // closed while no check runs
+		rest time.Time        // no check before this
+	)
+	cond = func() (bool, string, error) {
+		mu.Lock()
+		idle = make(chan struct{})
+		mu.Unlock()
+		t0 := time.Now()
+		ok, detail, err := check()
+		mu.Lock()
+		rest = time.Now().Add(time.Since(t0))
+		close(idle)
+		mu.Unlock()
+		return ok, detail, err
+	}
+	changed = func() <-chan struct{} {
+		ev, ch := next(), make(chan struct{})
+		go func() {
+			defer close(ch)
+			t := time.NewTimer(elementSlowPoll)
+			defer t.Stop()
+			select {
+			case <-ev:
+			case <-t.C:
+				return
+			case <-c.ctx.Done():
+				return
+			}
+			mu.Lock()
+			running := idle
+			mu.Unlock()
+			select {
+			case <-running:
+			case <-c.ctx.Done():
+				return
+			}
+			mu.Lock()
+			wait := time.Until(rest)
+			mu.Unlock()
+			if wait > 0 {
+				t.Reset(wait)
+				select {
+				case <-t.C:
+				case <-c.ctx.Done():
+				}
+			}
+		}()
+		return ch
+	}
+	return changed, cond, stop
+}
+
+func closedSignal() chan struct{} { ch := make(chan struct{}); close(ch); return ch }
 
 // searchElements is inspect's search: the elements of the windows sel
 // names (every showing window when empty) that pass filter.
@@ -103,7 +174,7 @@ func searchElements(c *opCall, cl *atspi.Client, sel string, filter atspi.Filter
 		if !want(w) {
 			continue
 		}
-		nodes, _, err := cl.Walk(c.ctx, w.Ref)
+		nodes, _, err := cl.WalkRole(c.ctx, w.Ref, filter.Role)
 		if err != nil {
 			continue
 		}
