@@ -34,11 +34,11 @@ func readWindows(x *xwin.Conn) (*wire.WindowList, error) {
 	if err != nil {
 		return nil, wire.Errorf(wire.NoStructure, "%v", err)
 	}
-	ws, err := x.Windows()
+	ws, omitted, err := x.WindowsBounded()
 	if err != nil {
 		return nil, wire.Errorf(wire.NoStructure, "reading the window manager's state: %v", err)
 	}
-	list := &wire.WindowList{Windows: make([]wire.Window, 0, len(ws)), WM: wm, Size: wire.Size{W: x.Width, H: x.Height}}
+	list := &wire.WindowList{Windows: make([]wire.Window, 0, len(ws)), WM: wm, Size: wire.Size{W: x.Width, H: x.Height}, Omitted: omitted}
 	for _, w := range ws {
 		list.Windows = append(list.Windows, wireWindow(w))
 		if w.Focused {
