@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -41,6 +42,9 @@ var CallTimeout = 5 * time.Second
 // Client is one authenticated connection to an accessibility bus.
 type Client struct {
 	conn *dbus.Conn
+
+	mu     sync.Mutex
+	silent map[string]bool // programs that let a call run out CallTimeout
 }
 
 // externalAuth is D-Bus's EXTERNAL mechanism claiming uid; the bus compares
@@ -84,7 +88,7 @@ func Dial(ctx context.Context, dial Dialer, uid string) (*Client, error) {
 		return nil, fmt.Errorf("atspi: hello on the accessibility bus: %w", err)
 	}
 	_ = nc.SetDeadline(time.Time{})
-	return &Client{conn: conn}, nil
+	return &Client{conn: conn, silent: map[string]bool{}}, nil
 }
 
 // Close ends the connection.
@@ -108,12 +112,28 @@ func (c *Client) ctx(ctx context.Context) (context.Context, context.CancelFunc) 
 	return context.WithTimeout(ctx, CallTimeout)
 }
 
+// ErrSilent says a program let an earlier call of this connection run out
+// CallTimeout: it is not asked again, so a program that never answers costs
+// one timeout, not one per element it claims to have.
+var ErrSilent = fmt.Errorf("atspi: the program did not answer within the call timeout: %w", context.DeadlineExceeded)
+
 // call invokes a method of iface on r and stores its reply in out.
 func (c *Client) call(ctx context.Context, r Ref, iface, method string, out []any, args ...any) error {
-	ctx, cancel := c.ctx(ctx)
+	c.mu.Lock()
+	silent := c.silent[r.Bus]
+	c.mu.Unlock()
+	if silent {
+		return fmt.Errorf("%w (%s)", ErrSilent, r.Bus)
+	}
+	cctx, cancel := c.ctx(ctx)
 	defer cancel()
-	call := c.conn.Object(r.Bus, r.Path).CallWithContext(ctx, iface+"."+method, 0, args...)
+	call := c.conn.Object(r.Bus, r.Path).CallWithContext(cctx, iface+"."+method, 0, args...)
 	if call.Err != nil {
+		if errors.Is(call.Err, context.DeadlineExceeded) && ctx.Err() == nil {
+			c.mu.Lock()
+			c.silent[r.Bus] = true
+			c.mu.Unlock()
+		}
 		return mapErr(call.Err)
 	}
 	if len(out) == 0 {

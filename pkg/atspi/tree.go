@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -67,6 +68,38 @@ type Window struct {
 // TextLimit bounds the text an inspect reads per element.
 const TextLimit = 256
 
+// Bounds on what a program on the bus can make dvv hold: any program may
+// name its elements with megabytes and claim any number of actions.
+const (
+	// MaxName is a name's (role's, action's, program's) length in bytes,
+	// cut on a character.
+	MaxName = 1024
+	// MaxList is how many actions or interfaces an element keeps.
+	MaxList = 64
+)
+
+// bounded is s as valid UTF-8, each byte that is not read as U+FFFD, cut
+// to at most n bytes on a character.
+func bounded(s string, n int) string {
+	if len(s) <= n && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // ranging reads each invalid byte as U+FFFD
+		if b.Len()+utf8.RuneLen(r) > n {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// nameOf is a Name property's string, bounded.
+func nameOf(v dbus.Variant) string {
+	s, _ := v.Value().(string)
+	return bounded(s, MaxName)
+}
+
 // MaxNodes bounds a walk, so a huge tree (a spreadsheet) cannot hold an op.
 var MaxNodes = 4000
 
@@ -96,7 +129,7 @@ func (c *Client) Windows(ctx context.Context) ([]Window, error) {
 			}
 			appName := ""
 			if v, err := c.prop(ctx, app, ifAccessible, "Name"); err == nil {
-				appName, _ = v.Value().(string)
+				appName = nameOf(v)
 			}
 			var pid uint32
 			_ = c.call(ctx, Ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus", "GetConnectionUnixProcessID", []any{&pid}, app.Bus)
@@ -136,15 +169,16 @@ func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
 	if err := c.call(ctx, r, ifAccessible, "GetRoleName", []any{&n.Role}); err != nil {
 		return n, err
 	}
+	n.Role = bounded(n.Role, MaxName)
 	if v, err := c.prop(ctx, r, ifAccessible, "Name"); err == nil {
-		n.Name, _ = v.Value().(string)
+		n.Name = nameOf(v)
 	}
 	if err := c.call(ctx, r, ifAccessible, "GetState", []any{&states}); err == nil {
 		n.States = stateNames(states)
 	}
 	var ifaces []string
 	if err := c.call(ctx, r, ifAccessible, "GetInterfaces", []any{&ifaces}); err == nil {
-		for _, i := range ifaces {
+		for _, i := range ifaces[:min(len(ifaces), MaxList)] {
 			n.Interfaces = append(n.Interfaces, strings.TrimPrefix(i, "org.a11y.atspi."))
 		}
 		sort.Strings(n.Interfaces)
@@ -164,14 +198,14 @@ func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
 	if n.Implements("Action") {
 		var acts []struct{ Name, Desc, Key string }
 		if err := c.call(ctx, r, ifAction, "GetActions", []any{&acts}); err == nil {
-			for _, a := range acts {
-				n.Actions = append(n.Actions, a.Name)
+			for _, a := range acts[:min(len(acts), MaxList)] {
+				n.Actions = append(n.Actions, bounded(a.Name, MaxName))
 			}
 		}
 	}
 	if n.Implements("Text") && !n.Protected {
 		if t, err := c.text(ctx, r, TextLimit); err == nil {
-			n.Text = t
+			n.Text = bounded(t, 4*TextLimit) // a program may answer more than asked
 		}
 	}
 	if n.Implements("Value") {
@@ -211,7 +245,7 @@ func (c *Client) labelledBy(ctx context.Context, r Ref) string {
 		}
 		for _, t := range rel.Targets {
 			if v, err := c.prop(ctx, t, ifAccessible, "Name"); err == nil {
-				if s, _ := v.Value().(string); s != "" {
+				if s := nameOf(v); s != "" {
 					return s
 				}
 			}
@@ -265,7 +299,9 @@ func (c *Client) Parent(ctx context.Context, r Ref) (Ref, error) {
 // Walk reads the tree under root (root included, at index 0), breadth
 // first, at most MaxNodes objects; truncated says the bound was met.
 // Children of an object that manages its descendants (a table with a
-// million cells) beyond its first MaxNodes are not read.
+// million cells) beyond its first MaxNodes are not read. Each object is
+// read once: a child named again (a program whose children form a cycle)
+// is not read twice.
 func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bool, err error) {
 	first, err := c.node(ctx, root, true)
 	if err != nil {
@@ -273,6 +309,7 @@ func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bo
 	}
 	first.Parent = -1
 	nodes = []Node{first}
+	seen := map[Ref]bool{root: true}
 	level := []int{0}
 	for len(level) > 0 {
 		type kid struct {
@@ -289,13 +326,16 @@ func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bo
 				continue
 			}
 			for _, r := range refs {
-				if !r.null() {
-					kids = append(kids, kid{i, r})
+				if r.null() || seen[r] {
+					continue
 				}
+				if len(nodes)+len(kids) >= MaxNodes {
+					truncated = true
+					break
+				}
+				seen[r] = true
+				kids = append(kids, kid{i, r})
 			}
-		}
-		if len(nodes)+len(kids) > MaxNodes {
-			kids, truncated = kids[:MaxNodes-len(nodes)], true
 		}
 		read := make([]Node, len(kids))
 		ok := make([]bool, len(kids))
