@@ -18,7 +18,8 @@ const HostileA11yTitle = "hostile-a11y"
 const HostileA11yName = "huge\x1b]0;pwned\x07\u009b"
 
 // HostileA11y is a program on a session's accessibility bus that speaks
-// AT-SPI to lie to whoever reads it. Its window (HostileA11yTitle) holds
+// AT-SPI to lie to whoever reads it. It lists its one window
+// (HostileA11yTitle) 100000 times; the window holds
 // a button named with a megabyte (HostileA11yName, then filler), two
 // panels "cycle-a" and "cycle-b" that are each other's child (and b names
 // the window again), and a table "liar" whose ChildCount claims 1e9 and
@@ -147,7 +148,11 @@ func (h *HostileA11y) GetChildren(msg dbus.Message) ([]a11yRef, *dbus.Error) {
 		}
 		return out, nil
 	case p == "root":
-		return []a11yRef{h.ref("w")}, nil
+		out := make([]a11yRef, 100000)
+		for i := range out {
+			out[i] = h.ref("w")
+		}
+		return out, nil
 	case p == "w":
 		return []a11yRef{h.ref("big"), h.ref("a"), h.ref("liar")}, nil
 	case p == "a":

@@ -76,6 +76,8 @@ const (
 	MaxName = 1024
 	// MaxList is how many actions or interfaces an element keeps.
 	MaxList = 64
+	// MaxAppWindows is how many top-level windows of one program are read.
+	MaxAppWindows = 256
 )
 
 // bounded is s as valid UTF-8, each byte that is not read as U+FFFD, cut
@@ -133,9 +135,13 @@ func (c *Client) Windows(ctx context.Context) ([]Window, error) {
 			}
 			var pid uint32
 			_ = c.call(ctx, Ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus", "GetConnectionUnixProcessID", []any{&pid}, app.Bus)
+			seen := map[Ref]bool{}
 			for _, k := range kids {
-				if k.null() {
+				if k.null() || seen[k] {
 					continue
+				}
+				if seen[k] = true; len(seen) > MaxAppWindows {
+					break
 				}
 				n, err := c.node(ctx, k, false)
 				if err != nil {

@@ -14,15 +14,16 @@ import (
 )
 
 // TestHostileAccessibleProgramsAreBounded: programs on the session's
-// accessibility bus lie to dvvd. One names a button with a megabyte of
-// escapes, makes two panels each other's child, and has a table that
-// claims 1e9 children and names its one cell 100000 times; another lists
-// 50 windows that never answer a call. Through the real dvvd and CLI,
-// inspect reads each element once (nothing truncated, the cycle read
-// once), names are at most 1024 bytes, the human output writes no raw
-// escape, the silent program is asked once per connection (its own count
-// of calls it never answered), wait element settles, and an element of
-// the silent program is refused with TIMEOUT.
+// accessibility bus lie to dvvd. One lists its window 100000 times, names
+// a button with a megabyte of escapes, makes two panels each other's
+// child, and has a table that claims 1e9 children and names its one cell
+// 100000 times; another lists 50 windows that never answer a call.
+// Through the real dvvd and CLI, inspect reads each window and element
+// once (nothing truncated, the cycle read once), names are at most 1024
+// bytes, the human output writes no raw escape, the silent program is
+// asked once per connection (its own count of calls it never answered),
+// wait element settles, and an element of the silent program is refused
+// with TIMEOUT.
 func TestHostileAccessibleProgramsAreBounded(t *testing.T) {
 	s := testbed.StartDesktopSession(t, testbed.DesktopSessionOptions{Width: 640, Height: 480})
 	testbed.StartHostileA11y(t, s.A11yBus, false)
@@ -44,6 +45,15 @@ func TestHostileAccessibleProgramsAreBounded(t *testing.T) {
 		}
 		return false
 	})
+	windows := 0
+	for _, w := range res.Windows {
+		if w.Title == testbed.HostileA11yTitle {
+			windows++
+		}
+	}
+	if windows != 1 {
+		t.Errorf("inspect lists the hostile window %d times, want once", windows)
+	}
 	if n := silent.Unanswered.Load(); n != 1 {
 		t.Errorf("the silent program was left waiting on %d calls by one inspect, want 1: it must be given up on after its first timeout", n)
 	}
