@@ -84,11 +84,12 @@ func screenWindows(c *opCall, scr *wire.Screen) {
 		return
 	}
 	defer x.Close()
-	ws, err := x.Windows()
+	ws, omitted, err := x.WindowsBounded()
 	if err != nil {
 		scr.WindowsAbsent = fmt.Sprintf("reading the window manager's state: %v", err)
 		return
 	}
+	scr.WindowsOmitted = omitted
 	sp := scr.ImageSpace
 	scr.Windows = make([]wire.ScreenWindow, 0, len(ws))
 	for _, w := range ws {
