@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -43,6 +44,9 @@ var CallTimeout = 5 * time.Second
 type Client struct {
 	conn  *dbus.Conn
 	watch watch
+
+	mu     sync.Mutex
+	silent map[string]time.Time // programs that let a call run out CallTimeout, and when
 }
 
 // externalAuth is D-Bus's EXTERNAL mechanism claiming uid; the bus compares
@@ -86,7 +90,7 @@ func Dial(ctx context.Context, dial Dialer, uid string) (*Client, error) {
 		return nil, fmt.Errorf("atspi: hello on the accessibility bus: %w", err)
 	}
 	_ = nc.SetDeadline(time.Time{})
-	return &Client{conn: conn}, nil
+	return &Client{conn: conn, silent: map[string]time.Time{}}, nil
 }
 
 // Close ends the connection.
@@ -114,12 +118,37 @@ func (c *Client) ctx(ctx context.Context) (context.Context, context.CancelFunc) 
 	return context.WithTimeout(ctx, CallTimeout)
 }
 
+// SilentFor is how long a program that let a call run out CallTimeout is
+// not asked again. The connection is kept across ops, so a program that was
+// only busy for a while is asked again after it.
+var SilentFor = 30 * time.Second
+
+// ErrSilent says a program let an earlier call of this connection run out
+// CallTimeout: it is not asked again for SilentFor, so a program that never answers costs
+// one timeout, not one per element it claims to have.
+var ErrSilent = fmt.Errorf("atspi: the program did not answer within the call timeout: %w", context.DeadlineExceeded)
+
 // call invokes a method of iface on r and stores its reply in out.
 func (c *Client) call(ctx context.Context, r Ref, iface, method string, out []any, args ...any) error {
-	ctx, cancel := c.ctx(ctx)
+	c.mu.Lock()
+	since, silent := c.silent[r.Bus]
+	if silent && time.Since(since) > SilentFor {
+		delete(c.silent, r.Bus) // a program busy for a while is asked again
+		silent = false
+	}
+	c.mu.Unlock()
+	if silent {
+		return fmt.Errorf("%w (%s)", ErrSilent, r.Bus)
+	}
+	cctx, cancel := c.ctx(ctx)
 	defer cancel()
-	call := c.conn.Object(r.Bus, r.Path).CallWithContext(ctx, iface+"."+method, 0, args...)
+	call := c.conn.Object(r.Bus, r.Path).CallWithContext(cctx, iface+"."+method, 0, args...)
 	if call.Err != nil {
+		if errors.Is(call.Err, context.DeadlineExceeded) && ctx.Err() == nil {
+			c.mu.Lock()
+			c.silent[r.Bus] = time.Now()
+			c.mu.Unlock()
+		}
 		return mapErr(call.Err)
 	}
 	if len(out) == 0 {

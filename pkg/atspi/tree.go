@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -69,6 +70,40 @@ type Window struct {
 // TextLimit bounds the text an inspect reads per element.
 const TextLimit = 256
 
+// Bounds on what a program on the bus can make dvv hold: any program may
+// name its elements with megabytes and claim any number of actions.
+const (
+	// MaxName is a name's (role's, action's, program's) length in bytes,
+	// cut on a character.
+	MaxName = 1024
+	// MaxList is how many actions or interfaces an element keeps.
+	MaxList = 64
+	// MaxAppWindows is how many top-level windows of one program are read.
+	MaxAppWindows = 256
+)
+
+// bounded is s as valid UTF-8, each byte that is not read as U+FFFD, cut
+// to at most n bytes on a character.
+func bounded(s string, n int) string {
+	if len(s) <= n && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // ranging reads each invalid byte as U+FFFD
+		if b.Len()+utf8.RuneLen(r) > n {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// nameOf is a Name property's string, bounded.
+func nameOf(v dbus.Variant) string {
+	s, _ := v.Value().(string)
+	return bounded(s, MaxName)
+}
+
 // MaxNodes bounds a walk, so a huge tree (a spreadsheet) cannot hold an op.
 var MaxNodes = 4000
 
@@ -98,13 +133,17 @@ func (c *Client) Windows(ctx context.Context) ([]Window, error) {
 			}
 			appName := ""
 			if v, err := c.prop(ctx, app, ifAccessible, "Name"); err == nil {
-				appName, _ = v.Value().(string)
+				appName = nameOf(v)
 			}
 			var pid uint32
 			_ = c.call(ctx, Ref{"org.freedesktop.DBus", "/org/freedesktop/DBus"}, "org.freedesktop.DBus", "GetConnectionUnixProcessID", []any{&pid}, app.Bus)
+			seen := map[Ref]bool{}
 			for _, k := range kids {
-				if k.null() {
+				if k.null() || seen[k] {
 					continue
+				}
+				if seen[k] = true; len(seen) > MaxAppWindows {
+					break
 				}
 				n, err := c.node(ctx, k, false)
 				if err != nil {
@@ -162,15 +201,16 @@ func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
 	if roleErr != nil {
 		return n, roleErr
 	}
+	n.Role = bounded(n.Role, MaxName)
 	if propsErr == nil {
-		n.Name, _ = props["Name"].Value().(string)
+		n.Name = nameOf(props["Name"])
 		if cc, ok := props["ChildCount"].Value().(int32); ok {
-			n.childCount = int(cc)
+			n.childCount = int(cc) // only a count of 0 is acted on: it may lie
 		}
 	} else if v, err := c.prop(ctx, r, ifAccessible, "Name"); err == nil {
-		n.Name, _ = v.Value().(string) // a toolkit without GetAll
+		n.Name = nameOf(v) // a toolkit without GetAll
 	}
-	for _, i := range ifaces {
+	for _, i := range ifaces[:min(len(ifaces), MaxList)] {
 		n.Interfaces = append(n.Interfaces, strings.TrimPrefix(i, "org.a11y.atspi."))
 	}
 	sort.Strings(n.Interfaces)
@@ -197,8 +237,8 @@ func (c *Client) details(ctx context.Context, n *Node) {
 		more = append(more, func() {
 			var acts []struct{ Name, Desc, Key string }
 			if err := c.call(ctx, r, ifAction, "GetActions", []any{&acts}); err == nil {
-				for _, a := range acts {
-					n.Actions = append(n.Actions, a.Name)
+				for _, a := range acts[:min(len(acts), MaxList)] {
+					n.Actions = append(n.Actions, bounded(a.Name, MaxName))
 				}
 			}
 		})
@@ -206,7 +246,7 @@ func (c *Client) details(ctx context.Context, n *Node) {
 	if n.Implements("Text") && !n.Protected {
 		more = append(more, func() {
 			if t, err := c.text(ctx, r, TextLimit); err == nil {
-				n.Text = t
+				n.Text = bounded(t, 4*TextLimit) // a program may answer more than asked
 			}
 		})
 	}
@@ -262,7 +302,7 @@ func (c *Client) labelledBy(ctx context.Context, r Ref) string {
 		}
 		for _, t := range rel.Targets {
 			if v, err := c.prop(ctx, t, ifAccessible, "Name"); err == nil {
-				if s, _ := v.Value().(string); s != "" {
+				if s := nameOf(v); s != "" {
 					return s
 				}
 			}
@@ -321,7 +361,9 @@ func (c *Client) Parent(ctx context.Context, r Ref) (Ref, error) {
 // Walk reads the tree under root (root included, at index 0), breadth
 // first, at most MaxNodes objects; truncated says the bound was met.
 // Children of an object that manages its descendants (a table with a
-// million cells) beyond its first MaxNodes are not read.
+// million cells) beyond its first MaxNodes are not read. Each object is
+// read once: a child named again (a program whose children form a cycle)
+// is not read twice.
 func (c *Client) Walk(ctx context.Context, root Ref) (nodes []Node, truncated bool, err error) {
 	return c.WalkRole(ctx, root, "")
 }
@@ -342,12 +384,11 @@ func (c *Client) WalkRole(ctx context.Context, root Ref, role string) (nodes []N
 	}
 	first.Parent = -1
 	nodes = []Node{first}
+	seen := map[Ref]bool{root: true}
 	level := []int{0}
 	for len(level) > 0 {
-		kids := c.levelKids(ctx, nodes, level)
-		if len(nodes)+len(kids) > MaxNodes {
-			kids, truncated = kids[:MaxNodes-len(nodes)], true
-		}
+		var kids []kid
+		kids, truncated = c.levelKids(ctx, nodes, level, seen)
 		read := make([]Node, len(kids))
 		ok := make([]bool, len(kids))
 		each(len(kids), func(j int) {
@@ -388,8 +429,10 @@ type kid struct {
 
 // levelKids lists the children of the walk's nodes at level (indexes),
 // asking only those that are on the screen (or a combo box's options) and
-// not leaves, several at a time.
-func (c *Client) levelKids(ctx context.Context, nodes []Node, level []int) []kid {
+// not leaves, several at a time. A child already seen (named twice, or a
+// cycle) is left out and marked in seen; full says the walk's MaxNodes was
+// met while they were listed.
+func (c *Client) levelKids(ctx context.Context, nodes []Node, level []int, seen map[Ref]bool) (kids []kid, full bool) {
 	var parents []int
 	for _, i := range level {
 		if !nodes[i].Has("showing") && i != 0 && !optionsOfCombo(nodes, i) {
@@ -402,15 +445,19 @@ func (c *Client) levelKids(ctx context.Context, nodes []Node, level []int) []kid
 	}
 	refs := make([][]Ref, len(parents))
 	each(len(parents), func(j int) { refs[j], _ = c.Children(ctx, nodes[parents[j]].Ref) })
-	var kids []kid
 	for j, i := range parents {
 		for _, r := range refs[j] {
-			if !r.null() {
-				kids = append(kids, kid{i, r})
+			if r.null() || seen[r] {
+				continue
 			}
+			if len(nodes)+len(kids) >= MaxNodes {
+				return kids, true
+			}
+			seen[r] = true
+			kids = append(kids, kid{i, r})
 		}
 	}
-	return kids
+	return kids, false
 }
 
 // each runs f(0) … f(n-1), walkers at a time, and returns when all have.

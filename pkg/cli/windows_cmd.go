@@ -55,6 +55,9 @@ func printWindows(e *env, l *wire.WindowList) {
 		t.row(w.ID, oneLine(w.Title), orDash(w.Class), pid, region(w.Frame), region(w.Client), ws, orDash(strings.Join(state, ",")))
 	}
 	t.flush()
+	if l.Omitted > 0 {
+		fmt.Fprintf(e.stderr, "%d more windows, the lowest in the stacking order, left out (a list holds the %d topmost)\n", l.Omitted, len(l.Windows))
+	}
 	fmt.Fprintf(e.stderr, "display %s, window manager %s, screen %dx%d\n", l.Display, orDash(l.WM), l.Size.W, l.Size.H)
 }
 

@@ -34,11 +34,11 @@ func readWindows(x *xwin.Conn) (*wire.WindowList, error) {
 	if err != nil {
 		return nil, wire.Errorf(wire.NoStructure, "%v", err)
 	}
-	ws, err := x.Windows()
+	ws, omitted, err := x.WindowsBounded()
 	if err != nil {
 		return nil, wire.Errorf(wire.NoStructure, "reading the window manager's state: %v", err)
 	}
-	list := &wire.WindowList{Windows: make([]wire.Window, 0, len(ws)), WM: wm, Size: wire.Size{W: x.Width, H: x.Height}}
+	list := &wire.WindowList{Windows: make([]wire.Window, 0, len(ws)), WM: wm, Size: wire.Size{W: x.Width, H: x.Height}, Omitted: omitted}
 	for _, w := range ws {
 		list.Windows = append(list.Windows, wireWindow(w))
 		if w.Focused {
@@ -84,11 +84,12 @@ func screenWindows(c *opCall, scr *wire.Screen) {
 		return
 	}
 	defer x.Close()
-	ws, err := x.Windows()
+	ws, omitted, err := x.WindowsBounded()
 	if err != nil {
 		scr.WindowsAbsent = fmt.Sprintf("reading the window manager's state: %v", err)
 		return
 	}
+	scr.WindowsOmitted = omitted
 	sp := scr.ImageSpace
 	scr.Windows = make([]wire.ScreenWindow, 0, len(ws))
 	for _, w := range ws {

@@ -38,6 +38,6 @@ func inspectOp() OpSpec {
 		ReadOnly:  true,
 		RetrySafe: true,
 		Raises:    codes(NotConnected, WrongProtocol, NoStructure, Unsupported, NotFound, Timeout),
-		Answer:    "`inspect`: `windows` [id, title, role, app, pid, bounds], `elements` [id, role, name, states, bounds and center in framebuffer pixels, actions, text (never a password field's), protected, value, depth, window], truncated, generation. Desktop limbs with an SSH sidecar to a Linux X11 session only; otherwise `STRUCTURE_UNAVAILABLE` with the reason",
+		Answer:    "`inspect`: `windows` [id, title, role, app, pid, bounds], `elements` [id, role, name (at most 1024 bytes), states, bounds and center in framebuffer pixels, actions, text (never a password field's), protected, value, depth, window], truncated (the walk met its bound of 4000 elements; each element is read once), generation. Desktop limbs with an SSH sidecar to a Linux X11 session only; otherwise `STRUCTURE_UNAVAILABLE` with the reason",
 	}
 }

@@ -28,6 +28,6 @@ func windowsOp() OpSpec {
 		RetrySafe: true,
 		Caps:      []string{"screen.read"},
 		Raises:    codes(NoStructure, WrongProtocol, NotConnected, HostKeyUnknown, Timeout),
-		Answer:    "`windows`: windows (id, title, class, instance, pid, frame and client bounds in framebuffer pixels, focused, workspace, minimized; bottom to top), active, display, wm, size — the window manager's EWMH state, read over the desktop's SSH sidecar (docs/structure.md)",
+		Answer:    "`windows`: windows (id, title, class, instance, pid, frame and client bounds in framebuffer pixels, focused, workspace, minimized; bottom to top; at most the 1000 topmost, a title at most 1024 bytes), omitted (how many lower windows were left out), active, display, wm, size — the window manager's EWMH state, read over the desktop's SSH sidecar (docs/structure.md)",
 	}
 }

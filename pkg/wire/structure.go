@@ -23,9 +23,12 @@ type Window struct {
 // WindowList is what windows answers.
 type WindowList struct {
 	Windows []Window `json:"windows"` // bottom to top in stacking order
-	Active  string   `json:"active,omitempty"`
-	Display string   `json:"display"` // the X display the sidecar found, ":1"
-	WM      string   `json:"wm"`      // the window manager's name
+	// Omitted counts the windows left out, the lowest in the stacking
+	// order, beyond the bound of 1000 a list holds.
+	Omitted int    `json:"omitted,omitempty"`
+	Active  string `json:"active,omitempty"`
+	Display string `json:"display"` // the X display the sidecar found, ":1"
+	WM      string `json:"wm"`      // the window manager's name
 	// Size is the X screen's size, which is the framebuffer's on the VNC
 	// servers this applies to (Xvnc, x11vnc).
 	Size Size `json:"size"`

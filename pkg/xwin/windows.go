@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -39,27 +40,46 @@ func (c *Conn) WM() (string, error) {
 		return "", ErrNoWM
 	}
 	name, _ := c.PropString(xproto.Window(ids[0]), "_NET_WM_NAME")
-	return name, nil
+	return bounded(name, MaxTitle), nil
 }
 
+// Bounds on what a program on the display can make dvv read and answer:
+// any client may make windows and name them. They are variables so tests
+// can reach them with a few windows; nothing else changes them.
+var (
+	// MaxWindows is how many windows a list holds: the topmost ones.
+	MaxWindows = 1000
+	// MaxTitle is a title's length in bytes, cut on a character.
+	MaxTitle = 1024
+)
+
 // Windows lists the managed windows, bottom to top when the manager
-// keeps _NET_CLIENT_LIST_STACKING.
+// keeps _NET_CLIENT_LIST_STACKING: at most MaxWindows, the topmost.
 func (c *Conn) Windows() ([]Window, error) {
+	ws, _, err := c.WindowsBounded()
+	return ws, err
+}
+
+// WindowsBounded is Windows, also answering how many windows beyond
+// MaxWindows (the lowest in the stacking order) were left out.
+func (c *Conn) WindowsBounded() ([]Window, int, error) {
 	if _, err := c.WM(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	ids, err := c.PropCards(c.Root, "_NET_CLIENT_LIST_STACKING")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(ids) == 0 {
 		if ids, err = c.PropCards(c.Root, "_NET_CLIENT_LIST"); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
+	omitted := max(len(ids)-MaxWindows, 0)
+	ids = ids[omitted:]
 	active, _ := c.PropCards(c.Root, "_NET_ACTIVE_WINDOW")
 	if err := c.Atoms(append(windowProps, "_NET_WM_STATE_HIDDEN")...); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// Every window's requests go out before any reply is read: one round
 	// trip over the sidecar for the lot, not one per property.
@@ -76,7 +96,7 @@ func (c *Conn) Windows() ([]Window, error) {
 		w.Focused = len(active) > 0 && active[0] == id
 		out = append(out, w)
 	}
-	return out, nil
+	return out, omitted, nil
 }
 
 // Window reads one managed window; an error when it is not (or no longer) there.
@@ -132,9 +152,10 @@ func (c *Conn) askWindow(id xproto.Window) pendingWindow {
 		c.mu.Lock()
 		a := c.atoms[name]
 		c.mu.Unlock()
-		// 16 KiB a property: a title longer than that is cut, so a window
-		// cannot make a list hold megabytes.
-		p.props = append(p.props, xproto.GetProperty(c.X, false, id, a, xproto.GetPropertyTypeAny, 0, 4096))
+		// A title is read to MaxTitle and the 4 bytes after (a character
+		// that starts inside the bound arrives whole), so a window cannot
+		// make a list hold megabytes; the other properties are short.
+		p.props = append(p.props, xproto.GetProperty(c.X, false, id, a, xproto.GetPropertyTypeAny, 0, uint32(MaxTitle/4+2)))
 	}
 	return p
 }
@@ -155,6 +176,23 @@ func text(r *xproto.GetPropertyReply) string {
 		return ""
 	}
 	return string(r.Value)
+}
+
+// bounded is s as valid UTF-8, each byte that is not read as U+FFFD, cut
+// to at most n bytes on a character. Control characters are kept: the
+// answer is JSON, and the CLI escapes them for a terminal.
+func bounded(s string, n int) string {
+	if len(s) <= n && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // ranging reads each invalid byte as U+FFFD
+		if b.Len()+utf8.RuneLen(r) > n {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // collect takes a window's replies.
@@ -181,11 +219,12 @@ func (c *Conn) collect(p pendingWindow) (Window, error) {
 	if w.Title = text(props[1]); w.Title == "" {
 		w.Title = text(props[2])
 	}
+	w.Title = bounded(w.Title, MaxTitle)
 	if cls := text(props[3]); cls != "" {
 		parts := strings.Split(strings.TrimRight(cls, "\x00"), "\x00")
-		w.Instance = parts[0]
+		w.Instance = bounded(parts[0], MaxTitle)
 		if len(parts) > 1 {
-			w.Class = parts[1]
+			w.Class = bounded(parts[1], MaxTitle)
 		}
 	}
 	if pid := cards(props[4]); len(pid) > 0 {
