@@ -64,6 +64,8 @@ var rules = []rule{
 	skip(`^printf '%s(\\n)?' "\$PW" \| dvv hosts add `, "stores a password in the keychain or the credentials file; pkg/keychain's tests start gnome-keyring, test/system's TestHostsAddWithoutKeychainWritesTheCredentialsFile runs it without one"),
 	skip(`^printf '%s\\n' 'click 300 200' .* > login\.dvv$`, "writes the script the next line runs on a limb; test/system's TestScriptDrivesXtermAndXcalc runs such scripts against a real Xvnc"),
 	skip(`^printf '%s\\n' "\$PW" \| dvv open `, "needs a remote machine that asks a password; test/system's TestOpenPasswordStdin runs it against a VncAuth Xvnc and a password-only sshd account"),
+	skip(`^git archive \w+ \| tar -x -C /tmp/base && \(cd /tmp/base && go build `, "builds an earlier dvvd to compare against; the benchmark beside it runs the two"),
+	skip(`^DVV_BENCH_BASE_DVVD=\S+ go test -tags bench `, "a benchmark of two builds on a desktop session, minutes long; make bench runs the bench tag"),
 	skip(`^\(umask 077; printf 'lab:%s\\n' "\$PW" >> ~/\.config/dvv/credentials\)$`, "writes the reader's own credentials file; test/system's TestHostsAddWithoutKeychainWritesTheCredentialsFile has dvvd read such a file"),
 
 	runs(`^printf '\{[^']*\}\\n' \| nc `, "", oneAnswer),
