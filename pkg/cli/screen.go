@@ -201,9 +201,6 @@ func (e *env) printScreenWindows(s *wire.Screen) {
 		}
 		fmt.Fprintf(e.stderr, "window %s %q%s: frame %s, %s\n", w.ID, oneLine(w.Title), focus, region(w.Frame), img)
 	}
-	if s.WindowsOmitted > 0 {
-		fmt.Fprintf(e.stderr, "windows: %d more, the lowest in the stacking order, left out\n", s.WindowsOmitted)
-	}
 }
 
 func waitCmd(e *env) *cobra.Command {

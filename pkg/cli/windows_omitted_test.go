@@ -23,19 +23,3 @@ func TestWindowsSaysHowManyWereLeftOut(t *testing.T) {
 		t.Errorf("stderr does not say how many were left out: %q", errs)
 	}
 }
-
-// TestScreenWindowsSaysHowManyWereLeftOut: screen --windows prints how
-// many windows dvvd left out of its layout, and titles escaped.
-func TestScreenWindowsSaysHowManyWereLeftOut(t *testing.T) {
-	answer := func(*sentReq) (wire.Answer, error) {
-		return &wire.ScreenAnswer{Screen: &wire.Screen{Path: "/tmp/s.png", WindowsOmitted: 7,
-			Windows: []wire.ScreenWindow{{ID: "0x400001", Title: "evil\x1b]0;pwned\x07"}}}}, nil
-	}
-	_, code, out, errs := answered(t, "", answer, "screen", "vnc-1", "--windows", "--out", "/tmp/s.png")
-	if code != 0 || strings.ContainsAny(out+errs, "\x1b\a") {
-		t.Fatalf("exit %d, output carries raw escapes: %q %q", code, out, errs)
-	}
-	if !strings.Contains(errs, "windows: 7 more, the lowest in the stacking order, left out") {
-		t.Errorf("stderr does not say how many were left out: %q", errs)
-	}
-}

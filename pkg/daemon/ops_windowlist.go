@@ -84,12 +84,13 @@ func screenWindows(c *opCall, scr *wire.Screen) {
 		return
 	}
 	defer x.Close()
-	ws, omitted, err := x.WindowsBounded()
+	// The 1000 topmost, as windows lists them; the screen's answer keeps
+	// the reference tool's schema, so windows alone counts the rest.
+	ws, err := x.Windows()
 	if err != nil {
 		scr.WindowsAbsent = fmt.Sprintf("reading the window manager's state: %v", err)
 		return
 	}
-	scr.WindowsOmitted = omitted
 	sp := scr.ImageSpace
 	scr.Windows = make([]wire.ScreenWindow, 0, len(ws))
 	for _, w := range ws {

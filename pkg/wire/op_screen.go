@@ -47,6 +47,6 @@ func screenOp() OpSpec {
 		ReadOnly:  true,
 		RetrySafe: true,
 		Raises:    codes(NotReady, OutOfBounds, NotConnected),
-		Answer:    "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`; with `windows`: `windows` (id, title, focused, frame in native pixels and in image pixels, bottom to top; the 1000 topmost, `windowsOmitted` counting the rest) or `windowsAbsent` (why not: the picture is answered all the same)",
+		Answer:    "`screen`: mime, dataBase64 or path, width, height, imageSpace, imageSpaceLine, coverage, generation; terminals: `text` rows and `cursor`; with `windows`: `windows` (id, title, focused, frame in native pixels and in image pixels, bottom to top; the 1000 topmost; `windows` counts the rest) or `windowsAbsent` (why not: the picture is answered all the same)",
 	}
 }

@@ -99,9 +99,6 @@ type Screen struct {
 	// windows), or WindowsAbsent why there is none.
 	Windows       []ScreenWindow `json:"windows,omitempty"`
 	WindowsAbsent string         `json:"windowsAbsent,omitempty"`
-	// WindowsOmitted counts the windows left out, the lowest in the
-	// stacking order, beyond the 1000 a list holds (as windows' omitted).
-	WindowsOmitted int `json:"windowsOmitted,omitempty"`
 }
 
 // ImageSpace maps image pixels back to framebuffer pixels:

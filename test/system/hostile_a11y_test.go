@@ -13,6 +13,10 @@ import (
 	"github.com/dvvhq/dvv/pkg/wire"
 )
 
+// maxElementCalls is how many calls reading one element sends at once
+// (pkg/atspi's node: role, properties, states, interfaces, bounds).
+const maxElementCalls = 5
+
 // TestHostileAccessibleProgramsAreBounded: programs on the session's
 // accessibility bus lie to dvvd. One lists its window 100000 times, names
 // a button with a megabyte of escapes, makes two panels each other's
@@ -54,8 +58,11 @@ func TestHostileAccessibleProgramsAreBounded(t *testing.T) {
 	if windows != 1 {
 		t.Errorf("inspect lists the hostile window %d times, want once", windows)
 	}
-	if n := silent.Unanswered.Load(); n != 1 {
-		t.Errorf("the silent program was left waiting on %d calls by one inspect, want 1: it must be given up on after its first timeout", n)
+	// An element's calls go out together, so the first window of the
+	// silent program leaves those few calls waiting; its other 49 windows
+	// must not be asked at all (each would cost its own timeout).
+	if n := silent.Unanswered.Load(); n < 1 || n > maxElementCalls {
+		t.Errorf("the silent program was left waiting on %d calls by one inspect, want 1 to %d (one element's calls): it must be given up on after its first timeout", n, maxElementCalls)
 	}
 	if res.Truncated {
 		t.Errorf("inspect truncated a window of six elements: a cycle or a repeated child was read more than once")
@@ -108,8 +115,11 @@ func TestHostileAccessibleProgramsAreBounded(t *testing.T) {
 	if !w.Settled || len(w.Elements) != 1 {
 		t.Errorf("wait --until element cycle-b: settled %v with %d elements, want one", w.Settled, len(w.Elements))
 	}
-	if n := silent.Unanswered.Load() - unansweredBefore; n != 1 {
-		t.Errorf("the wait left the silent program waiting on %d calls, want 1", n)
+	// The limb keeps its bus connection, on which the program is still
+	// known to be silent: the wait asks it nothing, or one element's calls
+	// once that has worn off.
+	if n := silent.Unanswered.Load() - unansweredBefore; n > maxElementCalls {
+		t.Errorf("the wait left the silent program waiting on %d calls, want at most %d (one element's calls)", n, maxElementCalls)
 	}
 
 	id := atspi.ID{Bus: silent.Bus, Window: dbus.ObjectPath("/org/a11y/atspi/accessible/hang/0"),
