@@ -3,6 +3,7 @@ package atspi
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,11 +95,14 @@ func TestWalkRoleAnswersItsRoleAsAFullWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Focus is left out: the other window, still starting, may take
+		// it between the two walks.
 		pick := func(nodes []Node) string {
 			var b strings.Builder
 			for _, n := range nodes {
 				if n.Role == w.role {
-					fmt.Fprintf(&b, "%s %q %v %v %q %v\n", n.Ref.Path, n.Name, n.States, n.Actions, n.Text, n.Bounds)
+					states := slices.DeleteFunc(slices.Clone(n.States), func(s string) bool { return s == "focused" })
+					fmt.Fprintf(&b, "%s %q %v %v %q %v\n", n.Ref.Path, n.Name, states, n.Actions, n.Text, n.Bounds)
 				}
 			}
 			return b.String()
