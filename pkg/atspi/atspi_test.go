@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dvvhq/dvv/internal/testbed"
 )
 
 func TestSetTextIsReadBackExactlyAndTheProgramPrintsIt(t *testing.T) {
@@ -162,7 +165,7 @@ func TestIDIsRefusedAfterItsWindowMoves(t *testing.T) {
 	win := strings.Fields(string(mustOutput(t, d.cmd("xdotool", "search", "--sync", "--name", "^movebed$"))))[0]
 	before := nodes[0].Bounds
 	mustOutput(t, d.cmd("xdotool", "windowmove", "--sync", win, "40", "50"))
-	waitFor(t, "the window's new place on the bus", func() bool {
+	testbed.Eventually(t, 15*time.Second, "the window's new place on the bus", func() bool {
 		b, err := c.extents(context.Background(), nodes[0].Ref)
 		return err == nil && b != before
 	})

@@ -40,9 +40,9 @@ func startDesk(t *testing.T) *desk {
 	}
 	testbed.Start(t, "dbus-daemon", exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile",
 		"--address=unix:path="+filepath.Join(d.run, "bus")))
-	waitFor(t, "the session bus", func() bool { _, err := os.Stat(filepath.Join(d.run, "bus")); return err == nil })
+	testbed.Eventually(t, 15*time.Second, "the session bus", func() bool { _, err := os.Stat(filepath.Join(d.run, "bus")); return err == nil })
 	testbed.Start(t, "at-spi-bus-launcher", d.cmd(launcher, "--launch-immediately"))
-	waitFor(t, "AT_SPI_BUS on the root window", func() bool {
+	testbed.Eventually(t, 15*time.Second, "AT_SPI_BUS on the root window", func() bool {
 		out, _ := d.cmd("xprop", "-root", "AT_SPI_BUS").Output()
 		s := string(out)
 		i := strings.Index(s, "unix:path=")
@@ -120,7 +120,7 @@ func (p *prog) output(t *testing.T) string {
 func window(t *testing.T, c *Client, title string) []Node {
 	t.Helper()
 	var nodes []Node
-	waitFor(t, "window "+title, func() bool {
+	testbed.Eventually(t, 15*time.Second, "window "+title, func() bool {
 		ws, err := c.Windows(context.Background())
 		if err != nil {
 			return false
@@ -152,17 +152,6 @@ func find(t *testing.T, nodes []Node, f Filter) (int, Node) {
 	}
 	t.Fatalf("no element %+v among:%s", f, b.String())
 	return 0, Node{}
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited for %s in vain", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func mustOutput(t *testing.T, c *exec.Cmd) []byte {

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/dvvhq/dvv/pkg/untrusted"
 	"github.com/godbus/dbus/v5"
 )
 
@@ -82,26 +82,10 @@ const (
 	MaxAppWindows = 256
 )
 
-// bounded is s as valid UTF-8, each byte that is not read as U+FFFD, cut
-// to at most n bytes on a character.
-func bounded(s string, n int) string {
-	if len(s) <= n && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s { // ranging reads each invalid byte as U+FFFD
-		if b.Len()+utf8.RuneLen(r) > n {
-			break
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // nameOf is a Name property's string, bounded.
 func nameOf(v dbus.Variant) string {
 	s, _ := v.Value().(string)
-	return bounded(s, MaxName)
+	return untrusted.Text(s, MaxName)
 }
 
 // MaxNodes bounds a walk, so a huge tree (a spreadsheet) cannot hold an op.
@@ -201,7 +185,7 @@ func (c *Client) node(ctx context.Context, r Ref, full bool) (Node, error) {
 	if roleErr != nil {
 		return n, roleErr
 	}
-	n.Role = bounded(n.Role, MaxName)
+	n.Role = untrusted.Text(n.Role, MaxName)
 	if propsErr == nil {
 		n.Name = nameOf(props["Name"])
 		if cc, ok := props["ChildCount"].Value().(int32); ok {
@@ -238,7 +222,7 @@ func (c *Client) details(ctx context.Context, n *Node) {
 			var acts []struct{ Name, Desc, Key string }
 			if err := c.call(ctx, r, ifAction, "GetActions", []any{&acts}); err == nil {
 				for _, a := range acts[:min(len(acts), MaxList)] {
-					n.Actions = append(n.Actions, bounded(a.Name, MaxName))
+					n.Actions = append(n.Actions, untrusted.Text(a.Name, MaxName))
 				}
 			}
 		})
@@ -246,7 +230,7 @@ func (c *Client) details(ctx context.Context, n *Node) {
 	if n.Implements("Text") && !n.Protected {
 		more = append(more, func() {
 			if t, err := c.text(ctx, r, TextLimit); err == nil {
-				n.Text = bounded(t, 4*TextLimit) // a program may answer more than asked
+				n.Text = untrusted.Text(t, 4*TextLimit) // a program may answer more than asked
 			}
 		})
 	}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/dvvhq/dvv/pkg/untrusted"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 )
@@ -40,7 +40,7 @@ func (c *Conn) WM() (string, error) {
 		return "", ErrNoWM
 	}
 	name, _ := c.PropString(xproto.Window(ids[0]), "_NET_WM_NAME")
-	return bounded(name, MaxTitle), nil
+	return untrusted.Text(name, MaxTitle), nil
 }
 
 // Bounds on what a program on the display can make dvv read and answer:
@@ -178,23 +178,6 @@ func text(r *xproto.GetPropertyReply) string {
 	return string(r.Value)
 }
 
-// bounded is s as valid UTF-8, each byte that is not read as U+FFFD, cut
-// to at most n bytes on a character. Control characters are kept: the
-// answer is JSON, and the CLI escapes them for a terminal.
-func bounded(s string, n int) string {
-	if len(s) <= n && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s { // ranging reads each invalid byte as U+FFFD
-		if b.Len()+utf8.RuneLen(r) > n {
-			break
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // collect takes a window's replies.
 func (c *Conn) collect(p pendingWindow) (Window, error) {
 	w := Window{ID: uint32(p.id), Workspace: -1}
@@ -219,12 +202,12 @@ func (c *Conn) collect(p pendingWindow) (Window, error) {
 	if w.Title = text(props[1]); w.Title == "" {
 		w.Title = text(props[2])
 	}
-	w.Title = bounded(w.Title, MaxTitle)
+	w.Title = untrusted.Text(w.Title, MaxTitle)
 	if cls := text(props[3]); cls != "" {
 		parts := strings.Split(strings.TrimRight(cls, "\x00"), "\x00")
-		w.Instance = bounded(parts[0], MaxTitle)
+		w.Instance = untrusted.Text(parts[0], MaxTitle)
 		if len(parts) > 1 {
-			w.Class = bounded(parts[1], MaxTitle)
+			w.Class = untrusted.Text(parts[1], MaxTitle)
 		}
 	}
 	if pid := cards(props[4]); len(pid) > 0 {

@@ -1,4 +1,4 @@
-package xwin
+package untrusted
 
 import (
 	"strings"
@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzBounded: whatever bytes a program on the remote desktop names a
+// FuzzText: whatever bytes a program on the remote desktop names a
 // thing with, what dvv keeps is valid UTF-8, at most n bytes, and the
 // start of what was sent (each byte that is not UTF-8 read as U+FFFD).
-func FuzzBounded(f *testing.F) {
+func FuzzText(f *testing.F) {
 	f.Add("plain title", 8)
 	f.Add("\xff\xfe\x1b[2J\u00e9\u4e16\U0001F600", 5)
 	f.Add(strings.Repeat("\u00e9", 600), 1024)
@@ -18,15 +18,15 @@ func FuzzBounded(f *testing.F) {
 		if n < 0 || n > 1<<12 {
 			return
 		}
-		got := bounded(s, n)
+		got := Text(s, n)
 		if !utf8.ValidString(got) {
-			t.Fatalf("bounded(%q, %d) = %q, not UTF-8", s, n, got)
+			t.Fatalf("Text(%q, %d) = %q, not UTF-8", s, n, got)
 		}
 		if len(got) > n {
-			t.Fatalf("bounded(%q, %d) is %d bytes", s, n, len(got))
+			t.Fatalf("Text(%q, %d) is %d bytes", s, n, len(got))
 		}
 		if !prefixRunes(s, got) {
-			t.Fatalf("bounded(%q, %d) = %q is not the start of what was sent", s, n, got)
+			t.Fatalf("Text(%q, %d) = %q is not the start of what was sent", s, n, got)
 		}
 	})
 }
